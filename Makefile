@@ -1,0 +1,46 @@
+# toolgate: the two set-up commands of the README, wrapping CMake.
+#   make demo   install what is needed, build, run the demo on the default home
+#   make test   install what is needed, build, run every test through ctest
+# Other targets: build, install (PREFIX=/usr/local), sanitize (ASan+UBSan
+# build and its tests), bench, clean.
+
+BUILD ?= build
+ASAN_BUILD ?= build-asan
+PREFIX ?= /usr/local
+TG_WERROR ?= OFF
+CTEST_JOBS ?= 2
+CMAKE_FLAGS ?=
+
+.PHONY: all deps build test demo sanitize install bench clean
+
+all: build
+
+deps:
+	@sh scripts/install-deps.sh
+
+build:
+	cmake -S . -B $(BUILD) -DTG_WERROR=$(TG_WERROR) -DCMAKE_INSTALL_PREFIX=$(PREFIX) $(CMAKE_FLAGS)
+	cmake --build $(BUILD) -j2
+
+test: deps build
+	cd $(BUILD) && ctest --output-on-failure -j$(CTEST_JOBS)
+
+demo: deps build
+	sh scripts/demo.sh $(BUILD)/cli/toolgate
+
+sanitize: deps
+	cmake -S . -B $(ASAN_BUILD) -DTG_WERROR=$(TG_WERROR) -DTG_SANITIZE="address;undefined" \
+		-DCMAKE_BUILD_TYPE=Debug $(CMAKE_FLAGS)
+	cmake --build $(ASAN_BUILD) -j2
+	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		ctest --output-on-failure -j$(CTEST_JOBS) -LE nosan
+
+install: build
+	cmake --install $(BUILD)
+
+bench: deps build
+	sh bench/run.sh $(BUILD)
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD)

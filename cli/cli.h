@@ -1,0 +1,63 @@
+/*
+ * cli/cli.h: what the command files of the `toolgate` executable share: the
+ * parsed global options, the command table entry, and helpers that print
+ * errors as "toolgate: <what>: <why>" and map error codes to exit statuses
+ * (0 success, 1 negative verdict, 2 bad usage or input, 3 environment).
+ */
+#ifndef TG_CLI_H
+#define TG_CLI_H
+
+#include "common/common.h"
+
+enum { TG_EXIT_OK = 0, TG_EXIT_VERDICT = 1, TG_EXIT_USAGE = 2, TG_EXIT_ENV = 3 };
+
+struct tg_cli_command;
+
+typedef struct tg_cli {
+	const char *home_flag;   /* --home DIR, or NULL */
+	int json;                /* --json */
+	const struct tg_cli_command *cmd;
+} tg_cli;
+
+/* A command gets argv[0] = its name and the arguments after it, with the
+ * global options (--home, --json, --help) already removed. It returns the
+ * process exit status. */
+typedef int (*tg_cli_fn)(tg_cli *cli, int argc, char **argv);
+
+typedef struct tg_cli_command {
+	const char *name;
+	tg_cli_fn fn;
+	const char *usage;    /* arguments after the command name */
+	const char *summary;  /* one line */
+	const char *help;     /* further lines for --help, or NULL */
+} tg_cli_command;
+
+/* Print "toolgate: <what>: <tg_error_last message>" and return the exit
+ * status for code (tg_error_exit_status). */
+int cli_fail(int code, const char *what);
+/* Print "toolgate: <cmd>: <message>" plus a hint, return 2. */
+int cli_usage(const tg_cli *cli, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Resolve the home (flag, TOOLGATE_HOME, XDG_DATA_HOME, HOME). */
+int cli_home(const tg_cli *cli, char **out);
+/* Print one JSON document (pretty) on stdout. Returns an exit status. */
+int cli_print_json(const json_t *v);
+/* Parse a decimal uint32 option value; -1 on junk or overflow. */
+int cli_parse_u32(const char *s, uint32_t *out);
+
+/* The commands; each lives in cli/cmd_<name>.c. */
+int cmd_init(tg_cli *cli, int argc, char **argv);
+int cmd_check(tg_cli *cli, int argc, char **argv);
+int cmd_create(tg_cli *cli, int argc, char **argv);
+int cmd_list(tg_cli *cli, int argc, char **argv);
+int cmd_show(tg_cli *cli, int argc, char **argv);
+int cmd_history(tg_cli *cli, int argc, char **argv);
+int cmd_diff(tg_cli *cli, int argc, char **argv);
+int cmd_rollback(tg_cli *cli, int argc, char **argv);
+int cmd_approve(tg_cli *cli, int argc, char **argv);
+int cmd_call(tg_cli *cli, int argc, char **argv);
+int cmd_log(tg_cli *cli, int argc, char **argv);
+int cmd_verify(tg_cli *cli, int argc, char **argv);
+int cmd_sandbox(tg_cli *cli, int argc, char **argv);
+int cmd_serve(tg_cli *cli, int argc, char **argv);
+
+#endif

@@ -1,0 +1,190 @@
+/*
+ * cli/main.c: the `toolgate` entry point. Global options are taken out of
+ * argv (before the command, and after it up to a "--"), the command is looked
+ * up in the table below and run; unknown commands and bad flags exit 2 with
+ * one line on stderr.
+ */
+#include "cli.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <string.h>
+
+static const tg_cli_command commands[] = {
+	{ "init", cmd_init, "", "create the home (store.git, registry.db, cache/)", NULL },
+	{ "check", cmd_check, "FILE.c [--format text|json|sarif] [--policy FILE]",
+	  "vet a C source file (exit 0 pass, 1 reject, 2 bad input)", NULL },
+	{ "create", cmd_create, "PATH", "submit a tool: a manifest file or a folder holding tool.json",
+	  NULL },
+	{ "list", cmd_list, "", "list the active tools", NULL },
+	{ "show", cmd_show, "NAME[@V]", "show one version of a tool", NULL },
+	{ "history", cmd_history, "NAME", "every version of a tool, with activations and rollbacks",
+	  NULL },
+	{ "diff", cmd_diff, "NAME V1 V2", "unified diff between two versions", NULL },
+	{ "rollback", cmd_rollback, "NAME [--to V]", "re-activate an earlier passing version", NULL },
+	{ "approve", cmd_approve, "NAME@V", "grant the capabilities a pending version asks for", NULL },
+	{ "call", cmd_call, "NAME [ARGS_JSON|-]", "run the active version of a tool", NULL },
+	{ "log", cmd_log, "[--limit N]", "show the audit log", NULL },
+	{ "verify", cmd_verify, "", "check that store, registry and audit chain agree", NULL },
+	{ "sandbox", cmd_sandbox,
+	  "exec [--timeout-ms N] [--memory-mb N] [--output-kb N] -- PROG [ARG...]",
+	  "run any program in the tool sandbox", NULL },
+	{ "serve", cmd_serve, "[--max-calls N] [--max-creates N] [--hide-write-tools]",
+	  "MCP server on stdio", NULL },
+};
+
+int cli_fail(int code, const char *what)
+{
+	const tg_error *e = tg_error_last();
+	if (e->message[0])
+		fprintf(stderr, "toolgate: %s: %s\n", what, e->message);
+	else
+		fprintf(stderr, "toolgate: %s: %s\n", what, tg_error_code_name(code));
+	return tg_error_exit_status(code);
+}
+
+int cli_usage(const tg_cli *cli, const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "toolgate: %s: ", cli->cmd ? cli->cmd->name : "usage");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, " (see 'toolgate %s --help')\n", cli->cmd ? cli->cmd->name : "");
+	return TG_EXIT_USAGE;
+}
+
+int cli_home(const tg_cli *cli, char **out)
+{
+	return tg_home_resolve(out, cli->home_flag);
+}
+
+int cli_print_json(const json_t *v)
+{
+	if (tg_json_print(stdout, v, 1) < 0)
+		return cli_fail(tg_error_last()->code, "output");
+	return TG_EXIT_OK;
+}
+
+int cli_parse_u32(const char *s, uint32_t *out)
+{
+	char *end;
+	unsigned long v;
+
+	if (!s || !*s || *s == '-' || *s == '+')
+		return -1;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || v > UINT32_MAX)
+		return -1;
+	*out = (uint32_t)v;
+	return 0;
+}
+
+static void print_usage(FILE *f)
+{
+	size_t i;
+	fprintf(f, "usage: toolgate [--home DIR] [--json] COMMAND [ARGS]\n\n"
+		   "toolgate gates the tools an AI agent writes for itself: it vets the C\n"
+		   "source, versions it in git, builds and tests it in a no-network sandbox,\n"
+		   "and registers only what passed.\n\ncommands:\n");
+	for (i = 0; i < TG_ARRAY_SIZE(commands); i++)
+		fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].summary);
+	fprintf(f, "\nglobal options: --home DIR (else $TOOLGATE_HOME, else "
+		   "$XDG_DATA_HOME/toolgate), --json, --help, --version\n"
+		   "exit status: 0 success, 1 negative verdict, 2 bad usage or input, "
+		   "3 environment or internal error\n");
+}
+
+static void print_command_help(const tg_cli_command *c)
+{
+	printf("usage: toolgate %s%s%s\n\n%s\n", c->name, c->usage[0] ? " " : "", c->usage, c->summary);
+	if (c->help)
+		printf("\n%s\n", c->help);
+	printf("\noptions: --home DIR, --json (one JSON document on stdout), --help\n");
+}
+
+/* Take --home DIR / --home=DIR / --json / --help out of argv[from..], up to
+ * a "--". Returns the new argc, or -1 on a missing --home value. */
+static int strip_globals(int argc, char **argv, int from, tg_cli *cli, int *help)
+{
+	int i, o = from;
+
+	for (i = from; i < argc; i++) {
+		const char *a = argv[i];
+		if (strcmp(a, "--") == 0) {
+			while (i < argc)
+				argv[o++] = argv[i++];
+			break;
+		}
+		if (strcmp(a, "--json") == 0) {
+			cli->json = 1;
+		} else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+			*help = 1;
+		} else if (strcmp(a, "--home") == 0) {
+			if (i + 1 >= argc || !argv[i + 1][0])
+				return -1;
+			cli->home_flag = argv[++i];
+		} else if (strncmp(a, "--home=", 7) == 0) {
+			if (!a[7])
+				return -1;
+			cli->home_flag = a + 7;
+		} else {
+			argv[o++] = argv[i];
+		}
+	}
+	argv[o] = NULL;
+	return o;
+}
+
+int main(int argc, char **argv)
+{
+	tg_cli cli = { 0 };
+	int help = 0, i;
+	const char *name;
+
+	argc = strip_globals(argc, argv, 1, &cli, &help);
+	if (argc < 0) {
+		fprintf(stderr, "toolgate: --home: needs a folder\n");
+		return TG_EXIT_USAGE;
+	}
+	if (argc < 2) {
+		if (help) {
+			print_usage(stdout);
+			return TG_EXIT_OK;
+		}
+		print_usage(stderr);
+		return TG_EXIT_USAGE;
+	}
+	name = argv[1];
+	if (strcmp(name, "--version") == 0 || strcmp(name, "version") == 0) {
+		printf("toolgate %s\n", TG_VERSION);
+		return TG_EXIT_OK;
+	}
+	if (strcmp(name, "help") == 0) {
+		if (argc > 2) {
+			name = argv[2];
+			help = 1;
+		} else {
+			print_usage(stdout);
+			return TG_EXIT_OK;
+		}
+	}
+	for (i = 0; i < (int)TG_ARRAY_SIZE(commands); i++) {
+		if (strcmp(commands[i].name, name) == 0)
+			break;
+	}
+	if (i == (int)TG_ARRAY_SIZE(commands)) {
+		fprintf(stderr, "toolgate: %.64s: unknown command (see 'toolgate --help')\n", name);
+		return TG_EXIT_USAGE;
+	}
+	cli.cmd = &commands[i];
+	if (help) {
+		print_command_help(cli.cmd);
+		return TG_EXIT_OK;
+	}
+	if (name == argv[1])
+		return cli.cmd->fn(&cli, argc - 1, argv + 1);
+	return cli.cmd->fn(&cli, argc - 2, argv + 2);
+}

@@ -1,0 +1,179 @@
+/*
+ * common/common.h: the one public header of the common module.
+ *
+ * What every other module shares: error codes and the thread-local error
+ * message (libgit2 style), bounded growable buffers, cleanup helpers for
+ * __attribute__((cleanup)), safe JSON reading on jansson (duplicate keys
+ * rejected, size and depth capped), small file helpers (bounded reads,
+ * atomic writes), SHA-256, and the resolution of the toolgate home.
+ *
+ * common owns jansson: other modules get json_t through this header and
+ * never include <jansson.h> themselves.
+ */
+#ifndef TG_COMMON_H
+#define TG_COMMON_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <unistd.h>
+#include <jansson.h>
+
+/* ---- errors ------------------------------------------------------------ */
+
+/* Every fallible function returns 0 or one of these negative codes. */
+enum {
+	TG_OK = 0,
+	TG_ERR = -1,           /* generic failure */
+	TG_ERR_INVALID = -2,   /* bad input from the user or agent (exit 2) */
+	TG_ERR_NOTFOUND = -3,  /* a named thing does not exist (exit 2) */
+	TG_ERR_EXISTS = -4,    /* already exists (exit 2) */
+	TG_ERR_LIMIT = -5,     /* a size, depth, count or time limit was hit (exit 2) */
+	TG_ERR_CONFLICT = -6,  /* compare-and-swap lost, retry or report (exit 3) */
+	TG_ERR_IO = -7,        /* file system or OS error (exit 3) */
+	TG_ERR_NOMEM = -8,     /* out of memory (exit 3) */
+	TG_ERR_UNAVAILABLE = -9, /* an environment feature is missing (exit 3) */
+	TG_ERR_INTERNAL = -10, /* a bug or a failure of a library (exit 3) */
+	TG_ERR_DENIED = -11,   /* refused by policy or budget (exit 1) */
+};
+
+typedef struct tg_error {
+	int code;
+	char message[1024];
+} tg_error;
+
+/* Record an error for this thread and return code (so: return tg_error_set(...)). */
+int tg_error_set(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int tg_error_setv(int code, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+/* Same, appending ": strerror(errnum)". */
+int tg_error_errno(int code, int errnum, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Prefix the current message with "prefix: " and return its code. */
+int tg_error_prefix(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The last error of this thread; never NULL (code 0, "" when none). */
+const tg_error *tg_error_last(void);
+void tg_error_clear(void);
+/* The process exit status for a code per DESIGN.md: 2 bad input, 1 denied, 3 else. */
+int tg_error_exit_status(int code);
+const char *tg_error_code_name(int code);
+
+/* ---- cleanup helpers --------------------------------------------------- */
+
+#define TG_CLEANUP(fn) __attribute__((cleanup(fn)))
+void tg_freep(void *p);          /* free(*(void **)p) */
+void tg_closep(int *fd);         /* close(*fd) if >= 0 */
+void tg_fclosep(FILE **f);       /* fclose(*f) if non-NULL */
+void tg_json_decrefp(json_t **j); /* json_decref(*j) */
+#define _cleanup_free_ TG_CLEANUP(tg_freep)
+#define _cleanup_close_ TG_CLEANUP(tg_closep)
+#define _cleanup_fclose_ TG_CLEANUP(tg_fclosep)
+#define _cleanup_json_ TG_CLEANUP(tg_json_decrefp)
+/* Take ownership out of a cleanup variable. */
+#define TG_TAKE_PTR(p) ({ __typeof__(p) _tg_p = (p); (p) = NULL; _tg_p; })
+#define TG_TAKE_FD(fd) ({ int _tg_fd = (fd); (fd) = -1; _tg_fd; })
+#define TG_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* ---- bounded buffers ---------------------------------------------------- */
+
+/* A growable byte buffer that refuses to grow past max (0 = 1 GiB). The
+ * content is always NUL-terminated (ptr may be NULL while len == 0). */
+typedef struct tg_buf {
+	char *ptr;
+	size_t len;
+	size_t cap;
+	size_t max;
+} tg_buf;
+
+#define TG_BUF_INIT(maxbytes) { NULL, 0, 0, (maxbytes) }
+void tg_buf_init(tg_buf *b, size_t max);
+/* TG_ERR_LIMIT when len would pass max (nothing appended), TG_ERR_NOMEM. */
+int tg_buf_append(tg_buf *b, const void *data, size_t len);
+int tg_buf_puts(tg_buf *b, const char *s);
+int tg_buf_printf(tg_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void tg_buf_clear(tg_buf *b);
+/* Hand the content to the caller (free() it); the buffer is left empty.
+ * Returns "" allocated when empty; NULL only on allocation failure. */
+char *tg_buf_detach(tg_buf *b, size_t *len_out);
+void tg_buf_free(tg_buf *b);
+/* For TG_CLEANUP(tg_buf_freep). */
+void tg_buf_freep(tg_buf *b);
+
+/* ---- JSON on jansson, for untrusted input ------------------------------ */
+
+typedef struct tg_json_limits {
+	size_t max_bytes;  /* input size cap; 0 = 1 MiB */
+	size_t max_depth;  /* nesting cap; 0 = 64 */
+} tg_json_limits;
+
+/* Parse exactly one JSON value from data[0..len): duplicate keys, NUL in
+ * strings, invalid UTF-8, trailing garbage, over-size and over-deep input are
+ * all rejected with TG_ERR_INVALID or TG_ERR_LIMIT and a message that names
+ * the line and column. lim may be NULL for the defaults. */
+int tg_json_parse(json_t **out, const char *data, size_t len, const tg_json_limits *lim);
+/* Read and parse a file (max_bytes also caps the read). */
+int tg_json_parse_file(json_t **out, const char *path, const tg_json_limits *lim);
+/* Depth of a value (a scalar is 1). */
+size_t tg_json_depth(const json_t *v);
+/* Compact, key-order-preserving serialization; caller frees. NULL on OOM. */
+char *tg_json_dump(const json_t *v);
+/* Pretty (indent 2) serialization; caller frees. */
+char *tg_json_dump_pretty(const json_t *v);
+/* Write v compactly plus "\n" to f. */
+int tg_json_print(FILE *f, const json_t *v, int pretty);
+
+/* Typed field access on an object. required=1 makes absence TG_ERR_INVALID.
+ * Absent and optional: 0 is returned and *out is left unchanged.
+ * Wrong type: TG_ERR_INVALID naming the key ("name: must be a string"). */
+int tg_json_get_string(const char **out, const json_t *obj, const char *key, int required);
+int tg_json_get_int(int64_t *out, const json_t *obj, const char *key, int required);
+int tg_json_get_bool(int *out, const json_t *obj, const char *key, int required);
+int tg_json_get_object(json_t **out, const json_t *obj, const char *key, int required);
+int tg_json_get_array(json_t **out, const json_t *obj, const char *key, int required);
+/* TG_ERR_INVALID if obj has a key outside allowed (NULL-terminated list). */
+int tg_json_check_keys(const json_t *obj, const char *const *allowed, const char *what);
+
+/* ---- files ------------------------------------------------------------- */
+
+/* Read a whole regular file; TG_ERR_LIMIT if larger than max. *out is
+ * NUL-terminated. */
+int tg_file_read(char **out, size_t *len_out, const char *path, size_t max);
+/* Write via a temporary file in the same folder, fsync, rename, fsync the
+ * folder: readers see the old or the new content, never a part. */
+int tg_file_write_atomic(const char *path, const void *data, size_t len, int mode);
+/* mkdir -p with mode for the folders it creates. */
+int tg_mkdir_p(const char *path, int mode);
+/* Join two path parts with one '/'; caller frees. */
+char *tg_path_join(const char *a, const char *b);
+/* Read all of fd until EOF into a buffer capped at max bytes. */
+int tg_fd_read_all(char **out, size_t *len_out, int fd, size_t max);
+
+/* ---- hashing ----------------------------------------------------------- */
+
+typedef struct tg_sha256 {
+	uint32_t h[8];
+	uint64_t total;
+	unsigned char block[64];
+	size_t used;
+} tg_sha256;
+
+void tg_sha256_init(tg_sha256 *s);
+void tg_sha256_update(tg_sha256 *s, const void *data, size_t len);
+void tg_sha256_final(tg_sha256 *s, unsigned char out[32]);
+/* Hex SHA-256 of data into out[65]. */
+void tg_sha256_hex(char out[65], const void *data, size_t len);
+
+/* ---- names and the home ------------------------------------------------ */
+
+/* A tool name: ^[a-z][a-z0-9_]{0,63}$. */
+int tg_name_valid(const char *name);
+/* 0 if s is valid UTF-8 of len bytes with no NUL. */
+int tg_utf8_valid(const char *s, size_t len);
+/* The home: flag, else $TOOLGATE_HOME, else $XDG_DATA_HOME/toolgate, else
+ * $HOME/.local/share/toolgate. Caller frees. */
+int tg_home_resolve(char **out, const char *flag);
+/* Milliseconds on CLOCK_MONOTONIC / seconds since the epoch. */
+uint64_t tg_now_ms(void);
+int64_t tg_time_now(void);
+
+#endif

@@ -1,0 +1,100 @@
+/*
+ * common/util.c: tool-name and UTF-8 validation, the home folder's
+ * resolution order of DESIGN.md, and clocks.
+ */
+#include "common.h"
+
+#include <string.h>
+#include <time.h>
+
+int tg_name_valid(const char *name)
+{
+	size_t i;
+
+	if (!name || !(name[0] >= 'a' && name[0] <= 'z'))
+		return 0;
+	for (i = 1; name[i]; i++) {
+		char c = name[i];
+		if (i >= 64)
+			return 0;
+		if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_'))
+			return 0;
+	}
+	return 1;
+}
+
+int tg_utf8_valid(const char *str, size_t len)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t i = 0;
+
+	while (i < len) {
+		unsigned char c = s[i];
+		size_t n, k;
+		uint32_t cp;
+
+		if (c == 0)
+			return -1;
+		if (c < 0x80) {
+			i++;
+			continue;
+		} else if ((c & 0xe0) == 0xc0) {
+			n = 1;
+			cp = c & 0x1f;
+		} else if ((c & 0xf0) == 0xe0) {
+			n = 2;
+			cp = c & 0x0f;
+		} else if ((c & 0xf8) == 0xf0) {
+			n = 3;
+			cp = c & 0x07;
+		} else {
+			return -1;
+		}
+		if (i + n >= len)
+			return -1;
+		for (k = 1; k <= n; k++) {
+			if ((s[i + k] & 0xc0) != 0x80)
+				return -1;
+			cp = (cp << 6) | (s[i + k] & 0x3f);
+		}
+		if ((n == 1 && cp < 0x80) || (n == 2 && cp < 0x800) || (n == 3 && cp < 0x10000) ||
+		    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+			return -1;
+		i += n + 1;
+	}
+	return 0;
+}
+
+int tg_home_resolve(char **out, const char *flag)
+{
+	const char *env;
+	char *p = NULL;
+
+	*out = NULL;
+	if (flag && *flag)
+		p = strdup(flag);
+	else if ((env = getenv("TOOLGATE_HOME")) && *env)
+		p = strdup(env);
+	else if ((env = getenv("XDG_DATA_HOME")) && *env)
+		p = tg_path_join(env, "toolgate");
+	else if ((env = getenv("HOME")) && *env)
+		p = tg_path_join(env, ".local/share/toolgate");
+	else
+		return tg_error_set(TG_ERR_INVALID, "no home: pass --home or set TOOLGATE_HOME");
+	if (!p)
+		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	*out = p;
+	return 0;
+}
+
+uint64_t tg_now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+int64_t tg_time_now(void)
+{
+	return (int64_t)time(NULL);
+}

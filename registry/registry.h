@@ -1,0 +1,94 @@
+/*
+ * registry/registry.h: the public interface of the toolset.
+ *
+ * The registry composes analyzer, store and sandbox into the create_tool
+ * pipeline of DESIGN.md and keeps the agent's toolset in SQLite
+ * (<home>/registry.db): versions and their status, findings, test results,
+ * approvals, calls, and a hash-chained audit log. Results come back as JSON
+ * documents (the shapes are documented in docs/REGISTRY.md) so that the CLI
+ * and the MCP server print the same facts.
+ *
+ * Only registry/ includes sqlite3.h.
+ */
+#ifndef TG_REGISTRY_H
+#define TG_REGISTRY_H
+
+#include "common/common.h"
+
+typedef struct tg_registry tg_registry;
+
+/* The home's config.json (all optional; defaults in docs/CONFIG.md). */
+typedef struct tg_config {
+	uint32_t max_timeout_ms;     /* ceiling for a manifest's limits.timeout_ms */
+	uint32_t max_memory_mb;      /* ceiling for limits.memory_mb */
+	uint32_t max_output_kb;
+	char *workspace;             /* host folder for workspace:* capabilities */
+	/* MCP session governance (toolgate serve) */
+	uint32_t session_max_calls;  /* 0 = unlimited */
+	uint32_t session_max_creates;
+	int session_hide_write_tools; /* keep workspace:write tools out of a session
+					 until approved */
+} tg_config;
+
+/* Open the home (create=1: create it if missing): store.git, registry.db,
+ * cache/. Re-indexes from the store whatever the database lacks. */
+int tg_registry_open(tg_registry **out, const char *home, int create);
+void tg_registry_free(tg_registry *r);
+const tg_config *tg_registry_config(const tg_registry *r);
+
+/* Who is acting, for the audit log. */
+typedef struct tg_actor {
+	const char *kind;      /* "cli" or "mcp" */
+	const char *session;   /* session id, or NULL */
+} tg_actor;
+
+/* One submission. manifest follows DESIGN.md; its "source" member is ignored
+ * and source/source_len is the code itself. */
+typedef struct tg_submission {
+	const json_t *manifest;
+	const char *source;
+	size_t source_len;
+} tg_submission;
+
+/* Validate only: 0 or TG_ERR_INVALID/TG_ERR_LIMIT with a precise message. */
+int tg_manifest_validate(const tg_registry *r, const json_t *manifest,
+			 const char *source, size_t source_len);
+
+/* The whole pipeline. A bad manifest is TG_ERR_INVALID and changes nothing;
+ * otherwise 0 with *out = {"name","version","status","verdict","commit",
+ * "findings":[..],"tests":[..],"reason"} whatever the verdict. */
+int tg_registry_create(json_t **out, tg_registry *r, const tg_submission *sub,
+		       const tg_actor *who);
+
+/* Run the active version of a tool. 0 with *out = {"name","version","ok":bool,
+ * "result":<json>|"error":"..","wall_ms"}; a schema or tool failure is
+ * ok=false, not an error code. TG_ERR_NOTFOUND when no such active tool. */
+int tg_registry_call(json_t **out, tg_registry *r, const char *name,
+		     const json_t *args, const tg_actor *who);
+
+/* Active tools: [{"name","version","description","input_schema",
+ * "capabilities":[..]}], sorted by name. */
+int tg_registry_list(json_t **out, tg_registry *r);
+/* One version (version 0 = the active one, else the newest). */
+int tg_registry_show(json_t **out, tg_registry *r, const char *name, unsigned version);
+/* Every version with status, time, verdict, commit, plus activation events. */
+int tg_registry_history(json_t **out, tg_registry *r, const char *name);
+int tg_registry_diff(char **out, tg_registry *r, const char *name, unsigned v1, unsigned v2);
+/* to = 0: the version active before the current one. */
+int tg_registry_rollback(json_t **out, tg_registry *r, const char *name, unsigned to,
+			 const tg_actor *who);
+int tg_registry_approve(json_t **out, tg_registry *r, const char *name, unsigned version,
+			const tg_actor *who);
+/* Audit log entries, oldest first (limit 0 = all). */
+int tg_registry_log(json_t **out, tg_registry *r, size_t limit);
+/* Store, registry and audit chain agree: *out = {"ok":bool,"problems":[..]}. */
+int tg_registry_verify(json_t **out, tg_registry *r);
+/* Append an audit event (e.g. an MCP budget denial). details may be NULL. */
+int tg_registry_audit(tg_registry *r, const tg_actor *who, const char *event,
+		      const char *tool, const json_t *details);
+
+/* A number that changes whenever the set of active tools changes, also when
+ * another process changed it (for notifications/tools/list_changed). */
+int tg_registry_toolset_generation(uint64_t *out, tg_registry *r);
+
+#endif

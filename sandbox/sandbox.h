@@ -1,0 +1,95 @@
+/*
+ * sandbox/sandbox.h: the public interface of the isolation module.
+ *
+ * tg_sandbox_run() runs one program with no network, in fresh user, pid,
+ * mount, net, ipc, uts and cgroup namespaces, pivoted into an empty tmpfs
+ * root, under a default-deny seccomp filter, rlimits, cgroup limits, a
+ * wall-clock timeout and an output cap. tg_sandbox_build() runs the compiler
+ * under the same kind of profile (toolchain bound read-only) to turn one C
+ * source into a static, hardened binary.
+ *
+ * Only sandbox/ includes seccomp.h.
+ */
+#ifndef TG_SANDBOX_H
+#define TG_SANDBOX_H
+
+#include "common/common.h"
+
+typedef enum tg_reason {
+	TG_REASON_EXITED = 0,     /* exited on its own (see exit_code) */
+	TG_REASON_SIGNALED,       /* killed by a signal it raised or got (see signal) */
+	TG_REASON_TIMEOUT,        /* wall-clock timeout */
+	TG_REASON_CPU,            /* RLIMIT_CPU */
+	TG_REASON_MEMORY,         /* memory limit (cgroup OOM or RLIMIT_AS) */
+	TG_REASON_OUTPUT_LIMIT,   /* stdout+stderr cap exceeded */
+	TG_REASON_FILE_SIZE,      /* RLIMIT_FSIZE */
+	TG_REASON_SECCOMP,        /* killed by the seccomp filter (see syscall) */
+	TG_REASON_SETUP,          /* the sandbox could not be set up */
+} tg_reason;
+
+typedef struct tg_sandbox_opts {
+	const char *program;       /* host path of the program to run */
+	const char *const *argv;   /* argv inside (NULL: { basename, NULL }) */
+	const char *stdin_data;    /* may be NULL */
+	size_t stdin_len;
+	uint32_t timeout_ms;       /* 0 = 2000 */
+	uint32_t memory_mb;        /* 0 = 64 */
+	uint32_t output_kb;        /* cap on stdout+stderr, 0 = 1024 */
+	uint32_t tmp_mb;           /* size of the /tmp tmpfs, 0 = 16 */
+	uint32_t max_procs;        /* pids limit, 0 = 1 (no fork); threads count */
+	uint32_t max_files;        /* RLIMIT_NOFILE, 0 = 32 */
+	const char *workspace;     /* host folder bound at /workspace, or NULL */
+	int workspace_write;       /* bind it writable */
+	int dynamic;               /* bind the system library folders read-only */
+} tg_sandbox_opts;
+
+typedef struct tg_run_result {
+	tg_reason reason;
+	int exit_code;             /* valid when reason == EXITED, else -1 */
+	int signal;                /* the signal that ended it, else 0 */
+	char syscall[32];          /* with SECCOMP: the syscall's name */
+	char *out;                 /* captured stdout (NUL-terminated) */
+	size_t out_len;
+	char *err;                 /* captured stderr (NUL-terminated) */
+	size_t err_len;
+	uint64_t wall_ms;
+	uint64_t cpu_ms;
+	uint64_t max_rss_kb;
+} tg_run_result;
+
+/* 0 with a result for any outcome of the program (exit, kill, timeout...);
+ * a negative code only when the sandbox itself failed (TG_ERR_UNAVAILABLE
+ * when the kernel refuses namespaces). */
+int tg_sandbox_run(tg_run_result **out, const tg_sandbox_opts *o);
+void tg_run_result_free(tg_run_result *r);
+/* "exited", "signaled", "timeout", "cpu", "memory", "output_limit",
+ * "file_size", "seccomp", "setup". */
+const char *tg_reason_name(tg_reason r);
+/* DESIGN.md's `sandbox exec --json` shape. */
+int tg_run_result_to_json(json_t **out, const tg_run_result *r);
+
+typedef struct tg_build_opts {
+	const char *source;        /* the C source text */
+	size_t source_len;
+	const char *sdk_include_dir; /* host folder bound read-only as the SDK
+				      include dir (holding toolgate/tool.h) */
+	const char *out_dir;       /* host folder that receives tool.o and tool */
+	uint32_t timeout_ms;       /* 0 = 30000 */
+	uint32_t memory_mb;        /* 0 = 512 */
+} tg_build_opts;
+
+typedef struct tg_build_result {
+	int ok;                    /* 1 when both files were produced */
+	char *object_path;         /* out_dir/tool.o (for tg_analyze_object) */
+	char *binary_path;         /* out_dir/tool: static, hardened */
+	char *log;                 /* compiler diagnostics (capped) */
+	tg_run_result *run;        /* how the compiler run ended */
+} tg_build_result;
+
+int tg_sandbox_build(tg_build_result **out, const tg_build_opts *o);
+void tg_build_result_free(tg_build_result *r);
+
+/* 0 if this machine can run the sandbox, else TG_ERR_UNAVAILABLE saying why. */
+int tg_sandbox_available(void);
+
+#endif

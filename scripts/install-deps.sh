@@ -1,0 +1,37 @@
+#!/bin/sh
+# scripts/install-deps.sh: install the Debian 12 packages that the build, the
+# tests, the demo and the benchmarks need, and the npm packages of the MCP
+# client tests. Idempotent: does nothing when everything is present.
+set -eu
+
+PKGS="cmake make gcc clang-14 libclang-14-dev libclang-rt-14-dev pkg-config \
+libseccomp-dev libgit2-dev libsqlite3-dev libjansson-dev libcmocka-dev git"
+BENCH_PKGS="hyperfine bubblewrap clang-tidy cppcheck"
+
+missing=""
+for p in $PKGS; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+if [ "${TG_BENCH_DEPS:-0}" = 1 ]; then
+	for p in $BENCH_PKGS; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+	done
+fi
+# Node.js for the MCP client tests: take the machine's own if it has one.
+command -v node >/dev/null 2>&1 || missing="$missing nodejs npm"
+
+if [ -n "$missing" ]; then
+	echo "install-deps: installing:$missing"
+	SUDO=""
+	[ "$(id -u)" -eq 0 ] || SUDO=sudo
+	$SUDO apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing
+fi
+
+# The official MCP SDK client for tests/mcp (pinned in its package-lock).
+here=$(cd "$(dirname "$0")/.." && pwd)
+if [ -f "$here/tests/mcp/package.json" ] && [ ! -d "$here/tests/mcp/node_modules/@modelcontextprotocol/sdk" ]; then
+	echo "install-deps: npm install in tests/mcp"
+	(cd "$here/tests/mcp" && npm install --no-audit --no-fund --loglevel=error)
+fi
+exit 0

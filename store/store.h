@@ -1,0 +1,109 @@
+/*
+ * store/store.h: the public interface of the git-backed version store.
+ *
+ * A bare, branch-free repository: refs/tools/<name> is the history of one
+ * tool (one commit per submitted version, holding its files, with the version
+ * number and other facts in commit trailers); refs/active/<name> points at
+ * the active version's commit. Every ref update is a compare-and-swap, so
+ * several processes can write at once and lose nothing.
+ *
+ * Only store/ includes git2.h.
+ */
+#ifndef TG_STORE_H
+#define TG_STORE_H
+
+#include "common/common.h"
+
+typedef struct tg_store tg_store;
+
+typedef struct tg_store_file {
+	const char *path;   /* a plain file name: [A-Za-z0-9._-]+, no "..", no "/" */
+	const char *data;
+	size_t len;
+} tg_store_file;
+
+typedef struct tg_store_trailer {
+	const char *key;    /* e.g. "Toolgate-Verdict" */
+	const char *value;  /* one line */
+} tg_store_trailer;
+
+typedef struct tg_store_put_opts {
+	const char *tool;                 /* a valid tool name */
+	const tg_store_file *files;
+	size_t nfiles;
+	const tg_store_trailer *trailers; /* added after Toolgate-Version */
+	size_t ntrailers;
+	const char *subject;              /* first line of the commit message */
+	const char *author_name;          /* NULL = "toolgate" */
+	const char *author_email;         /* NULL = "toolgate@localhost" */
+} tg_store_put_opts;
+
+/* One version as read back. */
+typedef struct tg_store_version {
+	char *tool;
+	unsigned version;                 /* 1, 2, ... per tool */
+	char commit[41];                  /* hex commit id */
+	int64_t time;                     /* commit time, seconds since the epoch */
+	char *subject;
+	tg_store_trailer *trailers;       /* owned (key/value strings too) */
+	size_t ntrailers;
+} tg_store_version;
+
+typedef struct tg_store_version_list {
+	size_t n;
+	tg_store_version *items;          /* newest first */
+} tg_store_version_list;
+
+typedef struct tg_store_problem_list {
+	size_t n;
+	char **items;                     /* one line each */
+} tg_store_problem_list;
+
+/* Open (create=1: create if missing) the bare repository at path. Clears
+ * stale ref lock files left by a crash (under an flock of its own). */
+int tg_store_open(tg_store **out, const char *path, int create);
+void tg_store_free(tg_store *s);
+
+/* Commit a new version on refs/tools/<tool>: version = previous + 1,
+ * compare-and-swap on the ref, retried on conflict. */
+int tg_store_put(tg_store_version **out, tg_store *s, const tg_store_put_opts *o);
+/* One version's metadata; TG_ERR_NOTFOUND when absent. */
+int tg_store_get_version(tg_store_version **out, tg_store *s, const char *tool, unsigned version);
+/* One file of a version; TG_ERR_NOTFOUND when absent. */
+int tg_store_get_file(char **out, size_t *len_out, tg_store *s, const char *tool,
+		      unsigned version, const char *path);
+/* Every version of one tool, newest first (walks only that tool's history). */
+int tg_store_list_versions(tg_store_version_list **out, tg_store *s, const char *tool);
+/* Every tool name, sorted. */
+int tg_store_list_tools(char ***out, size_t *n_out, tg_store *s);
+void tg_store_free_names(char **names, size_t n);
+/* Unified diff of every file between two versions. */
+int tg_store_diff(char **out, tg_store *s, const char *tool, unsigned v1, unsigned v2);
+
+/* The active version (0 when none), with its commit id when out_commit != NULL. */
+int tg_store_get_active(unsigned *out_version, char out_commit[41], tg_store *s, const char *tool);
+/* Point refs/active/<tool> at version, only if it currently points at
+ * expected_version (0 = expect no active ref); TG_ERR_CONFLICT otherwise.
+ * The message goes to the reflog. */
+int tg_store_set_active(tg_store *s, const char *tool, unsigned version,
+			unsigned expected_version, const char *message);
+/* Remove refs/active/<tool> if it points at expected_version. */
+int tg_store_clear_active(tg_store *s, const char *tool, unsigned expected_version,
+			  const char *message);
+
+/* Check every ref resolves and every version commit has tool.json, a
+ * source, and the Toolgate-Version trailer in sequence. 0 = no problem. */
+int tg_store_verify(tg_store_problem_list **out, tg_store *s);
+
+/* Push / fetch all refs/tools/* and refs/active/* to / from a repository at
+ * a path or file:// URL. */
+int tg_store_push(tg_store *s, const char *url);
+int tg_store_fetch(tg_store *s, const char *url);
+
+/* Value of a trailer of a version (NULL when absent). */
+const char *tg_store_version_trailer(const tg_store_version *v, const char *key);
+void tg_store_version_free(tg_store_version *v);
+void tg_store_version_list_free(tg_store_version_list *l);
+void tg_store_problem_list_free(tg_store_problem_list *l);
+
+#endif

@@ -1,0 +1,246 @@
+/*
+ * tests/common/test_common.c: unit tests of common/: errors, buffers, JSON
+ * reading of hostile input, files, SHA-256, names, UTF-8 and the home.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "common/common.h"
+
+static void test_error_set_and_prefix(void **state)
+{
+	(void)state;
+	assert_int_equal(tg_error_set(TG_ERR_INVALID, "bad %s", "thing"), TG_ERR_INVALID);
+	assert_string_equal(tg_error_last()->message, "bad thing");
+	assert_int_equal(tg_error_prefix("manifest"), TG_ERR_INVALID);
+	assert_string_equal(tg_error_last()->message, "manifest: bad thing");
+	assert_int_equal(tg_error_exit_status(TG_ERR_INVALID), 2);
+	assert_int_equal(tg_error_exit_status(TG_ERR_IO), 3);
+	assert_int_equal(tg_error_exit_status(TG_ERR_DENIED), 1);
+	assert_int_equal(tg_error_exit_status(0), 0);
+	tg_error_clear();
+	assert_int_equal(tg_error_last()->code, 0);
+	assert_string_equal(tg_error_last()->message, "");
+}
+
+static void test_error_prefix_long_message_is_cut(void **state)
+{
+	char big[2000];
+	(void)state;
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	tg_error_set(TG_ERR_IO, "%s", big);
+	tg_error_prefix("pre");
+	assert_int_equal(strlen(tg_error_last()->message), sizeof(tg_error_last()->message) - 1);
+	assert_memory_equal(tg_error_last()->message, "pre: xxx", 8);
+}
+
+static void test_buf_limit(void **state)
+{
+	tg_buf b = TG_BUF_INIT(10);
+	(void)state;
+	assert_int_equal(tg_buf_puts(&b, "hello"), 0);
+	assert_int_equal(tg_buf_printf(&b, "%d", 1234), 0);
+	assert_string_equal(b.ptr, "hello1234");
+	assert_int_equal(tg_buf_puts(&b, "ab"), TG_ERR_LIMIT);
+	assert_string_equal(b.ptr, "hello1234");
+	assert_int_equal(tg_buf_puts(&b, "a"), 0);
+	assert_int_equal(b.len, 10);
+	size_t len;
+	char *s = tg_buf_detach(&b, &len);
+	assert_int_equal(len, 10);
+	assert_string_equal(s, "hello1234a");
+	assert_null(b.ptr);
+	free(s);
+	s = tg_buf_detach(&b, &len);
+	assert_string_equal(s, "");
+	free(s);
+}
+
+static int parse_code(const char *text, size_t max_bytes, size_t max_depth)
+{
+	tg_json_limits lim = { max_bytes, max_depth };
+	json_t *v = NULL;
+	int r = tg_json_parse(&v, text, strlen(text), &lim);
+	if (r == 0)
+		assert_non_null(v);
+	else
+		assert_null(v);
+	json_decref(v);
+	return r;
+}
+
+static void test_json_rejects_hostile(void **state)
+{
+	(void)state;
+	assert_int_equal(parse_code("{\"a\":1}", 0, 0), 0);
+	assert_int_equal(parse_code("{\"a\":1,\"a\":2}", 0, 0), TG_ERR_INVALID);
+	assert_non_null(strstr(tg_error_last()->message, "duplicate"));
+	assert_int_equal(parse_code("{\"a\":1} x", 0, 0), TG_ERR_INVALID);
+	assert_int_equal(parse_code("{\"a\":\"x\\u0000y\"}", 0, 0), TG_ERR_INVALID);
+	assert_int_equal(parse_code("{\"a\":\"\xff\"}", 0, 0), TG_ERR_INVALID);
+	assert_int_equal(parse_code("[1,]", 0, 0), TG_ERR_INVALID);
+	assert_int_equal(parse_code("123456789012345678901234567890", 0, 0), TG_ERR_INVALID);
+	assert_int_equal(parse_code("[[[[1]]]]", 0, 3), TG_ERR_LIMIT);
+	assert_int_equal(parse_code("[[[1]]]", 0, 3), 0);
+	assert_int_equal(parse_code("\"[[[[[[\"", 0, 3), 0); /* brackets in strings don't count */
+	assert_int_equal(parse_code("[1,2,3,4,5]", 5, 0), TG_ERR_LIMIT);
+	assert_int_equal(parse_code("", 0, 0), TG_ERR_INVALID);
+}
+
+static void test_json_deep_default(void **state)
+{
+	size_t n = 100000, i;
+	char *s = malloc(2 * n + 1);
+	json_t *v = NULL;
+	(void)state;
+	for (i = 0; i < n; i++) {
+		s[i] = '[';
+		s[n + i] = ']';
+	}
+	s[2 * n] = '\0';
+	assert_int_equal(tg_json_parse(&v, s, 2 * n, NULL), TG_ERR_LIMIT);
+	free(s);
+}
+
+static void test_json_getters(void **state)
+{
+	json_t *v = NULL;
+	const char *s = "unset";
+	int64_t i = -1;
+	int b = -1;
+	json_t *o = NULL;
+	static const char *const allowed[] = { "name", "n", "ok", "obj", NULL };
+	(void)state;
+	assert_int_equal(tg_json_parse(&v, "{\"name\":\"x\",\"n\":3,\"ok\":true,\"obj\":{}}", 37, NULL), 0);
+	assert_int_equal(tg_json_get_string(&s, v, "name", 1), 0);
+	assert_string_equal(s, "x");
+	assert_int_equal(tg_json_get_int(&i, v, "n", 1), 0);
+	assert_int_equal(i, 3);
+	assert_int_equal(tg_json_get_bool(&b, v, "ok", 1), 0);
+	assert_int_equal(b, 1);
+	assert_int_equal(tg_json_get_object(&o, v, "obj", 1), 0);
+	assert_non_null(o);
+	assert_int_equal(tg_json_get_string(&s, v, "n", 1), TG_ERR_INVALID);
+	assert_string_equal(tg_error_last()->message, "n: must be a string");
+	assert_int_equal(tg_json_get_string(&s, v, "missing", 1), TG_ERR_INVALID);
+	assert_string_equal(tg_error_last()->message, "missing: is required");
+	s = "kept";
+	assert_int_equal(tg_json_get_string(&s, v, "missing", 0), 0);
+	assert_string_equal(s, "kept");
+	assert_int_equal(tg_json_check_keys(v, allowed, "manifest"), 0);
+	json_object_set_new(v, "evil", json_true());
+	assert_int_equal(tg_json_check_keys(v, allowed, "manifest"), TG_ERR_INVALID);
+	assert_string_equal(tg_error_last()->message, "manifest: unknown key \"evil\"");
+	json_decref(v);
+}
+
+static void test_files(void **state)
+{
+	char dir[] = "/tmp/tg_common_XXXXXX";
+	char *path, *deep, *data = NULL;
+	size_t len;
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	path = tg_path_join(dir, "f.txt");
+	assert_int_equal(tg_file_write_atomic(path, "hello", 5, 0600), 0);
+	assert_int_equal(tg_file_read(&data, &len, path, 100), 0);
+	assert_int_equal(len, 5);
+	assert_string_equal(data, "hello");
+	free(data);
+	assert_int_equal(tg_file_read(&data, &len, path, 4), TG_ERR_LIMIT);
+	assert_int_equal(tg_file_read(&data, &len, "/nonexistent/x", 4), TG_ERR_NOTFOUND);
+	assert_int_equal(tg_file_read(&data, &len, dir, 4), TG_ERR_INVALID);
+	deep = tg_path_join(dir, "a/b/c");
+	assert_int_equal(tg_mkdir_p(deep, 0700), 0);
+	struct stat st;
+	assert_int_equal(stat(deep, &st), 0);
+	assert_true(S_ISDIR(st.st_mode));
+	free(path);
+	free(deep);
+	path = tg_path_join("/a/", "/b");
+	assert_string_equal(path, "/a/b");
+	free(path);
+}
+
+static void test_sha256(void **state)
+{
+	char hex[65];
+	(void)state;
+	tg_sha256_hex(hex, "", 0);
+	assert_string_equal(hex, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+	tg_sha256_hex(hex, "abc", 3);
+	assert_string_equal(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+	const char *m = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
+	tg_sha256_hex(hex, m, strlen(m));
+	assert_string_equal(hex, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+}
+
+static void test_names_and_utf8(void **state)
+{
+	char long_name[70];
+	(void)state;
+	assert_true(tg_name_valid("word_count"));
+	assert_true(tg_name_valid("a"));
+	assert_false(tg_name_valid(""));
+	assert_false(tg_name_valid("../x"));
+	assert_false(tg_name_valid("a;drop table"));
+	assert_false(tg_name_valid("Word"));
+	assert_false(tg_name_valid("1abc"));
+	memset(long_name, 'a', 64);
+	long_name[64] = '\0';
+	assert_true(tg_name_valid(long_name));
+	long_name[64] = 'a';
+	long_name[65] = '\0';
+	assert_false(tg_name_valid(long_name));
+	assert_int_equal(tg_utf8_valid("h\xc3\xa9llo", 6), 0);
+	assert_int_equal(tg_utf8_valid("\xc3", 1), -1);
+	assert_int_equal(tg_utf8_valid("\xc0\x80", 2), -1);     /* overlong */
+	assert_int_equal(tg_utf8_valid("\xed\xa0\x80", 3), -1); /* surrogate */
+	assert_int_equal(tg_utf8_valid("a\0b", 3), -1);
+	assert_int_equal(tg_utf8_valid("\xf0\x9f\x98\x80", 4), 0);
+}
+
+static void test_home(void **state)
+{
+	char *h = NULL;
+	(void)state;
+	assert_int_equal(tg_home_resolve(&h, "/x/flag"), 0);
+	assert_string_equal(h, "/x/flag");
+	free(h);
+	setenv("TOOLGATE_HOME", "/x/env", 1);
+	assert_int_equal(tg_home_resolve(&h, NULL), 0);
+	assert_string_equal(h, "/x/env");
+	free(h);
+	unsetenv("TOOLGATE_HOME");
+	setenv("XDG_DATA_HOME", "/x/xdg", 1);
+	assert_int_equal(tg_home_resolve(&h, NULL), 0);
+	assert_string_equal(h, "/x/xdg/toolgate");
+	free(h);
+	unsetenv("XDG_DATA_HOME");
+	setenv("HOME", "/x/home", 1);
+	assert_int_equal(tg_home_resolve(&h, NULL), 0);
+	assert_string_equal(h, "/x/home/.local/share/toolgate");
+	free(h);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_error_set_and_prefix),
+		cmocka_unit_test(test_error_prefix_long_message_is_cut),
+		cmocka_unit_test(test_buf_limit),
+		cmocka_unit_test(test_json_rejects_hostile),
+		cmocka_unit_test(test_json_deep_default),
+		cmocka_unit_test(test_json_getters),
+		cmocka_unit_test(test_files),
+		cmocka_unit_test(test_sha256),
+		cmocka_unit_test(test_names_and_utf8),
+		cmocka_unit_test(test_home),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
