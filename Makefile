@@ -39,7 +39,8 @@ sanitize: deps
 install: build
 	cmake --install $(BUILD)
 
-bench: deps build
+bench: build
+	TG_BENCH_DEPS=1 sh scripts/install-deps.sh
 	sh bench/run.sh $(BUILD)
 
 clean:
