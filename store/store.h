@@ -95,7 +95,10 @@ int tg_store_clear_active(tg_store *s, const char *tool, unsigned expected_versi
 			  const char *message);
 
 /* Check every ref resolves and every version commit has tool.json, a
- * source, and the Toolgate-Version trailer in sequence. 0 = no problem. */
+ * source, and the Toolgate-Version trailer in sequence. 0 = no problem.
+ * When the check ran, *out holds the problems found (one line each, n == 0
+ * when none) and the return is 0 if there are none, TG_ERR_INTERNAL if
+ * there are some; when it could not run, *out is NULL. */
 int tg_store_verify(tg_store_problem_list **out, tg_store *s);
 
 /* Push / fetch every refs/tools/<name> and refs/active/<name> to / from a repository at

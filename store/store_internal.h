@@ -77,6 +77,18 @@ int st_clear_stale_locks(tg_store *s);
 /* Sleep a short, growing, randomized time before retry number attempt. */
 void st_backoff(unsigned attempt);
 
+/* Problems found by verify (capped at ST_MAX_PROBLEMS lines). */
+#define ST_MAX_PROBLEMS 1000
+int st_problem_add(tg_store_problem_list *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Check the first-parent chain of one tool from tip: versions tip..1 in
+ * sequence, a root without parents, no merges, tool.json and tool.c in every
+ * tree, every tree entry present. Adds to l; negative only on failure to run. */
+int st_check_chain(tg_store_problem_list *l, tg_store *s, const char *what, const char *tool,
+		   const git_oid *tip);
+/* Is commit id version-consistent inside the chain of tool starting at tip?
+ * 1 yes, 0 no (adds nothing), negative on failure to run. */
+int st_chain_contains(tg_store *s, const git_oid *tip, const git_oid *id);
+
 /* Free an array of trailers. */
 void st_trailers_free(tg_store_trailer *t, size_t n);
 
