@@ -84,15 +84,7 @@ int tg_store_set_active(tg_store *s, const char *tool, unsigned version, unsigne
 	snprintf(logmsg, sizeof(logmsg), "%s",
 		 message && *message ? message : "toolgate: set active version");
 	for (attempt = 0;; attempt++) {
-		git_reference *r = NULL;
-		if ((rc = st_lock_shared(s)) < 0)
-			return rc;
-		if (expected_version)
-			rc = git_reference_create_matching(&r, s->repo, ref, &target, 1, &expected, logmsg);
-		else
-			rc = git_reference_create(&r, s->repo, ref, &target, 0, logmsg);
-		st_unlock(s);
-		git_reference_free(r);
+		rc = st_ref_cas(s, ref, &target, expected_version ? &expected : NULL, logmsg);
 		if (rc == 0)
 			return 0;
 		if (rc == GIT_EMODIFIED || rc == GIT_EEXISTS || rc == GIT_ENOTFOUND) {

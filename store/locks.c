@@ -37,6 +37,25 @@ void st_unlock(tg_store *s)
 	(void)flock(s->lock_fd, LOCK_UN);
 }
 
+int st_ref_cas(tg_store *s, const char *name, const git_oid *new_id, const git_oid *old_id, const char *msg)
+{
+	git_reference *r = NULL;
+	git_oid zero;
+	int rc;
+
+	if (!old_id) {
+		/* a zero "current value" means: must not exist (checked under the lock) */
+		memset(&zero, 0, sizeof(zero));
+		old_id = &zero;
+	}
+	if (st_lock_shared(s) < 0)
+		return GIT_ERROR;
+	rc = git_reference_create_matching(&r, s->repo, name, new_id, 1, old_id, msg);
+	st_unlock(s);
+	git_reference_free(r);
+	return rc;
+}
+
 static int is_stale(int dirfd, const char *name, time_t now)
 {
 	struct stat st;

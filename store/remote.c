@@ -185,15 +185,7 @@ static int cas_ref(tg_store *s, const char *name, const git_oid *new_id, const g
 	int rc;
 
 	for (attempt = 0;; attempt++) {
-		git_reference *r = NULL;
-		if ((rc = st_lock_shared(s)) < 0)
-			return rc;
-		if (old_id)
-			rc = git_reference_create_matching(&r, s->repo, name, new_id, 1, old_id, msg);
-		else
-			rc = git_reference_create(&r, s->repo, name, new_id, 0, msg);
-		st_unlock(s);
-		git_reference_free(r);
+		rc = st_ref_cas(s, name, new_id, old_id, msg);
 		if (rc == 0)
 			return 0;
 		if (rc != GIT_ELOCKED || attempt + 1 >= 50)

@@ -71,6 +71,13 @@ int st_lookup_tip(git_commit **out, unsigned *version_out, tg_store *s, const ch
 /* Shared flock held around ref updates; exclusive to clear stale locks. */
 int st_lock_shared(tg_store *s);
 void st_unlock(tg_store *s);
+/* One compare-and-swap of ref name from old_id (NULL: the ref must be
+ * absent) to new_id, under the shared flock; returns the libgit2 code
+ * (GIT_EMODIFIED when the value was not old_id, GIT_ELOCKED when another
+ * writer holds the ref's lock). The check runs under the ref's lock:
+ * git_reference_create(force=0) is not used because libgit2 checks the
+ * ref's absence before taking the lock, so two creators can both win. */
+int st_ref_cas(tg_store *s, const char *name, const git_oid *new_id, const git_oid *old_id, const char *msg);
 /* Remove stale ref .lock files (older than ST_STALE_LOCK_SECONDS) if no
  * toolgate writer holds the shared lock. Returns the number removed. */
 int st_clear_stale_locks(tg_store *s);
