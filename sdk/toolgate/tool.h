@@ -828,7 +828,7 @@ typedef struct tg__out_state {
 	int depth;
 	bool object[TG_TOOL_MAX_DEPTH + 1]; /* per level: object (else array) */
 	size_t count[TG_TOOL_MAX_DEPTH + 1];
-	bool have_key, done;
+	bool have_key, done, ended;
 } tg__out_state;
 
 static inline tg__out_state *tg__out(void)
@@ -922,17 +922,19 @@ static inline void tg_out_object_end(void) { tg__out_close(true, "tg_out_object_
 static inline void tg_out_array_begin(void) { tg__out_open(false, "tg_out_array_begin"); }
 static inline void tg_out_array_end(void) { tg__out_close(false, "tg_out_array_end"); }
 
-static inline void tg_out_key(const char *key)
+/* A key of keylen bytes (NULs allowed). */
+static inline void tg_out_keyn(const char *key, size_t keylen)
 {
 	tg__out_state *o = tg__out();
 	if (o->depth == 0 || !o->object[o->depth] || o->have_key)
 		tg_tool_fail("tg_out_key: a key is only allowed directly inside an object, before its value");
 	if (o->count[o->depth] > 0)
 		putchar(',');
-	tg__out_string(key, strlen(key), "tg_out_key");
+	tg__out_string(key, keylen, "tg_out_key");
 	putchar(':');
 	o->have_key = true;
 }
+static inline void tg_out_key(const char *key) { tg_out_keyn(key, strlen(key)); }
 
 static inline void tg_out_strn(const char *s, size_t len)
 {
@@ -1010,7 +1012,7 @@ static inline void tg_out_value(const tg_value *v)
 	case TG_OBJECT:
 		tg_out_object_begin();
 		for (k = 0; k < v->len; k++) {
-			tg_out_key(v->u.members[k].key);
+			tg_out_keyn(v->u.members[k].key, v->u.members[k].keylen);
 			tg_out_value(&v->u.members[k].value);
 		}
 		tg_out_object_end();
@@ -1027,10 +1029,13 @@ static inline void tg_out_key_null(const char *key) { tg_out_key(key); tg_out_nu
 static inline void tg_out_key_value(const char *key, const tg_value *v) { tg_out_key(key); tg_out_value(v); }
 
 /* Close every open array/object, end the line, flush; fails the tool when
- * nothing was written, a key lacks its value, or stdout cannot be written. */
+ * nothing was written, a key lacks its value, or stdout cannot be written.
+ * A second call does nothing. */
 static inline void tg_out_end(void)
 {
 	tg__out_state *o = tg__out();
+	if (o->ended)
+		return;
 	if (o->have_key)
 		tg_tool_fail("tg_out_end: the last key has no value");
 	while (o->depth > 0)
@@ -1038,6 +1043,7 @@ static inline void tg_out_end(void)
 	if (!o->done)
 		tg_tool_fail("tg_out_end: no result was written");
 	putchar('\n');
+	o->ended = true;
 	if (fflush(stdout) != 0 || ferror(stdout))
 		tg_tool_fail("toolgate tool: cannot write the result to stdout");
 }
