@@ -270,6 +270,7 @@ static void getters_failures(void **state)
 	GETFAIL("{\"n\":7.5}", "n: must be an integer (within 64 bits)");
 	GETFAIL("{\"n\":1e19}", "n: must be an integer (within 64 bits)");
 	GETFAIL("{\"n\":9223372036854775808}", "n: must be an integer (within 64 bits)");
+	GETFAIL("{\"n\":-9223372036854775809}", "n: must be an integer (within 64 bits)");
 	GETFAIL("{\"n\":\"7\"}", "n: must be an integer, not a string");
 	GETFAIL("{\"x\":true}", "x: must be a number, not a boolean");
 	GETFAIL("{\"b\":\"true\"}", "b: must be a boolean, not a string");
