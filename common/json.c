@@ -56,6 +56,9 @@ int tg_json_parse(json_t **out, const char *data, size_t len, const tg_json_limi
 	limits_of(lim, &max_bytes, &max_depth);
 	if (len > max_bytes)
 		return tg_error_set(TG_ERR_LIMIT, "JSON input of %zu bytes exceeds the limit of %zu", len, max_bytes);
+	/* jansson stops at a raw NUL after a number ("[1\0,2]" reads as [1,2]) */
+	if (memchr(data, '\0', len))
+		return tg_error_set(TG_ERR_INVALID, "invalid JSON: raw NUL byte in input");
 	if (scan_depth(data, len, max_depth) > max_depth)
 		return tg_error_set(TG_ERR_LIMIT, "JSON nesting deeper than %zu", max_depth);
 	v = json_loadb(data, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &err);

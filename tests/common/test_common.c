@@ -92,6 +92,15 @@ static void test_json_rejects_hostile(void **state)
 	assert_int_equal(parse_code("", 0, 0), TG_ERR_INVALID);
 }
 
+static void test_json_rejects_raw_nul(void **state)
+{
+	json_t *v = NULL;
+	(void)state;
+	assert_int_equal(tg_json_parse(&v, "124\0", 4, NULL), TG_ERR_INVALID);
+	assert_int_equal(tg_json_parse(&v, "[1\0,2]", 6, NULL), TG_ERR_INVALID);
+	assert_null(v);
+}
+
 static void test_json_deep_default(void **state)
 {
 	size_t n = 100000, i;
@@ -235,6 +244,7 @@ int main(void)
 		cmocka_unit_test(test_error_prefix_long_message_is_cut),
 		cmocka_unit_test(test_buf_limit),
 		cmocka_unit_test(test_json_rejects_hostile),
+		cmocka_unit_test(test_json_rejects_raw_nul),
 		cmocka_unit_test(test_json_deep_default),
 		cmocka_unit_test(test_json_getters),
 		cmocka_unit_test(test_files),
