@@ -91,16 +91,40 @@ static int refers_to_function(CXCursor e)
 	       clang_getCursorKind(clang_getCursorReferenced(e)) == CXCursor_FunctionDecl;
 }
 
+static enum CXChildVisitResult last_child(CXCursor cur, CXCursor parent, CXClientData data);
+
+/* A null pointer constant: 0, or (void *)0, through parentheses and casts. */
 static int is_null_constant(CXCursor e)
 {
-	CXEvalResult r = clang_Cursor_Evaluate(e);
-	int ok = 0;
-	if (r) {
-		ok = clang_EvalResult_getKind(r) == CXEval_Int &&
-		     clang_EvalResult_getAsLongLong(r) == 0;
-		clang_EvalResult_dispose(r);
+	int i;
+	for (i = 0; i < 16; i++) {
+		enum CXCursorKind k = clang_getCursorKind(e);
+		CXType t = clang_getCanonicalType(clang_getCursorType(e));
+		if (t.kind == CXType_Pointer &&
+		    clang_getCanonicalType(clang_getPointeeType(t)).kind != CXType_Void &&
+		    !is_fptr(t))
+			return 0;
+		if (k == CXCursor_ParenExpr || k == CXCursor_CStyleCastExpr ||
+		    k == CXCursor_UnexposedExpr) {
+			CXCursor next = clang_getNullCursor();
+			clang_visitChildren(e, last_child, &next);
+			if (clang_Cursor_isNull(next))
+				return 0;
+			e = next;
+			continue;
+		}
+		{
+			CXEvalResult r = clang_Cursor_Evaluate(e);
+			int ok = 0;
+			if (r) {
+				ok = clang_EvalResult_getKind(r) == CXEval_Int &&
+				     clang_EvalResult_getAsLongLong(r) == 0;
+				clang_EvalResult_dispose(r);
+			}
+			return ok;
+		}
 	}
-	return ok;
+	return 0;
 }
 
 /* ---- paths of fopen, freopen, remove, rename ------------------------------ */
