@@ -141,7 +141,7 @@ static int scan_object(obj *o)
 		    sh[i].sh_type == SHT_PREINIT_ARRAY || init_name(name)) {
 			char nm[64];
 			shown(nm, sizeof(nm), name);
-			tg_flist_add(o->l, o->p, "init_section", 0, 0, NULL,
+			tg_flist_add(o->l, o->p, "init_section", 0, 0, nm,
 				     "the object has a %s section (code run before or after main)", nm);
 		}
 	}
