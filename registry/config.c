@@ -26,11 +26,14 @@ void reg_config_clear(tg_config *cfg)
 
 static int get_u32(uint32_t *out, const json_t *o, const char *key, uint32_t lo, uint32_t hi)
 {
+	json_t *x = json_object_get(o, key);
 	int64_t v;
-	int rc = tg_json_get_int(&v, o, key, 0);
 
-	if (rc <= 0)
-		return rc;
+	if (!x)
+		return 0;
+	if (!json_is_integer(x))
+		return tg_error_set(TG_ERR_INVALID, "%s: must be an integer", key);
+	v = json_integer_value(x);
 	if (v < (int64_t)lo || v > (int64_t)hi)
 		return tg_error_set(TG_ERR_INVALID, "%s: must be between %u and %u", key, lo, hi);
 	*out = (uint32_t)v;
