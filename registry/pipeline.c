@@ -301,7 +301,7 @@ int tg_registry_create(json_t **out, tg_registry *r, const tg_submission *sub,
 	reg_version_rec rec = { 0 };
 	int64_t tool_id = 0;
 	size_t ncaps = json_array_size(capj), i;
-	int rc, ws_read, ws_write, approved = 0, inserted;
+	int rc, ws_read, ws_write, approved = 0, inserted, do_activate = 0;
 	unsigned cur = 0;
 
 	*out = NULL;
@@ -394,6 +394,10 @@ int tg_registry_create(json_t **out, tg_registry *r, const tg_submission *sub,
 		if (!approved) {
 			/* approvals changed since the check above: be conservative */
 			o.status = "pending";
+			rc = set_reason(&o, "passed; its capabilities need approval: toolgate "
+					    "approve %s@%u", name, sv->version);
+			if (rc < 0)
+				goto fail;
 		} else if (cur > sv->version) {
 			/* a newer version was activated meanwhile by another process */
 			o.status = "inactive";
@@ -402,9 +406,7 @@ int tg_registry_create(json_t **out, tg_registry *r, const tg_submission *sub,
 			if (rc < 0)
 				goto fail;
 		} else {
-			rc = reg_activate(r, tool_id, name, sv->version, "activate", who);
-			if (rc < 0)
-				goto fail;
+			do_activate = 1;
 		}
 		if (strcmp(o.status, "active") != 0) {
 			_cleanup_stmt_ sqlite3_stmt *st = NULL;
@@ -427,6 +429,11 @@ int tg_registry_create(json_t **out, tg_registry *r, const tg_submission *sub,
 	rc = reg_audit_append(r, who, "create", name, details);
 	if (rc < 0)
 		goto fail;
+	if (do_activate) {
+		rc = reg_activate(r, tool_id, name, sv->version, "activate", who);
+		if (rc < 0)
+			goto fail;
+	}
 	rc = reg_commit(r);
 	if (rc < 0)
 		goto out;
