@@ -238,7 +238,12 @@ int tg_analyze(tg_report **out, const tg_policy *p, const char *filename, const 
 	tg_prescan_run(&ps, &l, p, source ? source : "", len, max);
 	if (ps.blocking)
 		goto done;
-	r = tg_vfs_yaml(&yaml, tg_vfs_sdk_dir(opts));
+	{
+		/* the child runs in "/": the overlay needs an absolute SDK path */
+		char *abs = realpath(tg_vfs_sdk_dir(opts), NULL);
+		r = tg_vfs_yaml(&yaml, abs ? abs : tg_vfs_sdk_dir(opts));
+		free(abs);
+	}
 	if (r < 0)
 		goto fail;
 	if (pipe2(fds, O_CLOEXEC) < 0) {

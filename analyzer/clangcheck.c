@@ -23,8 +23,6 @@ typedef struct ctx {
 	CXFile main;
 	int depth_hit;
 	int has_ws_read, has_ws_write;
-	char **macros;   /* names of the macros the submitted file defines */
-	size_t nmacros, capmacros;
 } ctx;
 
 typedef struct frame {
@@ -93,16 +91,40 @@ static int refers_to_function(CXCursor e)
 	       clang_getCursorKind(clang_getCursorReferenced(e)) == CXCursor_FunctionDecl;
 }
 
+static enum CXChildVisitResult last_child(CXCursor cur, CXCursor parent, CXClientData data);
+
+/* A null pointer constant: 0, or (void *)0, through parentheses and casts. */
 static int is_null_constant(CXCursor e)
 {
-	CXEvalResult r = clang_Cursor_Evaluate(e);
-	int ok = 0;
-	if (r) {
-		ok = clang_EvalResult_getKind(r) == CXEval_Int &&
-		     clang_EvalResult_getAsLongLong(r) == 0;
-		clang_EvalResult_dispose(r);
+	int i;
+	for (i = 0; i < 16; i++) {
+		enum CXCursorKind k = clang_getCursorKind(e);
+		CXType t = clang_getCanonicalType(clang_getCursorType(e));
+		if (t.kind == CXType_Pointer &&
+		    clang_getCanonicalType(clang_getPointeeType(t)).kind != CXType_Void &&
+		    !is_fptr(t))
+			return 0;
+		if (k == CXCursor_ParenExpr || k == CXCursor_CStyleCastExpr ||
+		    k == CXCursor_UnexposedExpr) {
+			CXCursor next = clang_getNullCursor();
+			clang_visitChildren(e, last_child, &next);
+			if (clang_Cursor_isNull(next))
+				return 0;
+			e = next;
+			continue;
+		}
+		{
+			CXEvalResult r = clang_Cursor_Evaluate(e);
+			int ok = 0;
+			if (r) {
+				ok = clang_EvalResult_getKind(r) == CXEval_Int &&
+				     clang_EvalResult_getAsLongLong(r) == 0;
+				clang_EvalResult_dispose(r);
+			}
+			return ok;
+		}
 	}
-	return ok;
+	return 0;
 }
 
 /* ---- paths of fopen, freopen, remove, rename ------------------------------ */
@@ -277,22 +299,17 @@ static char *first_token(ctx *c, CXCursor cur)
 	return s;
 }
 
-/* 1 when cur is produced by a macro that is not defined in the submitted
- * file (glibc's assert uses a statement expression): the first token of its
- * extent is then a macro name the main file did not define. */
+/* 1 when cur was written in a macro of a system header (glibc's assert uses
+ * a statement expression): clang_tokenize maps the extent to where it was
+ * spelled and returns no tokens of the submitted file then. */
 static int from_system_macro(ctx *c, CXCursor cur)
 {
-	char *t = first_token(c, cur);
-	size_t i;
-	int sys = 0;
-	if (t && ((t[0] >= 'a' && t[0] <= 'z') || (t[0] >= 'A' && t[0] <= 'Z') || t[0] == '_')) {
-		sys = 1;
-		for (i = 0; i < c->nmacros; i++)
-			if (strcmp(c->macros[i], t) == 0)
-				sys = 0;
-	}
-	free(t);
-	return sys;
+	CXToken *toks = NULL;
+	unsigned n = 0;
+	clang_tokenize(c->tu, clang_getCursorExtent(cur), &toks, &n);
+	if (toks)
+		clang_disposeTokens(c->tu, toks, n);
+	return n == 0;
 }
 
 static void check_attr(ctx *c, CXCursor cur, where w)
@@ -317,25 +334,6 @@ static void check_attr(ctx *c, CXCursor cur, where w)
 }
 
 static enum CXChildVisitResult visit(CXCursor cur, CXCursor parent, CXClientData data);
-
-static void note_macro(ctx *c, CXCursor cur)
-{
-	CXString s;
-	const char *n;
-	if (c->nmacros == c->capmacros) {
-		size_t nc = c->capmacros ? c->capmacros * 2 : 32;
-		char **nv = realloc(c->macros, nc * sizeof(*nv));
-		if (!nv)
-			return;
-		c->macros = nv;
-		c->capmacros = nc;
-	}
-	s = clang_getCursorSpelling(cur);
-	n = clang_getCString(s);
-	if (n && (c->macros[c->nmacros] = strndup(n, 256)))
-		c->nmacros++;
-	clang_disposeString(s);
-}
 
 static enum CXChildVisitResult last_child(CXCursor cur, CXCursor parent, CXClientData data)
 {
@@ -362,12 +360,8 @@ static void walk(ctx *c, CXCursor cur, const frame *up, int callee, int depth)
 	w = locate(c, cur);
 	if (!w.in_main && !w.in_sdk)
 		return; /* system headers: trusted, not walked */
-	if (k == CXCursor_MacroDefinition) {
-		if (w.in_main)
-			note_macro(c, cur);
-		return;
-	}
-	if (k == CXCursor_MacroExpansion || k == CXCursor_InclusionDirective)
+	if (k == CXCursor_MacroDefinition || k == CXCursor_MacroExpansion ||
+	    k == CXCursor_InclusionDirective)
 		return;
 
 	if (clang_isAttribute(k)) {
@@ -555,9 +549,6 @@ int tg_clang_check(tg_flist *l, const tg_clang_job *job)
 	skipped(&c);
 	clang_visitChildren(clang_getTranslationUnitCursor(c.tu), top, &c);
 	clang_disposeTranslationUnit(c.tu);
-	for (i = 0; i < c.nmacros; i++)
-		free(c.macros[i]);
-	free(c.macros);
 out:
 	clang_disposeIndex(idx);
 	return r;

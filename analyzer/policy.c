@@ -66,6 +66,22 @@ int tg_policy_allows_linker(const tg_policy *p, const char *name)
 			return tg_policy_allows(p, base + 7);
 		return tg_policy_allows(p, base);
 	}
+	/* libgcc arithmetic helpers that gcc calls for builtins and wide types */
+	{
+		static const char *const libgcc[] = {
+			"__popcountdi2", "__popcountsi2", "__popcountti2", "__paritydi2",
+			"__paritysi2", "__parityti2", "__clzdi2", "__clzti2", "__ctzdi2", "__ctzti2",
+			"__ffsdi2", "__ffsti2", "__divti3", "__udivti3", "__modti3", "__umodti3",
+			"__udivmodti4", "__mulodi4", "__muloti4", "__muldc3", "__mulsc3", "__mulxc3",
+			"__divdc3", "__divsc3", "__divxc3", "__powidf2", "__powisf2", "__powixf2",
+			"__fixdfti", "__fixunsdfti", "__floattidf", "__floatuntidf", "__fixsfti",
+			"__fixunssfti", "__floattisf", "__floatuntisf", NULL,
+		};
+		size_t i;
+		for (i = 0; libgcc[i]; i++)
+			if (strcmp(libgcc[i], name) == 0)
+				return 1;
+	}
 	/* glibc's internal names of stdio on the standard streams */
 	if (strcmp(name, "_IO_getc") == 0 || strcmp(name, "_IO_putc") == 0)
 		return tg_policy_allows(p, name + 4);
