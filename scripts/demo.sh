@@ -31,12 +31,23 @@ die() {
 # Show a command, run it with its output going to the terminal and to $out;
 # sets rc to its exit status without stopping the script.
 run() {
-	printf '$ toolgate %s\n' "$*"
+	printf '$ toolgate'
+	for arg in "$@"; do
+		case "$arg" in
+		*[!A-Za-z0-9_./@=-]*) printf " '%s'" "$arg" ;;
+		*) printf ' %s' "$arg" ;;
+		esac
+	done
+	printf '\n'
+	run_quiet "$@"
+	cat "$out"
+}
+# The same without printing anything (for checks between the steps).
+run_quiet() {
 	set +e
 	"$tg" "$@" >"$out" 2>&1
 	rc=$?
 	set -e
-	cat "$out"
 }
 # json FIELD < document: a top-level field of a JSON document ("" if absent).
 # node is installed by scripts/install-deps.sh.
@@ -78,10 +89,10 @@ run --json create "$ex/word_count_v2_buggy"
 expect_rc 1 "create buggy word_count v2"
 status=$(json status <"$out")
 [ "$status" = failed ] || die "the buggy v2 has status '$status', expected failed"
-run --json show word_count
+run_quiet --json show word_count
 expect_rc 0 "show word_count"
 [ "$(json version <"$out")" = "$v1" ] || die "the buggy v2 replaced v$v1"
-echo "-> word_count v$v1 is still the active version"
+echo "-> word_count v$(json version <"$out") is still the active version (toolgate show word_count)"
 
 header "A good word_count v2 (adds the longest word) -> activated"
 run --json create "$ex/word_count_v2"
