@@ -39,6 +39,7 @@ static void set_limit(int res, rlim_t v)
 	(void)setrlimit(res, &rl);
 }
 
+#ifndef TG_UNDER_ASAN
 /* The address space already mapped (libclang, the caller's heap): the
  * memory limit comes on top of it. */
 static rlim_t mapped_bytes(void)
@@ -52,6 +53,7 @@ static rlim_t mapped_bytes(void)
 	fclose(f);
 	return (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE);
 }
+#endif
 
 static int write_all(int fd, const char *p, size_t n)
 {
