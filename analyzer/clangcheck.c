@@ -384,12 +384,13 @@ static void walk(ctx *c, CXCursor cur, const frame *up, int callee, int depth)
 		c->depth_hit = 1;
 		return;
 	}
-	w = locate(c, cur);
-	if (!w.in_main && !w.in_sdk)
-		return; /* system headers: trusted, not walked */
+	/* the preprocessing record (kept for the skipped ranges) is not walked */
 	if (k == CXCursor_MacroDefinition || k == CXCursor_MacroExpansion ||
 	    k == CXCursor_InclusionDirective)
 		return;
+	w = locate(c, cur);
+	if (!w.in_main && !w.in_sdk)
+		return; /* system headers: trusted, not walked */
 
 	if (clang_isAttribute(k)) {
 		if (w.in_main)
