@@ -101,9 +101,9 @@ struct sbx_cgroup {
 	char pids[512];     /* v1 pids cgroup folder */
 	int v2fd;           /* v2: folder fd for CLONE_INTO_CGROUP */
 	char why[160];      /* when version == 0: why not */
+	char tasks[2][540]; /* v1: the tasks files of both folders */
 };
 int sbx_cgroup_create(struct sbx_cgroup *cg, uint64_t mem_bytes, uint32_t max_pids);
-int sbx_cgroup_attach(struct sbx_cgroup *cg, pid_t pid);
 /* 1 if the OOM killer fired in this cgroup. */
 int sbx_cgroup_oom(const struct sbx_cgroup *cg);
 void sbx_cgroup_destroy(struct sbx_cgroup *cg);
@@ -114,6 +114,7 @@ struct sbx_child_args {
 	const struct sock_fprog *filter; /* NULL with SBX_TEST_NO_SECCOMP */
 	int stdin_fd, out_fd, err_fd, sync_fd;
 	int allow_setgroups;
+	const char *cgroup_tasks[2];     /* v1: tasks files the child joins */
 };
 __attribute__((noreturn)) void sbx_child_main(const struct sbx_child_args *a);
 

@@ -186,6 +186,29 @@ static void inspect_kill(struct run *r, pid_t tid)
 	r->sys_nr = si.arch == SBX_AUDIT_ARCH_I386 ? (uint32_t)regs.orig_rax : regs.orig_rax;
 }
 
+/* Untraced: exec is seen as EOF on the close-on-exec sync socket. */
+static void wait_exec_untraced(struct run *r)
+{
+	struct pollfd p = { r->sync_parent, POLLIN, 0 };
+
+	for (;;) {
+		char b;
+		ssize_t k;
+		if (poll(&p, 1, -1) < 0 && errno != EINTR)
+			return;
+		k = recv(r->sync_parent, &b, 1, MSG_PEEK | MSG_DONTWAIT);
+		if (k == 0) {
+			r->exec_done = !r->msg.type;
+			return;
+		}
+		if (k < 0 && errno != EAGAIN && errno != EINTR)
+			return;
+		read_sync(r);
+		if (r->msg.type)
+			return;
+	}
+}
+
 static void trace_loop(struct run *r)
 {
 	for (;;) {
@@ -230,7 +253,7 @@ static void *tracer_main(void *arg)
 {
 	struct run *r = arg;
 	struct clone_args ca;
-	int pidfd = -1, e;
+	int pidfd = -1, e, traced;
 	char c, map[64];
 	struct pollfd p;
 	pid_t pid;
@@ -286,20 +309,18 @@ static void *tracer_main(void *arg)
 			 strerror(-e));
 		goto kill;
 	}
-	e = sbx_cgroup_attach(&r->cg, pid);
-	if (e < 0) {
-		snprintf(r->tracer_err, sizeof(r->tracer_err), "attaching cgroups: %s", strerror(-e));
-		goto kill;
-	}
-	/* Without ptrace we still run; only the name of a denied syscall is lost. */
-	(void)ptrace(PTRACE_SEIZE, pid, 0,
-		     PTRACE_O_TRACEEXIT | PTRACE_O_EXITKILL | PTRACE_O_TRACECLONE |
-			     PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACEEXEC);
+	/* Without ptrace (already traced, no CAP_SYS_PTRACE) we still run; only
+	 * the name of a denied syscall is lost. */
+	traced = ptrace(PTRACE_SEIZE, pid, 0,
+			PTRACE_O_TRACEEXIT | PTRACE_O_EXITKILL | PTRACE_O_TRACECLONE |
+				PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACEEXEC) == 0;
 	c = SBX_MSG_GO;
 	if (write(r->sync_parent, &c, 1) != 1) {
 		snprintf(r->tracer_err, sizeof(r->tracer_err), "the child went away");
 		goto kill;
 	}
+	if (!traced)
+		wait_exec_untraced(r);
 	trace_loop(r);
 	atomic_store(&r->finished, 1);
 	notify(r);
@@ -477,6 +498,10 @@ int sbx_execute(tg_run_result **out, const struct sbx_spec *s, int *tmpfd)
 	r.child.err_fd = errp[1];
 	r.child.sync_fd = sp[1];
 	r.child.allow_setgroups = geteuid() == 0;
+	if (r.cg.version == 1) {
+		r.child.cgroup_tasks[0] = r.cg.tasks[0];
+		r.child.cgroup_tasks[1] = r.cg.tasks[1];
+	}
 	r.sync_parent = sp[0];
 	/* From here the tracer owns (and closes) the child's ends. */
 	if (pthread_create(&th, NULL, tracer_main, &r) != 0) {
