@@ -87,8 +87,11 @@ void sbx_spec_defaults(struct sbx_spec *s, const tg_sandbox_opts *o);
 /* tg_sandbox_run with test switches (SBX_TEST_*). */
 int sbx_run_with(tg_run_result **out, const tg_sandbox_opts *o, unsigned test_flags);
 
-/* seccomp: the compiled filter of a profile (built once per process). */
+/* seccomp: the filter of a profile, compiled at build time. */
 int sbx_filter_get(const struct sock_fprog **out, int profile);
+/* Compile it now with libseccomp (the generator and the tests); the caller
+ * frees out->filter. */
+int sbx_filter_compile(struct sock_fprog *out, int profile);
 /* Run a classic-BPF seccomp filter on d; returns the action word. */
 uint32_t sbx_bpf_eval(const struct sock_fprog *f, const struct seccomp_data *d);
 /* "name", "x32:name" or "i386:name" for a syscall; "#NR" when unknown. */

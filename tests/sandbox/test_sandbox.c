@@ -704,6 +704,23 @@ static void sandbox_json_shape(void **state)
 	tg_run_result_free(NULL);
 }
 
+/* The build-time BPF is what libseccomp compiles from filter.c today. */
+static void sandbox_filter_fresh(void **state)
+{
+	int p;
+
+	(void)state;
+	for (p = 0; p < SBX_PROFILE_COUNT; p++) {
+		const struct sock_fprog *built = NULL;
+		struct sock_fprog fresh;
+		assert_int_equal(sbx_filter_get(&built, p), 0);
+		assert_int_equal(sbx_filter_compile(&fresh, p), 0);
+		assert_int_equal(fresh.len, built->len);
+		assert_memory_equal(fresh.filter, built->filter, fresh.len * sizeof(struct sock_filter));
+		free(fresh.filter);
+	}
+}
+
 static void sandbox_cgroups_cleaned(void **state)
 {
 	char why[200], prefix[32];
@@ -786,6 +803,7 @@ int main(void)
 		cmocka_unit_test(sandbox_dynamic_program),
 		cmocka_unit_test(sandbox_bad_input),
 		cmocka_unit_test(sandbox_json_shape),
+		cmocka_unit_test(sandbox_filter_fresh),
 		cmocka_unit_test(sandbox_cgroups_cleaned),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
