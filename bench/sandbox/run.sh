@@ -13,7 +13,7 @@ runs=${RUNS:-300}
 command -v hyperfine >/dev/null || { echo "bench/sandbox: hyperfine is missing" >&2; exit 2; }
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-set -- -N --warmup 20 --runs "$runs" --export-json "$out/r.json" \
+set -- -N --warmup 20 --runs "$runs" --export-csv "$out/r.csv" \
 	-n bare "$hello" \
 	-n "toolgate sandbox exec" "$tg sandbox exec -- $hello" \
 	-n "toolgate --version" "$tg --version"
@@ -25,17 +25,15 @@ if command -v bwrap >/dev/null; then
 		"bwrap --unshare-all --die-with-parent --new-session --clearenv --hostname toolgate --ro-bind $hello /tool --dev /dev --tmpfs /tmp /tool"
 fi
 hyperfine "$@" >"$out/log" 2>&1 || { cat "$out/log"; exit 1; }
-python3 - "$out/r.json" <<'PY'
-import json, sys
-res = {r["command"]: r for r in json.load(open(sys.argv[1]))["results"]}
-med = {k: v["median"] * 1000 for k, v in res.items()}
-bare = med.get("bare")
-tg = med.get("toolgate sandbox exec")
-bw = med.get("bwrap --unshare-all")
-print("%-24s %10s %10s %10s" % ("command", "median ms", "x bare", "x bwrap"))
-for k, m in med.items():
-    print("%-24s %10.2f %10.2f %10s" % (k, m, m / bare, "%.2f" % (m / bw) if bw else "-"))
-if tg and "toolgate --version" in med:
-    print("sandbox part of toolgate sandbox exec (exec - --version - bare): %.2f ms"
-          % (tg - med["toolgate --version"] - bare))
-PY
+awk -F, 'NR > 1 { name[NR] = $1; med[NR] = $4 * 1000; if ($1 == "bare") bare = med[NR];
+	if ($1 == "bwrap --unshare-all") bw = med[NR]; if ($1 == "toolgate sandbox exec") tg = med[NR];
+	if ($1 == "toolgate --version") ver = med[NR]; n = NR }
+END {
+	printf "%-24s %10s %10s %10s\n", "command", "median ms", "x bare", "x bwrap"
+	for (i = 2; i <= n; i++)
+		printf "%-24s %10.2f %10.2f %10s\n", name[i], med[i], med[i] / bare,
+			bw ? sprintf("%.2f", med[i] / bw) : "-"
+	if (tg && ver)
+		printf "sandbox part of toolgate sandbox exec (exec - --version - bare): %.2f ms\n",
+			tg - ver - bare
+}' "$out/r.csv"
