@@ -143,8 +143,11 @@ static void drop_privileges(void)
 		    0, 0, 0),
 	      "locking securebits");
 	for (cap = 0; cap <= 63; cap++) {
-		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0 && errno != EINVAL)
+		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) == 0)
+			continue;
+		if (errno != EINVAL)
 			fail(SBX_MSG_ERROR, errno, "dropping the capability bounding set");
+		break; /* past the kernel's last capability (they are contiguous) */
 	}
 	CHECK(prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0), "clearing ambient caps");
 	memset(d, 0, sizeof(d));

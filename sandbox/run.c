@@ -3,10 +3,10 @@
  *
  * Two threads per run. A tracer thread clone3()s the child into fresh
  * user/pid/mount/net/ipc/uts/cgroup namespaces (and straight into its v2
- * cgroup when there is one), maps uid/gid 65534, attaches v1 cgroups,
- * PTRACE_SEIZEs it (exit events only: that is how a seccomp kill is traced
- * back to the denied syscall, since KILL_PROCESS leaves nothing readable in
- * /proc) and then reaps it. The calling thread captures stdout/stderr,
+ * cgroup when there is one; v1 cgroups the child joins itself), maps
+ * uid/gid 65534, PTRACE_SEIZEs it (exit, clone and fork events: that is
+ * how a seccomp kill is traced back to the denied syscall, since
+ * KILL_PROCESS leaves nothing readable in /proc) and then reaps it. The calling thread captures stdout/stderr,
  * enforces the wall-clock timeout and the output cap and kills the child's
  * pid-namespace init through a pidfd, which takes the whole tree down.
  * Stdin is a sealed, read-only memfd. The child side is in child.c.
@@ -69,6 +69,7 @@ struct run {
 	atomic_int finished;    /* the init is reaped (or never started) */
 	pid_t pid;
 	int clone_errno;
+	int ready;           /* the child was told to go on */
 	int exec_done;
 	int status;          /* wait status of the init */
 	struct rusage ru;
@@ -186,29 +187,6 @@ static void inspect_kill(struct run *r, pid_t tid)
 	r->sys_nr = si.arch == SBX_AUDIT_ARCH_I386 ? (uint32_t)regs.orig_rax : regs.orig_rax;
 }
 
-/* Untraced: exec is seen as EOF on the close-on-exec sync socket. */
-static void wait_exec_untraced(struct run *r)
-{
-	struct pollfd p = { r->sync_parent, POLLIN, 0 };
-
-	for (;;) {
-		char b;
-		ssize_t k;
-		if (poll(&p, 1, -1) < 0 && errno != EINTR)
-			return;
-		k = recv(r->sync_parent, &b, 1, MSG_PEEK | MSG_DONTWAIT);
-		if (k == 0) {
-			r->exec_done = !r->msg.type;
-			return;
-		}
-		if (k < 0 && errno != EAGAIN && errno != EINTR)
-			return;
-		read_sync(r);
-		if (r->msg.type)
-			return;
-	}
-}
-
 static void trace_loop(struct run *r)
 {
 	for (;;) {
@@ -224,12 +202,7 @@ static void trace_loop(struct run *r)
 		}
 		if (WIFSTOPPED(st)) {
 			int ev = st >> 16, sig = 0;
-			if (ev == PTRACE_EVENT_EXEC) {
-				if (w == r->pid && !r->exec_done) {
-					r->exec_done = 1;
-					read_sync(r);
-				}
-			} else if (ev == PTRACE_EVENT_EXIT) {
+			if (ev == PTRACE_EVENT_EXIT) {
 				unsigned long msg = 0;
 				if (ptrace(PTRACE_GETEVENTMSG, w, 0, &msg) == 0 && WIFSIGNALED((int)msg) &&
 				    WTERMSIG((int)msg) == SIGSYS && r->sys_found < 2)
@@ -243,7 +216,11 @@ static void trace_loop(struct run *r)
 		if (w == r->pid) {
 			r->status = st;
 			r->ru = ru;
+			/* Everything the child said before it went is still queued. A
+			 * child that reported no failure reached execve: the sync
+			 * socket is close-on-exec and all failures are reported. */
 			read_sync(r);
+			r->exec_done = !r->msg.type && r->ready;
 			return;
 		}
 	}
@@ -253,7 +230,7 @@ static void *tracer_main(void *arg)
 {
 	struct run *r = arg;
 	struct clone_args ca;
-	int pidfd = -1, e, traced;
+	int pidfd = -1, e;
 	char c, map[64];
 	struct pollfd p;
 	pid_t pid;
@@ -311,16 +288,15 @@ static void *tracer_main(void *arg)
 	}
 	/* Without ptrace (already traced, no CAP_SYS_PTRACE) we still run; only
 	 * the name of a denied syscall is lost. */
-	traced = ptrace(PTRACE_SEIZE, pid, 0,
-			PTRACE_O_TRACEEXIT | PTRACE_O_EXITKILL | PTRACE_O_TRACECLONE |
-				PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACEEXEC) == 0;
+	(void)ptrace(PTRACE_SEIZE, pid, 0,
+		     PTRACE_O_TRACEEXIT | PTRACE_O_EXITKILL | PTRACE_O_TRACECLONE |
+			     PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK);
 	c = SBX_MSG_GO;
-	if (write(r->sync_parent, &c, 1) != 1) {
+	if (send(r->sync_parent, &c, 1, MSG_NOSIGNAL) != 1) {
 		snprintf(r->tracer_err, sizeof(r->tracer_err), "the child went away");
 		goto kill;
 	}
-	if (!traced)
-		wait_exec_untraced(r);
+	r->ready = 1;
 	trace_loop(r);
 	atomic_store(&r->finished, 1);
 	notify(r);
