@@ -270,7 +270,7 @@ void sbx_child_main(const struct sbx_child_args *a)
 
 	set_limit(RLIMIT_CORE, 0, "RLIMIT_CORE");
 	set_limit(RLIMIT_CPU, (s->timeout_ms + 999) / 1000 + 1, "RLIMIT_CPU");
-	set_limit(RLIMIT_AS, (uint64_t)s->memory_mb * 2 * 1024 * 1024 + (256ull << 20), "RLIMIT_AS");
+	set_limit(RLIMIT_AS, a->as_bytes, "RLIMIT_AS");
 	set_limit(RLIMIT_FSIZE, (uint64_t)s->tmp_mb * 1024 * 1024, "RLIMIT_FSIZE");
 	set_limit(RLIMIT_NOFILE, s->max_files, "RLIMIT_NOFILE");
 	set_limit(RLIMIT_NPROC, s->max_procs, "RLIMIT_NPROC");

@@ -118,6 +118,7 @@ struct sbx_child_args {
 	int stdin_fd, out_fd, err_fd, sync_fd;
 	int allow_setgroups;
 	const char *cgroup_tasks[2];     /* v1: tasks files the child joins */
+	uint64_t as_bytes;               /* RLIMIT_AS */
 };
 __attribute__((noreturn)) void sbx_child_main(const struct sbx_child_args *a);
 

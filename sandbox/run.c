@@ -381,6 +381,7 @@ static int finish_result(tg_run_result **out, struct run *r, tg_buf *ob, tg_buf 
 	res->cpu_ms = (uint64_t)(r->ru.ru_utime.tv_sec + r->ru.ru_stime.tv_sec) * 1000 +
 		      (uint64_t)(r->ru.ru_utime.tv_usec + r->ru.ru_stime.tv_usec) / 1000;
 	res->max_rss_kb = (uint64_t)r->ru.ru_maxrss;
+	res->cgroups = r->cg.version != 0;
 	if (WIFSIGNALED(st))
 		res->signal = WTERMSIG(st);
 	if (r->msg.type == SBX_MSG_EXEC) {
@@ -474,6 +475,10 @@ int sbx_execute(tg_run_result **out, const struct sbx_spec *s, int *tmpfd)
 	r.child.err_fd = errp[1];
 	r.child.sync_fd = sp[1];
 	r.child.allow_setgroups = geteuid() == 0;
+	/* With a cgroup memory limit, RLIMIT_AS is only a backstop; without one
+	 * it is the memory limit (address space: memory plus some slack). */
+	r.child.as_bytes = r.cg.version ? ((uint64_t)s->memory_mb * 2 + 256) << 20
+					: ((uint64_t)s->memory_mb + 32) << 20;
 	if (r.cg.version == 1) {
 		r.child.cgroup_tasks[0] = r.cg.tasks[0];
 		r.child.cgroup_tasks[1] = r.cg.tasks[1];

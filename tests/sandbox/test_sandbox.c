@@ -108,6 +108,7 @@ static void sandbox_stdio_and_exit(void **state)
 	assert_string_equal(r->err, "to stderr\n");
 	assert_int_equal(r->signal, 0);
 	assert_true(r->max_rss_kb > 0);
+	assert_int_equal(r->cgroups, tg_sandbox_cgroups(NULL, 0));
 	expect_exit(r, 7, NULL);
 }
 
