@@ -164,12 +164,14 @@ static void sweep(const char *parent)
 }
 
 static atomic_uint counter;
+static int sweep_ready;
 static pthread_once_t sweep_once = PTHREAD_ONCE_INIT;
 static char sweep_dirs[3][1100];
 
 static void sweep_all(void)
 {
 	int i;
+	sweep_ready = 1;
 	for (i = 0; i < 3; i++)
 		if (sweep_dirs[i][0])
 			sweep(sweep_dirs[i]);
@@ -309,6 +311,12 @@ int sbx_cgroup_create(struct sbx_cgroup *cg, uint64_t mem_bytes, uint32_t max_pi
 	if (!cg->why[0])
 		snprintf(cg->why, sizeof(cg->why), "no usable cgroup v1 or v2 memory+pids controllers");
 	return -1;
+}
+
+void sbx_cgroup_sweep(void)
+{
+	if (sweep_ready)
+		sweep_all();
 }
 
 int sbx_cgroup_oom(const struct sbx_cgroup *cg)

@@ -21,6 +21,7 @@
 #include <linux/close_range.h>
 #include <linux/mount.h>
 #include <linux/securebits.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
@@ -216,6 +217,15 @@ void sbx_child_main(const struct sbx_child_args *a)
 		CHECK(setgroups(0, NULL), "setgroups");
 	CHECK(setresgid(SBX_UID, SBX_UID, SBX_UID), "setresgid");
 	CHECK(setresuid(SBX_UID, SBX_UID, SBX_UID), "setresuid");
+	/* A change of ids clears the parent-death signal: set it again, then
+	 * make sure the supervisor did not die in between (its end of the
+	 * sync socket would have hung up). */
+	CHECK(prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0), "PR_SET_PDEATHSIG");
+	{
+		struct pollfd p = { sync_fd, POLLIN, 0 };
+		if (poll(&p, 1, 0) < 0 || (p.revents & (POLLHUP | POLLERR)))
+			_exit(127);
+	}
 
 	/* The new root: a tiny tmpfs, read-only once populated. */
 	CHECK(mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,

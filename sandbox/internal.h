@@ -24,6 +24,7 @@ enum sbx_profile {
 /* Test-only switches (never set by the public entry points). */
 enum {
 	SBX_TEST_NO_SECCOMP = 1u << 0, /* namespaces, mounts and limits only */
+	SBX_TEST_NO_PTRACE = 1u << 1,  /* do not trace (as when ptrace is refused) */
 };
 
 enum {
@@ -110,6 +111,8 @@ int sbx_cgroup_create(struct sbx_cgroup *cg, uint64_t mem_bytes, uint32_t max_pi
 /* 1 if the OOM killer fired in this cgroup. */
 int sbx_cgroup_oom(const struct sbx_cgroup *cg);
 void sbx_cgroup_destroy(struct sbx_cgroup *cg);
+/* Remove the cgroups of dead supervisors now (also done once per process). */
+void sbx_cgroup_sweep(void);
 
 /* The child side: everything after clone3 until execve. Never returns. */
 struct sbx_child_args {

@@ -288,9 +288,10 @@ static void *tracer_main(void *arg)
 	}
 	/* Without ptrace (already traced, no CAP_SYS_PTRACE) we still run; only
 	 * the name of a denied syscall is lost. */
-	(void)ptrace(PTRACE_SEIZE, pid, 0,
-		     PTRACE_O_TRACEEXIT | PTRACE_O_EXITKILL | PTRACE_O_TRACECLONE |
-			     PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK);
+	if (!(r->spec->test_flags & SBX_TEST_NO_PTRACE))
+		(void)ptrace(PTRACE_SEIZE, pid, 0,
+			     PTRACE_O_TRACEEXIT | PTRACE_O_EXITKILL | PTRACE_O_TRACECLONE |
+				     PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK);
 	c = SBX_MSG_GO;
 	if (send(r->sync_parent, &c, 1, MSG_NOSIGNAL) != 1) {
 		snprintf(r->tracer_err, sizeof(r->tracer_err), "the child went away");

@@ -540,12 +540,11 @@ static pid_t find_grandchild(pid_t sup)
 	return found;
 }
 
-static void sandbox_supervisor_killed(void **state)
+static void supervisor_killed(unsigned flags)
 {
 	pid_t sup, child = 0;
 	int st, i;
 
-	(void)state;
 	assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), 0);
 	sup = fork();
 	if (sup == 0) {
@@ -554,7 +553,7 @@ static void sandbox_supervisor_killed(void **state)
 		memset(&o, 0, sizeof(o));
 		o.program = ATTACK("sleep_forever");
 		o.timeout_ms = 60000;
-		sbx_run_with(&r, &o, 0);
+		sbx_run_with(&r, &o, flags);
 		_exit(3);
 	}
 	assert_true(sup > 0);
@@ -578,6 +577,25 @@ static void sandbox_supervisor_killed(void **state)
 	assert_true(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
 	assert_int_equal(kill(child, 0), -1);
 	prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0);
+	/* the dead supervisor's cgroups are swept */
+	if (tg_sandbox_cgroups(NULL, 0)) {
+		char cmd[256];
+		sbx_cgroup_sweep();
+		snprintf(cmd, sizeof(cmd),
+			 "find /sys/fs/cgroup/memory /sys/fs/cgroup/pids /sys/fs/cgroup/unified "
+			 "-maxdepth 4 -name 'tg-%d-*' 2>/dev/null | grep -q .", (int)sup);
+		assert_int_not_equal(system(cmd), 0);
+	}
+}
+
+static void sandbox_supervisor_killed(void **state)
+{
+	(void)state;
+	supervisor_killed(0);
+	/* the parent-death signal alone, without ptrace's EXITKILL */
+	supervisor_killed(SBX_TEST_NO_PTRACE);
+	/* and no seccomp name without ptrace, but still the reason */
+	expect_seccomp(run_attack(SBX_TEST_NO_PTRACE, 0, "ptrace", NULL), "");
 }
 
 /* ---- API behaviour ------------------------------------------------------ */
