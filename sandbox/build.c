@@ -102,7 +102,7 @@ static int run_step(tg_run_result **res, char **data, size_t *len, const struct 
 	s->want_tmpfd = 1;
 	r = sbx_spec_bind_system(s);
 	if (r == 0)
-		r = sbx_spec_bind(s, "/dev/null", "/dev/null", SBX_BIND_DEV | SBX_BIND_RW);
+		r = sbx_spec_bind(s, "/dev/null", "/dev/null", SBX_BIND_DEV);
 	if (r == 0 && st->o->sdk_include_dir)
 		r = sbx_spec_bind(s, st->o->sdk_include_dir, "/sdk", 0);
 	if (r == 0)

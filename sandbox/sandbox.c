@@ -71,7 +71,7 @@ static int bind_dev(struct sbx_spec *s)
 	int r;
 
 	for (i = 0; i < TG_ARRAY_SIZE(devs); i++) {
-		r = sbx_spec_bind(s, devs[i], devs[i], SBX_BIND_DEV | SBX_BIND_RW);
+		r = sbx_spec_bind(s, devs[i], devs[i], SBX_BIND_DEV);
 		if (r < 0)
 			return r;
 	}
