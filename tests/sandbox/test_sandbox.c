@@ -314,12 +314,12 @@ static void sandbox_busy_loop(void **state)
 	(void)state;
 	memset(&o, 0, sizeof(o));
 	o.program = ATTACK("busy_loop");
-	o.timeout_ms = 300;
+	o.timeout_ms = 400;
 	r = run_opts(&o, 0);
 	assert_int_equal(r->reason, TG_REASON_TIMEOUT);
 	assert_int_equal(r->signal, SIGKILL);
-	assert_true(r->wall_ms >= 300 && r->wall_ms < 3000);
-	assert_true(r->cpu_ms > 50);
+	assert_true(r->wall_ms >= 400 && r->wall_ms < 3000);
+	assert_true(r->cpu_ms > 10); /* it did spin (the machine may be busy) */
 	tg_run_result_free(r);
 }
 
