@@ -59,6 +59,7 @@ struct sbx_file {
 struct sbx_spec {
 	int profile;
 	const char *exec_path;       /* inside */
+	const char *display;         /* its name in messages (host path), or NULL */
 	const char *const *argv;     /* NULL-terminated */
 	const char *const *envp;     /* NULL-terminated */
 	struct sbx_bind binds[SBX_MAX_BINDS];

@@ -389,7 +389,8 @@ static int finish_result(tg_run_result **out, struct run *r, tg_buf *ob, tg_buf 
 		res->reason = TG_REASON_SETUP;
 		res->signal = 0;
 		tg_buf_clear(eb);
-		tg_buf_printf(eb, "toolgate: sandbox: cannot execute %s: %s\n", r->spec->exec_path,
+		tg_buf_printf(eb, "toolgate: sandbox: cannot execute %s: %s\n",
+			      r->spec->display ? r->spec->display : r->spec->exec_path,
 			      strerror(r->msg.err));
 	} else if (killed_reason >= 0) {
 		res->reason = (tg_reason)killed_reason;

@@ -140,6 +140,7 @@ int sbx_run_with(tg_run_result **out, const tg_sandbox_opts *o, unsigned test_fl
 	s->profile = SBX_PROFILE_RUN;
 	s->test_flags = test_flags;
 	s->exec_path = "/tool";
+	s->display = o->program;
 	base = strrchr(o->program, '/');
 	base = base ? base + 1 : o->program;
 	argv_default[0] = base;
