@@ -2,8 +2,8 @@
  * sandbox/child.c: the sandboxed child from clone3() to execve(). It runs
  * as pid 1 of fresh user, pid, mount, net, ipc, uts and cgroup namespaces
  * and only makes system calls (no allocation: the parent may be threaded).
- * Order: fds 0-3 set up and all others closed; setsid; die with the parent;
- * wait for the supervisor to map uid/gid 65534 and attach cgroups; clone the
+ * Order: fds 0-3 set up and all others closed; v1 cgroups joined; setsid;
+ * die with the parent; wait for the supervisor to map uid/gid 65534; clone the
  * bind sources with open_tree(); switch to uid/gid 65534 (caps kept by a
  * locked securebit); a tmpfs root with the binds, a minimal /dev, a capped
  * /tmp; pivot_root and detach the old root; root remounted read-only;
@@ -196,10 +196,9 @@ void sbx_child_main(const struct sbx_child_args *a)
 	CHECK(setsid(), "setsid");
 	CHECK(prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0), "PR_SET_PDEATHSIG");
 	CHECK(prctl(PR_SET_DUMPABLE, 1, 0, 0, 0), "PR_SET_DUMPABLE");
-	go = SBX_MSG_READY;
-	if (write(sync_fd, &go, 1) != 1)
-		_exit(127);
-	/* The supervisor maps our ids and attaches cgroups; EOF means it died. */
+	/* The supervisor maps our ids and starts tracing us; EOF means it died
+	 * (a death after it said go is caught below, after PDEATHSIG is set
+	 * again). */
 	if (read(sync_fd, &go, 1) != 1 || go != SBX_MSG_GO)
 		_exit(127);
 

@@ -127,7 +127,7 @@ struct sbx_child_args {
 __attribute__((noreturn)) void sbx_child_main(const struct sbx_child_args *a);
 
 /* Messages on the sync socket (child -> supervisor). */
-enum { SBX_MSG_READY = 'R', SBX_MSG_GO = 'G', SBX_MSG_ERROR = 'E', SBX_MSG_EXEC = 'X',
+enum { SBX_MSG_GO = 'G', SBX_MSG_ERROR = 'E', SBX_MSG_EXEC = 'X',
        SBX_MSG_TMPFD = 'D' };
 struct sbx_msg {
 	char type;

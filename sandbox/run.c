@@ -232,7 +232,6 @@ static void *tracer_main(void *arg)
 	struct clone_args ca;
 	int pidfd = -1, e;
 	char c, map[64];
-	struct pollfd p;
 	pid_t pid;
 
 	memset(&ca, 0, sizeof(ca));
@@ -263,12 +262,8 @@ static void *tracer_main(void *arg)
 	if (atomic_load(&r->cancel))
 		goto kill;
 
-	p.fd = r->sync_parent;
-	p.events = POLLIN;
-	if (poll(&p, 1, 10000) != 1 || read(r->sync_parent, &c, 1) != 1 || c != SBX_MSG_READY) {
-		snprintf(r->tracer_err, sizeof(r->tracer_err), "the child did not start");
-		goto kill;
-	}
+	/* The maps can be written as soon as the child exists; it waits for
+	 * SBX_MSG_GO before it uses its ids. */
 	if (geteuid() != 0) {
 		e = write_proc(pid, "setgroups", "deny");
 		snprintf(map, sizeof(map), "%u %u 1\n", SBX_UID, (unsigned)geteuid());
