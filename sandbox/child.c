@@ -1,7 +1,9 @@
 /*
  * sandbox/child.c: the sandboxed child from clone3() to execve(). It runs
  * as pid 1 of fresh user, pid, mount, net, ipc, uts and cgroup namespaces
- * and only makes system calls (no allocation: the parent may be threaded).
+ * and only makes system calls: no allocation, no stdio, no glibc wrapper
+ * that takes a lock or signals other threads (the parent may be threaded,
+ * and its copy here has just one).
  * Order: fds 0-3 set up and all others closed; v1 cgroups joined; setsid;
  * die with the parent; wait for the supervisor to map uid/gid 65534; clone the
  * bind sources with open_tree(); switch to uid/gid 65534 (caps kept by a
@@ -16,7 +18,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
 #include <linux/capability.h>
 #include <linux/close_range.h>
 #include <linux/mount.h>
@@ -164,7 +165,6 @@ void sbx_child_main(const struct sbx_child_args *a)
 	int hi[4], i;
 	size_t k;
 	char go;
-	char opts[128];
 
 	/* fds: 0-2 the pipes, 3 the sync socket (close-on-exec), nothing else. */
 	for (i = 0; i < 4; i++) {
@@ -212,10 +212,12 @@ void sbx_child_main(const struct sbx_child_args *a)
 
 	/* Become 65534 (capabilities stay: SECBIT_NO_SETUID_FIXUP). */
 	CHECK(prctl(PR_SET_SECUREBITS, SECBIT_NO_SETUID_FIXUP, 0, 0, 0), "securebits");
+	/* Raw syscalls: glibc's wrappers broadcast id changes to every thread
+	 * it believes exists, and a threaded parent's copy deadlocks on that. */
 	if (a->allow_setgroups)
-		CHECK(setgroups(0, NULL), "setgroups");
-	CHECK(setresgid(SBX_UID, SBX_UID, SBX_UID), "setresgid");
-	CHECK(setresuid(SBX_UID, SBX_UID, SBX_UID), "setresuid");
+		CHECK(syscall(SYS_setgroups, 0, NULL), "setgroups");
+	CHECK(syscall(SYS_setresgid, SBX_UID, SBX_UID, SBX_UID), "setresgid");
+	CHECK(syscall(SYS_setresuid, SBX_UID, SBX_UID, SBX_UID), "setresuid");
 	/* A change of ids clears the parent-death signal: set it again, then
 	 * make sure the supervisor did not die in between (its end of the
 	 * sync socket would have hung up). */
@@ -252,8 +254,7 @@ void sbx_child_main(const struct sbx_child_args *a)
 		close(tree[k]);
 	}
 	CHECK(make_point("tmp", 1), "mkdir /tmp");
-	snprintf(opts, sizeof(opts), "size=%um,nr_inodes=4096,mode=1777", s->tmp_mb);
-	CHECK(mount("tmpfs", "tmp", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, opts),
+	CHECK(mount("tmpfs", "tmp", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, a->tmp_opts),
 	      "mounting /tmp");
 	if (s->nfiles || s->want_tmpfd) {
 		CHECK(chdir("tmp"), "chdir /tmp");

@@ -123,6 +123,7 @@ struct sbx_child_args {
 	int allow_setgroups;
 	const char *cgroup_tasks[2];     /* v1: tasks files the child joins */
 	uint64_t as_bytes;               /* RLIMIT_AS */
+	char tmp_opts[96];               /* mount options of /tmp */
 };
 __attribute__((noreturn)) void sbx_child_main(const struct sbx_child_args *a);
 

@@ -472,6 +472,8 @@ int sbx_execute(tg_run_result **out, const struct sbx_spec *s, int *tmpfd)
 	r.child.err_fd = errp[1];
 	r.child.sync_fd = sp[1];
 	r.child.allow_setgroups = geteuid() == 0;
+	snprintf(r.child.tmp_opts, sizeof(r.child.tmp_opts), "size=%um,nr_inodes=4096,mode=1777",
+		 s->tmp_mb);
 	/* With a cgroup memory limit, RLIMIT_AS is only a backstop; without one
 	 * it is the memory limit (address space: memory plus some slack). */
 	r.child.as_bytes = r.cg.version ? ((uint64_t)s->memory_mb * 2 + 256) << 20

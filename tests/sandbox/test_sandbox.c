@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <signal.h>
@@ -723,6 +724,48 @@ static void sandbox_json_shape(void **state)
 	tg_run_result_free(NULL);
 }
 
+/* Runs from several threads at once: each supervisor reaps only its own
+ * child (wait4 with __WNOTHREAD) and gets its own output back. */
+static void *concurrent_runs(void *arg)
+{
+	long id = (long)arg;
+	char in[32], code[8];
+	const char *argv[] = { "echo_stdin", "err", code, NULL };
+	int i, bad = 0;
+
+	for (i = 0; i < 5; i++) {
+		tg_sandbox_opts o;
+		tg_run_result *r = NULL;
+		snprintf(in, sizeof(in), "thread %ld run %d", id, i);
+		snprintf(code, sizeof(code), "%ld", id + i);
+		memset(&o, 0, sizeof(o));
+		o.program = ATTACK("echo_stdin");
+		o.argv = argv;
+		o.stdin_data = in;
+		o.stdin_len = strlen(in);
+		if (tg_sandbox_run(&r, &o) < 0 || r->reason != TG_REASON_EXITED ||
+		    r->exit_code != id + i || strcmp(r->out, in) != 0)
+			bad++;
+		tg_run_result_free(r);
+	}
+	return (void *)(long)bad;
+}
+
+static void sandbox_concurrent(void **state)
+{
+	pthread_t t[4];
+	long i;
+
+	(void)state;
+	for (i = 0; i < 4; i++)
+		assert_int_equal(pthread_create(&t[i], NULL, concurrent_runs, (void *)i), 0);
+	for (i = 0; i < 4; i++) {
+		void *bad = NULL;
+		pthread_join(t[i], &bad);
+		assert_int_equal((long)bad, 0);
+	}
+}
+
 /* The build-time BPF is what libseccomp compiles from filter.c today. */
 static void sandbox_filter_fresh(void **state)
 {
@@ -822,6 +865,7 @@ int main(void)
 		cmocka_unit_test(sandbox_dynamic_program),
 		cmocka_unit_test(sandbox_bad_input),
 		cmocka_unit_test(sandbox_json_shape),
+		cmocka_unit_test(sandbox_concurrent),
 		cmocka_unit_test(sandbox_filter_fresh),
 		cmocka_unit_test(sandbox_cgroups_cleaned),
 	};
