@@ -196,6 +196,7 @@ int tg_sandbox_available(void)
 				 res->syscall);
 	}
 	tg_run_result_free(res);
+	sbx_cgroup_sweep(); /* leftovers of SIGKILLed supervisors */
 	return r;
 }
 
