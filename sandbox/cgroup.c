@@ -189,6 +189,15 @@ static void sweep_all(void)
 			sweep(sweep_dirs[i]);
 }
 
+/* pids.max takes at most PID_MAX_LIMIT (4194304); above that, "max". */
+static void pids_value(char *buf, size_t n, uint32_t max_pids)
+{
+	if (max_pids >= 4194304u)
+		snprintf(buf, n, "max");
+	else
+		snprintf(buf, n, "%u", max_pids);
+}
+
 static int mk(char *out, size_t n, const char *mnt, const char *own, unsigned id)
 {
 	int k = snprintf(out, n, "%s%s/tg-%d-%u", mnt, strcmp(own, "/") == 0 ? "" : own,
@@ -249,7 +258,7 @@ static int try_v2(struct sbx_cgroup *cg, uint64_t mem_bytes, uint32_t max_pids, 
 	e = write_file(cg->mem, "memory.max", buf);
 	if (e == 0)
 		write_file(cg->mem, "memory.swap.max", "0");
-	snprintf(buf, sizeof(buf), "%u", max_pids);
+	pids_value(buf, sizeof(buf), max_pids);
 	if (e == 0)
 		e = write_file(cg->mem, "pids.max", buf);
 	if (e == 0) {
@@ -289,7 +298,7 @@ static int try_v1(struct sbx_cgroup *cg, uint64_t mem_bytes, uint32_t max_pids, 
 		snprintf(sweep_dirs[2], sizeof(sweep_dirs[2]), "%s%s", mnt,
 			 strcmp(own, "/") == 0 ? "" : own);
 		e = mk(cg->pids, sizeof(cg->pids), mnt, own, id);
-		snprintf(buf, sizeof(buf), "%u", max_pids);
+		pids_value(buf, sizeof(buf), max_pids);
 		if (e == 0)
 			e = write_file(cg->pids, "pids.max", buf);
 		if (e < 0)

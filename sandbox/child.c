@@ -87,9 +87,16 @@ static int make_point(const char *rel, int is_dir)
 	return 0;
 }
 
+/* soft = hard = v, or the current hard limit if v is above it (raising a
+ * hard limit is not possible here, and not wanted). */
 static void set_limit(int res, uint64_t v, const char *step)
 {
-	struct rlimit rl = { (rlim_t)v, (rlim_t)v };
+	struct rlimit rl;
+
+	CHECK(getrlimit(res, &rl), step);
+	if (rl.rlim_max != RLIM_INFINITY && v > (uint64_t)rl.rlim_max)
+		v = (uint64_t)rl.rlim_max;
+	rl.rlim_cur = rl.rlim_max = (rlim_t)v;
 	CHECK(setrlimit(res, &rl), step);
 }
 

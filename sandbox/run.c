@@ -495,7 +495,7 @@ int sbx_execute(tg_run_result **out, const struct sbx_spec *s, int *tmpfd)
 		struct pollfd p[3];
 		int n = 0, k, i_out = -1, i_err = -1;
 		uint64_t now = tg_now_ms(), until = done ? drain_until : deadline;
-		int wait = now >= until ? 0 : (int)(until - now);
+		int wait = now >= until ? 0 : until - now > 60000 ? 60000 : (int)(until - now);
 
 		p[n].fd = r.evfd;
 		p[n++].events = POLLIN;

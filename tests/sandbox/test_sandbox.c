@@ -685,6 +685,29 @@ static void sandbox_bad_input(void **state)
 	unlink(path);
 }
 
+/* Limits at their type's maximum: clamped where the kernel caps them, and
+ * the run still happens (no overflow into a zero or negative timeout). */
+static void sandbox_extreme_limits(void **state)
+{
+	tg_sandbox_opts o;
+	tg_run_result *r;
+
+	(void)state;
+	memset(&o, 0, sizeof(o));
+	o.program = ATTACK("echo_stdin");
+	o.timeout_ms = UINT32_MAX;
+	o.memory_mb = 65536;
+	o.output_kb = UINT32_MAX / 1024;
+	o.tmp_mb = 100000;
+	o.max_procs = UINT32_MAX;
+	o.max_files = UINT32_MAX;
+	o.stdin_data = "x";
+	o.stdin_len = 1;
+	r = run_opts(&o, 0);
+	assert_int_equal(r->cgroups, tg_sandbox_cgroups(NULL, 0)); /* still limited */
+	expect_exit(r, 0, "x");
+}
+
 static void sandbox_json_shape(void **state)
 {
 	tg_run_result r;
@@ -864,6 +887,7 @@ int main(void)
 		cmocka_unit_test(sandbox_workspace),
 		cmocka_unit_test(sandbox_dynamic_program),
 		cmocka_unit_test(sandbox_bad_input),
+		cmocka_unit_test(sandbox_extreme_limits),
 		cmocka_unit_test(sandbox_json_shape),
 		cmocka_unit_test(sandbox_concurrent),
 		cmocka_unit_test(sandbox_filter_fresh),
