@@ -527,7 +527,11 @@ static void test_reindex_rollback_generation(void **state)
 	json_decref(j);
 	assert_int_equal(tg_registry_verify(&j, r), 0);
 	assert_true(json_is_true(json_object_get(j, "ok")));
-	assert_non_null(strstr(tg_json_dump(json_object_get(j, "notes")), "follows the store"));
+	{
+		char *notes = tg_json_dump(json_object_get(j, "notes"));
+		assert_non_null(strstr(notes, "follows the store"));
+		free(notes);
+	}
 	json_decref(j);
 	tg_registry_free(r);
 	r = NULL;
