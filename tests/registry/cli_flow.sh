@@ -190,6 +190,31 @@ run tg call word_count '{"text":"a b"}'
 expect_rc 0 "call after the cache was emptied"
 expect_out '^\{"words":2,"v":4\}$' "rebuilt binary result"
 
+# a tool on the SDK header, submitted as a manifest file (not a folder)
+run tg create "$HERE/tools/sdk_upper.json"
+expect_rc 0 "create an SDK tool from a manifest file"
+expect_out '^sdk_upper v1: active' "SDK tool active"
+run tg call sdk_upper '{"text":"ab","n":3}'
+expect_out '^\{"upper":"ABABAB"\}$' "SDK tool result"
+run tg call sdk_upper '{"text":"ab","n":9}'
+expect_rc 2 "schema maximum enforced before the tool runs"
+
+# a tool that never ends: its test is stopped by the timeout, the version fails
+l=$WORK/src/looper
+mkdir -p "$l"
+printf 'int main(void)\n{\n\tvolatile unsigned long i = 0;\n\tfor (;;)\n\t\ti++;\n}\n' >"$l/loop.c"
+cat >"$l/tool.json" <<'EOF'
+{"name": "looper", "description": "Never answers", "input_schema": {"type": "object"},
+ "source": "loop.c", "limits": {"timeout_ms": 300},
+ "tests": [{"name": "answers", "args": {}, "expect": 1},
+           {"name": "errors", "args": {}, "expect_error": true}]}
+EOF
+run tg create "$l"
+expect_rc 1 "a looping tool fails its tests"
+expect_out '^looper v1: failed' "looper status"
+expect_out 'test "answers": FAIL: error: killed by the sandbox: timeout after 300 ms' "timeout named"
+expect_out 'test "errors": FAIL: expected the tool to exit with an error' "a kill is not an expected error"
+
 # log and verify
 run tg log
 expect_rc 0 "log"
@@ -203,7 +228,7 @@ run tg log --limit x
 expect_rc 2 "log: bad limit"
 run tg verify
 expect_rc 0 "verify"
-expect_out '^ok: 2 tools, 7 versions checked' "verify summary"
+expect_out '^ok: 4 tools, 9 versions checked' "verify summary"
 run tg verify --json
 expect_out '"ok": true' "verify --json"
 
