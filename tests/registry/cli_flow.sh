@@ -150,7 +150,7 @@ EOF
 cat >"$w/tool.json" <<'EOF'
 {"name": "ws_reader", "description": "Read the greeting from the workspace",
  "input_schema": {"type": "object"}, "source": "ws_reader.c",
- "tests": [{"name": "reads", "args": {}, "expect": {"bytes": 25}}],
+ "tests": [{"name": "reads", "args": {}, "expect": {"bytes": 25.0}}],
  "capabilities": ["workspace:read"]}
 EOF
 run tg create "$w"
