@@ -145,8 +145,8 @@ int reg_build(tg_registry *r, const char *hash, const char *source, size_t len,
 	return 0;
 }
 
-/* Valid UTF-8 copy of at most cap bytes of s (bad bytes become '?'), with
- * trailing newlines trimmed. */
+/* Valid UTF-8 copy of at most cap bytes of s (bad bytes and control
+ * characters but newline and tab become '?'), trailing newlines trimmed. */
 static char *clean_text(const char *s, size_t len, size_t cap)
 {
 	char *o = malloc((len < cap ? len : cap) + 4);
@@ -158,7 +158,9 @@ static char *clean_text(const char *s, size_t len, size_t cap)
 		unsigned char c = (unsigned char)s[i];
 		size_t n = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3
 			 : (c & 0xf8) == 0xf0 ? 4 : 0;
-		if (n == 0 || i + n > len || j + n > cap || tg_utf8_valid(s + i, n) != 0) {
+		if (n == 0 || i + n > len || j + n > cap || tg_utf8_valid(s + i, n) != 0 ||
+		    (n == 1 && (c < 0x20 || c == 0x7f) && c != '\n' && c != '\t')) {
+			/* invalid UTF-8 and control characters (terminal escapes) */
 			o[j++] = (c == 0) ? ' ' : '?';
 			i++;
 			continue;

@@ -94,6 +94,7 @@ static int run_tests(json_t **out, int *all_passed, char **first_failure, tg_reg
 	_cleanup_json_ json_t *results = json_array();
 	json_t *schema = json_object_get(m, "input_schema");
 	json_t *limits = json_object_get(m, "limits");
+	uint64_t start = tg_now_ms();
 	json_t *t;
 	size_t i;
 	int rc;
@@ -112,7 +113,11 @@ static int run_tests(json_t **out, int *all_passed, char **first_failure, tg_reg
 		int passed = 0;
 		json_int_t wall = 0;
 
-		if (expect_error && tg_schema_validate(schema, args) < 0) {
+		if (tg_now_ms() - start > REG_TEST_BUDGET_MS) {
+			if (asprintf(&detail, "not run: the tests used up their total budget of %u s",
+				     REG_TEST_BUDGET_MS / 1000) < 0)
+				detail = NULL;
+		} else if (expect_error && tg_schema_validate(schema, args) < 0) {
 			/* a call with these arguments never reaches the tool */
 			passed = 1;
 			if (asprintf(&detail, "ok: refused by input_schema: %s",
