@@ -502,6 +502,15 @@ static void test_reindex_rollback_generation(void **state)
 	assert_string_equal(json_string_value(json_object_get(j, "status")), "rejected");
 	json_decref(j);
 	assert_true(verify_has(r, NULL));
+	/* versions that appeared in the store behind the registry's back are audited */
+	assert_int_equal(tg_registry_log(&j, r, 0), 0);
+	{
+		char *log = tg_json_dump(j);
+		assert_non_null(strstr(log, "\"event\":\"reindex_version\""));
+		assert_non_null(strstr(log, "\"event\":\"reindex\""));
+		free(log);
+	}
+	json_decref(j);
 
 	/* rollback rules */
 	assert_int_equal(tg_registry_rollback(&j, r, "adder", 2, &who), TG_ERR_INVALID);
