@@ -48,8 +48,10 @@ int st_ref_cas(tg_store *s, const char *name, const git_oid *new_id, const git_o
 		memset(&zero, 0, sizeof(zero));
 		old_id = &zero;
 	}
-	if (st_lock_shared(s) < 0)
+	if (st_lock_shared(s) < 0) {
+		git_error_set_str(GIT_ERROR_OS, tg_error_last()->message);
 		return GIT_ERROR;
+	}
 	rc = git_reference_create_matching(&r, s->repo, name, new_id, 1, old_id, msg);
 	st_unlock(s);
 	git_reference_free(r);
@@ -103,6 +105,7 @@ int st_clear_stale_locks(tg_store *s)
 	removed += clear_dir(s, "refs/toolgate-fetch/active", NULL, ".lock", now);
 	removed += clear_dir(s, "refs", NULL, ".lock", now);
 	removed += clear_dir(s, ".", "packed-refs.lock", NULL, now);
+	removed += clear_dir(s, ".", "config.lock", NULL, now);
 	/* half-written loose objects of a killed writer (never referenced) */
 	removed += clear_dir(s, "objects", "tmp_object_git2_", NULL, now);
 	st_unlock(s);
