@@ -9,7 +9,8 @@
  *   history  one tool's history (tg_store_list_versions, ~10 versions)
  *   active   the active pointer (tg_store_get_active)
  *   list     every tool name (tg_store_list_tools; this one is O(tools))
- * and prints them side by side with the ratio largest/smallest size.
+ * and prints them side by side with the ratio largest/smallest size. The
+ * "build step" line is the time to grow the store from the previous size.
  * Usage: bench_store [SIZES], SIZES a comma list (default 100,1000,10000).
  */
 #include "store/store.h"
@@ -241,7 +242,7 @@ int main(int argc, char **argv)
 			print_us(res[i][m]);
 		printf("   %8.2f\n", res[nsizes - 1][m] / res[0][m]);
 	}
-	printf("%-26s", "build (s, fsync off)");
+	printf("%-26s", "build step (fsync off)");
 	for (i = 0; i < nsizes; i++)
 		printf(" %11.1f s", build_s[i]);
 	printf("\n");
