@@ -112,6 +112,11 @@ int st_clear_stale_locks(tg_store *s)
 	return removed;
 }
 
+int st_may_retry(unsigned attempt, uint64_t start_ms)
+{
+	return attempt + 1 < ST_CAS_MAX_TRIES && tg_now_ms() - start_ms < ST_CAS_MAX_MS;
+}
+
 void st_backoff(unsigned attempt)
 {
 	static __thread unsigned seed;

@@ -159,7 +159,7 @@ int tg_store_put(tg_store_version **out, tg_store *s, const tg_store_put_opts *o
 			rc = st_git_fail(rc, "tool %s: update %s", o->tool, ref);
 			goto out;
 		}
-		if (attempt + 1 >= ST_CAS_MAX_TRIES || tg_now_ms() - start > ST_CAS_MAX_MS) {
+		if (!st_may_retry(attempt, start)) {
 			rc = tg_error_set(TG_ERR_CONFLICT, "tool %s: %s still contended after %u tries", o->tool,
 					  ref, attempt + 1);
 			goto out;
