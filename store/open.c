@@ -130,8 +130,6 @@ int tg_store_open(tg_store **out, const char *path, int create)
 		rc = tg_error_set(TG_ERR_INVALID, "store %s: not a bare repository", path);
 		goto fail;
 	}
-	if ((rc = configure(s)) < 0)
-		goto fail;
 	lockpath = tg_path_join(path, ST_LOCK_FILE);
 	if (!lockpath) {
 		rc = tg_error_set(TG_ERR_NOMEM, "out of memory");
@@ -143,6 +141,8 @@ int tg_store_open(tg_store **out, const char *path, int create)
 		goto fail;
 	}
 	st_clear_stale_locks(s);
+	if ((rc = configure(s)) < 0)
+		goto fail;
 	*out = s;
 	return 0;
 fail:
