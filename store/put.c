@@ -134,6 +134,11 @@ int tg_store_put(tg_store_version **out, tg_store *s, const tg_store_put_opts *o
 		} else if (rc < 0) {
 			goto out;
 		}
+		if (prev >= 999999999u) { /* versions have at most 9 digits */
+			git_commit_free(parent);
+			rc = tg_error_set(TG_ERR_LIMIT, "tool %s: too many versions", o->tool);
+			goto out;
+		}
 		if (!o->subject && asprintf(&subject, "%s: version %u", o->tool, prev + 1) < 0)
 			subject = NULL;
 		if ((!o->subject && !subject) ||

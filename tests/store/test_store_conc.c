@@ -230,12 +230,65 @@ static void test_active_race(void **state)
 	free(outp);
 }
 
+/* 4 processes creating the same new store at once all get a usable one. */
+static void test_create_store_race(void **state)
+{
+	char *repo2 = NULL, *outp = NULL;
+	pid_t pids[NPROC];
+	int i, pipefd[2];
+	char go;
+	tg_store *s = NULL;
+	tg_store_problem_list *p = NULL;
+
+	(void)state;
+	assert_true(asprintf(&repo2, "%s/new/store.git", g_dir) > 0);
+	assert_int_equal(pipe(pipefd), 0);
+	for (i = 0; i < NPROC; i++) {
+		pids[i] = fork();
+		assert_true(pids[i] >= 0);
+		if (pids[i] == 0) {
+			char tool[16];
+			close(pipefd[1]);
+			if (read(pipefd[0], &go, 1) != 0)
+				_exit(11);
+			if (tg_store_open(&s, repo2, 1) < 0) {
+				fprintf(stderr, "opener %d: %s\n", i, tg_error_last()->message);
+				_exit(1);
+			}
+			snprintf(tool, sizeof(tool), "t%d", i);
+			if (st_test_put(NULL, s, tool, "x", "pass") < 0)
+				_exit(2);
+			tg_store_free(s);
+			_exit(0);
+		}
+	}
+	close(pipefd[0]);
+	close(pipefd[1]);
+	for (i = 0; i < NPROC; i++) {
+		int st = 0;
+		assert_int_equal(waitpid(pids[i], &st, 0), pids[i]);
+		assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	}
+	assert_int_equal(tg_store_open(&s, repo2, 0), 0);
+	assert_int_equal(tg_store_verify(&p, s), 0);
+	tg_store_problem_list_free(p);
+	tg_store_free(s);
+	assert_int_equal(st_test_sh(&outp, "git --git-dir='%s' for-each-ref --format='%%(refname)' | wc -l", repo2), 0);
+	assert_int_equal(atoi(outp), NPROC);
+	free(outp);
+	assert_int_equal(st_test_sh(&outp, "git --git-dir='%s' config core.logAllRefUpdates", repo2), 0);
+	assert_string_equal(outp, "always\n");
+	free(outp);
+	free(repo2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_4x250),
 		cmocka_unit_test(test_create_race),
 		cmocka_unit_test(test_active_race),
+		cmocka_unit_test(test_create_store_race),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
