@@ -25,7 +25,7 @@ static const char zero_hash[65] =
 
 char *reg_actor_string(const tg_actor *who)
 {
-	const char *kind = who && who->kind ? who->kind : "cli";
+	const char *kind = who && who->kind ? who->kind : "system";
 	char *s = NULL;
 
 	if (who && who->session && who->session[0]) {

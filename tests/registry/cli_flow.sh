@@ -261,4 +261,21 @@ run tg list extra
 expect_rc 2 "list: extra argument"
 run tg verify extra
 expect_rc 2 "verify: extra argument"
+
+# exit 3: an environment problem (a database newer than this binary)
+run "$SQLX" "$HOME_DIR/registry.db" "PRAGMA user_version = 99"
+run tg list
+expect_rc 3 "a newer registry schema is refused"
+expect_err 'newer than this toolgate' "schema refusal message"
+expect_one_line_err "schema refusal"
+run "$SQLX" "$HOME_DIR/registry.db" "PRAGMA user_version = 1"
+run tg list
+expect_rc 0 "list again after restoring the schema version"
+# exit 2: a broken config.json names the key
+cp "$HOME_DIR/config.json" "$WORK/config.json"
+echo '{"max_timeout_ms": "fast"}' >"$HOME_DIR/config.json"
+run tg list
+expect_rc 2 "a bad config.json"
+expect_err 'max_timeout_ms' "config error names the key"
+cp "$WORK/config.json" "$HOME_DIR/config.json"
 finish cli_flow
