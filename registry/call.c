@@ -123,6 +123,7 @@ int tg_registry_call(json_t **out, tg_registry *r, const char *name, const json_
 	st = NULL;
 	if (!hash)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	reg_caps_from_json(caps, &ws_read, &ws_write);
 	if (!args || !json_is_object(args) || tg_schema_validate(schema, args) < 0) {
 		char m[1100];
 		snprintf(m, sizeof(m), "invalid arguments: %s",
@@ -131,8 +132,11 @@ int tg_registry_call(json_t **out, tg_registry *r, const char *name, const json_
 		tg_error_clear();
 		res = json_pack("{s:b, s:s, s:s, s:i}", "ok", 0, "error", m, "reason",
 				"invalid_args", "wall_ms", 0);
+	} else if ((ws_read || ws_write) && !r->cfg.workspace) {
+		res = json_pack("{s:b, s:s, s:s, s:i}", "ok", 0, "error",
+				"the tool has a workspace capability but config.json sets no "
+				"\"workspace\"", "reason", "no_workspace", "wall_ms", 0);
 	} else {
-		reg_caps_from_json(caps, &ws_read, &ws_write);
 		rc = binary_for(&bin, r, name, v, hash, caps);
 		if (rc < 0)
 			return rc;

@@ -174,6 +174,11 @@ expect_out 'active' "approve activates"
 run tg call ws_reader '{}'
 expect_rc 0 "call the approved tool"
 expect_out '^\{"bytes":25\}$' "the approved tool reads the workspace"
+mv "$HOME_DIR/config.json" "$WORK/ws_config.json"
+run tg call ws_reader '{}'
+expect_rc 1 "a workspace tool with the workspace unset"
+expect_err 'sets no "workspace"' "missing workspace named"
+mv "$WORK/ws_config.json" "$HOME_DIR/config.json"
 run tg approve ws_reader@1
 expect_rc 2 "approve twice"
 # the same capability again needs no approval; a new one does
