@@ -35,10 +35,26 @@ if grep -Eil 'busy|locked' "$WORK"/*.err >/dev/null 2>&1; then
 	fails=$((fails + 1))
 	echo "FAIL: a lock error surfaced:"; grep -Ei 'busy|locked' "$WORK"/*.err
 fi
+# two identical submissions at once share one build folder name: both must
+# succeed (the loser of the rename uses the winner's build)
+s1=$(tool_dir same1)
+s2=$(tool_dir same2)
+sed -i 's|^/\* A word counter|/* same: A word counter|' "$s1/word_count.c" "$s2/word_count.c"
+( "$TG" --home "$HOME_DIR" create "$s1" >"$WORK/s1.out" 2>"$WORK/s1.err"; echo $? >"$WORK/s1.rc" ) &
+( "$TG" --home "$HOME_DIR" create "$s2" >"$WORK/s2.out" 2>"$WORK/s2.err"; echo $? >"$WORK/s2.rc" ) &
+wait
+for k in 1 2; do
+	checks=$((checks + 1))
+	[ "$(cat "$WORK/s$k.rc")" = 0 ] || { echo "FAIL: identical create $k: exit $(cat "$WORK/s$k.rc")"; cat "$WORK/s$k.err"; fails=$((fails + 1)); }
+done
+n=$((n + 2))
+checks=$((checks + 1))
+[ -z "$(ls -A "$HOME_DIR/cache" | grep '^\.build-')" ] || fail "build folders left behind"
+
 run tg history word_count --json
 checks=$((checks + 1))
 [ "$(grep -c '"version":' "$OUT")" -ge $((n + 1)) ] || fail "every submission got a version"
-for v in 1 2 3 4 5; do
+for v in 1 2 3 4 5 6 7; do
 	expect_out "\"version\": $v," "version $v recorded"
 done
 run tg verify
