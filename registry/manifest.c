@@ -34,19 +34,33 @@ int reg_caps_from_json(const json_t *caps, int *read, int *write)
 	return 0;
 }
 
-/* The first control character in s other than those allowed (0 = none):
- * text an agent writes must not be able to drive a reviewer's terminal. */
+/* The first character in s that could deceive a reviewer (0 = none):
+ * C0 controls and DEL other than those allowed (a lone carriage return can
+ * overwrite what a terminal shows of a line, so "\r" is only allowed before
+ * "\n"), and the Unicode bidirectional controls that reorder what is shown
+ * ("Trojan Source", CVE-2021-42574): U+202A..U+202E, U+2066..U+2069,
+ * U+200E, U+200F, U+061C. Returns the byte or code point; *line is its line. */
 static int control_char(const char *s, size_t len, const char *allowed, size_t *line)
 {
+	const unsigned char *u = (const unsigned char *)s;
 	size_t i;
 
 	*line = 1;
 	for (i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)s[i];
+		unsigned char c = u[i];
 		if (c == '\n')
 			(*line)++;
-		if ((c < 0x20 || c == 0x7f) && !strchr(allowed, c))
-			return c;
+		if (c == '\r' && strchr(allowed, '\r') && i + 1 < len && u[i + 1] == '\n')
+			continue;
+		if (c == '\r' || ((c < 0x20 || c == 0x7f) && !strchr(allowed, c)))
+			return c ? c : 0x100;
+		if (c == 0xe2 && i + 2 < len && u[i + 1] == 0x80 &&
+		    ((u[i + 2] >= 0xaa && u[i + 2] <= 0xae) || u[i + 2] == 0x8e || u[i + 2] == 0x8f))
+			return 0x2000 + (u[i + 2] & 0x3f);
+		if (c == 0xe2 && i + 2 < len && u[i + 1] == 0x81 && u[i + 2] >= 0xa6 && u[i + 2] <= 0xa9)
+			return 0x2040 + (u[i + 2] & 0x3f);
+		if (c == 0xd8 && i + 1 < len && u[i + 1] == 0x9c)
+			return 0x61c;
 	}
 	return 0;
 }
@@ -150,7 +164,7 @@ static int check_tests(const json_t *schema, const json_t *tests)
 					    REG_MAX_TEST_NAME);
 		if (control_char(name, strlen(name), "", &line))
 			return tg_error_set(TG_ERR_INVALID, "tests[%zu].name: must not hold control "
-							    "characters", i);
+							    "characters or bidirectional controls", i);
 		for (k = 0; k < i; k++) {
 			const char *other = json_string_value(json_object_get(json_array_get(tests, k),
 									    "name"));
@@ -214,7 +228,8 @@ int tg_manifest_validate(const tg_registry *r, const json_t *m, const char *sour
 				    REG_MAX_DESCRIPTION);
 	if (control_char(desc, strlen(desc), "\n\t", &line))
 		return tg_error_set(TG_ERR_INVALID, "description: must not hold control characters "
-						    "other than newline and tab");
+						    "(other than newline and tab) or bidirectional "
+						    "controls");
 	if ((rc = tg_json_get_object(&schema, m, "input_schema", 1)) < 0)
 		return rc;
 	if ((rc = tg_schema_check(schema)) < 0)
@@ -236,7 +251,9 @@ int tg_manifest_validate(const tg_registry *r, const json_t *m, const char *sour
 		return tg_error_set(TG_ERR_INVALID, "source: is not valid UTF-8 text (or holds a NUL)");
 	if ((c = control_char(source, source_len, "\t\n\r\f\v", &line)) != 0)
 		return tg_error_set(TG_ERR_INVALID, "source: line %zu holds the control character "
-						    "0x%02x", line, c);
+						    "%s%04X (control characters other than tab, newline, "
+						    "CR LF and form feeds, and bidirectional controls "
+						    "are refused)", line, c > 0xff ? "U+" : "0x", (unsigned)c);
 	return 0;
 }
 

@@ -226,7 +226,19 @@ static void test_manifest(void **state)
 	check_bad(r, good_manifest, "int x;\xc3\x28", 8, TG_ERR_INVALID, "UTF-8");
 	check_bad(r, good_manifest, "int x;\0y", 8, TG_ERR_INVALID, "NUL");
 	check_bad(r, good_manifest, "int x;\n/* \x1b]0;owned\x07 */\n", 24, TG_ERR_INVALID,
-		  "line 2 holds the control character 0x1b");
+		  "line 2 holds the control character 0x001B");
+	/* a lone carriage return could hide code from a reviewer's terminal */
+	check_bad(r, good_manifest, "int x;\r\nint y; /* a */\rint z;\n", 30, TG_ERR_INVALID,
+		  "line 2 holds the control character 0x000D");
+	/* Trojan Source: a right-to-left override */
+	check_bad(r, good_manifest, "int x; /* \xe2\x80\xae } */\n", 19, TG_ERR_INVALID,
+		  "U+202E");
+	check_bad(r, good_manifest, "int x; /* \xe2\x81\xa6 */\n", 17, TG_ERR_INVALID, "U+2066");
+	{
+		char *t = with("\"description\":\"a\xe2\x80\xae" "b\"", "\"description\":\"Count words\"");
+		check_bad(r, t, src, n, TG_ERR_INVALID, "bidirectional");
+		free(t);
+	}
 	/* newline and tab are fine in a description */
 	{
 		char *t = with("\"description\":\"a\\n\\tb\"", "\"description\":\"Count words\"");
