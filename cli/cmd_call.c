@@ -56,8 +56,9 @@ int cmd_call(tg_cli *cli, int argc, char **argv)
 		if (tg_json_print(stdout, json_object_get(res, "result"), 0) < 0)
 			return cli_fail(tg_error_last()->code, "call");
 	} else {
-		fprintf(stderr, "toolgate: call %s: %s\n", argv[1],
-			json_string_value(json_object_get(res, "error")));
+		_cleanup_free_ char *msg =
+			tg_registry_scrub(json_string_value(json_object_get(res, "error")));
+		fprintf(stderr, "toolgate: call %s: %s\n", argv[1], msg ? msg : "?");
 	}
 	if (json_is_true(json_object_get(res, "ok")))
 		return TG_EXIT_OK;

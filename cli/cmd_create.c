@@ -10,6 +10,9 @@
 
 #include <string.h>
 
+/* Text the agent or the compiler produced, made safe for a terminal. */
+#define SAFE(j) tg_registry_scrub(json_string_value(j))
+
 static void print_text(const json_t *res)
 {
 	const char *status = json_string_value(json_object_get(res, "status"));
@@ -24,23 +27,26 @@ static void print_text(const json_t *res)
 	       json_string_value(json_object_get(res, "commit")));
 	json_array_foreach(json_object_get(res, "findings"), i, f) {
 		const char *sym = json_string_value(json_object_get(f, "symbol"));
+		_cleanup_free_ char *rule = SAFE(json_object_get(f, "rule"));
+		_cleanup_free_ char *msg = SAFE(json_object_get(f, "message"));
+		_cleanup_free_ char *ssym = tg_registry_scrub(sym);
 		printf("  finding [%s] %s: %s (%s line %lld:%lld%s%s)\n",
-		       json_string_value(json_object_get(f, "severity")),
-		       json_string_value(json_object_get(f, "rule")),
-		       json_string_value(json_object_get(f, "message")),
-		       json_string_value(json_object_get(f, "stage")),
+		       json_string_value(json_object_get(f, "severity")), rule ? rule : "?",
+		       msg ? msg : "?", json_string_value(json_object_get(f, "stage")),
 		       (long long)json_integer_value(json_object_get(f, "line")),
 		       (long long)json_integer_value(json_object_get(f, "column")),
-		       sym ? ", symbol " : "", sym ? sym : "");
+		       sym ? ", symbol " : "", sym && ssym ? ssym : "");
 	}
 	json_array_foreach(json_object_get(res, "tests"), i, t) {
 		int ok = json_is_true(json_object_get(t, "passed"));
+		_cleanup_free_ char *detail = SAFE(json_object_get(t, "detail"));
 		printf("  test \"%s\": %s%s%s\n", json_string_value(json_object_get(t, "name")),
-		       ok ? "pass" : "FAIL", ok ? "" : ": ",
-		       ok ? "" : json_string_value(json_object_get(t, "detail")));
+		       ok ? "pass" : "FAIL", ok ? "" : ": ", ok || !detail ? "" : detail);
 	}
-	if (reason && reason[0])
-		printf("  %s\n", reason);
+	if (reason && reason[0]) {
+		_cleanup_free_ char *sr = tg_registry_scrub(reason);
+		printf("  %s\n", sr ? sr : "?");
+	}
 }
 
 int cmd_create(tg_cli *cli, int argc, char **argv)

@@ -37,7 +37,8 @@ int cmd_history(tg_cli *cli, int argc, char **argv)
 	printf("%s (active: v%lld)\n", json_string_value(json_object_get(res, "name")),
 	       (long long)json_integer_value(json_object_get(res, "active")));
 	json_array_foreach(json_object_get(res, "versions"), i, v) {
-		const char *reason = json_string_value(json_object_get(v, "reason"));
+		_cleanup_free_ char *reason =
+			tg_registry_scrub(json_string_value(json_object_get(v, "reason")));
 		fmt_time(when, sizeof(when), json_integer_value(json_object_get(v, "time")));
 		printf("  v%-4lld %-9s %s UTC  verdict %-6s %.12s%s%.160s\n",
 		       (long long)json_integer_value(json_object_get(v, "version")),

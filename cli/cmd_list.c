@@ -5,11 +5,14 @@
 #include "cli.h"
 #include "registry/registry.h"
 
+#include <string.h>
+
 int cmd_list(tg_cli *cli, int argc, char **argv)
 {
 	_cleanup_json_ json_t *res = NULL;
 	tg_registry *r = NULL;
 	json_t *t, *c;
+	char *desc;
 	size_t i, k;
 	int rc;
 
@@ -32,7 +35,14 @@ int cmd_list(tg_cli *cli, int argc, char **argv)
 		       (long long)json_integer_value(json_object_get(t, "version")));
 		json_array_foreach(json_object_get(t, "capabilities"), k, c)
 			printf(" [%s]", json_string_value(c));
-		printf("  %.100s\n", json_string_value(json_object_get(t, "description")));
+		desc = tg_registry_scrub(json_string_value(json_object_get(t, "description")));
+		if (desc) {
+			char *nl = strchr(desc, '\n');
+			if (nl)
+				*nl = '\0';
+		}
+		printf("  %.100s\n", desc ? desc : "?");
+		free(desc);
 	}
 	return TG_EXIT_OK;
 }

@@ -28,12 +28,24 @@ char *reg_actor_string(const tg_actor *who)
 	const char *kind = who && who->kind ? who->kind : "system";
 	char *s = NULL;
 
+	size_t i;
+
 	if (who && who->session && who->session[0]) {
-		if (asprintf(&s, "%s:%.128s", kind, who->session) < 0)
+		if (asprintf(&s, "%.32s:%.128s", kind, who->session) < 0)
 			return NULL;
-		return s;
+	} else {
+		s = strndup(kind, 32);
+		if (!s)
+			return NULL;
 	}
-	return strdup(kind);
+	/* the session id may come from a peer: keep it printable and plain */
+	for (i = 0; s[i]; i++) {
+		char c = s[i];
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      c == ':' || c == '-' || c == '_' || c == '.'))
+			s[i] = '_';
+	}
+	return s;
 }
 
 static void put_field(tg_sha256 *s, const char *v)
