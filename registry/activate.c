@@ -79,7 +79,11 @@ static int set_status(tg_registry *r, int64_t tool_id, unsigned v, const char *s
 	sqlite3_bind_int64(st, 2, v);
 	sqlite3_bind_text(st, 3, status, -1, SQLITE_STATIC);
 	rc = reg_step(st);
-	return rc == SQLITE_DONE ? 0 : reg_sqlerr(r, rc, "update status");
+	if (rc != SQLITE_DONE)
+		return reg_sqlerr(r, rc, "update status");
+	if (sqlite3_changes(r->db) != 1)
+		return tg_error_set(TG_ERR_INTERNAL, "version %u is not in the registry", v);
+	return 0;
 }
 
 int reg_activate(tg_registry *r, int64_t tool_id, const char *tool, unsigned v,

@@ -34,7 +34,7 @@ static const char *const migrations[] = {
 	" status TEXT NOT NULL CHECK(status IN ('rejected','failed','pending','active','inactive')),"
 	" verdict TEXT NOT NULL CHECK(verdict IN ('pass','reject')),"
 	" reason TEXT NOT NULL DEFAULT '',"
-	" commit_id TEXT NOT NULL UNIQUE,"
+	" commit_id TEXT NOT NULL,"
 	" content_hash TEXT NOT NULL,"
 	" submitter TEXT NOT NULL DEFAULT '',"
 	" created_at INTEGER NOT NULL,"
