@@ -45,6 +45,7 @@ struct tg_registry {
 	char audit_hash_pending[65];
 	char db_id[33];
 	json_t *repairs;       /* what the re-index on open fixed (for verify) */
+	json_t *reindex_problems; /* tools it could not re-index (for verify) */
 };
 
 /* ---- db.c -------------------------------------------------------------- */

@@ -37,6 +37,7 @@ void tg_registry_free(tg_registry *r)
 	free(r->anchor_path);
 	free(r->sdk_include);
 	json_decref(r->repairs);
+	json_decref(r->reindex_problems);
 	free(r);
 }
 
@@ -59,9 +60,10 @@ int tg_registry_open(tg_registry **out, const char *home, int create)
 	r->anchor_path = tg_path_join(home, "audit.anchor");
 	r->sdk_include = sdk_include_dir();
 	r->repairs = json_array();
+	r->reindex_problems = json_array();
 	store_path = tg_path_join(home, "store.git");
 	if (!r->home || !r->db_path || !r->cache_dir || !r->anchor_path || !r->sdk_include ||
-	    !r->repairs || !store_path) {
+	    !r->repairs || !r->reindex_problems || !store_path) {
 		rc = tg_error_set(TG_ERR_NOMEM, "out of memory");
 		goto fail;
 	}

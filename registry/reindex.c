@@ -26,6 +26,19 @@ static void note(tg_registry *r, const char *fmt, ...)
 		json_array_append_new(r->repairs, json_string(buf));
 }
 
+static void problem(tg_registry *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void problem(tg_registry *r, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (r->reindex_problems)
+		json_array_append_new(r->reindex_problems, json_string(buf));
+}
+
 static int read_json_file(json_t **out, tg_registry *r, const char *tool, unsigned v,
 			  const char *path)
 {
@@ -220,9 +233,35 @@ int reg_reindex(tg_registry *r, int fresh)
 			goto out;
 	}
 	for (i = 0; i < n; i++) {
-		rc = reindex_tool(r, names[i], &began, fresh);
-		if (rc < 0)
+		int had_txn = began;
+		int64_t seq = r->audit_seq_pending;
+		char hash[65];
+
+		memcpy(hash, r->audit_hash_pending, sizeof(hash));
+		if (began && (rc = reg_exec(r, "SAVEPOINT reindex_tool")) < 0)
 			goto out;
+		rc = reindex_tool(r, names[i], &began, fresh);
+		if (rc < 0) {
+			/* one damaged tool must not lock every command out: undo its
+			 * part, say so (verify reports it), go on with the others */
+			if (tg_error_last()->code == TG_ERR_NOMEM)
+				goto out;
+			problem(r, "%s: could not be re-indexed from the store: %s", names[i],
+				tg_error_last()->message);
+			tg_error_clear();
+			if (began && (rc = reg_exec(r, had_txn ? "ROLLBACK TO reindex_tool"
+							       : "ROLLBACK")) < 0)
+				goto out;
+			if (!had_txn) {
+				r->in_txn = 0;
+				began = 0;
+			}
+			r->audit_seq_pending = seq;
+			memcpy(r->audit_hash_pending, hash, sizeof(hash));
+		}
+		if (had_txn && (rc = reg_exec(r, "RELEASE reindex_tool")) < 0)
+			goto out;
+		rc = 0;
 	}
 	if (began) {
 		began = 0;

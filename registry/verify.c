@@ -156,6 +156,8 @@ int tg_registry_verify(json_t **out, tg_registry *r)
 		goto out;
 	json_array_foreach(r->repairs, i, rep)
 		json_array_append(notes, rep);
+	json_array_foreach(r->reindex_problems, i, rep)
+		json_array_append(problems, rep);
 	res = json_pack("{s:b, s:O, s:O, s:{s:i, s:i}}", "ok", json_array_size(problems) == 0,
 			"problems", problems, "notes", notes, "checked", "tools", (int)n, "versions",
 			(int)nversions);

@@ -598,6 +598,21 @@ static void test_reindex_rollback_generation(void **state)
 	assert_int_equal(tg_registry_open(&r, home, 0), 0);
 	assert_true(verify_has(r, "adder v2: commit bogus"));
 	tg_registry_free(r);
+	/* a tool that cannot be re-indexed does not lock every command out */
+	sql(home, "DELETE FROM test_results; DELETE FROM findings; DELETE FROM events;"
+		  "DELETE FROM versions WHERE version = 3; UPDATE tools SET active_version = 0");
+	assert_int_equal(tg_registry_open(&r, home, 0), 0);
+	assert_true(verify_has(r, "adder: could not be re-indexed from the store"));
+	assert_true(verify_has(r, "adder v3 is in the store but not in the registry"));
+	{
+		/* the audit anchor did not move to an entry that was rolled back */
+		_cleanup_json_ json_t *v = NULL;
+		_cleanup_free_ char *p = NULL;
+		assert_int_equal(tg_registry_verify(&v, r), 0);
+		p = tg_json_dump(json_object_get(v, "problems"));
+		assert_null(strstr(p, "audit"));
+	}
+	tg_registry_free(r);
 	tg_store_free(s);
 	rm_home(home);
 }
