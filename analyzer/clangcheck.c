@@ -15,6 +15,7 @@
 #include <string.h>
 
 #define TG_MAX_DEPTH 600
+#define TG_OK_CACHE 256
 
 typedef struct ctx {
 	const tg_clang_job *job;
@@ -23,6 +24,11 @@ typedef struct ctx {
 	CXFile main;
 	int depth_hit;
 	int has_ws_read, has_ws_write;
+	/* external declarations already found allowed (clang_Cursor_getMangling
+	 * builds a name mangler per call) */
+	unsigned ok[TG_OK_CACHE];
+	CXCursor okc[TG_OK_CACHE];
+	size_t nok;
 } ctx;
 
 typedef struct frame {
@@ -209,7 +215,8 @@ static void check_ref(ctx *c, CXCursor ref, int callee, where w)
 	const tg_policy *p = c->job->policy;
 	CXString sn, sm;
 	const char *name, *mangled;
-	unsigned mask;
+	unsigned mask, hash;
+	size_t i;
 
 	if (k != CXCursor_FunctionDecl && k != CXCursor_VarDecl)
 		return;
@@ -227,16 +234,32 @@ static void check_ref(ctx *c, CXCursor ref, int callee, where w)
 			ADD(c, w, "builtin", name, "%s is not on the builtin allowlist", name);
 		goto out_name;
 	}
-	sm = clang_Cursor_getMangling(ref);
+	{
+		/* Defined in the submitted file or the SDK: its definition is checked
+		 * where it stands. A static function of a system header is compiled
+		 * here too. An external definition in a system header (gnu_inline,
+		 * fortify wrappers, reachable by defining __OPTIMIZE__ or
+		 * __USE_EXTERN_INLINES) still links to the library symbol: check it
+		 * like a declaration. */
+		CXCursor def = clang_getCursorDefinition(ref);
+		if (!clang_Cursor_isNull(def)) {
+			where dw = locate(c, def);
+			if (dw.in_main || dw.in_sdk ||
+			    clang_getCursorLinkage(def) != CXLinkage_External)
+				goto out_name;
+		}
+	}
+	hash = clang_hashCursor(ref);
+	for (i = 0; i < c->nok; i++)
+		if (c->ok[i] == hash && clang_equalCursors(c->okc[i], ref)) {
+			if (!callee && tg_path_function(name, &mask))
+				break; /* the address of fopen: report it below */
+			goto out_name;
+		}
+	sm = clang_Cursor_getMangling(ref); /* costly: once per declaration */
 	mangled = clang_getCString(sm);
 	if (!mangled || !*mangled)
 		mangled = name;
-	if (!clang_Cursor_isNull(clang_getCursorDefinition(ref))) {
-		/* defined in this translation unit */
-		if (strcmp(mangled, name) != 0)
-			ADD(c, w, "mangling", mangled, "%s links as %s", name, mangled);
-		goto out;
-	}
 	if (!tg_policy_allows(p, name)) {
 		const char *cat = tg_symbol_category(name);
 		if (!cat && strcmp(mangled, name) != 0)
@@ -252,8 +275,10 @@ static void check_ref(ctx *c, CXCursor ref, int callee, where w)
 	} else if (!callee && tg_path_function(name, &mask)) {
 		ADD(c, w, "file_access", name,
 		    "%s is used other than by a direct call, so its path cannot be checked", name);
+	} else if (c->nok < TG_OK_CACHE) {
+		c->ok[c->nok] = hash;
+		c->okc[c->nok++] = ref;
 	}
-out:
 	clang_disposeString(sm);
 out_name:
 	clang_disposeString(sn);
@@ -359,12 +384,13 @@ static void walk(ctx *c, CXCursor cur, const frame *up, int callee, int depth)
 		c->depth_hit = 1;
 		return;
 	}
-	w = locate(c, cur);
-	if (!w.in_main && !w.in_sdk)
-		return; /* system headers: trusted, not walked */
+	/* the preprocessing record (kept for the skipped ranges) is not walked */
 	if (k == CXCursor_MacroDefinition || k == CXCursor_MacroExpansion ||
 	    k == CXCursor_InclusionDirective)
 		return;
+	w = locate(c, cur);
+	if (!w.in_main && !w.in_sdk)
+		return; /* system headers: trusted, not walked */
 
 	if (clang_isAttribute(k)) {
 		if (w.in_main)

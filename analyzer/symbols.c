@@ -8,6 +8,7 @@
  */
 #include "internal.h"
 
+#include <pthread.h>
 #include <string.h>
 
 static const char *const allow_plain[] = {
@@ -66,28 +67,35 @@ static const char *const allow_math[] = {
 	NULL,
 };
 
+static const char *all_names[512];
+static size_t n_all;
+static char math_store[3 * 64][16];
+static pthread_once_t all_once = PTHREAD_ONCE_INIT;
+
+static void build_all(void)
+{
+	const char **all = all_names;
+	size_t i, m = 0, n = 0;
+
+	for (i = 0; allow_plain[i]; i++)
+		all[n++] = allow_plain[i];
+	for (i = 0; allow_math[i]; i++) {
+		const char *b = allow_math[i];
+		all[n++] = b;
+		snprintf(math_store[m], sizeof(math_store[m]), "%sf", b);
+		all[n++] = math_store[m++];
+		snprintf(math_store[m], sizeof(math_store[m]), "%sl", b);
+		all[n++] = math_store[m++];
+	}
+	all[n] = NULL;
+	n_all = n;
+}
+
 size_t tg_builtin_allowlist(const char ***out)
 {
-	static const char *all[512];
-	static size_t n;
-	static char math_store[3 * 64][16];
-	size_t i, m = 0;
-
-	if (!n) {
-		for (i = 0; allow_plain[i]; i++)
-			all[n++] = allow_plain[i];
-		for (i = 0; allow_math[i]; i++) {
-			const char *b = allow_math[i];
-			all[n++] = b;
-			snprintf(math_store[m], sizeof(math_store[m]), "%sf", b);
-			all[n++] = math_store[m++];
-			snprintf(math_store[m], sizeof(math_store[m]), "%sl", b);
-			all[n++] = math_store[m++];
-		}
-		all[n] = NULL;
-	}
-	*out = all;
-	return n;
+	pthread_once(&all_once, build_all);
+	*out = all_names;
+	return n_all;
 }
 
 typedef struct catname {

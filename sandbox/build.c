@@ -50,12 +50,17 @@ static int fetch(char **data, size_t *len, int dirfd, const char *name)
 	return tg_fd_read_all(data, len, fd, BUILD_OUTPUT_MAX);
 }
 
+/* Append what fits under the log's cap (the cap keeps the head). */
+static void log_put(tg_buf *log, const char *s, size_t n)
+{
+	size_t room = log->max > log->len ? log->max - log->len : 0;
+	tg_buf_append(log, s, n < room ? n : room);
+}
+
 static void log_append(tg_buf *log, const tg_run_result *r, const char *step)
 {
-	if (r->err_len)
-		tg_buf_append(log, r->err, r->err_len);
-	if (r->out_len)
-		tg_buf_append(log, r->out, r->out_len);
+	log_put(log, r->err, r->err_len);
+	log_put(log, r->out, r->out_len);
 	if (r->reason != TG_REASON_EXITED)
 		tg_buf_printf(log, "toolgate: build: %s: compiler %s%s%s\n", step,
 			      tg_reason_name(r->reason), r->syscall[0] ? " " : "", r->syscall);
@@ -97,7 +102,7 @@ static int run_step(tg_run_result **res, char **data, size_t *len, const struct 
 	s->want_tmpfd = 1;
 	r = sbx_spec_bind_system(s);
 	if (r == 0)
-		r = sbx_spec_bind(s, "/dev/null", "/dev/null", SBX_BIND_DEV | SBX_BIND_RW);
+		r = sbx_spec_bind(s, "/dev/null", "/dev/null", SBX_BIND_DEV);
 	if (r == 0 && st->o->sdk_include_dir)
 		r = sbx_spec_bind(s, st->o->sdk_include_dir, "/sdk", 0);
 	if (r == 0)

@@ -1,9 +1,11 @@
 /*
  * sandbox/child.c: the sandboxed child from clone3() to execve(). It runs
  * as pid 1 of fresh user, pid, mount, net, ipc, uts and cgroup namespaces
- * and only makes system calls (no allocation: the parent may be threaded).
- * Order: fds 0-3 set up and all others closed; setsid; die with the parent;
- * wait for the supervisor to map uid/gid 65534 and attach cgroups; clone the
+ * and only makes system calls: no allocation, no stdio, no glibc wrapper
+ * that takes a lock or signals other threads (the parent may be threaded,
+ * and its copy here has just one).
+ * Order: fds 0-3 set up and all others closed; v1 cgroups joined; setsid;
+ * die with the parent; wait for the supervisor to map uid/gid 65534; clone the
  * bind sources with open_tree(); switch to uid/gid 65534 (caps kept by a
  * locked securebit); a tmpfs root with the binds, a minimal /dev, a capped
  * /tmp; pivot_root and detach the old root; root remounted read-only;
@@ -16,11 +18,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
 #include <linux/capability.h>
 #include <linux/close_range.h>
 #include <linux/mount.h>
 #include <linux/securebits.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
@@ -163,7 +165,6 @@ void sbx_child_main(const struct sbx_child_args *a)
 	int hi[4], i;
 	size_t k;
 	char go;
-	char opts[128];
 
 	/* fds: 0-2 the pipes, 3 the sync socket (close-on-exec), nothing else. */
 	for (i = 0; i < 4; i++) {
@@ -195,10 +196,9 @@ void sbx_child_main(const struct sbx_child_args *a)
 	CHECK(setsid(), "setsid");
 	CHECK(prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0), "PR_SET_PDEATHSIG");
 	CHECK(prctl(PR_SET_DUMPABLE, 1, 0, 0, 0), "PR_SET_DUMPABLE");
-	go = SBX_MSG_READY;
-	if (write(sync_fd, &go, 1) != 1)
-		_exit(127);
-	/* The supervisor maps our ids and attaches cgroups; EOF means it died. */
+	/* The supervisor maps our ids and starts tracing us; EOF means it died
+	 * (a death after it said go is caught below, after PDEATHSIG is set
+	 * again). */
 	if (read(sync_fd, &go, 1) != 1 || go != SBX_MSG_GO)
 		_exit(127);
 
@@ -212,10 +212,21 @@ void sbx_child_main(const struct sbx_child_args *a)
 
 	/* Become 65534 (capabilities stay: SECBIT_NO_SETUID_FIXUP). */
 	CHECK(prctl(PR_SET_SECUREBITS, SECBIT_NO_SETUID_FIXUP, 0, 0, 0), "securebits");
+	/* Raw syscalls: glibc's wrappers broadcast id changes to every thread
+	 * it believes exists, and a threaded parent's copy deadlocks on that. */
 	if (a->allow_setgroups)
-		CHECK(setgroups(0, NULL), "setgroups");
-	CHECK(setresgid(SBX_UID, SBX_UID, SBX_UID), "setresgid");
-	CHECK(setresuid(SBX_UID, SBX_UID, SBX_UID), "setresuid");
+		CHECK(syscall(SYS_setgroups, 0, NULL), "setgroups");
+	CHECK(syscall(SYS_setresgid, SBX_UID, SBX_UID, SBX_UID), "setresgid");
+	CHECK(syscall(SYS_setresuid, SBX_UID, SBX_UID, SBX_UID), "setresuid");
+	/* A change of ids clears the parent-death signal: set it again, then
+	 * make sure the supervisor did not die in between (its end of the
+	 * sync socket would have hung up). */
+	CHECK(prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0), "PR_SET_PDEATHSIG");
+	{
+		struct pollfd p = { sync_fd, POLLIN, 0 };
+		if (poll(&p, 1, 0) < 0 || (p.revents & (POLLHUP | POLLERR)))
+			_exit(127);
+	}
 
 	/* The new root: a tiny tmpfs, read-only once populated. */
 	CHECK(mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
@@ -243,8 +254,7 @@ void sbx_child_main(const struct sbx_child_args *a)
 		close(tree[k]);
 	}
 	CHECK(make_point("tmp", 1), "mkdir /tmp");
-	snprintf(opts, sizeof(opts), "size=%um,nr_inodes=4096,mode=1777", s->tmp_mb);
-	CHECK(mount("tmpfs", "tmp", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, opts),
+	CHECK(mount("tmpfs", "tmp", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, a->tmp_opts),
 	      "mounting /tmp");
 	if (s->nfiles || s->want_tmpfd) {
 		CHECK(chdir("tmp"), "chdir /tmp");
@@ -270,7 +280,7 @@ void sbx_child_main(const struct sbx_child_args *a)
 
 	set_limit(RLIMIT_CORE, 0, "RLIMIT_CORE");
 	set_limit(RLIMIT_CPU, (s->timeout_ms + 999) / 1000 + 1, "RLIMIT_CPU");
-	set_limit(RLIMIT_AS, (uint64_t)s->memory_mb * 2 * 1024 * 1024 + (256ull << 20), "RLIMIT_AS");
+	set_limit(RLIMIT_AS, a->as_bytes, "RLIMIT_AS");
 	set_limit(RLIMIT_FSIZE, (uint64_t)s->tmp_mb * 1024 * 1024, "RLIMIT_FSIZE");
 	set_limit(RLIMIT_NOFILE, s->max_files, "RLIMIT_NOFILE");
 	set_limit(RLIMIT_NPROC, s->max_procs, "RLIMIT_NPROC");

@@ -24,6 +24,7 @@ enum sbx_profile {
 /* Test-only switches (never set by the public entry points). */
 enum {
 	SBX_TEST_NO_SECCOMP = 1u << 0, /* namespaces, mounts and limits only */
+	SBX_TEST_NO_PTRACE = 1u << 1,  /* do not trace (as when ptrace is refused) */
 };
 
 enum {
@@ -58,6 +59,7 @@ struct sbx_file {
 struct sbx_spec {
 	int profile;
 	const char *exec_path;       /* inside */
+	const char *display;         /* its name in messages (host path), or NULL */
 	const char *const *argv;     /* NULL-terminated */
 	const char *const *envp;     /* NULL-terminated */
 	struct sbx_bind binds[SBX_MAX_BINDS];
@@ -110,6 +112,8 @@ int sbx_cgroup_create(struct sbx_cgroup *cg, uint64_t mem_bytes, uint32_t max_pi
 /* 1 if the OOM killer fired in this cgroup. */
 int sbx_cgroup_oom(const struct sbx_cgroup *cg);
 void sbx_cgroup_destroy(struct sbx_cgroup *cg);
+/* Remove the cgroups of dead supervisors now (also done once per process). */
+void sbx_cgroup_sweep(void);
 
 /* The child side: everything after clone3 until execve. Never returns. */
 struct sbx_child_args {
@@ -118,11 +122,13 @@ struct sbx_child_args {
 	int stdin_fd, out_fd, err_fd, sync_fd;
 	int allow_setgroups;
 	const char *cgroup_tasks[2];     /* v1: tasks files the child joins */
+	uint64_t as_bytes;               /* RLIMIT_AS */
+	char tmp_opts[96];               /* mount options of /tmp */
 };
 __attribute__((noreturn)) void sbx_child_main(const struct sbx_child_args *a);
 
 /* Messages on the sync socket (child -> supervisor). */
-enum { SBX_MSG_READY = 'R', SBX_MSG_GO = 'G', SBX_MSG_ERROR = 'E', SBX_MSG_EXEC = 'X',
+enum { SBX_MSG_GO = 'G', SBX_MSG_ERROR = 'E', SBX_MSG_EXEC = 'X',
        SBX_MSG_TMPFD = 'D' };
 struct sbx_msg {
 	char type;

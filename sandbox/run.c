@@ -232,7 +232,6 @@ static void *tracer_main(void *arg)
 	struct clone_args ca;
 	int pidfd = -1, e;
 	char c, map[64];
-	struct pollfd p;
 	pid_t pid;
 
 	memset(&ca, 0, sizeof(ca));
@@ -263,12 +262,8 @@ static void *tracer_main(void *arg)
 	if (atomic_load(&r->cancel))
 		goto kill;
 
-	p.fd = r->sync_parent;
-	p.events = POLLIN;
-	if (poll(&p, 1, 10000) != 1 || read(r->sync_parent, &c, 1) != 1 || c != SBX_MSG_READY) {
-		snprintf(r->tracer_err, sizeof(r->tracer_err), "the child did not start");
-		goto kill;
-	}
+	/* The maps can be written as soon as the child exists; it waits for
+	 * SBX_MSG_GO before it uses its ids. */
 	if (geteuid() != 0) {
 		e = write_proc(pid, "setgroups", "deny");
 		snprintf(map, sizeof(map), "%u %u 1\n", SBX_UID, (unsigned)geteuid());
@@ -288,9 +283,10 @@ static void *tracer_main(void *arg)
 	}
 	/* Without ptrace (already traced, no CAP_SYS_PTRACE) we still run; only
 	 * the name of a denied syscall is lost. */
-	(void)ptrace(PTRACE_SEIZE, pid, 0,
-		     PTRACE_O_TRACEEXIT | PTRACE_O_EXITKILL | PTRACE_O_TRACECLONE |
-			     PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK);
+	if (!(r->spec->test_flags & SBX_TEST_NO_PTRACE))
+		(void)ptrace(PTRACE_SEIZE, pid, 0,
+			     PTRACE_O_TRACEEXIT | PTRACE_O_EXITKILL | PTRACE_O_TRACECLONE |
+				     PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK);
 	c = SBX_MSG_GO;
 	if (send(r->sync_parent, &c, 1, MSG_NOSIGNAL) != 1) {
 		snprintf(r->tracer_err, sizeof(r->tracer_err), "the child went away");
@@ -381,13 +377,15 @@ static int finish_result(tg_run_result **out, struct run *r, tg_buf *ob, tg_buf 
 	res->cpu_ms = (uint64_t)(r->ru.ru_utime.tv_sec + r->ru.ru_stime.tv_sec) * 1000 +
 		      (uint64_t)(r->ru.ru_utime.tv_usec + r->ru.ru_stime.tv_usec) / 1000;
 	res->max_rss_kb = (uint64_t)r->ru.ru_maxrss;
+	res->cgroups = r->cg.version != 0;
 	if (WIFSIGNALED(st))
 		res->signal = WTERMSIG(st);
 	if (r->msg.type == SBX_MSG_EXEC) {
 		res->reason = TG_REASON_SETUP;
 		res->signal = 0;
 		tg_buf_clear(eb);
-		tg_buf_printf(eb, "toolgate: sandbox: cannot execute %s: %s\n", r->spec->exec_path,
+		tg_buf_printf(eb, "toolgate: sandbox: cannot execute %s: %s\n",
+			      r->spec->display ? r->spec->display : r->spec->exec_path,
 			      strerror(r->msg.err));
 	} else if (killed_reason >= 0) {
 		res->reason = (tg_reason)killed_reason;
@@ -474,6 +472,12 @@ int sbx_execute(tg_run_result **out, const struct sbx_spec *s, int *tmpfd)
 	r.child.err_fd = errp[1];
 	r.child.sync_fd = sp[1];
 	r.child.allow_setgroups = geteuid() == 0;
+	snprintf(r.child.tmp_opts, sizeof(r.child.tmp_opts), "size=%um,nr_inodes=4096,mode=1777",
+		 s->tmp_mb);
+	/* With a cgroup memory limit, RLIMIT_AS is only a backstop; without one
+	 * it is the memory limit (address space: memory plus some slack). */
+	r.child.as_bytes = r.cg.version ? ((uint64_t)s->memory_mb * 2 + 256) << 20
+					: ((uint64_t)s->memory_mb + 32) << 20;
 	if (r.cg.version == 1) {
 		r.child.cgroup_tasks[0] = r.cg.tasks[0];
 		r.child.cgroup_tasks[1] = r.cg.tasks[1];

@@ -5,7 +5,9 @@
  * under the ref's lock by libgit2, so two registries cannot both "win" a
  * rollback. Moves are logged in the ref's reflog (core.logAllRefUpdates is
  * "always"), so `git reflog refs/active/<tool>` shows every activation and
- * rollback. Like git, deleting the ref (clear_active) deletes its reflog.
+ * rollback. Like git, deleting the ref (clear_active) deletes its reflog;
+ * clear_active holds the store's flock exclusively so that no toolgate
+ * writer can interleave with its check and delete.
  */
 #include "store_internal.h"
 
@@ -124,36 +126,36 @@ int tg_store_clear_active(tg_store *s, const char *tool, unsigned expected_versi
 	}
 	for (attempt = 0;; attempt++) {
 		git_reference *r = NULL;
+		unsigned cur = 0;
+		int conflict = 0;
+
+		/* Exclusive: no toolgate writer can move the ref between the
+		 * check below and the delete (libgit2 1.5.1 deletes the reflog
+		 * before its own compare, so a lost race there would drop it). */
+		if ((rc = st_lock_exclusive(s, start)) < 0)
+			return tg_error_prefix("tool %s", tool);
 		rc = git_reference_lookup(&r, s->repo, ref);
 		if (rc == GIT_ENOTFOUND) {
+			st_unlock(s);
 			if (!expected_version)
 				return 0; /* already absent, as expected */
-			return tg_error_set(TG_ERR_CONFLICT, "tool %s: no active version, expected %u", tool,
-					    expected_version);
+			return tg_error_set(TG_ERR_CONFLICT, "tool %s: no active version, expected %u; nothing changed",
+					    tool, expected_version);
 		}
-		if (rc < 0)
+		if (rc < 0) {
+			st_unlock(s);
 			return st_git_fail(rc, "read %s", ref);
+		}
 		if (!expected_version || git_reference_type(r) != GIT_REFERENCE_DIRECT ||
-		    !git_oid_equal(git_reference_target(r), &expected)) {
-			unsigned cur = 0;
-			git_reference_free(r);
-			tg_store_get_active(&cur, NULL, s, tool);
-			return tg_error_set(TG_ERR_CONFLICT,
-					    "tool %s: active version is %u, expected %u; nothing changed", tool,
-					    cur, expected_version);
-		}
-		if ((rc = st_lock_shared(s)) < 0) {
-			git_reference_free(r);
-			return rc;
-		}
-		/* libgit2 deletes only if the ref still holds the value read */
-		rc = git_reference_delete(r);
+		    !git_oid_equal(git_reference_target(r), &expected))
+			conflict = 1;
+		else
+			rc = git_reference_delete(r); /* libgit2 compares again under the ref's lock */
 		st_unlock(s);
 		git_reference_free(r);
-		if (rc == 0)
+		if (!conflict && rc == 0)
 			return 0;
-		if (rc == GIT_EMODIFIED) {
-			unsigned cur = 0;
+		if (conflict || rc == GIT_EMODIFIED) {
 			tg_store_get_active(&cur, NULL, s, tool);
 			return tg_error_set(TG_ERR_CONFLICT,
 					    "tool %s: active version is %u, expected %u; nothing changed", tool,

@@ -32,6 +32,21 @@ int st_lock_shared(tg_store *s)
 	return 0;
 }
 
+int st_lock_exclusive(tg_store *s, uint64_t start_ms)
+{
+	unsigned attempt;
+
+	for (attempt = 0;; attempt++) {
+		if (flock(s->lock_fd, LOCK_EX | LOCK_NB) == 0)
+			return 0;
+		if (errno != EWOULDBLOCK && errno != EINTR)
+			return tg_error_errno(TG_ERR_IO, errno, "flock %s/%s", s->path, ST_LOCK_FILE);
+		if (tg_now_ms() - start_ms >= ST_CAS_MAX_MS)
+			return tg_error_set(TG_ERR_CONFLICT, "store %s: writers kept it busy", s->path);
+		st_backoff(attempt < 3 ? attempt : 3);
+	}
+}
+
 void st_unlock(tg_store *s)
 {
 	(void)flock(s->lock_fd, LOCK_UN);

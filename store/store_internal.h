@@ -72,6 +72,9 @@ int st_lookup_tip(git_commit **out, unsigned *version_out, tg_store *s, const ch
 
 /* Shared flock held around ref updates; exclusive to clear stale locks. */
 int st_lock_shared(tg_store *s);
+/* Exclusive flock, retried without blocking until ST_CAS_MAX_MS after
+ * start_ms (TG_ERR_CONFLICT then). */
+int st_lock_exclusive(tg_store *s, uint64_t start_ms);
 void st_unlock(tg_store *s);
 /* One compare-and-swap of ref name from old_id (NULL: the ref must be
  * absent) to new_id, under the shared flock; returns the libgit2 code

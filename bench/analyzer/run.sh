@@ -2,9 +2,10 @@
 # bench/analyzer/run.sh BUILD_DIR: the analyzer's benchmark. Times a full vet
 # (`toolgate check`) of a 200-line and a 2,000-line tool against
 # `clang -fsyntax-only`, clang-tidy and cppcheck on the same files in the same
-# run (hyperfine medians), prints the ratios to clang -fsyntax-only, and adds
-# tg_analyze() measured inside one process (bench_analyzer), without the
-# fixed process start and libclang load.
+# run (hyperfine: wall-clock medians, and mean CPU = user + system of the
+# process and its children, which suffers less from a loaded machine), prints
+# the ratios to clang -fsyntax-only, and adds tg_analyze() measured inside one
+# process (bench_analyzer), without the fixed process start and libclang load.
 set -eu
 build=$(cd "${1:-build}" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
@@ -12,9 +13,9 @@ tg="$build/cli/toolgate"
 inproc="$build/bench/analyzer/bench_analyzer"
 runs=${RUNS:-20}
 for t in hyperfine clang-14 clang-tidy-14 cppcheck; do
-	command -v $t >/dev/null 2>&1 || { echo "bench/analyzer: $t missing (apt-get install -y hyperfine clang-tools-14 clang-tidy cppcheck)"; exit 2; }
+	command -v $t >/dev/null 2>&1 || { echo "bench/analyzer: $t missing (apt-get install -y hyperfine clang-tidy cppcheck)"; exit 2; }
 done
-[ -x "$tg" ] || { echo "bench/analyzer: build $tg first"; exit 2; }
+[ -x "$tg" ] && [ -x "$inproc" ] || { echo "bench/analyzer: build toolgate and bench_analyzer in $build first"; exit 2; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mkdir "$tmp/home"
@@ -33,7 +34,12 @@ cp "$here/tool200.c" "$tmp/tool200.c"
 	printf '\treturn 0;\n}\n'
 } > "$tmp/tool2000.c"
 
-printf '%-10s %6s | %9s %9s %9s %9s | %8s %8s %8s | %s\n' file lines toolgate clang_fs clang-tidy cppcheck tg/clang tidy/clg cpp/clg "in-process tg_analyze median (min)"
+ratio() { awk -v x="$1" -v y="$2" 'BEGIN { printf "%.2f", x / y }'; }
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores; $runs runs each"
+printf '%-9s %5s | %-24s | %-24s | %-24s | %-24s | %s\n' file lines \
+	"toolgate check" "clang -fsyntax-only" "clang-tidy" "cppcheck" "in-process tg_analyze"
+printf '%-9s %5s | %-24s | %-24s | %-24s | %-24s | %s\n' "" "" \
+	"wall med / cpu  (x clang)" "wall med / cpu" "wall med / cpu  (x clang)" "wall med / cpu  (x clang)" "wall med (min) / cpu"
 for f in tool200 tool2000; do
 	src="$tmp/$f.c"
 	"$tg" --home "$tmp/home" check "$src" >/dev/null || { echo "bench/analyzer: $f is rejected"; exit 1; }
@@ -44,13 +50,13 @@ for f in tool200 tool2000; do
 		-n cppcheck "cppcheck -q --enable=all --suppress=missingIncludeSystem $src" >/dev/null 2>&1
 	# csv: command,mean,stddev,median,user,system,min,max (seconds)
 	med() { awk -F, -v n="$1" '$1 == n { printf "%.1f", $4 * 1000 }' "$tmp/$f.csv"; }
+	cpu() { awk -F, -v n="$1" '$1 == n { printf "%.1f", ($5 + $6) * 1000 }' "$tmp/$f.csv"; }
 	a=$(med toolgate); c=$(med clang); t=$(med tidy); p=$(med cppcheck)
-	ip=$("$inproc" "$src" "$runs")
-	printf '%-10s %6s | %7sms %7sms %7sms %7sms | %7sx %7sx %7sx | %s ms (%s)\n' "$f" "$(wc -l < "$src")" \
-		"$a" "$c" "$t" "$p" \
-		"$(awk -v x="$a" -v y="$c" 'BEGIN { printf "%.2f", x / y }')" \
-		"$(awk -v x="$t" -v y="$c" 'BEGIN { printf "%.2f", x / y }')" \
-		"$(awk -v x="$p" -v y="$c" 'BEGIN { printf "%.2f", x / y }')" \
-		"${ip% *}" "${ip#* }"
+	ac=$(cpu toolgate); cc=$(cpu clang); tc=$(cpu tidy); pc=$(cpu cppcheck)
+	set -- $("$inproc" "$src" "$runs")
+	printf '%-9s %5s | %-24s | %-24s | %-24s | %-24s | %s\n' "$f" "$(wc -l < "$src")" \
+		"$a/${ac}ms ($(ratio "$a" "$c")/$(ratio "$ac" "$cc")x)" "$c/${cc}ms" \
+		"$t/${tc}ms ($(ratio "$t" "$c")/$(ratio "$tc" "$cc")x)" \
+		"$p/${pc}ms ($(ratio "$p" "$c")/$(ratio "$pc" "$cc")x)" "$1 ($2) / $3 ms"
 done
-echo "target: toolgate check of the 200-line tool under 1.5x clang -fsyntax-only (medians, same run)"
+echo "target: toolgate check of the 200-line tool under 1.5x clang -fsyntax-only (same run)"

@@ -2,8 +2,10 @@
 # bench/sandbox/run.sh BUILD_DIR: per-run wall time of `toolgate sandbox
 # exec` on a static hello program, side by side in one hyperfine run with
 # the bare program, `unshare -n -U -r -m -p -f`, `bwrap --unshare-all` with
-# equivalent binds, and `toolgate --version` (the process start-up part of
-# toolgate itself). Prints medians and ratios; RUNS=N to change the count.
+# equivalent binds, `toolgate --version` (the process start-up part of
+# toolgate itself) and bench_sandbox_exec (the same run from an executable
+# that links only the sandbox). Prints medians and ratios; RUNS=N for the
+# count.
 set -eu
 build=$(cd "${1:-build}" && pwd)
 hello=$build/bench/sandbox/bench_sandbox_hello
@@ -16,7 +18,8 @@ trap 'rm -rf "$out"' EXIT
 set -- -N --warmup 20 --runs "$runs" --export-csv "$out/r.csv" \
 	-n bare "$hello" \
 	-n "toolgate sandbox exec" "$tg sandbox exec -- $hello" \
-	-n "toolgate --version" "$tg --version"
+	-n "toolgate --version" "$tg --version" \
+	-n "sandbox-only exe" "$build/bench/sandbox/bench_sandbox_exec $hello"
 if command -v unshare >/dev/null; then
 	set -- "$@" -n "unshare -nUrmpf" "unshare -n -U -r -m -p -f $hello"
 fi

@@ -51,6 +51,8 @@ check 2 "not a .c file" "$tg" --home "$home" check "$corpus/../CMakeLists.txt"
 check 2 "a folder" "$tg" --home "$home" check "$tmp/"
 mkdir "$tmp/dir.c"
 check 2 "a folder named .c" "$tg" --home "$home" check "$tmp/dir.c"
+mkfifo "$tmp/fifo.c"
+check 2 "a FIFO (must not hang)" timeout 10 "$tg" --home "$home" check "$tmp/fifo.c"
 check 2 "no file" "$tg" --home "$home" check
 check 2 "two files" "$tg" --home "$home" check "$benign" "$evil"
 check 2 "bad format" "$tg" --home "$home" check "$benign" --format xml

@@ -348,6 +348,44 @@ static void test_empty_and_nul(void **state)
 	tg_report_free(r);
 }
 
+/* Every allowed header, under the feature-test macros a tool may define,
+ * resolves inside the curated virtual sysroot. */
+static void test_allowed_headers_all_modes(void **state)
+{
+	static const char *const modes[] = {
+		"",
+		"#define _GNU_SOURCE\n",
+		"#define _DEFAULT_SOURCE\n",
+		"#define _XOPEN_SOURCE 700\n",
+		"#define _POSIX_C_SOURCE 200809L\n",
+		"#define _ISOC11_SOURCE\n",
+		"#define _ISOC2X_SOURCE\n#define __STDC_WANT_IEC_60559_TYPES_EXT__ 1\n",
+		"#define _FILE_OFFSET_BITS 64\n#define _TIME_BITS 64\n#define _GNU_SOURCE\n",
+		"#define __STDC_WANT_LIB_EXT1__ 1\n#define __STDC_WANT_LIB_EXT2__ 1\n",
+		"#define _BSD_SOURCE\n#define _SVID_SOURCE\n",
+	};
+	static const char *const body =
+		"#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n#include <ctype.h>\n"
+		"#include <math.h>\n#include <stdint.h>\n#include <stdbool.h>\n#include <stddef.h>\n"
+		"#include <limits.h>\n#include <errno.h>\n#include <float.h>\n#include <inttypes.h>\n"
+		"#include <assert.h>\n#include <time.h>\n#include <toolgate/tool.h>\n"
+		"int main(void) { printf(\"%d %g\\n\", INT_MAX, sqrt(2.0)); return 0; }\n";
+	char src[4096];
+	size_t i, k;
+	(void)state;
+	for (i = 0; i < TG_ARRAY_SIZE(modes); i++) {
+		tg_report *r;
+		snprintf(src, sizeof(src), "%s%s", modes[i], body);
+		r = analyze(src);
+		for (k = 0; k < r->nfindings; k++)
+			print_message("mode %zu: %u:%u [%s] %s\n", i, r->findings[k].line,
+				      r->findings[k].column, r->findings[k].rule, r->findings[k].message);
+		assert_true(r->pass);
+		assert_int_equal(r->nfindings, 0);
+		tg_report_free(r);
+	}
+}
+
 /* ---- policy ------------------------------------------------------------- */
 
 static int policy_err(const char *json)
@@ -555,6 +593,7 @@ int main(void)
 		cmocka_unit_test(test_allowed_attributes_and_macros),
 		cmocka_unit_test(test_null_function_pointer_is_fine),
 		cmocka_unit_test(test_empty_and_nul),
+		cmocka_unit_test(test_allowed_headers_all_modes),
 		cmocka_unit_test(test_policy_rejects),
 		cmocka_unit_test(test_policy_effects),
 		cmocka_unit_test(test_policy_load_file),

@@ -121,6 +121,15 @@ static void sandbox_build_host_files(void **state)
 	assert_non_null(strstr(r->log, "/etc/shadow: No such file or directory"));
 	assert_null(strstr(r->log, "root:"));
 	tg_build_result_free(r);
+	/* the assembler cannot embed a host file either */
+	snprintf(src, sizeof(src),
+		 "__asm__(\".section .rodata\\n.incbin \\\"%s\\\"\\n.text\");\n"
+		 "int main(void) { return 0; }\n", path);
+	r = build(src, 0);
+	assert_int_equal(r->ok, 0);
+	assert_non_null(strstr(r->log, "file not found"));
+	assert_null(strstr(r->log, "TG-SECRET-7f3a"));
+	tg_build_result_free(r);
 	r = build("#include \"/proc/self/environ\"\nint main(void) { return 0; }\n", 0);
 	assert_int_equal(r->ok, 0);
 	assert_non_null(strstr(r->log, "No such file or directory"));

@@ -230,6 +230,56 @@ static void test_active_race(void **state)
 	free(outp);
 }
 
+static void toggle_active(tg_store *s, int id)
+{
+	int done = 0, tries = 0;
+
+	/* 25 successful toggles each: clear when active, activate when not */
+	while (done < 25) {
+		unsigned cur = 0;
+		int rc;
+		if (++tries > 100000)
+			_exit(3);
+		if (tg_store_get_active(&cur, NULL, s, "tog") < 0)
+			_exit(4);
+		rc = cur ? tg_store_clear_active(s, "tog", cur, "off")
+			 : tg_store_set_active(s, "tog", (unsigned)id % 2 + 1, 0, "on");
+		if (rc == 0)
+			done++;
+		else if (rc != TG_ERR_CONFLICT) {
+			fprintf(stderr, "toggler %d: %s\n", id, tg_error_last()->message);
+			_exit(5);
+		}
+	}
+}
+
+/* 100 successful compare-and-swap toggles from "absent": if any two had
+ * both succeeded from the same state, the parity would be off. Each "on"
+ * after an "off" starts a new reflog holding exactly that entry. */
+static void test_clear_race(void **state)
+{
+	tg_store *s = NULL;
+	char *outp = NULL;
+	unsigned cur = 9;
+	int i;
+
+	(void)state;
+	assert_int_equal(tg_store_open(&s, g_repo, 0), 0);
+	for (i = 0; i < 2; i++)
+		assert_int_equal(st_test_put(NULL, s, "tog", "t", "pass"), 0);
+	tg_store_free(s);
+	run_children(toggle_active);
+	assert_int_equal(tg_store_open(&s, g_repo, 0), 0);
+	assert_int_equal(tg_store_get_active(&cur, NULL, s, "tog"), 0);
+	assert_int_equal(cur, 0);
+	/* one more "on": its reflog holds that one move only */
+	assert_int_equal(tg_store_set_active(s, "tog", 2, 0, "last"), 0);
+	tg_store_free(s);
+	assert_int_equal(st_test_sh(&outp, "git --git-dir='%s' reflog show --format=%%gs refs/active/tog", g_repo), 0);
+	assert_string_equal(outp, "last\n");
+	free(outp);
+}
+
 /* 4 processes creating the same new store at once all get a usable one. */
 static void test_create_store_race(void **state)
 {
@@ -288,6 +338,7 @@ int main(void)
 		cmocka_unit_test(test_4x250),
 		cmocka_unit_test(test_create_race),
 		cmocka_unit_test(test_active_race),
+		cmocka_unit_test(test_clear_race),
 		cmocka_unit_test(test_create_store_race),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
