@@ -51,10 +51,13 @@ int cmd_history(tg_cli *cli, int argc, char **argv)
 		printf("events:\n");
 	json_array_foreach(json_object_get(res, "events"), i, e) {
 		fmt_time(when, sizeof(when), json_integer_value(json_object_get(e, "time")));
-		printf("  %s UTC  %-8s v%lld (was v%lld) by %s\n", when,
+		json_int_t from = json_integer_value(json_object_get(e, "from_version"));
+		char was[32] = "none active before";
+		if (from)
+			snprintf(was, sizeof(was), "was v%lld", (long long)from);
+		printf("  %s UTC  %-8s v%lld (%s) by %s\n", when,
 		       json_string_value(json_object_get(e, "event")),
-		       (long long)json_integer_value(json_object_get(e, "version")),
-		       (long long)json_integer_value(json_object_get(e, "from_version")),
+		       (long long)json_integer_value(json_object_get(e, "version")), was,
 		       json_string_value(json_object_get(e, "actor")));
 	}
 	return TG_EXIT_OK;

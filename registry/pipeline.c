@@ -381,8 +381,8 @@ int tg_registry_create(json_t **out, tg_registry *r, const tg_submission *sub,
 			goto out;
 		if (!approved) {
 			o.status = "pending";
-			rc = set_reason(&o, "passed; its capabilities need approval: toolgate approve "
-					    "%s@<version>", name);
+			rc = set_reason(&o, "passed; its capabilities need approval by a person "
+					    "(toolgate approve)");
 			if (rc < 0)
 				goto out;
 		}
