@@ -617,11 +617,53 @@ static void test_reindex_rollback_generation(void **state)
 	rm_home(home);
 }
 
+/* Random byte mutations of a good manifest: validation never crashes and
+ * only ever answers 0, TG_ERR_INVALID or TG_ERR_LIMIT (run under ASan in CI). */
+static void test_manifest_mutations(void **state)
+{
+	char *home = make_home();
+	tg_registry *r = NULL;
+	const char *src = "int main(void){return 0;}\n";
+	size_t len = strlen(good_manifest), i;
+	unsigned seed = 12345;
+	size_t validated = 0;
+	char *buf = malloc(len + 1);
+	static const char alphabet[] = "{}[]\",:0123456789-.eEtrufalsn \\/\x01\xff\xc3";
+
+	(void)state;
+	assert_non_null(buf);
+	assert_int_equal(tg_registry_open(&r, home, 1), 0);
+	for (i = 0; i < 3000; i++) {
+		json_t *m = NULL;
+		int k, rc;
+		memcpy(buf, good_manifest, len + 1);
+		for (k = 0; k < 1 + (int)(i % 4); k++) {
+			seed = seed * 1103515245u + 12345u;
+			buf[(seed >> 8) % len] = alphabet[(seed >> 20) % (sizeof(alphabet) - 1)];
+		}
+		if (tg_json_parse(&m, buf, len, NULL) < 0)
+			continue;
+		validated++;
+		rc = tg_manifest_validate(r, m, src, strlen(src));
+		if (rc != 0 && rc != TG_ERR_INVALID && rc != TG_ERR_LIMIT)
+			fail_msg("mutation %zu: unexpected code %d (%s)", i, rc, tg_error_last()->message);
+		if (rc < 0 && !tg_error_last()->message[0])
+			fail_msg("mutation %zu: refusal without a message", i);
+		json_decref(m);
+	}
+	/* enough of the mutants are JSON that validation itself is exercised */
+	assert_true(validated > 500);
+	free(buf);
+	tg_registry_free(r);
+	rm_home(home);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_manifest),
 		cmocka_unit_test(test_manifest_load),
+		cmocka_unit_test(test_manifest_mutations),
 		cmocka_unit_test(test_config_and_ref),
 		cmocka_unit_test(test_audit_chain),
 		cmocka_unit_test(test_reindex_rollback_generation),
