@@ -16,6 +16,7 @@
 
 #define TG_MAX_DEPTH 600
 #define TG_OK_CACHE 256
+#define TG_FILE_CACHE 256
 
 typedef struct ctx {
 	const tg_clang_job *job;
@@ -29,6 +30,9 @@ typedef struct ctx {
 	unsigned ok[TG_OK_CACHE];
 	CXCursor okc[TG_OK_CACHE];
 	size_t nok;
+	CXFile files[TG_FILE_CACHE];
+	int file_cls[TG_FILE_CACHE];
+	size_t nfiles;
 } ctx;
 
 typedef struct frame {
@@ -45,24 +49,48 @@ typedef struct where {
 	unsigned line, col;
 } where;
 
+/* 1 main file, 2 SDK header, 0 anything else; memoized per CXFile (the walk
+ * asks for every top-level declaration of every header). */
+static int file_class(ctx *c, CXFile f)
+{
+	size_t i;
+	CXString n;
+	const char *s;
+	int cls;
+
+	for (i = 0; i < c->nfiles; i++)
+		if (c->files[i] == f)
+			return c->file_cls[i];
+	if (clang_File_isEqual(f, c->main)) {
+		cls = 1;
+	} else {
+		n = clang_getFileName(f);
+		s = clang_getCString(n);
+		cls = s && strncmp(s, "/vsys/sdk/", 10) == 0 ? 2 : 0;
+		clang_disposeString(n);
+	}
+	if (c->nfiles < TG_FILE_CACHE) {
+		c->files[c->nfiles] = f;
+		c->file_cls[c->nfiles++] = cls;
+	}
+	return cls;
+}
+
 static where locate(ctx *c, CXCursor cur)
 {
 	where w = { 0, 0, 0, 0 };
 	CXFile f = NULL;
-	CXSourceLocation loc = clang_getCursorLocation(cur);
-	clang_getExpansionLocation(loc, &f, &w.line, &w.col, NULL);
-	if (!f)
+	int cls;
+	clang_getExpansionLocation(clang_getCursorLocation(cur), &f, &w.line, &w.col, NULL);
+	if (!f) {
+		w.line = w.col = 0;
 		return w;
-	if (clang_File_isEqual(f, c->main)) {
-		w.in_main = 1;
-	} else {
-		CXString n = clang_getFileName(f);
-		const char *s = clang_getCString(n);
-		w.in_sdk = s && strncmp(s, "/vsys/sdk/", 10) == 0;
-		clang_disposeString(n);
-		if (!w.in_sdk)
-			w.line = w.col = 0;
 	}
+	cls = file_class(c, f);
+	w.in_main = cls == 1;
+	w.in_sdk = cls == 2;
+	if (!cls)
+		w.line = w.col = 0;
 	return w;
 }
 
@@ -260,7 +288,9 @@ static void check_ref(ctx *c, CXCursor ref, int callee, where w)
 	mangled = clang_getCString(sm);
 	if (!mangled || !*mangled)
 		mangled = name;
-	if (!tg_policy_allows(p, name)) {
+	/* glibc's fortify macros (the analysis uses the build's -O2
+	 * -D_FORTIFY_SOURCE=2) name __printf_chk and the like directly */
+	if (!tg_policy_allows_linker(p, name)) {
 		const char *cat = tg_symbol_category(name);
 		if (!cat && strcmp(mangled, name) != 0)
 			cat = tg_symbol_category(mangled);
@@ -543,7 +573,7 @@ int tg_clang_check(tg_flist *l, const tg_clang_job *job)
 		"-x", "c", "-std=gnu11", "-nostdinc", "-ivfsoverlay", job->overlay_path,
 		"-isystem", "/vsys/clang", "-isystem", "/vsys/arch", "-isystem", "/vsys/include",
 		"-I", "/vsys/sdk", "-Werror=implicit-function-declaration", "-Werror=implicit-int",
-		"-ferror-limit=20", "-fno-color-diagnostics",
+		"-ferror-limit=20", "-fno-color-diagnostics", "-O2", "-D_FORTIFY_SOURCE=2",
 	};
 	struct CXUnsavedFile uf = { TG_VFS_MAIN, job->source, (unsigned long)job->len };
 	ctx c = { 0 };

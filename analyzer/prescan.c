@@ -211,6 +211,15 @@ static void check_ident(scan *sc, size_t i, size_t n)
 	else if ((n == 13 && !memcmp(w, "__has_include", 13)) ||
 		 (n == 18 && !memcmp(w, "__has_include_next", 18)))
 		FIND(sc, i, "include", NULL, "__has_include probing is not allowed");
+	else if (((n == 1 && w[0] == '_') || (n >= 2 && w[0] == '_' && w[1] == '_') ||
+		  (n >= 2 && w[0] == '_' && w[1] >= 'A' && w[1] <= 'Z')) &&
+		 !tg_reserved_allowed(w, n)) {
+		char shown[48];
+		safe_name(shown, sizeof(shown), w, n);
+		FIND(sc, i, "reserved_identifier", NULL,
+		     "%s is reserved for the compiler and library (clang and gcc define such names differently)",
+		     shown);
+	}
 }
 
 static void lex(scan *sc)

@@ -288,6 +288,44 @@ int tg_attribute_allowed(const char *name)
 	return 0;
 }
 
+/* Reserved identifiers a tool may write: keywords and extensions that mean
+ * the same to clang and gcc, the standard predefined macros whose value is
+ * the same for both (or only a string), the feature-test macros, and the
+ * names other rules report more precisely. */
+static const char *const reserved_allow[] = {
+	"__attribute__", "__attribute", "__typeof__", "__typeof", "__inline__", "__inline",
+	"__restrict__", "__restrict", "__extension__", "__const__", "__const", "__volatile__",
+	"__volatile", "__signed__", "__signed", "__alignof__", "__alignof", "__label__",
+	"__real__", "__imag__", "__real", "__imag", "__int128", "__auto_type", "__thread",
+	"__complex__", "__func__", "__FUNCTION__", "__PRETTY_FUNCTION__", "__VA_ARGS__",
+	"__FILE__", "__LINE__", "__DATE__", "__TIME__", "__STDC__", "__STDC_VERSION__",
+	"__STDC_HOSTED__", "_Bool", "_Static_assert", "_Noreturn", "_Alignas", "_Alignof",
+	"_Generic", "_Atomic", "_Thread_local", "_Complex", "_Imaginary",
+	/* reported by their own rules */
+	"_Pragma", "__pragma", "__has_include", "__has_include_next", "__asm__", "__asm",
+	/* feature-test macros */
+	"_GNU_SOURCE", "_DEFAULT_SOURCE", "_POSIX_C_SOURCE", "_POSIX_SOURCE", "_XOPEN_SOURCE",
+	"_XOPEN_SOURCE_EXTENDED", "_ISOC99_SOURCE", "_ISOC11_SOURCE", "_ISOC2X_SOURCE",
+	"_LARGEFILE_SOURCE", "_LARGEFILE64_SOURCE", "_FILE_OFFSET_BITS", "_TIME_BITS",
+	"_BSD_SOURCE", "_SVID_SOURCE", "_REENTRANT", "_THREAD_SAFE",
+	"__STDC_WANT_LIB_EXT1__", "__STDC_WANT_LIB_EXT2__", "__STDC_WANT_IEC_60559_BFP_EXT__",
+	"__STDC_WANT_IEC_60559_DFP_EXT__", "__STDC_WANT_IEC_60559_FUNCS_EXT__",
+	"__STDC_WANT_IEC_60559_TYPES_EXT__", "__STDC_WANT_IEC_60559_EXT__",
+	"__STDC_FORMAT_MACROS", "__STDC_LIMIT_MACROS", "__STDC_CONSTANT_MACROS", NULL,
+};
+
+int tg_reserved_allowed(const char *name, size_t len)
+{
+	size_t i;
+	/* builtins are checked one by one on the AST */
+	if (len > 10 && strncmp(name, "__builtin_", 10) == 0)
+		return 1;
+	for (i = 0; reserved_allow[i]; i++)
+		if (strlen(reserved_allow[i]) == len && memcmp(reserved_allow[i], name, len) == 0)
+			return 1;
+	return 0;
+}
+
 static const char *const include_allow[] = {
 	"stdio.h", "stdlib.h", "string.h", "ctype.h", "math.h", "stdint.h", "stdbool.h",
 	"stddef.h", "limits.h", "errno.h", "float.h", "inttypes.h", "assert.h", "time.h",
