@@ -1,0 +1,1045 @@
+/*
+ * toolgate/tool.h: the header-only SDK for toolgate tools.
+ *
+ * A tool reads its arguments as one JSON object on stdin and writes its
+ * result as one JSON value on stdout; exit status 0 is success, anything else
+ * is an error whose message is stderr. This header does the JSON on both
+ * sides so a tool is a few lines:
+ *
+ *   tg_tool_args *a = tg_tool_read_args();       // strict parse of stdin
+ *   const char *text = tg_arg_str(a, "text", ""); // typed getters, defaults
+ *   tg_out_object_begin(); tg_out_key_int("n", 3); tg_out_end();
+ *
+ * Every failure (bad JSON, wrong argument type, misuse of the writer) ends
+ * the tool through tg_tool_fail(): one line on stderr, exit status 1.
+ * The parser is strict RFC 8259: UTF-8 validated, \u escapes with surrogate
+ * pairs decoded to UTF-8, duplicate keys refused, input capped at 1 MiB and
+ * nesting at 64. All functions are static inline and use only the headers
+ * and functions that toolgate's analyzer allows (no stdarg.h, no builtins,
+ * no attributes, no function pointers but a qsort comparator).
+ * Reference: docs/SDK.md.
+ */
+#ifndef TOOLGATE_TOOL_H
+#define TOOLGATE_TOOL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TG_TOOL_MAX_INPUT (1024 * 1024) /* bytes of arguments read from stdin */
+#define TG_TOOL_MAX_DEPTH 64            /* nesting of arrays and objects */
+
+/* Print the printf-style message and a newline on stderr, exit status 1. */
+#define tg_tool_fail(...) \
+	(fflush(stdout), fprintf(stderr, __VA_ARGS__), fputs("\n", stderr), exit(1))
+
+typedef enum tg_type { TG_NULL, TG_BOOL, TG_NUMBER, TG_STRING, TG_ARRAY, TG_OBJECT } tg_type;
+
+typedef struct tg_value tg_value;
+typedef struct tg_member tg_member;
+struct tg_value {
+	tg_type type;
+	bool is_int;            /* a number that is integral and fits long long */
+	bool int_form;          /* a number written without fraction or exponent */
+	size_t len;             /* string bytes, array items or object members */
+	union {
+		char *str;      /* NUL-terminated; may hold NULs (len counts them) */
+		tg_value *items;
+		tg_member *members;
+	} u;
+	double num;             /* numbers */
+	long long i;            /* integral numbers; booleans (0/1) */
+	const tg_value *parent; /* container holding this value, NULL at the root */
+};
+struct tg_member {
+	tg_value value;         /* first: a value inside an object is its member */
+	char *key;
+	size_t keylen;
+};
+typedef tg_value tg_tool_args;
+
+/* ---- parsing ------------------------------------------------------------ */
+
+typedef struct tg__parser {
+	const char *s;
+	size_t n, pos, errpos;
+	int depth;
+	const char *err;
+} tg__parser;
+
+static inline bool tg__finite(double d) { return d - d == 0; }
+
+static inline void tg__value_clear(tg_value *v)
+{
+	size_t k;
+	if (v->type == TG_STRING) {
+		free(v->u.str);
+	} else if (v->type == TG_ARRAY) {
+		for (k = 0; k < v->len; k++)
+			tg__value_clear(&v->u.items[k]);
+		free(v->u.items);
+	} else if (v->type == TG_OBJECT) {
+		for (k = 0; k < v->len; k++) {
+			tg__value_clear(&v->u.members[k].value);
+			free(v->u.members[k].key);
+		}
+		free(v->u.members);
+	}
+	v->type = TG_NULL;
+	v->len = 0;
+}
+
+static inline bool tg__fail_at(tg__parser *p, size_t pos, const char *why)
+{
+	if (!p->err) {
+		p->err = why;
+		p->errpos = pos;
+	}
+	return false;
+}
+
+static inline void tg__skip_ws(tg__parser *p)
+{
+	while (p->pos < p->n && (p->s[p->pos] == ' ' || p->s[p->pos] == '\t' ||
+				 p->s[p->pos] == '\n' || p->s[p->pos] == '\r'))
+		p->pos++;
+}
+
+/* Grow *buf (capacity *cap) to hold need bytes. */
+static inline bool tg__reserve(void **buf, size_t *cap, size_t need, size_t elem)
+{
+	size_t c = *cap ? *cap : 8;
+	void *nb;
+	if (need <= *cap)
+		return true;
+	while (c < need)
+		c *= 2;
+	nb = realloc(*buf, c * elem);
+	if (!nb)
+		return false;
+	*buf = nb;
+	*cap = c;
+	return true;
+}
+
+static inline int tg__hex4(const char *s)
+{
+	int k, v = 0;
+	for (k = 0; k < 4; k++) {
+		char c = s[k];
+		v <<= 4;
+		if (c >= '0' && c <= '9')
+			v |= c - '0';
+		else if (c >= 'a' && c <= 'f')
+			v |= c - 'a' + 10;
+		else if (c >= 'A' && c <= 'F')
+			v |= c - 'A' + 10;
+		else
+			return -1;
+	}
+	return v;
+}
+
+static inline size_t tg__utf8_put(char *o, unsigned long cp)
+{
+	if (cp < 0x80) {
+		o[0] = (char)cp;
+		return 1;
+	}
+	if (cp < 0x800) {
+		o[0] = (char)(0xC0 | (cp >> 6));
+		o[1] = (char)(0x80 | (cp & 0x3F));
+		return 2;
+	}
+	if (cp < 0x10000) {
+		o[0] = (char)(0xE0 | (cp >> 12));
+		o[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+		o[2] = (char)(0x80 | (cp & 0x3F));
+		return 3;
+	}
+	o[0] = (char)(0xF0 | (cp >> 18));
+	o[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+	o[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
+	o[3] = (char)(0x80 | (cp & 0x3F));
+	return 4;
+}
+
+/* Length of the valid UTF-8 sequence at s[0..n) (no overlongs, surrogates or
+ * code points past U+10FFFF), 0 if invalid. */
+static inline size_t tg__utf8_len(const unsigned char *s, size_t n)
+{
+	unsigned char c = s[0];
+	size_t len, k;
+	unsigned long cp;
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xC2 && c <= 0xDF) {
+		len = 2;
+		cp = c & 0x1F;
+	} else if (c >= 0xE0 && c <= 0xEF) {
+		len = 3;
+		cp = c & 0x0F;
+	} else if (c >= 0xF0 && c <= 0xF4) {
+		len = 4;
+		cp = c & 0x07;
+	} else {
+		return 0;
+	}
+	if (n < len)
+		return 0;
+	for (k = 1; k < len; k++) {
+		if ((s[k] & 0xC0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[k] & 0x3F);
+	}
+	if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
+	    (cp >= 0xD800 && cp <= 0xDFFF))
+		return 0;
+	return len;
+}
+
+/* Parse the string at p->pos (on the opening quote) into *out / *outlen. */
+static inline bool tg__parse_string(tg__parser *p, char **out, size_t *outlen)
+{
+	void *raw = NULL;
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+	p->pos++;
+	for (;;) {
+		unsigned char c;
+		size_t start = p->pos;
+		if (!tg__reserve(&raw, &cap, len + 5, 1))
+			goto fail_mem;
+		buf = (char *)raw;
+		if (p->pos >= p->n) {
+			tg__fail_at(p, p->pos, "unterminated string");
+			goto fail;
+		}
+		c = (unsigned char)p->s[p->pos];
+		if (c == '"') {
+			p->pos++;
+			break;
+		}
+		if (c < 0x20) {
+			tg__fail_at(p, start, "control character in string (escape it)");
+			goto fail;
+		}
+		if (c >= 0x80) {
+			size_t l = tg__utf8_len((const unsigned char *)p->s + p->pos, p->n - p->pos);
+			if (!l) {
+				tg__fail_at(p, start, "invalid UTF-8 in string");
+				goto fail;
+			}
+			memcpy(buf + len, p->s + p->pos, l);
+			len += l;
+			p->pos += l;
+			continue;
+		}
+		if (c != '\\') {
+			buf[len++] = (char)c;
+			p->pos++;
+			continue;
+		}
+		if (p->pos + 1 >= p->n) {
+			tg__fail_at(p, start, "unterminated string");
+			goto fail;
+		}
+		c = (unsigned char)p->s[p->pos + 1];
+		p->pos += 2;
+		switch (c) {
+		case '"': buf[len++] = '"'; break;
+		case '\\': buf[len++] = '\\'; break;
+		case '/': buf[len++] = '/'; break;
+		case 'b': buf[len++] = '\b'; break;
+		case 'f': buf[len++] = '\f'; break;
+		case 'n': buf[len++] = '\n'; break;
+		case 'r': buf[len++] = '\r'; break;
+		case 't': buf[len++] = '\t'; break;
+		case 'u': {
+			int hi, lo;
+			unsigned long cp;
+			if (p->n - p->pos < 4 || (hi = tg__hex4(p->s + p->pos)) < 0) {
+				tg__fail_at(p, start, "invalid \\u escape (needs 4 hex digits)");
+				goto fail;
+			}
+			p->pos += 4;
+			cp = (unsigned long)hi;
+			if (hi >= 0xDC00 && hi <= 0xDFFF) {
+				tg__fail_at(p, start, "unpaired low surrogate in \\u escape");
+				goto fail;
+			}
+			if (hi >= 0xD800 && hi <= 0xDBFF) {
+				if (p->n - p->pos < 6 || p->s[p->pos] != '\\' || p->s[p->pos + 1] != 'u' ||
+				    (lo = tg__hex4(p->s + p->pos + 2)) < 0xDC00 || lo > 0xDFFF) {
+					tg__fail_at(p, start, "unpaired high surrogate in \\u escape");
+					goto fail;
+				}
+				p->pos += 6;
+				cp = 0x10000 + (((unsigned long)hi - 0xD800) << 10) + ((unsigned long)lo - 0xDC00);
+			}
+			len += tg__utf8_put(buf + len, cp);
+			break;
+		}
+		default:
+			tg__fail_at(p, start, "invalid escape in string");
+			goto fail;
+		}
+	}
+	buf[len] = '\0';
+	*out = buf;
+	*outlen = len;
+	return true;
+fail_mem:
+	tg__fail_at(p, p->pos, "out of memory");
+fail:
+	free(raw);
+	return false;
+}
+
+static inline bool tg__parse_number(tg__parser *p, tg_value *v)
+{
+	size_t start = p->pos, k;
+	const char *s = p->s;
+	bool integral = true, neg = false;
+	unsigned long long acc = 0;
+	char small[64], *copy;
+	if (p->pos < p->n && s[p->pos] == '-') {
+		neg = true;
+		p->pos++;
+	}
+	if (p->pos >= p->n || s[p->pos] < '0' || s[p->pos] > '9')
+		return tg__fail_at(p, start, "invalid number");
+	if (s[p->pos] == '0' && p->pos + 1 < p->n && s[p->pos + 1] >= '0' && s[p->pos + 1] <= '9')
+		return tg__fail_at(p, start, "invalid number (leading zero)");
+	while (p->pos < p->n && s[p->pos] >= '0' && s[p->pos] <= '9') {
+		unsigned d = (unsigned)(s[p->pos] - '0');
+		if (acc > (9223372036854775808ULL - d) / 10)
+			integral = false; /* does not fit long long: keep only the double */
+		else
+			acc = acc * 10 + d;
+		p->pos++;
+	}
+	if (p->pos < p->n && s[p->pos] == '.') {
+		integral = false;
+		p->pos++;
+		if (p->pos >= p->n || s[p->pos] < '0' || s[p->pos] > '9')
+			return tg__fail_at(p, start, "invalid number (digits expected after '.')");
+		while (p->pos < p->n && s[p->pos] >= '0' && s[p->pos] <= '9')
+			p->pos++;
+	}
+	if (p->pos < p->n && (s[p->pos] == 'e' || s[p->pos] == 'E')) {
+		integral = false;
+		p->pos++;
+		if (p->pos < p->n && (s[p->pos] == '+' || s[p->pos] == '-'))
+			p->pos++;
+		if (p->pos >= p->n || s[p->pos] < '0' || s[p->pos] > '9')
+			return tg__fail_at(p, start, "invalid number (digits expected in exponent)");
+		while (p->pos < p->n && s[p->pos] >= '0' && s[p->pos] <= '9')
+			p->pos++;
+	}
+	k = p->pos - start;
+	copy = k < sizeof(small) ? small : (char *)malloc(k + 1);
+	if (!copy)
+		return tg__fail_at(p, start, "out of memory");
+	memcpy(copy, s + start, k);
+	copy[k] = '\0';
+	v->num = strtod(copy, NULL);
+	if (copy != small)
+		free(copy);
+	if (!tg__finite(v->num))
+		return tg__fail_at(p, start, "number out of range");
+	v->type = TG_NUMBER;
+	v->int_form = integral;
+	if (integral && !neg && acc > 9223372036854775807ULL)
+		integral = false;
+	if (integral) {
+		v->is_int = true;
+		v->i = neg ? (acc == 9223372036854775808ULL ? (-9223372036854775807LL - 1)
+							      : -(long long)acc)
+			   : (long long)acc;
+	} else if (v->num >= -9223372036854775808.0 && v->num < 9223372036854775808.0 &&
+		   (double)(long long)v->num == v->num) {
+		v->is_int = true; /* 1.0, 2e3: integral values written as reals */
+		v->i = (long long)v->num;
+	}
+	return true;
+}
+
+static inline int tg__member_cmp(const void *a, const void *b)
+{
+	const tg_member *x = *(const tg_member *const *)a, *y = *(const tg_member *const *)b;
+	size_t n = x->keylen < y->keylen ? x->keylen : y->keylen;
+	int c = memcmp(x->key, y->key, n);
+	if (c)
+		return c;
+	return x->keylen < y->keylen ? -1 : x->keylen > y->keylen;
+}
+
+static inline bool tg__has_duplicate(tg_value *v, bool *oom)
+{
+	tg_member **idx;
+	size_t k, j;
+	bool dup = false;
+	if (v->len <= 8) {
+		for (k = 0; k < v->len; k++)
+			for (j = k + 1; j < v->len; j++)
+				if (v->u.members[k].keylen == v->u.members[j].keylen &&
+				    !memcmp(v->u.members[k].key, v->u.members[j].key, v->u.members[k].keylen))
+					return true;
+		return false;
+	}
+	idx = (tg_member **)malloc(v->len * sizeof(*idx));
+	if (!idx) {
+		*oom = true;
+		return false;
+	}
+	for (k = 0; k < v->len; k++)
+		idx[k] = &v->u.members[k];
+	qsort(idx, v->len, sizeof(*idx), tg__member_cmp);
+	for (k = 1; k < v->len && !dup; k++)
+		dup = tg__member_cmp(&idx[k - 1], &idx[k]) == 0;
+	free(idx);
+	return dup;
+}
+
+static inline bool tg__parse_value(tg__parser *p, tg_value *v);
+
+static inline bool tg__parse_container(tg__parser *p, tg_value *v, bool object)
+{
+	size_t cap = 0, start = p->pos;
+	void *vec = NULL;
+	bool oom = false;
+	char close = object ? '}' : ']';
+	if (++p->depth > TG_TOOL_MAX_DEPTH)
+		return tg__fail_at(p, start, "nesting deeper than 64 levels");
+	v->type = object ? TG_OBJECT : TG_ARRAY;
+	v->len = 0;
+	v->u.items = NULL;
+	p->pos++;
+	tg__skip_ws(p);
+	if (p->pos < p->n && p->s[p->pos] == close) {
+		p->pos++;
+		p->depth--;
+		return true;
+	}
+	for (;;) {
+		tg_value *slot;
+		if (!tg__reserve(&vec, &cap, v->len + 1, object ? sizeof(tg_member) : sizeof(tg_value))) {
+			tg__fail_at(p, p->pos, "out of memory");
+			goto fail;
+		}
+		if (object) {
+			tg_member *m = (tg_member *)vec + v->len;
+			v->u.members = (tg_member *)vec;
+			tg__skip_ws(p);
+			if (p->pos >= p->n || p->s[p->pos] != '"') {
+				tg__fail_at(p, p->pos, "expected a string key");
+				goto fail;
+			}
+			if (!tg__parse_string(p, &m->key, &m->keylen))
+				goto fail;
+			tg__skip_ws(p);
+			if (p->pos >= p->n || p->s[p->pos] != ':') {
+				free(m->key);
+				tg__fail_at(p, p->pos, "expected ':' after an object key");
+				goto fail;
+			}
+			p->pos++;
+			slot = &m->value;
+		} else {
+			v->u.items = (tg_value *)vec;
+			slot = (tg_value *)vec + v->len;
+		}
+		if (!tg__parse_value(p, slot)) {
+			if (object)
+				free(((tg_member *)vec)[v->len].key);
+			goto fail;
+		}
+		v->len++;
+		tg__skip_ws(p);
+		if (p->pos < p->n && p->s[p->pos] == ',') {
+			p->pos++;
+			continue;
+		}
+		if (p->pos < p->n && p->s[p->pos] == close) {
+			p->pos++;
+			break;
+		}
+		tg__fail_at(p, p->pos, object ? "expected ',' or '}' in object" : "expected ',' or ']' in array");
+		goto fail;
+	}
+	if (cap > v->len) { /* shrink to fit */
+		void *nb = realloc(vec, v->len * (object ? sizeof(tg_member) : sizeof(tg_value)));
+		if (nb)
+			vec = nb;
+	}
+	v->u.items = (tg_value *)vec;
+	if (object && tg__has_duplicate(v, &oom)) {
+		tg__fail_at(p, start, "duplicate key in object");
+		tg__value_clear(v);
+		return false;
+	}
+	if (oom) {
+		tg__fail_at(p, start, "out of memory");
+		tg__value_clear(v);
+		return false;
+	}
+	p->depth--;
+	return true;
+fail:
+	v->u.items = (tg_value *)vec; /* the items parsed so far, and vec itself */
+	tg__value_clear(v);
+	return false;
+}
+
+static inline bool tg__parse_value(tg__parser *p, tg_value *v)
+{
+	char c;
+	memset(v, 0, sizeof(*v));
+	tg__skip_ws(p);
+	if (p->pos >= p->n)
+		return tg__fail_at(p, p->pos, "unexpected end of input");
+	c = p->s[p->pos];
+	if (c == '{' || c == '[')
+		return tg__parse_container(p, v, c == '{');
+	if (c == '"') {
+		if (!tg__parse_string(p, &v->u.str, &v->len))
+			return false;
+		v->type = TG_STRING;
+		return true;
+	}
+	if (c == '-' || (c >= '0' && c <= '9'))
+		return tg__parse_number(p, v);
+	if (p->n - p->pos >= 4 && !memcmp(p->s + p->pos, "true", 4)) {
+		v->type = TG_BOOL;
+		v->i = 1;
+		p->pos += 4;
+	} else if (p->n - p->pos >= 5 && !memcmp(p->s + p->pos, "false", 5)) {
+		v->type = TG_BOOL;
+		p->pos += 5;
+	} else if (p->n - p->pos >= 4 && !memcmp(p->s + p->pos, "null", 4)) {
+		p->pos += 4;
+	} else {
+		return tg__fail_at(p, p->pos, "unexpected character");
+	}
+	return true;
+}
+
+/* Point every child at its container (after parsing, when nothing moves). */
+static inline void tg__link(tg_value *v)
+{
+	size_t k;
+	for (k = 0; v->type == TG_ARRAY && k < v->len; k++) {
+		v->u.items[k].parent = v;
+		tg__link(&v->u.items[k]);
+	}
+	for (k = 0; v->type == TG_OBJECT && k < v->len; k++) {
+		v->u.members[k].value.parent = v;
+		tg__link(&v->u.members[k].value);
+	}
+}
+
+static inline void tg_value_free(tg_value *v)
+{
+	if (v) {
+		tg__value_clear(v);
+		free(v);
+	}
+}
+static inline void tg_tool_args_free(tg_tool_args *a) { tg_value_free(a); }
+
+/* Parse exactly one JSON value from text[0..len). NULL on failure, with
+ * "line L, column C: why" in err (errsize bytes; err may be NULL). */
+static inline tg_value *tg_value_parse(const char *text, size_t len, char *err, size_t errsize)
+{
+	tg__parser p;
+	tg_value *v = (tg_value *)malloc(sizeof(*v));
+	memset(&p, 0, sizeof(p));
+	p.s = text;
+	p.n = len;
+	if (!v) {
+		p.err = "out of memory";
+	} else if (len > TG_TOOL_MAX_INPUT) {
+		p.err = "input larger than 1048576 bytes";
+	} else if (tg__parse_value(&p, v)) {
+		tg__skip_ws(&p);
+		if (p.pos == p.n) {
+			tg__link(v);
+			return v;
+		}
+		tg__value_clear(v);
+		tg__fail_at(&p, p.pos, "unexpected data after the JSON value");
+	}
+	free(v);
+	if (err && errsize) {
+		size_t line = 1, col = 1, k;
+		for (k = 0; k < p.errpos && k < len; k++) {
+			if (text[k] == '\n') {
+				line++;
+				col = 1;
+			} else {
+				col++;
+			}
+		}
+		snprintf(err, errsize, "line %zu, column %zu: %s", line, col, p.err);
+	}
+	return NULL;
+}
+
+/* Read stdin (at most 1 MiB) and parse it as the arguments object; fails
+ * the tool on any error. */
+static inline tg_tool_args *tg_tool_read_args(void)
+{
+	size_t n = 0, cap = 0, r;
+	void *raw = NULL;
+	char *buf = NULL, err[160];
+	tg_value *v;
+	do {
+		if (!tg__reserve(&raw, &cap, n + 65536, 1))
+			tg_tool_fail("toolgate tool: out of memory reading the arguments");
+		buf = (char *)raw;
+		r = fread(buf + n, 1, cap - n, stdin);
+		n += r;
+	} while (r > 0 && n <= TG_TOOL_MAX_INPUT);
+	if (ferror(stdin))
+		tg_tool_fail("toolgate tool: cannot read the arguments from stdin");
+	if (n > TG_TOOL_MAX_INPUT)
+		tg_tool_fail("toolgate tool: arguments larger than %d bytes", TG_TOOL_MAX_INPUT);
+	v = tg_value_parse(buf, n, err, sizeof(err));
+	free(buf);
+	if (!v)
+		tg_tool_fail("toolgate tool: invalid JSON arguments: %s", err);
+	if (v->type != TG_OBJECT)
+		tg_tool_fail("toolgate tool: the arguments must be a JSON object");
+	return v;
+}
+
+/* ---- reading values ----------------------------------------------------- */
+
+static inline tg_type tg_value_type(const tg_value *v) { return v ? v->type : TG_NULL; }
+/* String bytes, array items or object members; 0 for anything else. */
+static inline size_t tg_value_len(const tg_value *v)
+{
+	return v && v->type >= TG_STRING ? v->len : 0;
+}
+/* The member named key of an object; NULL if absent or v is no object. */
+static inline const tg_value *tg_value_get(const tg_value *v, const char *key)
+{
+	size_t k, kl = strlen(key);
+	for (k = 0; v && v->type == TG_OBJECT && k < v->len; k++)
+		if (v->u.members[k].keylen == kl && !memcmp(v->u.members[k].key, key, kl))
+			return &v->u.members[k].value;
+	return NULL;
+}
+/* Item i of an array, or the value of member i of an object; else NULL. */
+static inline const tg_value *tg_value_at(const tg_value *v, size_t i)
+{
+	if (!v || i >= v->len)
+		return NULL;
+	if (v->type == TG_ARRAY)
+		return &v->u.items[i];
+	return v->type == TG_OBJECT ? &v->u.members[i].value : NULL;
+}
+/* Key of member i of an object (NUL-terminated), else NULL. */
+static inline const char *tg_value_key(const tg_value *v, size_t i)
+{
+	return v && v->type == TG_OBJECT && i < v->len ? v->u.members[i].key : NULL;
+}
+
+/* Where v sits below the root, e.g. "points[2].x" (the root is "arguments"). */
+static inline const char *tg_value_path(const tg_value *v, char *buf, size_t size)
+{
+	const tg_value *chain[TG_TOOL_MAX_DEPTH + 2];
+	size_t n = 0, used = 0;
+	buf[0] = '\0';
+	while (v && v->parent && n < TG_TOOL_MAX_DEPTH + 1) {
+		chain[n++] = v;
+		v = v->parent;
+	}
+	if (!n)
+		snprintf(buf, size, "arguments");
+	while (n-- > 0 && used < size) {
+		const tg_value *c = chain[n], *par = c->parent;
+		int w;
+		if (par->type == TG_ARRAY) {
+			w = snprintf(buf + used, size - used, "[%zu]", (size_t)(c - par->u.items));
+		} else {
+			const tg_member *m = (const tg_member *)(const void *)c;
+			w = snprintf(buf + used, size - used, "%s%.*s", used ? "." : "",
+				     m->keylen > 64 ? 64 : (int)m->keylen, m->key);
+		}
+		if (w < 0)
+			break;
+		used += (size_t)w;
+	}
+	return buf;
+}
+
+static inline const char *tg__what(tg_type t)
+{
+	static const char *const names[] = {"null", "a boolean", "a number", "a string",
+					    "an array", "an object"};
+	return names[t];
+}
+
+static inline void tg__type_fail(const tg_value *v, const char *want)
+{
+	char path[256];
+	if (!v)
+		tg_tool_fail("missing value (expected %s)", want);
+	tg_tool_fail("%s: must be %s, not %s", tg_value_path(v, path, sizeof(path)), want,
+		     tg__what(v->type));
+}
+
+/* Checked conversions: they fail the tool, naming the value's path, when v
+ * is NULL or of another type. */
+static inline const char *tg_value_strn(const tg_value *v, size_t *len)
+{
+	if (!v || v->type != TG_STRING)
+		tg__type_fail(v, "a string");
+	if (len)
+		*len = v->len;
+	return v->u.str;
+}
+static inline const char *tg_value_str(const tg_value *v)
+{
+	char path[256];
+	size_t len;
+	const char *s = tg_value_strn(v, &len);
+	if (strlen(s) != len)
+		tg_tool_fail("%s: contains a NUL character (use tg_value_strn)",
+			     tg_value_path(v, path, sizeof(path)));
+	return s;
+}
+static inline double tg_value_num(const tg_value *v)
+{
+	if (!v || v->type != TG_NUMBER)
+		tg__type_fail(v, "a number");
+	return v->num;
+}
+static inline long long tg_value_int(const tg_value *v)
+{
+	char path[256];
+	if (!v || v->type != TG_NUMBER)
+		tg__type_fail(v, "an integer");
+	if (!v->is_int)
+		tg_tool_fail("%s: must be an integer (within 64 bits)",
+			     tg_value_path(v, path, sizeof(path)));
+	return v->i;
+}
+static inline bool tg_value_bool(const tg_value *v)
+{
+	if (!v || v->type != TG_BOOL)
+		tg__type_fail(v, "a boolean");
+	return v->i != 0;
+}
+
+/* ---- arguments: members of an object, with defaults ---------------------
+ * An absent member or a JSON null gives the default (obj may be NULL, e.g.
+ * an absent nested object); a member of another type fails the tool. */
+
+static inline const tg_value *tg__arg(const tg_value *obj, const char *key)
+{
+	const tg_value *v = tg_value_get(obj, key);
+	return v && v->type != TG_NULL ? v : NULL;
+}
+static inline bool tg_arg_has(const tg_value *obj, const char *key) { return tg__arg(obj, key) != NULL; }
+/* The member, failing the tool when it is absent or null. */
+static inline const tg_value *tg_arg_need(const tg_value *obj, const char *key)
+{
+	const tg_value *v = tg__arg(obj, key);
+	if (!v)
+		tg_tool_fail("%s: missing required argument", key);
+	return v;
+}
+static inline const char *tg_arg_str(const tg_value *obj, const char *key, const char *def)
+{
+	const tg_value *v = tg__arg(obj, key);
+	return v ? tg_value_str(v) : def;
+}
+/* Raw string bytes (NULs allowed) and their length; NULL when absent. */
+static inline const char *tg_arg_strn(const tg_value *obj, const char *key, size_t *len)
+{
+	const tg_value *v = tg__arg(obj, key);
+	if (!v && len)
+		*len = 0;
+	return v ? tg_value_strn(v, len) : NULL;
+}
+static inline long long tg_arg_int(const tg_value *obj, const char *key, long long def)
+{
+	const tg_value *v = tg__arg(obj, key);
+	return v ? tg_value_int(v) : def;
+}
+static inline double tg_arg_num(const tg_value *obj, const char *key, double def)
+{
+	const tg_value *v = tg__arg(obj, key);
+	return v ? tg_value_num(v) : def;
+}
+static inline bool tg_arg_bool(const tg_value *obj, const char *key, bool def)
+{
+	const tg_value *v = tg__arg(obj, key);
+	return v ? tg_value_bool(v) : def;
+}
+/* An array or object member; NULL when absent. */
+static inline const tg_value *tg_arg_array(const tg_value *obj, const char *key)
+{
+	const tg_value *v = tg__arg(obj, key);
+	if (v && v->type != TG_ARRAY)
+		tg__type_fail(v, "an array");
+	return v;
+}
+static inline const tg_value *tg_arg_object(const tg_value *obj, const char *key)
+{
+	const tg_value *v = tg__arg(obj, key);
+	if (v && v->type != TG_OBJECT)
+		tg__type_fail(v, "an object");
+	return v;
+}
+static inline size_t tg_arg_array_len(const tg_value *obj, const char *key)
+{
+	return tg_value_len(tg_arg_array(obj, key));
+}
+
+/* Items of an array: fail the tool when i is out of range or of another type. */
+static inline const tg_value *tg_item(const tg_value *arr, size_t i)
+{
+	char path[256];
+	if (!arr || arr->type != TG_ARRAY)
+		tg__type_fail(arr, "an array");
+	if (i >= arr->len)
+		tg_tool_fail("%s: no item %zu (length %zu)", tg_value_path(arr, path, sizeof(path)), i,
+			     arr->len);
+	return &arr->u.items[i];
+}
+static inline const char *tg_item_str(const tg_value *arr, size_t i) { return tg_value_str(tg_item(arr, i)); }
+static inline long long tg_item_int(const tg_value *arr, size_t i) { return tg_value_int(tg_item(arr, i)); }
+static inline double tg_item_num(const tg_value *arr, size_t i) { return tg_value_num(tg_item(arr, i)); }
+static inline bool tg_item_bool(const tg_value *arr, size_t i) { return tg_value_bool(tg_item(arr, i)); }
+
+/* ---- writing the result ------------------------------------------------- *
+ * A checked streaming writer: commas, keys and nesting are tracked, and a
+ * misuse (value without key in an object, two top-level values, unbalanced
+ * ends, non-finite numbers, invalid UTF-8) fails the tool. tg_out_end()
+ * closes whatever is open and flushes. */
+
+typedef struct tg__out_state {
+	int depth;
+	bool object[TG_TOOL_MAX_DEPTH + 1]; /* per level: object (else array) */
+	size_t count[TG_TOOL_MAX_DEPTH + 1];
+	bool have_key, done;
+} tg__out_state;
+
+static inline tg__out_state *tg__out(void)
+{
+	static tg__out_state state;
+	return &state;
+}
+
+static inline void tg__out_value_start(const char *fn)
+{
+	tg__out_state *o = tg__out();
+	if (o->done)
+		tg_tool_fail("%s: the result is already complete (one JSON value only)", fn);
+	if (o->depth > 0) {
+		if (o->object[o->depth] && !o->have_key)
+			tg_tool_fail("%s: a value inside an object needs tg_out_key first", fn);
+		if (!o->object[o->depth] && o->count[o->depth] > 0)
+			putchar(',');
+		o->count[o->depth]++;
+	}
+	o->have_key = false;
+}
+
+static inline void tg__out_value_done(void)
+{
+	tg__out_state *o = tg__out();
+	if (o->depth == 0)
+		o->done = true;
+}
+
+static inline void tg__out_string(const char *s, size_t n, const char *fn)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t k = 0;
+	putchar('"');
+	while (k < n) {
+		unsigned char c = (unsigned char)s[k];
+		if (c >= 0x80) {
+			size_t l = tg__utf8_len((const unsigned char *)s + k, n - k);
+			if (!l)
+				tg_tool_fail("%s: invalid UTF-8 in string", fn);
+			fwrite(s + k, 1, l, stdout);
+			k += l;
+			continue;
+		}
+		if (c == '"' || c == '\\') {
+			putchar('\\');
+			putchar(c);
+		} else if (c == '\n') {
+			fputs("\\n", stdout);
+		} else if (c == '\t') {
+			fputs("\\t", stdout);
+		} else if (c == '\r') {
+			fputs("\\r", stdout);
+		} else if (c < 0x20 || c == 0x7f) {
+			printf("\\u00%c%c", hex[c >> 4], hex[c & 15]);
+		} else {
+			putchar(c);
+		}
+		k++;
+	}
+	putchar('"');
+}
+
+static inline void tg__out_open(bool object, const char *fn)
+{
+	tg__out_state *o = tg__out();
+	tg__out_value_start(fn);
+	if (o->depth >= TG_TOOL_MAX_DEPTH)
+		tg_tool_fail("%s: result nested deeper than 64 levels", fn);
+	o->depth++;
+	o->object[o->depth] = object;
+	o->count[o->depth] = 0;
+	putchar(object ? '{' : '[');
+}
+
+static inline void tg__out_close(bool object, const char *fn)
+{
+	tg__out_state *o = tg__out();
+	if (o->depth == 0 || o->object[o->depth] != object)
+		tg_tool_fail("%s: no open %s to end", fn, object ? "object" : "array");
+	if (o->have_key)
+		tg_tool_fail("%s: the last key has no value", fn);
+	o->depth--;
+	putchar(object ? '}' : ']');
+	tg__out_value_done();
+}
+
+static inline void tg_out_object_begin(void) { tg__out_open(true, "tg_out_object_begin"); }
+static inline void tg_out_object_end(void) { tg__out_close(true, "tg_out_object_end"); }
+static inline void tg_out_array_begin(void) { tg__out_open(false, "tg_out_array_begin"); }
+static inline void tg_out_array_end(void) { tg__out_close(false, "tg_out_array_end"); }
+
+static inline void tg_out_key(const char *key)
+{
+	tg__out_state *o = tg__out();
+	if (o->depth == 0 || !o->object[o->depth] || o->have_key)
+		tg_tool_fail("tg_out_key: a key is only allowed directly inside an object, before its value");
+	if (o->count[o->depth] > 0)
+		putchar(',');
+	tg__out_string(key, strlen(key), "tg_out_key");
+	putchar(':');
+	o->have_key = true;
+}
+
+static inline void tg_out_strn(const char *s, size_t len)
+{
+	tg__out_value_start("tg_out_str");
+	tg__out_string(s, len, "tg_out_str");
+	tg__out_value_done();
+}
+static inline void tg_out_null(void)
+{
+	tg__out_value_start("tg_out_null");
+	fputs("null", stdout);
+	tg__out_value_done();
+}
+/* NULL writes null. */
+static inline void tg_out_str(const char *s)
+{
+	if (s)
+		tg_out_strn(s, strlen(s));
+	else
+		tg_out_null();
+}
+static inline void tg_out_int(long long n)
+{
+	tg__out_value_start("tg_out_int");
+	printf("%lld", n);
+	tg__out_value_done();
+}
+/* Shortest "%g" form that reads back as the same double, always with a
+ * fraction or exponent ("2.0", not "2"): JSON comparison in toolgate tests
+ * (jansson's json_equal) tells the integer 2 from the real 2.0, so integers
+ * are written with tg_out_int and reals with tg_out_num. */
+static inline void tg_out_num(double x)
+{
+	char buf[40];
+	int prec;
+	if (!tg__finite(x))
+		tg_tool_fail("tg_out_num: not a finite number (JSON has no NaN or infinity)");
+	tg__out_value_start("tg_out_num");
+	for (prec = 15; prec <= 17; prec++) {
+		snprintf(buf, sizeof(buf), "%.*g", prec, x);
+		if (strtod(buf, NULL) == x)
+			break;
+	}
+	if (!strpbrk(buf, ".e"))
+		strcat(buf, ".0");
+	fputs(buf, stdout);
+	tg__out_value_done();
+}
+static inline void tg_out_bool(bool b)
+{
+	tg__out_value_start("tg_out_bool");
+	fputs(b ? "true" : "false", stdout);
+	tg__out_value_done();
+}
+/* Write a parsed value (e.g. echo an argument). */
+static inline void tg_out_value(const tg_value *v)
+{
+	size_t k;
+	switch (tg_value_type(v)) {
+	case TG_NULL: tg_out_null(); break;
+	case TG_BOOL: tg_out_bool(v->i != 0); break;
+	case TG_NUMBER:
+		if (v->is_int && v->int_form)
+			tg_out_int(v->i);
+		else
+			tg_out_num(v->num);
+		break;
+	case TG_STRING: tg_out_strn(v->u.str, v->len); break;
+	case TG_ARRAY:
+		tg_out_array_begin();
+		for (k = 0; k < v->len; k++)
+			tg_out_value(&v->u.items[k]);
+		tg_out_array_end();
+		break;
+	case TG_OBJECT:
+		tg_out_object_begin();
+		for (k = 0; k < v->len; k++) {
+			tg_out_key(v->u.members[k].key);
+			tg_out_value(&v->u.members[k].value);
+		}
+		tg_out_object_end();
+		break;
+	}
+}
+
+static inline void tg_out_key_str(const char *key, const char *s) { tg_out_key(key); tg_out_str(s); }
+static inline void tg_out_key_strn(const char *key, const char *s, size_t n) { tg_out_key(key); tg_out_strn(s, n); }
+static inline void tg_out_key_int(const char *key, long long n) { tg_out_key(key); tg_out_int(n); }
+static inline void tg_out_key_num(const char *key, double x) { tg_out_key(key); tg_out_num(x); }
+static inline void tg_out_key_bool(const char *key, bool b) { tg_out_key(key); tg_out_bool(b); }
+static inline void tg_out_key_null(const char *key) { tg_out_key(key); tg_out_null(); }
+static inline void tg_out_key_value(const char *key, const tg_value *v) { tg_out_key(key); tg_out_value(v); }
+
+/* Close every open array/object, end the line, flush; fails the tool when
+ * nothing was written, a key lacks its value, or stdout cannot be written. */
+static inline void tg_out_end(void)
+{
+	tg__out_state *o = tg__out();
+	if (o->have_key)
+		tg_tool_fail("tg_out_end: the last key has no value");
+	while (o->depth > 0)
+		tg__out_close(o->object[o->depth], "tg_out_end");
+	if (!o->done)
+		tg_tool_fail("tg_out_end: no result was written");
+	putchar('\n');
+	if (fflush(stdout) != 0 || ferror(stdout))
+		tg_tool_fail("toolgate tool: cannot write the result to stdout");
+}
+
+#endif
