@@ -50,6 +50,29 @@ int tg_mcp_reply(tg_mcp_server *s, const json_t *id, json_t *result)
 	return queue(s, msg);
 }
 
+void tg_mcp_sanitize(char *msg)
+{
+	size_t i, k, n = strlen(msg);
+	int valid = tg_utf8_valid(msg, n) == 0;
+
+	/* A message cut by a fixed buffer may end inside a character. */
+	for (k = 1; !valid && k <= 3 && k <= n; k++) {
+		if (tg_utf8_valid(msg, n - k) == 0) {
+			msg[n - k] = '\0';
+			n -= k;
+			valid = 1;
+		}
+	}
+
+	/* Messages may quote what the peer sent (a cut name, a parser's
+	 * excerpt): keep them valid UTF-8 without control characters. */
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)msg[i];
+		if (c < 0x20 || c == 0x7f || (!valid && c >= 0x80))
+			msg[i] = '?';
+	}
+}
+
 int tg_mcp_reply_error(tg_mcp_server *s, const json_t *id, int code, const char *fmt, ...)
 {
 	char message[1024];
@@ -58,9 +81,7 @@ int tg_mcp_reply_error(tg_mcp_server *s, const json_t *id, int code, const char 
 	va_start(ap, fmt);
 	vsnprintf(message, sizeof(message), fmt, ap);
 	va_end(ap);
-	/* Messages may quote what the peer sent: keep them valid UTF-8. */
-	if (tg_utf8_valid(message, strlen(message)) != 0)
-		snprintf(message, sizeof(message), "%s", "invalid request");
+	tg_mcp_sanitize(message);
 	return queue(s, json_pack("{s:s, s:O, s:{s:i, s:s}}", "jsonrpc", "2.0", "id",
 				  id ? id : json_null(), "error", "code", code, "message", message));
 }

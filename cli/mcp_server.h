@@ -137,6 +137,9 @@ int tg_mcp_reply(tg_mcp_server *s, const json_t *id, json_t *result);
 /* Queue a JSON-RPC error answer; id NULL = null. */
 int tg_mcp_reply_error(tg_mcp_server *s, const json_t *id, int code, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+/* Make a message valid UTF-8: control bytes become '?', and so do all
+ * bytes >= 0x80 when the whole is not valid UTF-8. */
+void tg_mcp_sanitize(char *msg);
 /* The tools/list entries of the meta-tools (a new array). */
 json_t *tg_mcp_meta_tools(void);
 /* 1 if name is one of the meta-tools. */

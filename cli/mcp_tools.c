@@ -136,7 +136,7 @@ static int reply_text(tg_mcp_server *s, const json_t *id, int is_error, const ch
 	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
 	if (tg_utf8_valid(text, strlen(text)) != 0)
-		snprintf(text, sizeof(text), "%s", "error (message not valid UTF-8)");
+		tg_mcp_sanitize(text);
 	return tg_mcp_reply(s, id, tool_result(NULL, text, is_error));
 }
 

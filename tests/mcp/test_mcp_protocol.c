@@ -490,8 +490,17 @@ static void test_tools_call(void **state)
 	assert_error(f, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{}}", TG_RPC_INVALID_PARAMS, "2");
 	assert_error(f, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\"}", TG_RPC_INVALID_PARAMS, "2");
 	assert_error(f, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\",\"arguments\":[1]}}", TG_RPC_INVALID_PARAMS, "2");
+	{
+		/* A long multi-byte name: the message is cut, yet stays UTF-8. */
+		char line[1024];
+		int n = snprintf(line, sizeof(line), "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"x");
+		for (int k = 0; k < 150; k++)
+			n += snprintf(line + n, sizeof(line) - (size_t)n, "\xc3\xa9");
+		snprintf(line + n, sizeof(line) - (size_t)n, "\"}}");
+		assert_error(f, line, TG_RPC_INVALID_PARAMS, "2");
+	}
 	assert_int_equal(f->fake.calls_run, 2);
-	assert_int_equal(fake_count_audit(&f->fake, "mcp_unknown_tool"), 2);
+	assert_int_equal(fake_count_audit(&f->fake, "mcp_unknown_tool"), 3);
 	assert_int_equal(fake_count_audit(&f->fake, "mcp_call_invalid"), 3);
 	fx_free(f);
 }
