@@ -92,4 +92,11 @@ void tg_build_result_free(tg_build_result *r);
 /* 0 if this machine can run the sandbox, else TG_ERR_UNAVAILABLE saying why. */
 int tg_sandbox_available(void);
 
+/* Added: *out = 1 when the ELF file at path has a PT_INTERP (a dynamic
+ * program: run it with opts.dynamic = 1); TG_ERR_INVALID if not a 64-bit ELF. */
+int tg_sandbox_elf_dynamic(int *out, const char *path);
+/* Added: 1 when runs get cgroup memory and pids limits, 0 when they degrade
+ * to rlimits only (not root, no controllers); why (may be NULL) says which. */
+int tg_sandbox_cgroups(char *why, size_t n);
+
 #endif

@@ -63,6 +63,9 @@ typedef struct tg_store_problem_list {
  * stale ref lock files left by a crash (under an flock of its own). */
 int tg_store_open(tg_store **out, const char *path, int create);
 void tg_store_free(tg_store *s);
+/* fsync of objects, refs and reflogs (GIT_OPT_ENABLE_FSYNC_GITDIR) for the
+ * whole process; on by default. Only tests and benchmarks turn it off. */
+void tg_store_set_fsync(int enabled);
 
 /* Commit a new version on refs/tools/<tool>: version = previous + 1,
  * compare-and-swap on the ref, retried on conflict. */
@@ -92,10 +95,13 @@ int tg_store_clear_active(tg_store *s, const char *tool, unsigned expected_versi
 			  const char *message);
 
 /* Check every ref resolves and every version commit has tool.json, a
- * source, and the Toolgate-Version trailer in sequence. 0 = no problem. */
+ * source, and the Toolgate-Version trailer in sequence. 0 = no problem.
+ * When the check ran, *out holds the problems found (one line each, n == 0
+ * when none) and the return is 0 if there are none, TG_ERR_INTERNAL if
+ * there are some; when it could not run, *out is NULL. */
 int tg_store_verify(tg_store_problem_list **out, tg_store *s);
 
-/* Push / fetch all refs/tools/* and refs/active/* to / from a repository at
+/* Push / fetch every refs/tools/<name> and refs/active/<name> to / from a repository at
  * a path or file:// URL. */
 int tg_store_push(tg_store *s, const char *url);
 int tg_store_fetch(tg_store *s, const char *url);

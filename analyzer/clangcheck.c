@@ -1,0 +1,555 @@
+/*
+ * analyzer/clangcheck.c: the libclang side, run only inside the forked,
+ * rlimited parse child. It parses the source from memory inside the virtual
+ * sysroot (vfs.c), turns compile errors into findings without their text,
+ * rejects #if-skipped ranges, and walks the AST of the submitted file (and of
+ * the SDK header) with a depth-limited visitor: every referenced external
+ * function or variable (its spelling and its linker name) against the
+ * allowlist, builtins, fopen-style paths, attributes, asm, statement
+ * expressions, casts to function pointers, calls through non-functions,
+ * main's envp, and definitions that would replace library symbols.
+ */
+#include "internal.h"
+
+#include <clang-c/Index.h>
+#include <string.h>
+
+#define TG_MAX_DEPTH 600
+
+typedef struct ctx {
+	const tg_clang_job *job;
+	tg_flist *l;
+	CXTranslationUnit tu;
+	CXFile main;
+	int depth_hit;
+	int has_ws_read, has_ws_write;
+} ctx;
+
+typedef struct frame {
+	const struct frame *up;
+	enum CXCursorKind kind;
+	int callee;       /* this node is (part of) a call's callee expression */
+	unsigned nchild;
+	ctx *c;
+	int depth;
+} frame;
+
+typedef struct where {
+	int in_main, in_sdk;
+	unsigned line, col;
+} where;
+
+static where locate(ctx *c, CXCursor cur)
+{
+	where w = { 0, 0, 0, 0 };
+	CXFile f = NULL;
+	CXSourceLocation loc = clang_getCursorLocation(cur);
+	clang_getExpansionLocation(loc, &f, &w.line, &w.col, NULL);
+	if (!f)
+		return w;
+	if (clang_File_isEqual(f, c->main)) {
+		w.in_main = 1;
+	} else {
+		CXString n = clang_getFileName(f);
+		const char *s = clang_getCString(n);
+		w.in_sdk = s && strncmp(s, "/vsys/sdk/", 10) == 0;
+		clang_disposeString(n);
+		if (!w.in_sdk)
+			w.line = w.col = 0;
+	}
+	return w;
+}
+
+#define ADD(c, w, rule, sym, ...) \
+	tg_flist_add((c)->l, (c)->job->policy, (rule), (w).line, (w).col, (sym), __VA_ARGS__)
+
+static int reserved_or_library(const tg_policy *p, const char *name)
+{
+	if (name[0] == '_')
+		return 1;
+	return tg_policy_allows(p, name) || tg_symbol_category(name) != NULL;
+}
+
+static int is_fptr(CXType t)
+{
+	t = clang_getCanonicalType(t);
+	if (t.kind != CXType_Pointer)
+		return 0;
+	t = clang_getCanonicalType(clang_getPointeeType(t));
+	return t.kind == CXType_FunctionProto || t.kind == CXType_FunctionNoProto;
+}
+
+static int is_fn_or_fptr(CXType t)
+{
+	CXType k = clang_getCanonicalType(t);
+	return is_fptr(t) || k.kind == CXType_FunctionProto || k.kind == CXType_FunctionNoProto;
+}
+
+static int refers_to_function(CXCursor e)
+{
+	return clang_getCursorKind(e) == CXCursor_DeclRefExpr &&
+	       clang_getCursorKind(clang_getCursorReferenced(e)) == CXCursor_FunctionDecl;
+}
+
+static enum CXChildVisitResult last_child(CXCursor cur, CXCursor parent, CXClientData data);
+
+/* A null pointer constant: 0, or (void *)0, through parentheses and casts. */
+static int is_null_constant(CXCursor e)
+{
+	int i;
+	for (i = 0; i < 16; i++) {
+		enum CXCursorKind k = clang_getCursorKind(e);
+		CXType t = clang_getCanonicalType(clang_getCursorType(e));
+		if (t.kind == CXType_Pointer &&
+		    clang_getCanonicalType(clang_getPointeeType(t)).kind != CXType_Void &&
+		    !is_fptr(t))
+			return 0;
+		if (k == CXCursor_ParenExpr || k == CXCursor_CStyleCastExpr ||
+		    k == CXCursor_UnexposedExpr) {
+			CXCursor next = clang_getNullCursor();
+			clang_visitChildren(e, last_child, &next);
+			if (clang_Cursor_isNull(next))
+				return 0;
+			e = next;
+			continue;
+		}
+		{
+			CXEvalResult r = clang_Cursor_Evaluate(e);
+			int ok = 0;
+			if (r) {
+				ok = clang_EvalResult_getKind(r) == CXEval_Int &&
+				     clang_EvalResult_getAsLongLong(r) == 0;
+				clang_EvalResult_dispose(r);
+			}
+			return ok;
+		}
+	}
+	return 0;
+}
+
+/* ---- paths of fopen, freopen, remove, rename ------------------------------ */
+
+static int path_ok(ctx *c, const char *path, int write)
+{
+	const char *rest;
+	if (strncmp(path, "/tmp/", 5) == 0)
+		rest = path + 5;
+	else if (strncmp(path, "/workspace/", 11) == 0 &&
+		 (write ? c->has_ws_write : (c->has_ws_read || c->has_ws_write)))
+		rest = path + 11;
+	else
+		return 0;
+	if (!*rest)
+		return 0;
+	/* no ".." component anywhere */
+	for (const char *s = path; *s; s++)
+		if (s[0] == '.' && s[1] == '.' && s[-1] == '/' && (s[2] == '/' || s[2] == 0))
+			return 0;
+	return 1;
+}
+
+static char *eval_string(CXCursor arg)
+{
+	CXEvalResult r = clang_Cursor_Evaluate(arg);
+	char *s = NULL;
+	if (!r)
+		return NULL;
+	if (clang_EvalResult_getKind(r) == CXEval_StrLiteral) {
+		const char *v = clang_EvalResult_getAsStr(r);
+		if (v)
+			s = strndup(v, 4096);
+	}
+	clang_EvalResult_dispose(r);
+	return s;
+}
+
+static void check_paths(ctx *c, CXCursor call, const char *fn, unsigned mask, where w)
+{
+	int nargs = clang_Cursor_getNumArguments(call);
+	int write = strcmp(fn, "remove") == 0 || strcmp(fn, "rename") == 0;
+	char shown[80];
+
+	if ((strcmp(fn, "fopen") == 0 || strcmp(fn, "freopen") == 0) && nargs >= 2) {
+		char *mode = eval_string(clang_Cursor_getArgument(call, 1));
+		if (!mode) {
+			ADD(c, w, "file_access", fn, "%s: the mode must be a string constant", fn);
+			return;
+		}
+		write = strpbrk(mode, "wa+") != NULL;
+		free(mode);
+	}
+	for (int i = 0; i < nargs && i < 8; i++) {
+		char *path;
+		size_t k;
+		if (!(mask & (1u << i)))
+			continue;
+		path = eval_string(clang_Cursor_getArgument(call, (unsigned)i));
+		if (!path) {
+			ADD(c, w, "file_access", fn, "%s: the path must be a string constant", fn);
+			continue;
+		}
+		if (!path_ok(c, path, write)) {
+			for (k = 0; path[k] && k < sizeof(shown) - 1; k++)
+				shown[k] = (path[k] >= 0x20 && path[k] < 0x7f && path[k] != '"') ? path[k] : '?';
+			shown[k] = 0;
+			ADD(c, w, "file_access", fn,
+			    "%s: path \"%s\" is outside /tmp/%s (or %s)", fn, shown,
+			    c->has_ws_read || c->has_ws_write ? " and /workspace/" : "",
+			    write ? "opened for writing" : "opened for reading");
+		}
+		free(path);
+	}
+}
+
+/* ---- references ------------------------------------------------------------ */
+
+static void check_ref(ctx *c, CXCursor ref, int callee, where w)
+{
+	enum CXCursorKind k = clang_getCursorKind(ref);
+	const tg_policy *p = c->job->policy;
+	CXString sn, sm;
+	const char *name, *mangled;
+	unsigned mask;
+
+	if (k != CXCursor_FunctionDecl && k != CXCursor_VarDecl)
+		return;
+	if (k == CXCursor_VarDecl && clang_getCursorLinkage(ref) != CXLinkage_External)
+		return;
+	sn = clang_getCursorSpelling(ref);
+	name = clang_getCString(sn);
+	if (!name || !*name)
+		goto out_name;
+	if (strncmp(name, "__builtin_", 10) == 0) {
+		const char *cat = tg_symbol_category(name);
+		if (cat)
+			ADD(c, w, cat, name, "%s is not allowed (%s)", name, cat);
+		else if (!tg_builtin_allowed(p, name))
+			ADD(c, w, "builtin", name, "%s is not on the builtin allowlist", name);
+		goto out_name;
+	}
+	sm = clang_Cursor_getMangling(ref);
+	mangled = clang_getCString(sm);
+	if (!mangled || !*mangled)
+		mangled = name;
+	if (!clang_Cursor_isNull(clang_getCursorDefinition(ref))) {
+		/* defined in this translation unit */
+		if (strcmp(mangled, name) != 0)
+			ADD(c, w, "mangling", mangled, "%s links as %s", name, mangled);
+		goto out;
+	}
+	if (!tg_policy_allows(p, name)) {
+		const char *cat = tg_symbol_category(name);
+		if (!cat && strcmp(mangled, name) != 0)
+			cat = tg_symbol_category(mangled);
+		if (cat)
+			ADD(c, w, cat, name, "%s is not allowed (%s)", name, cat);
+		else
+			ADD(c, w, "not_allowed", name, "%s is not on the allowlist", name);
+	} else if (strcmp(mangled, name) != 0 && !tg_policy_allows_linker(p, mangled)) {
+		const char *cat = tg_symbol_category(mangled);
+		ADD(c, w, cat ? cat : "mangling", mangled, "%s links as %s, which is not allowed",
+		    name, mangled);
+	} else if (!callee && tg_path_function(name, &mask)) {
+		ADD(c, w, "file_access", name,
+		    "%s is used other than by a direct call, so its path cannot be checked", name);
+	}
+out:
+	clang_disposeString(sm);
+out_name:
+	clang_disposeString(sn);
+}
+
+static void check_definition(ctx *c, CXCursor cur, where w)
+{
+	CXString sn = clang_getCursorSpelling(cur), sm = clang_Cursor_getMangling(cur);
+	const char *name = clang_getCString(sn), *mangled = clang_getCString(sm);
+	enum CXCursorKind k = clang_getCursorKind(cur);
+
+	if (!name || !*name)
+		goto out;
+	if (mangled && *mangled && strcmp(name, mangled) != 0)
+		ADD(c, w, "mangling", mangled, "%s links as %s", name, mangled);
+	if (k == CXCursor_FunctionDecl && strcmp(name, "main") == 0 &&
+	    clang_Cursor_getNumArguments(cur) >= 3)
+		ADD(c, w, "main_envp", "main", "main must not take an environment parameter");
+	if (clang_getCursorLinkage(cur) == CXLinkage_External && strcmp(name, "main") != 0 &&
+	    reserved_or_library(c->job->policy, name))
+		ADD(c, w, "redefinition", name,
+		    "%s is a library or reserved name; make it static or rename it", name);
+out:
+	clang_disposeString(sn);
+	clang_disposeString(sm);
+}
+
+/* First token of a cursor's extent (caller frees), or NULL. */
+static char *first_token(ctx *c, CXCursor cur)
+{
+	CXToken *toks = NULL;
+	unsigned n = 0;
+	char *s = NULL;
+	clang_tokenize(c->tu, clang_getCursorExtent(cur), &toks, &n);
+	if (n > 0) {
+		CXString t = clang_getTokenSpelling(c->tu, toks[0]);
+		const char *v = clang_getCString(t);
+		s = v ? strndup(v, 64) : NULL;
+		clang_disposeString(t);
+	}
+	if (toks)
+		clang_disposeTokens(c->tu, toks, n);
+	return s;
+}
+
+/* 1 when cur was written in a macro of a system header (glibc's assert uses
+ * a statement expression): clang_tokenize maps the extent to where it was
+ * spelled and returns no tokens of the submitted file then. */
+static int from_system_macro(ctx *c, CXCursor cur)
+{
+	CXToken *toks = NULL;
+	unsigned n = 0;
+	clang_tokenize(c->tu, clang_getCursorExtent(cur), &toks, &n);
+	if (toks)
+		clang_disposeTokens(c->tu, toks, n);
+	return n == 0;
+}
+
+static void check_attr(ctx *c, CXCursor cur, where w)
+{
+	enum CXCursorKind k = clang_getCursorKind(cur);
+	char *name;
+
+	if (k == CXCursor_AsmLabelAttr) {
+		ADD(c, w, "asm_label", NULL, "asm labels (__asm__(\"name\") on a declaration) are not allowed");
+		return;
+	}
+	name = first_token(c, cur);
+	if (!name || !tg_attribute_allowed(name)) {
+		char shown[40];
+		size_t i;
+		for (i = 0; name && name[i] && i < sizeof(shown) - 1; i++)
+			shown[i] = (name[i] > 0x20 && name[i] < 0x7f) ? name[i] : '?';
+		shown[name ? i : 0] = 0;
+		ADD(c, w, "attribute", name, "attribute %s is not allowed", name ? shown : "?");
+	}
+	free(name);
+}
+
+static enum CXChildVisitResult visit(CXCursor cur, CXCursor parent, CXClientData data);
+
+static enum CXChildVisitResult last_child(CXCursor cur, CXCursor parent, CXClientData data)
+{
+	(void)parent;
+	*(CXCursor *)data = cur;
+	return CXChildVisit_Continue;
+}
+
+static void walk(ctx *c, CXCursor cur, const frame *up, int callee, int depth)
+{
+	frame f = { up, clang_getCursorKind(cur), callee, 0, c, depth };
+	enum CXCursorKind k = f.kind;
+	where w;
+
+	if (depth > TG_MAX_DEPTH) {
+		if (!c->depth_hit) {
+			w = locate(c, cur);
+			ADD(c, w, "limits", NULL, "the code nests more than %d levels deep",
+			    TG_MAX_DEPTH);
+		}
+		c->depth_hit = 1;
+		return;
+	}
+	w = locate(c, cur);
+	if (!w.in_main && !w.in_sdk)
+		return; /* system headers: trusted, not walked */
+	if (k == CXCursor_MacroDefinition || k == CXCursor_MacroExpansion ||
+	    k == CXCursor_InclusionDirective)
+		return;
+
+	if (clang_isAttribute(k)) {
+		if (w.in_main)
+			check_attr(c, cur, w);
+		return;
+	}
+	switch (k) {
+	case CXCursor_FunctionDecl:
+	case CXCursor_VarDecl:
+		if (clang_isCursorDefinition(cur) &&
+		    (k == CXCursor_FunctionDecl ||
+		     clang_getCursorKind(clang_getCursorSemanticParent(cur)) ==
+			     CXCursor_TranslationUnit))
+			check_definition(c, cur, w);
+		break;
+	case CXCursor_UnexposedDecl: {
+		char *t = first_token(c, cur);
+		if (t && (!strcmp(t, "asm") || !strcmp(t, "__asm") || !strcmp(t, "__asm__")))
+			ADD(c, w, "inline_asm", NULL, "file-scope asm is not allowed");
+		free(t);
+		break;
+	}
+	case CXCursor_GCCAsmStmt:
+	case CXCursor_MSAsmStmt:
+		ADD(c, w, "inline_asm", NULL, "inline asm is not allowed");
+		return;
+	case CXCursor_StmtExpr:
+		if (w.in_main && !from_system_macro(c, cur))
+			ADD(c, w, "stmt_expr", NULL, "GNU statement expressions are not allowed");
+		break;
+	case CXCursor_DeclRefExpr:
+		check_ref(c, clang_getCursorReferenced(cur), callee, w);
+		break;
+	case CXCursor_CallExpr: {
+		CXCursor ref = clang_getCursorReferenced(cur);
+		if (clang_Cursor_isNull(ref) || clang_getCursorKind(ref) != CXCursor_FunctionDecl) {
+			ADD(c, w, "indirect_call", NULL,
+			    "call through a function pointer or other non-function callee");
+		} else {
+			CXString sn = clang_getCursorSpelling(ref);
+			const char *fn = clang_getCString(sn);
+			unsigned mask;
+			if (fn && tg_path_function(fn, &mask) &&
+			    tg_policy_allows(c->job->policy, fn))
+				check_paths(c, cur, fn, mask, w);
+			clang_disposeString(sn);
+		}
+		break;
+	}
+	case CXCursor_CStyleCastExpr:
+	case CXCursor_UnexposedExpr: {
+		/* explicit or implicit conversion to a function pointer */
+		if (is_fptr(clang_getCursorType(cur))) {
+			CXCursor op = clang_getNullCursor();
+			clang_visitChildren(cur, last_child, &op);
+			if (!clang_Cursor_isNull(op) && !is_fn_or_fptr(clang_getCursorType(op)) &&
+			    !refers_to_function(op) && !is_null_constant(op))
+				ADD(c, w, "fptr_cast", NULL,
+				    "a value that is not a function is converted to a function pointer");
+		}
+		break;
+	}
+	default:
+		break;
+	}
+	clang_visitChildren(cur, visit, &f);
+}
+
+static enum CXChildVisitResult visit(CXCursor cur, CXCursor parent, CXClientData data)
+{
+	frame *f = data;
+	int callee = 0;
+	(void)parent;
+	if (f->kind == CXCursor_CallExpr)
+		callee = f->nchild == 0;
+	else if (f->callee && (f->kind == CXCursor_UnexposedExpr || f->kind == CXCursor_ParenExpr))
+		callee = 1;
+	f->nchild++;
+	walk(f->c, cur, f, callee, f->depth + 1);
+	return f->c->depth_hit ? CXChildVisit_Break : CXChildVisit_Continue;
+}
+
+/* ---- the parse ------------------------------------------------------------- */
+
+static void diagnostics(ctx *c)
+{
+	unsigned i, n = clang_getNumDiagnostics(c->tu), reported = 0;
+
+	for (i = 0; i < n && reported < 10; i++) {
+		CXDiagnostic d = clang_getDiagnostic(c->tu, i);
+		enum CXDiagnosticSeverity sev = clang_getDiagnosticSeverity(d);
+		if (sev >= CXDiagnostic_Error) {
+			CXString opt = clang_getDiagnosticOption(d, NULL);
+			CXString cat = clang_getDiagnosticCategoryText(d);
+			const char *o = clang_getCString(opt), *ct = clang_getCString(cat);
+			CXFile f = NULL;
+			where w = { 0, 0, 0, 0 };
+			clang_getExpansionLocation(clang_getDiagnosticLocation(d), &f, &w.line, &w.col,
+						   NULL);
+			if (!f || !clang_File_isEqual(f, c->main))
+				w.line = w.col = 0;
+			if (o && (strstr(o, "implicit-function-declaration") || strstr(o, "implicit-int")))
+				ADD(c, w, "implicit_decl", NULL,
+				    "implicit declaration (a function or type used without a declaration)");
+			else
+				/* the diagnostic text is never shown: it can quote host files */
+				ADD(c, w, "parse", NULL, "compile error (%s%s%s)",
+				    ct && *ct ? ct : "error", o && *o ? ", " : "", o && *o ? o : "");
+			clang_disposeString(opt);
+			clang_disposeString(cat);
+			reported++;
+		}
+		clang_disposeDiagnostic(d);
+	}
+}
+
+static void skipped(ctx *c)
+{
+	CXSourceRangeList *rl = clang_getAllSkippedRanges(c->tu);
+	unsigned i;
+	if (!rl)
+		return;
+	for (i = 0; i < rl->count; i++) {
+		CXFile f = NULL;
+		where w = { 0, 0, 0, 0 };
+		clang_getExpansionLocation(clang_getRangeStart(rl->ranges[i]), &f, &w.line, &w.col,
+					   NULL);
+		if (f && clang_File_isEqual(f, c->main))
+			ADD(c, w, "skipped_code", NULL,
+			    "this #if block is skipped; dead conditional code is not allowed");
+	}
+	clang_disposeSourceRangeList(rl);
+}
+
+static enum CXChildVisitResult top(CXCursor cur, CXCursor parent, CXClientData data)
+{
+	ctx *c = data;
+	(void)parent;
+	walk(c, cur, NULL, 0, 1);
+	return c->depth_hit ? CXChildVisit_Break : CXChildVisit_Continue;
+}
+
+int tg_clang_check(tg_flist *l, const tg_clang_job *job)
+{
+	const char *args[] = {
+		"-x", "c", "-std=gnu11", "-nostdinc", "-ivfsoverlay", job->overlay_path,
+		"-isystem", "/vsys/clang", "-isystem", "/vsys/arch", "-isystem", "/vsys/include",
+		"-I", "/vsys/sdk", "-Werror=implicit-function-declaration", "-Werror=implicit-int",
+		"-ferror-limit=20", "-fno-color-diagnostics",
+	};
+	struct CXUnsavedFile uf = { TG_VFS_MAIN, job->source, (unsigned long)job->len };
+	ctx c = { 0 };
+	CXIndex idx;
+	enum CXErrorCode e;
+	size_t i;
+	int r = 0;
+
+	c.job = job;
+	c.l = l;
+	for (i = 0; i < job->ncapabilities; i++) {
+		if (!strcmp(job->capabilities[i], "workspace:read"))
+			c.has_ws_read = 1;
+		else if (!strcmp(job->capabilities[i], "workspace:write"))
+			c.has_ws_write = 1;
+	}
+	idx = clang_createIndex(0, 0);
+	if (!idx) {
+		tg_flist_add(l, job->policy, "limits", 0, 0, NULL, "the parser could not start");
+		return TG_ERR_INTERNAL;
+	}
+	e = clang_parseTranslationUnit2(idx, TG_VFS_MAIN, args, (int)TG_ARRAY_SIZE(args), &uf, 1,
+					CXTranslationUnit_DetailedPreprocessingRecord, &c.tu);
+	if (e != CXError_Success || !c.tu) {
+		if (e == CXError_Crashed)
+			tg_flist_add(l, job->policy, "limits", 0, 0, NULL,
+				     "the parser crashed or ran out of resources on this source");
+		else
+			tg_flist_add(l, job->policy, "parse", 0, 0, NULL, "the source could not be parsed");
+		r = TG_ERR_INVALID;
+		goto out;
+	}
+	c.main = clang_getFile(c.tu, TG_VFS_MAIN);
+	diagnostics(&c);
+	skipped(&c);
+	clang_visitChildren(clang_getTranslationUnitCursor(c.tu), top, &c);
+	clang_disposeTranslationUnit(c.tu);
+out:
+	clang_disposeIndex(idx);
+	return r;
+}

@@ -1,0 +1,129 @@
+/*
+ * analyzer/internal.h: what the files of the analyzer module share and
+ * nobody else sees: the rule table, the policy layout, the finding list
+ * that the pre-scan, the libclang child and the object reader fill, the
+ * symbol tables, and the virtual sysroot.
+ */
+#ifndef TG_ANALYZER_INTERNAL_H
+#define TG_ANALYZER_INTERNAL_H
+
+#include "analyzer.h"
+
+/* ---- rules ---------------------------------------------------------------- */
+
+typedef struct tg_rule {
+	const char *id;
+	const char *category;
+	tg_severity severity;   /* default */
+	int floor_error;        /* 1: a policy may not lower it (analysis incomplete) */
+	const char *security_severity; /* SARIF properties.security-severity */
+	const char *short_desc;
+	const char *full_desc;
+	const char *help;
+} tg_rule;
+
+extern const tg_rule tg_rules[];
+extern const size_t tg_nrules;
+/* Index of a rule id in tg_rules, or -1. */
+int tg_rule_index(const char *id);
+
+/* ---- policy --------------------------------------------------------------- */
+
+#define TG_POLICY_MAX_NAMES 4096
+#define TG_SYMBOL_MAX 128
+
+struct tg_policy {
+	char **allow;        /* sorted, unique: the effective symbol allowlist */
+	size_t nallow;
+	char **extra;        /* as given in the JSON (for to_json) */
+	size_t nextra;
+	char **removed;
+	size_t nremoved;
+	tg_severity *severity; /* per rule, indexed like tg_rules */
+	unsigned char *sev_set; /* 1 where the JSON set a severity */
+};
+
+/* 1 when name is on p's allowlist. */
+int tg_policy_allows(const tg_policy *p, const char *name);
+/* 1 when the linker name is allowed: on the list, or a fortify / isoc99 /
+ * isoc23 variant of an allowed function, or a compiler runtime helper. */
+int tg_policy_allows_linker(const tg_policy *p, const char *name);
+
+/* ---- symbol tables (symbols.c) -------------------------------------------- */
+
+/* The built-in allowlist, NULL-terminated (math names get f/l variants). */
+size_t tg_builtin_allowlist(const char ***out);
+/* Category rule id of a known-dangerous name ("process", ...), or NULL. */
+const char *tg_symbol_category(const char *name);
+/* 1 when a __builtin_* name is allowed (p decides for __builtin_<allowed>). */
+int tg_builtin_allowed(const tg_policy *p, const char *name);
+/* 1 when an attribute name (without __) is in the small allowed set. */
+int tg_attribute_allowed(const char *name);
+/* 1 when the include name (between <> or "") is allowed. */
+int tg_include_allowed(const char *name);
+/* Functions whose path arguments are checked: the indexes of the path
+ * arguments in mask (bit i = argument i), and whether they write. */
+int tg_path_function(const char *name, unsigned *argmask);
+
+/* ---- findings -------------------------------------------------------------- */
+
+#define TG_MAX_FINDINGS 200
+#define TG_MSG_MAX 400
+
+typedef struct tg_flist {
+	tg_finding *v;
+	size_t n, cap;
+	int truncated;
+	int oom;
+} tg_flist;
+
+/* Append a finding (rule must be in tg_rules; severity and category are
+ * filled from p). Identical rule+line+column+symbol findings are merged. */
+void tg_flist_add(tg_flist *l, const tg_policy *p, const char *rule, unsigned line,
+		  unsigned column, const char *symbol, const char *fmt, ...)
+	__attribute__((format(printf, 7, 8)));
+void tg_flist_free(tg_flist *l);
+/* Turn the list into a report (the list is emptied). */
+int tg_flist_to_report(tg_report **out, tg_flist *l, uint64_t elapsed_ms);
+
+/* ---- pre-scan (prescan.c) -------------------------------------------------- */
+
+typedef struct tg_prescan {
+	int blocking;   /* 1: do not hand the source to clang at all */
+} tg_prescan;
+
+/* Lexical checks on the raw bytes: size, NUL, trigraphs, every #include
+ * against the allowlist, computed includes, __has_include, pragmas,
+ * _Pragma, line markers, #line and unknown directives. */
+void tg_prescan_run(tg_prescan *st, tg_flist *l, const tg_policy *p, const char *src,
+		    size_t len, size_t max_bytes);
+
+/* ---- the libclang side (clangcheck.c, runs in the child) ------------------- */
+
+typedef struct tg_clang_job {
+	const tg_policy *policy;
+	const char *source;
+	size_t len;
+	const char *overlay_path;   /* -ivfsoverlay file */
+	const char *const *capabilities;
+	size_t ncapabilities;
+} tg_clang_job;
+
+/* Parse and walk; findings go to l. Returns 0, or a negative code when the
+ * parse itself failed (a finding describing it is added anyway). */
+int tg_clang_check(tg_flist *l, const tg_clang_job *job);
+
+/* ---- virtual sysroot (vfs.c) ----------------------------------------------- */
+
+#define TG_VFS_MAIN "/vsys/src/tool.c"
+/* The overlay YAML text for the given SDK folder (caller frees). */
+int tg_vfs_yaml(char **out, const char *sdk_dir);
+/* The SDK folder to use for opts (never NULL). */
+const char *tg_vfs_sdk_dir(const tg_analyze_opts *opts);
+
+/* ---- findings over the pipe (analyze.c) ------------------------------------ */
+
+int tg_flist_serialize(char **out, size_t *len, const tg_flist *l);
+int tg_flist_deserialize(tg_flist *l, const tg_policy *p, const char *data, size_t len);
+
+#endif

@@ -1,0 +1,340 @@
+/*
+ * analyzer/prescan.c: lexical checks on the raw submitted bytes, run before
+ * anything is handed to clang. It caps the size, refuses NUL bytes and
+ * trigraphs, undoes backslash-newline splices (keeping the original
+ * positions), skips comments and literals, and inspects every directive:
+ * each #include must name an allowlisted header literally (no computed
+ * include, no absolute path, no '..', no include_next/import), and pragmas,
+ * _Pragma, __has_include, line markers, #line and unknown directives are
+ * refused. Any finding here keeps the source away from the parser, so a
+ * forbidden include is never opened.
+ */
+#include "internal.h"
+
+#include <string.h>
+
+typedef struct scan {
+	tg_flist *l;
+	const tg_policy *p;
+	const char *raw;
+	size_t rawlen;
+	char *s;         /* logical (spliced) text */
+	size_t *orig;    /* orig[i]: raw offset of s[i] */
+	size_t n;
+	size_t *lines;   /* raw offsets of line starts */
+	size_t nlines;
+	int nfind;
+} scan;
+
+static void pos_of(const scan *sc, size_t logical, unsigned *line, unsigned *col)
+{
+	size_t off = logical < sc->n ? sc->orig[logical] : sc->rawlen;
+	size_t lo = 0, hi = sc->nlines;
+	while (hi - lo > 1) {
+		size_t mid = (lo + hi) / 2;
+		if (sc->lines[mid] <= off)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	*line = (unsigned)(lo + 1);
+	*col = (unsigned)(off - sc->lines[lo] + 1);
+}
+
+static void at_raw(const scan *sc, size_t rawoff, unsigned *line, unsigned *col)
+{
+	size_t lo = 0, hi = sc->nlines;
+	while (hi - lo > 1) {
+		size_t mid = (lo + hi) / 2;
+		if (sc->lines[mid] <= rawoff)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	*line = (unsigned)(lo + 1);
+	*col = (unsigned)(rawoff - sc->lines[lo] + 1);
+}
+
+#define FIND(sc, at, rule, sym, ...)                                               \
+	do {                                                                          \
+		unsigned ln_, co_;                                                    \
+		pos_of((sc), (at), &ln_, &co_);                                       \
+		tg_flist_add((sc)->l, (sc)->p, (rule), ln_, co_, (sym), __VA_ARGS__); \
+		(sc)->nfind++;                                                        \
+	} while (0)
+
+static int is_ident_start(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$' ||
+	       (unsigned char)c >= 0x80 || c == '\\';
+}
+
+static int is_ident(char c)
+{
+	return is_ident_start(c) || (c >= '0' && c <= '9');
+}
+
+/* Skip blanks and comments on the current logical line; returns the index of
+ * the next significant character (or of the newline / end). */
+static size_t skip_blank(const scan *sc, size_t i)
+{
+	while (i < sc->n) {
+		char c = sc->s[i];
+		if (c == ' ' || c == '\t' || c == '\f' || c == '\v' || c == '\r') {
+			i++;
+		} else if (c == '/' && i + 1 < sc->n && sc->s[i + 1] == '*') {
+			const char *e = NULL;
+			size_t k;
+			for (k = i + 2; k + 1 < sc->n; k++)
+				if (sc->s[k] == '*' && sc->s[k + 1] == '/') {
+					e = sc->s + k;
+					break;
+				}
+			i = e ? (size_t)(e - sc->s) + 2 : sc->n;
+		} else if (c == '/' && i + 1 < sc->n && sc->s[i + 1] == '/') {
+			while (i < sc->n && sc->s[i] != '\n')
+				i++;
+		} else {
+			break;
+		}
+	}
+	return i;
+}
+
+/* A printable, short copy of an agent-written name for a message. */
+static void safe_name(char *out, size_t outsz, const char *s, size_t n)
+{
+	size_t i, o = 0;
+	for (i = 0; i < n && o + 4 < outsz; i++) {
+		unsigned char c = (unsigned char)s[i];
+		out[o++] = (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') ? (char)c : '?';
+	}
+	if (i < n && o + 4 <= outsz) {
+		memcpy(out + o, "...", 3);
+		o += 3;
+	}
+	out[o] = 0;
+}
+
+static size_t do_include(scan *sc, size_t hash, size_t i, const char *kw)
+{
+	char name[256], shown[80];
+	size_t k, start;
+	char close;
+
+	if (strcmp(kw, "include") != 0) {
+		FIND(sc, hash, "include", NULL, "#%s is not allowed", kw);
+		return i;
+	}
+	i = skip_blank(sc, i);
+	if (i >= sc->n || (sc->s[i] != '<' && sc->s[i] != '"')) {
+		FIND(sc, hash, "include", NULL,
+		     "computed #include (a macro instead of <header> or \"header\") is not allowed");
+		return i;
+	}
+	close = sc->s[i] == '<' ? '>' : '"';
+	start = i + 1;
+	for (k = start; k < sc->n && sc->s[k] != close && sc->s[k] != '\n'; k++)
+		;
+	if (k >= sc->n || sc->s[k] != close) {
+		FIND(sc, hash, "include", NULL, "malformed #include");
+		return k;
+	}
+	if (k - start >= sizeof(name) || k == start) {
+		FIND(sc, hash, "include", NULL, "#include of a header outside the allowlist");
+		return k + 1;
+	}
+	memcpy(name, sc->s + start, k - start);
+	name[k - start] = 0;
+	if (!tg_include_allowed(name)) {
+		safe_name(shown, sizeof(shown), name, k - start);
+		FIND(sc, hash, "include", NULL,
+		     "#include \"%s\" is outside the allowlist (the file is not opened)", shown);
+	}
+	return k + 1;
+}
+
+static const char *const ok_directives[] = {
+	"define", "undef", "if", "ifdef", "ifndef", "elif", "else", "endif", "error",
+	"warning", NULL,
+};
+
+/* i: just after '#' (or "%:"). Returns where normal lexing resumes. */
+static size_t directive(scan *sc, size_t hash, size_t i)
+{
+	char kw[32];
+	size_t k, n;
+
+	i = skip_blank(sc, i);
+	if (i >= sc->n || sc->s[i] == '\n')
+		return i; /* null directive */
+	if (sc->s[i] >= '0' && sc->s[i] <= '9') {
+		FIND(sc, hash, "line_marker", NULL, "line markers (# N \"file\") are not allowed");
+		return i;
+	}
+	if (!is_ident_start(sc->s[i])) {
+		FIND(sc, hash, "directive", NULL, "malformed preprocessor directive");
+		return i;
+	}
+	for (k = i; k < sc->n && is_ident(sc->s[k]); k++)
+		;
+	n = k - i;
+	if (n >= sizeof(kw)) {
+		FIND(sc, hash, "directive", NULL, "unknown preprocessor directive");
+		return k;
+	}
+	memcpy(kw, sc->s + i, n);
+	kw[n] = 0;
+	if (!strcmp(kw, "include") || !strcmp(kw, "include_next") || !strcmp(kw, "import"))
+		return do_include(sc, hash, k, kw);
+	if (!strcmp(kw, "line")) {
+		FIND(sc, hash, "line_marker", NULL, "#line is not allowed");
+		return k;
+	}
+	if (!strcmp(kw, "pragma")) {
+		FIND(sc, hash, "pragma", NULL, "#pragma is not allowed");
+		return k;
+	}
+	for (n = 0; ok_directives[n]; n++)
+		if (!strcmp(ok_directives[n], kw))
+			return k;
+	safe_name(kw, sizeof(kw), sc->s + i, k - i);
+	FIND(sc, hash, "directive", NULL, "#%s is not allowed", kw);
+	return k;
+}
+
+static void check_ident(scan *sc, size_t i, size_t n)
+{
+	const char *w = sc->s + i;
+	if ((n == 7 && !memcmp(w, "_Pragma", 7)) || (n == 8 && !memcmp(w, "__pragma", 8)))
+		FIND(sc, i, "pragma", NULL, "_Pragma is not allowed");
+	else if ((n == 13 && !memcmp(w, "__has_include", 13)) ||
+		 (n == 18 && !memcmp(w, "__has_include_next", 18)))
+		FIND(sc, i, "include", NULL, "__has_include probing is not allowed");
+}
+
+static void lex(scan *sc)
+{
+	size_t i = 0;
+	int bol = 1;
+
+	while (i < sc->n && sc->nfind < 64) {
+		char c = sc->s[i];
+		if (c == '\n') {
+			bol = 1;
+			i++;
+		} else if (c == ' ' || c == '\t' || c == '\f' || c == '\v' || c == '\r') {
+			i++;
+		} else if (c == '/' && i + 1 < sc->n && sc->s[i + 1] == '/') {
+			while (i < sc->n && sc->s[i] != '\n')
+				i++;
+		} else if (c == '/' && i + 1 < sc->n && sc->s[i + 1] == '*') {
+			size_t k;
+			for (k = i + 2; k + 1 < sc->n && !(sc->s[k] == '*' && sc->s[k + 1] == '/'); k++)
+				if (sc->s[k] == '\n')
+					bol = 1; /* conservative: a directive may follow */
+			i = k + 2;
+		} else if (c == '"' || c == '\'') {
+			size_t k = i + 1;
+			while (k < sc->n && sc->s[k] != c && sc->s[k] != '\n') {
+				if (sc->s[k] == '\\' && k + 1 < sc->n)
+					k++;
+				k++;
+			}
+			i = k + 1;
+			bol = 0;
+		} else if (bol && (c == '#' || (c == '%' && i + 1 < sc->n && sc->s[i + 1] == ':'))) {
+			size_t hash = i;
+			i = directive(sc, hash, i + (c == '#' ? 1 : 2));
+			bol = 0;
+		} else if (is_ident_start(c)) {
+			size_t k = i;
+			while (k < sc->n && is_ident(sc->s[k]))
+				k++;
+			check_ident(sc, i, k - i);
+			i = k;
+			bol = 0;
+		} else if (c >= '0' && c <= '9') {
+			size_t k = i + 1;
+			while (k < sc->n && (is_ident(sc->s[k]) || sc->s[k] == '.' ||
+					     ((sc->s[k] == '+' || sc->s[k] == '-') &&
+					      strchr("eEpP", sc->s[k - 1]))))
+				k++;
+			i = k;
+			bol = 0;
+		} else {
+			i++;
+			bol = 0;
+		}
+	}
+}
+
+void tg_prescan_run(tg_prescan *st, tg_flist *l, const tg_policy *p, const char *src,
+		    size_t len, size_t max_bytes)
+{
+	scan sc = { 0 };
+	size_t i, o, ntri = 0;
+
+	st->blocking = 0;
+	sc.l = l;
+	sc.p = p;
+	sc.raw = src;
+	sc.rawlen = len;
+	if (len > max_bytes) {
+		tg_flist_add(l, p, "limits", 0, 0, NULL,
+			     "the source is larger than the limit of %zu bytes", max_bytes);
+		st->blocking = 1;
+		return;
+	}
+	if (memchr(src, 0, len)) {
+		tg_flist_add(l, p, "parse", 0, 0, NULL, "the source contains a NUL byte");
+		st->blocking = 1;
+		return;
+	}
+	sc.lines = malloc((len + 2) * sizeof(*sc.lines));
+	sc.s = malloc(len + 1);
+	sc.orig = malloc((len + 1) * sizeof(*sc.orig));
+	if (!sc.lines || !sc.s || !sc.orig) {
+		l->oom = 1;
+		st->blocking = 1;
+		goto out;
+	}
+	sc.lines[sc.nlines++] = 0;
+	for (i = 0; i < len; i++)
+		if (src[i] == '\n')
+			sc.lines[sc.nlines++] = i + 1;
+	/* trigraphs, on the raw bytes (everywhere, strings and comments too) */
+	for (i = 0; i + 2 < len && ntri < 8; i++)
+		if (src[i] == '?' && src[i + 1] == '?' && strchr("=/'()!<>-", src[i + 2]) &&
+		    src[i + 2]) {
+			unsigned ln, co;
+			at_raw(&sc, i, &ln, &co);
+			tg_flist_add(l, p, "trigraph", ln, co, NULL, "trigraph \"?\?%c\" is not allowed",
+				     src[i + 2]);
+			ntri++;
+			i += 2;
+		}
+	/* splice backslash-newline (and backslash-CR-LF) */
+	for (i = 0, o = 0; i < len; i++) {
+		if (src[i] == '\\' && i + 1 < len && src[i + 1] == '\n') {
+			i++;
+			continue;
+		}
+		if (src[i] == '\\' && i + 2 < len && src[i + 1] == '\r' && src[i + 2] == '\n') {
+			i += 2;
+			continue;
+		}
+		sc.s[o] = src[i];
+		sc.orig[o] = i;
+		o++;
+	}
+	sc.n = o;
+	sc.s[o] = 0;
+	lex(&sc);
+	if (ntri || sc.nfind)
+		st->blocking = 1;
+out:
+	free(sc.lines);
+	free(sc.s);
+	free(sc.orig);
+}

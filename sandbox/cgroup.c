@@ -1,0 +1,327 @@
+/*
+ * sandbox/cgroup.c: memory and pids limits of one run through cgroups.
+ * cgroup v2 is used where it is mounted with the memory and pids
+ * controllers enabled for our own cgroup's children (the child is then
+ * cloned straight into it with CLONE_INTO_CGROUP); otherwise the v1 memory
+ * and pids hierarchies, where the supervisor writes the child's pid into
+ * cgroup.procs before letting it go on. Each run gets its own cgroup
+ * "tg-<supervisor pid>-<n>" next to ours; it is removed after the run, and
+ * leftovers of dead supervisors are swept once per process. Without
+ * cgroups (not root, nothing delegated) the caller degrades to rlimits.
+ */
+#include "sandbox/internal.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+static int write_file(const char *dir, const char *name, const char *val)
+{
+	char path[600];
+	int fd, e = 0;
+	size_t len = strlen(val);
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, val, len) != (ssize_t)len)
+		e = -errno;
+	close(fd);
+	return e;
+}
+
+static int read_small(const char *path, char *buf, size_t n)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t k;
+
+	if (fd < 0)
+		return -errno;
+	k = read(fd, buf, n - 1);
+	close(fd);
+	if (k < 0)
+		return -errno;
+	buf[k] = '\0';
+	return 0;
+}
+
+/* The mount point of a cgroup hierarchy: v2 (opt NULL) or the v1 one with opt. */
+static int find_mount(char *out, size_t n, const char *opt)
+{
+	_cleanup_fclose_ FILE *f = fopen("/proc/self/mountinfo", "re");
+	char line[1024];
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		char *sep = strstr(line, " - "), mnt[512], type[64], src[256], opts[512];
+		if (!sep || sscanf(line, "%*s %*s %*s %*s %511s", mnt) != 1)
+			continue;
+		if (sscanf(sep + 3, "%63s %255s %511s", type, src, opts) != 3)
+			continue;
+		if (!opt && strcmp(type, "cgroup2") == 0) {
+			snprintf(out, n, "%s", mnt);
+			return 0;
+		}
+		if (opt && strcmp(type, "cgroup") == 0) {
+			char *save = NULL, *t;
+			for (t = strtok_r(opts, ",", &save); t; t = strtok_r(NULL, ",", &save))
+				if (strcmp(t, opt) == 0) {
+					snprintf(out, n, "%s", mnt);
+					return 0;
+				}
+		}
+	}
+	return -1;
+}
+
+/* Our own cgroup path in a hierarchy: v2 (ctrl NULL) or the v1 one holding ctrl. */
+static int own_path(char *out, size_t n, const char *ctrl)
+{
+	_cleanup_fclose_ FILE *f = fopen("/proc/self/cgroup", "re");
+	char line[1024];
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+		if (!c2)
+			continue;
+		*c2 = '\0';
+		c2[strcspn(c2 + 1, "\n") + 1] = '\0';
+		if (!ctrl && strcmp(c1 + 1, "") == 0 && strncmp(line, "0", 1) == 0) {
+			snprintf(out, n, "%s", c2 + 1);
+			return 0;
+		}
+		if (ctrl) {
+			char *save = NULL, *t;
+			for (t = strtok_r(c1 + 1, ",", &save); t; t = strtok_r(NULL, ",", &save))
+				if (strcmp(t, ctrl) == 0) {
+					snprintf(out, n, "%s", c2 + 1);
+					return 0;
+				}
+		}
+	}
+	return -1;
+}
+
+static int has_word(const char *s, const char *w)
+{
+	size_t n = strlen(w);
+	const char *p = s;
+
+	while ((p = strstr(p, w))) {
+		if ((p == s || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\n' || !p[n]))
+			return 1;
+		p += n;
+	}
+	return 0;
+}
+
+static void remove_dir(const char *dir)
+{
+	int i;
+
+	for (i = 0; i < 50; i++) {
+		if (rmdir(dir) == 0 || errno == ENOENT)
+			return;
+		if (errno != EBUSY)
+			return;
+		nanosleep(&(struct timespec){ 0, 2000000 }, NULL);
+	}
+}
+
+/* Remove tg-<pid>-<n> folders of supervisors that no longer exist. */
+static void sweep(const char *parent)
+{
+	DIR *d = opendir(parent);
+	struct dirent *e;
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		long pid;
+		char *end, path[600];
+		if (strncmp(e->d_name, "tg-", 3) != 0)
+			continue;
+		pid = strtol(e->d_name + 3, &end, 10);
+		if (end == e->d_name + 3 || *end != '-' || pid <= 0 || pid == getpid())
+			continue;
+		if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", parent, e->d_name);
+		write_file(path, "cgroup.kill", "1");
+		rmdir(path);
+	}
+	closedir(d);
+}
+
+static atomic_uint counter;
+static pthread_once_t sweep_once = PTHREAD_ONCE_INIT;
+static char sweep_dirs[3][1100];
+
+static void sweep_all(void)
+{
+	int i;
+	for (i = 0; i < 3; i++)
+		if (sweep_dirs[i][0])
+			sweep(sweep_dirs[i]);
+}
+
+static int mk(char *out, size_t n, const char *mnt, const char *own, unsigned id)
+{
+	int k = snprintf(out, n, "%s%s/tg-%d-%u", mnt, strcmp(own, "/") == 0 ? "" : own,
+			 (int)getpid(), id);
+	if (k < 0 || (size_t)k >= n)
+		return -ENAMETOOLONG;
+	if (mkdir(out, 0755) < 0)
+		return -errno;
+	return 0;
+}
+
+static int try_v2(struct sbx_cgroup *cg, uint64_t mem_bytes, uint32_t max_pids, unsigned id)
+{
+	char mnt[512], own[512], ctl[1100], buf[256];
+	int e;
+
+	if (find_mount(mnt, sizeof(mnt), NULL) < 0 || own_path(own, sizeof(own), NULL) < 0)
+		return -1;
+	snprintf(ctl, sizeof(ctl), "%s%s/cgroup.subtree_control", mnt,
+		 strcmp(own, "/") == 0 ? "" : own);
+	if (read_small(ctl, buf, sizeof(buf)) < 0 || !has_word(buf, "memory") ||
+	    !has_word(buf, "pids"))
+		return -1;
+	snprintf(sweep_dirs[0], sizeof(sweep_dirs[0]), "%s%s", mnt,
+		 strcmp(own, "/") == 0 ? "" : own);
+	if (mk(cg->mem, sizeof(cg->mem), mnt, own, id) < 0)
+		return -1;
+	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)mem_bytes);
+	e = write_file(cg->mem, "memory.max", buf);
+	if (e == 0)
+		write_file(cg->mem, "memory.swap.max", "0");
+	snprintf(buf, sizeof(buf), "%u", max_pids);
+	if (e == 0)
+		e = write_file(cg->mem, "pids.max", buf);
+	if (e == 0) {
+		cg->v2fd = open(cg->mem, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (cg->v2fd < 0)
+			e = -errno;
+	}
+	if (e < 0) {
+		rmdir(cg->mem);
+		cg->mem[0] = '\0';
+		return -1;
+	}
+	cg->version = 2;
+	return 0;
+}
+
+static int try_v1(struct sbx_cgroup *cg, uint64_t mem_bytes, uint32_t max_pids, unsigned id)
+{
+	char mnt[512], own[512], buf[64];
+	int e;
+
+	if (find_mount(mnt, sizeof(mnt), "memory") < 0 || own_path(own, sizeof(own), "memory") < 0)
+		return -1;
+	snprintf(sweep_dirs[1], sizeof(sweep_dirs[1]), "%s%s", mnt, strcmp(own, "/") == 0 ? "" : own);
+	e = mk(cg->mem, sizeof(cg->mem), mnt, own, id);
+	if (e < 0) {
+		snprintf(cg->why, sizeof(cg->why), "cannot create a v1 memory cgroup: %s",
+			 strerror(-e));
+		cg->mem[0] = '\0';
+		return -1;
+	}
+	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)mem_bytes);
+	e = write_file(cg->mem, "memory.limit_in_bytes", buf);
+	if (e == 0) /* no swap either, where swap accounting exists */
+		write_file(cg->mem, "memory.memsw.limit_in_bytes", buf);
+	if (e == 0 && find_mount(mnt, sizeof(mnt), "pids") == 0 &&
+	    own_path(own, sizeof(own), "pids") == 0) {
+		snprintf(sweep_dirs[2], sizeof(sweep_dirs[2]), "%s%s", mnt,
+			 strcmp(own, "/") == 0 ? "" : own);
+		e = mk(cg->pids, sizeof(cg->pids), mnt, own, id);
+		snprintf(buf, sizeof(buf), "%u", max_pids);
+		if (e == 0)
+			e = write_file(cg->pids, "pids.max", buf);
+		if (e < 0)
+			snprintf(cg->why, sizeof(cg->why), "v1 pids cgroup: %s", strerror(-e));
+	} else if (e == 0) {
+		e = -ENOENT;
+		snprintf(cg->why, sizeof(cg->why), "no v1 pids hierarchy");
+	}
+	if (e < 0) {
+		if (!cg->why[0])
+			snprintf(cg->why, sizeof(cg->why), "v1 memory cgroup: %s", strerror(-e));
+		sbx_cgroup_destroy(cg);
+		return -1;
+	}
+	cg->version = 1;
+	return 0;
+}
+
+int sbx_cgroup_create(struct sbx_cgroup *cg, uint64_t mem_bytes, uint32_t max_pids)
+{
+	unsigned id = atomic_fetch_add(&counter, 1);
+
+	memset(cg, 0, sizeof(*cg));
+	cg->v2fd = -1;
+	if (try_v2(cg, mem_bytes, max_pids, id) == 0 || try_v1(cg, mem_bytes, max_pids, id) == 0) {
+		pthread_once(&sweep_once, sweep_all);
+		return 0;
+	}
+	if (!cg->why[0])
+		snprintf(cg->why, sizeof(cg->why), "no usable cgroup v1 or v2 memory+pids controllers");
+	return -1;
+}
+
+int sbx_cgroup_attach(struct sbx_cgroup *cg, pid_t pid)
+{
+	char buf[32];
+	int e = 0;
+
+	if (cg->version != 1)
+		return 0; /* v2: cloned straight into it */
+	snprintf(buf, sizeof(buf), "%d", (int)pid);
+	if (cg->mem[0])
+		e = write_file(cg->mem, "cgroup.procs", buf);
+	if (e == 0 && cg->pids[0])
+		e = write_file(cg->pids, "cgroup.procs", buf);
+	return e;
+}
+
+int sbx_cgroup_oom(const struct sbx_cgroup *cg)
+{
+	char path[600], buf[1024], *p;
+
+	if (cg->version == 0 || !cg->mem[0])
+		return 0;
+	snprintf(path, sizeof(path), "%s/%s", cg->mem,
+		 cg->version == 2 ? "memory.events" : "memory.oom_control");
+	if (read_small(path, buf, sizeof(buf)) < 0)
+		return 0;
+	p = strstr(buf, "oom_kill ");
+	return p && strtoull(p + 9, NULL, 10) > 0;
+}
+
+void sbx_cgroup_destroy(struct sbx_cgroup *cg)
+{
+	if (cg->v2fd >= 0) {
+		close(cg->v2fd);
+		cg->v2fd = -1;
+	}
+	if (cg->version == 2 && cg->mem[0])
+		write_file(cg->mem, "cgroup.kill", "1");
+	if (cg->mem[0])
+		remove_dir(cg->mem);
+	if (cg->pids[0])
+		remove_dir(cg->pids);
+	cg->mem[0] = cg->pids[0] = '\0';
+	cg->version = 0;
+}

@@ -1,0 +1,271 @@
+/*
+ * sandbox/child.c: the sandboxed child from clone3() to execve(). It runs
+ * as pid 1 of fresh user, pid, mount, net, ipc, uts and cgroup namespaces
+ * and only makes system calls (no allocation: the parent may be threaded).
+ * Order: fds 0-3 set up and all others closed; setsid; die with the parent;
+ * wait for the supervisor to map uid/gid 65534 and attach cgroups; clone the
+ * bind sources with open_tree(); switch to uid/gid 65534 (caps kept by a
+ * locked securebit); a tmpfs root with the binds, a minimal /dev, a capped
+ * /tmp; pivot_root and detach the old root; root remounted read-only;
+ * hostname; rlimits; bounding set, ambient and all capabilities dropped,
+ * securebits locked, no_new_privs; the seccomp filter; execve with an empty
+ * environment. Any failure is reported on the sync socket and ends the
+ * child before the program ever runs.
+ */
+#include "sandbox/internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <linux/capability.h>
+#include <linux/close_range.h>
+#include <linux/mount.h>
+#include <linux/securebits.h>
+#include <sched.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+
+#ifndef OPEN_TREE_CLONE
+#define OPEN_TREE_CLONE 1
+#endif
+#ifndef MOVE_MOUNT_F_EMPTY_PATH
+#define MOVE_MOUNT_F_EMPTY_PATH 0x00000004
+#endif
+
+static int sync_fd = 3;
+
+__attribute__((noreturn)) static void fail(char type, int err, const char *step)
+{
+	struct sbx_msg m;
+
+	memset(&m, 0, sizeof(m));
+	m.type = type;
+	m.err = err;
+	strncpy(m.step, step, sizeof(m.step) - 1);
+	(void)!write(sync_fd, &m, sizeof(m));
+	_exit(127);
+}
+
+#define CHECK(expr, step)                            \
+	do {                                         \
+		if ((expr) < 0)                      \
+			fail(SBX_MSG_ERROR, errno, step); \
+	} while (0)
+
+/* Create a mount point (folder or empty file) at rel, with its parents. */
+static int make_point(const char *rel, int is_dir)
+{
+	char p[256];
+	size_t i, n = strlen(rel);
+	int fd;
+
+	if (n >= sizeof(p))
+		return -1;
+	memcpy(p, rel, n + 1);
+	for (i = 1; i < n; i++) {
+		if (p[i] != '/')
+			continue;
+		p[i] = '\0';
+		if (mkdir(p, 0755) < 0 && errno != EEXIST)
+			return -1;
+		p[i] = '/';
+	}
+	if (is_dir)
+		return mkdir(p, 0755) < 0 && errno != EEXIST ? -1 : 0;
+	fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0444);
+	if (fd < 0)
+		return -1;
+	close(fd);
+	return 0;
+}
+
+static void set_limit(int res, uint64_t v, const char *step)
+{
+	struct rlimit rl = { (rlim_t)v, (rlim_t)v };
+	CHECK(setrlimit(res, &rl), step);
+}
+
+static void write_input(const struct sbx_file *f)
+{
+	size_t off = 0;
+	int fd = open(f->name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+
+	CHECK(fd, "writing an input file into /tmp");
+	while (off < f->len) {
+		ssize_t k = write(fd, f->data + off, f->len - off);
+		if (k <= 0)
+			fail(SBX_MSG_ERROR, k < 0 ? errno : ENOSPC, "writing an input file into /tmp");
+		off += (size_t)k;
+	}
+	close(fd);
+}
+
+static void send_fd(int fd)
+{
+	struct sbx_msg m;
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { &m, sizeof(m) };
+	struct msghdr mh = { 0 };
+	struct cmsghdr *c;
+
+	memset(&m, 0, sizeof(m));
+	memset(cbuf, 0, sizeof(cbuf));
+	m.type = SBX_MSG_TMPFD;
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+	mh.msg_control = cbuf;
+	mh.msg_controllen = sizeof(cbuf);
+	c = CMSG_FIRSTHDR(&mh);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	CHECK(sendmsg(sync_fd, &mh, MSG_NOSIGNAL), "sending the /tmp fd");
+}
+
+static void drop_privileges(void)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2];
+	int cap;
+
+	/* Locked securebits: no root magic, no ambient raise, no fixup undo. */
+	CHECK(prctl(PR_SET_SECUREBITS,
+		    SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_SETUID_FIXUP |
+			    SECBIT_NO_SETUID_FIXUP_LOCKED | SECBIT_KEEP_CAPS_LOCKED |
+			    SECBIT_NO_CAP_AMBIENT_RAISE | SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED,
+		    0, 0, 0),
+	      "locking securebits");
+	for (cap = 0; cap <= 63; cap++) {
+		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0 && errno != EINVAL)
+			fail(SBX_MSG_ERROR, errno, "dropping the capability bounding set");
+	}
+	CHECK(prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0), "clearing ambient caps");
+	memset(d, 0, sizeof(d));
+	CHECK(syscall(SYS_capset, &h, d), "dropping capabilities");
+	CHECK(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs");
+}
+
+void sbx_child_main(const struct sbx_child_args *a)
+{
+	const struct sbx_spec *s = a->spec;
+	int tree[SBX_MAX_BINDS];
+	int fds[4] = { a->stdin_fd, a->out_fd, a->err_fd, a->sync_fd };
+	int hi[4], i;
+	size_t k;
+	char go;
+	char opts[128];
+
+	/* fds: 0-2 the pipes, 3 the sync socket (close-on-exec), nothing else. */
+	for (i = 0; i < 4; i++) {
+		hi[i] = fcntl(fds[i], F_DUPFD_CLOEXEC, 16);
+		if (hi[i] < 0)
+			_exit(127);
+	}
+	for (i = 0; i < 4; i++)
+		if (dup2(hi[i], i) < 0)
+			_exit(127);
+	if (fcntl(3, F_SETFD, FD_CLOEXEC) < 0 || syscall(SYS_close_range, 4, ~0U, 0) < 0)
+		_exit(127);
+	sync_fd = 3;
+
+	CHECK(setsid(), "setsid");
+	CHECK(prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0), "PR_SET_PDEATHSIG");
+	CHECK(prctl(PR_SET_DUMPABLE, 1, 0, 0, 0), "PR_SET_DUMPABLE");
+	go = SBX_MSG_READY;
+	if (write(sync_fd, &go, 1) != 1)
+		_exit(127);
+	/* The supervisor maps our ids and attaches cgroups; EOF means it died. */
+	if (read(sync_fd, &go, 1) != 1 || go != SBX_MSG_GO)
+		_exit(127);
+
+	/* Detached copies of every bind source, taken before anything is covered. */
+	for (k = 0; k < s->nbinds; k++) {
+		tree[k] = (int)syscall(SYS_open_tree, AT_FDCWD, s->binds[k].src,
+				       OPEN_TREE_CLONE | O_CLOEXEC);
+		CHECK(tree[k], "open_tree of a bind source");
+	}
+	CHECK(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), "making mounts private");
+
+	/* Become 65534 (capabilities stay: SECBIT_NO_SETUID_FIXUP). */
+	CHECK(prctl(PR_SET_SECUREBITS, SECBIT_NO_SETUID_FIXUP, 0, 0, 0), "securebits");
+	if (a->allow_setgroups)
+		CHECK(setgroups(0, NULL), "setgroups");
+	CHECK(setresgid(SBX_UID, SBX_UID, SBX_UID), "setresgid");
+	CHECK(setresuid(SBX_UID, SBX_UID, SBX_UID), "setresuid");
+
+	/* The new root: a tiny tmpfs, read-only once populated. */
+	CHECK(mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+		    "size=256k,nr_inodes=256,mode=0755"),
+	      "mounting the root tmpfs");
+	CHECK(chdir("/tmp"), "chdir to the new root");
+	for (k = 0; k < s->nlinks; k++)
+		CHECK(symlink(s->links[k].target, s->links[k].name), "symlink in the new root");
+	for (k = 0; k < s->nbinds; k++) {
+		const struct sbx_bind *b = &s->binds[k];
+		struct mount_attr attr = { 0 };
+		attr.attr_set = MOUNT_ATTR_NOSUID;
+		if (!(b->flags & SBX_BIND_RW))
+			attr.attr_set |= MOUNT_ATTR_RDONLY;
+		if (!(b->flags & SBX_BIND_EXEC))
+			attr.attr_set |= MOUNT_ATTR_NOEXEC;
+		if (!(b->flags & SBX_BIND_DEV))
+			attr.attr_set |= MOUNT_ATTR_NODEV;
+		CHECK(make_point(b->dst + 1, b->is_dir), "creating a mount point");
+		CHECK(syscall(SYS_mount_setattr, tree[k], "", AT_EMPTY_PATH, &attr, sizeof(attr)),
+		      "mount_setattr on a bind");
+		CHECK(syscall(SYS_move_mount, tree[k], "", AT_FDCWD, b->dst + 1,
+			      MOVE_MOUNT_F_EMPTY_PATH),
+		      "move_mount of a bind");
+		close(tree[k]);
+	}
+	CHECK(make_point("tmp", 1), "mkdir /tmp");
+	snprintf(opts, sizeof(opts), "size=%um,nr_inodes=4096,mode=1777", s->tmp_mb);
+	CHECK(mount("tmpfs", "tmp", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, opts),
+	      "mounting /tmp");
+	if (s->nfiles || s->want_tmpfd) {
+		CHECK(chdir("tmp"), "chdir /tmp");
+		for (k = 0; k < s->nfiles; k++)
+			write_input(&s->files[k]);
+		CHECK(chdir(".."), "chdir /");
+	}
+	if (s->want_tmpfd) {
+		int tfd = open("tmp", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		CHECK(tfd, "opening /tmp");
+		send_fd(tfd);
+		close(tfd);
+	}
+
+	CHECK(syscall(SYS_pivot_root, ".", "."), "pivot_root");
+	CHECK(umount2(".", MNT_DETACH), "detaching the old root");
+	CHECK(chdir("/"), "chdir /");
+	CHECK(mount(NULL, "/", NULL,
+		    MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL),
+	      "remounting the root read-only");
+	CHECK(sethostname("toolgate", 8), "sethostname");
+	CHECK(setdomainname("toolgate", 8), "setdomainname");
+
+	set_limit(RLIMIT_CORE, 0, "RLIMIT_CORE");
+	set_limit(RLIMIT_CPU, (s->timeout_ms + 999) / 1000 + 1, "RLIMIT_CPU");
+	set_limit(RLIMIT_AS, (uint64_t)s->memory_mb * 2 * 1024 * 1024 + (256ull << 20), "RLIMIT_AS");
+	set_limit(RLIMIT_FSIZE, (uint64_t)s->tmp_mb * 1024 * 1024, "RLIMIT_FSIZE");
+	set_limit(RLIMIT_NOFILE, s->max_files, "RLIMIT_NOFILE");
+	set_limit(RLIMIT_NPROC, s->max_procs, "RLIMIT_NPROC");
+	set_limit(RLIMIT_MEMLOCK, 0, "RLIMIT_MEMLOCK");
+	set_limit(RLIMIT_MSGQUEUE, 0, "RLIMIT_MSGQUEUE");
+	set_limit(RLIMIT_LOCKS, 0, "RLIMIT_LOCKS");
+	CHECK(chdir("/tmp"), "chdir /tmp");
+
+	drop_privileges();
+	if (a->filter)
+		CHECK(syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, a->filter),
+		      "loading the seccomp filter");
+	execve(s->exec_path, (char *const *)s->argv, (char *const *)s->envp);
+	fail(SBX_MSG_EXEC, errno, "execve");
+}

@@ -1,0 +1,265 @@
+/*
+ * sandbox/filter.c: the seccomp allowlists, built with libseccomp once per
+ * process and exported as classic BPF, so that the child only has to load a
+ * ready program before execve. Default action: KILL_PROCESS; any other
+ * architecture (i386 `int 0x80`, x32 numbers) is killed too. A few calls get
+ * a clean errno instead so programs fail rather than hang (fork, clone3,
+ * socket, io_uring, flock). Arguments are checked where they matter: no
+ * W+X mappings, clone only with the exact pthread flag set, ioctl only
+ * TCGETS/FIONREAD compared on 64 bits, fcntl without locks, prlimit64
+ * read-only on self. The build profile adds process creation for the
+ * compiler driver. This file alone includes seccomp.h.
+ */
+#include "sandbox/internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <sched.h>
+#include <seccomp.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <termios.h>
+
+#ifndef MFD_CLOEXEC
+#define MFD_CLOEXEC 0x0001U
+#endif
+
+/* The flags glibc's pthread_create passes to clone(). */
+#define SBX_THREAD_FLAGS                                                              \
+	(CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD | CLONE_SYSVSEM | \
+	 CLONE_SETTLS | CLONE_PARENT_SETTID | CLONE_CHILD_CLEARTID)
+/* Any namespace flag (CLONE_NEWTIME is 0x80). */
+#define SBX_CLONE_NS_MASK 0x7E020080ULL
+
+static const char *const allow_plain[] = {
+	"read", "write", "readv", "writev", "pread64", "pwrite64", "preadv", "pwritev",
+	"lseek", "close", "dup", "dup2", "dup3", "poll", "ppoll", "select", "pselect6",
+	"open", "openat", "stat", "fstat", "lstat", "newfstatat", "statx", "access",
+	"faccessat", "faccessat2", "readlink", "readlinkat", "getdents", "getdents64",
+	"getcwd", "chdir", "fchdir", "unlink", "unlinkat", "mkdir", "mkdirat", "rmdir",
+	"rename", "renameat", "renameat2", "truncate", "ftruncate", "fsync", "fdatasync",
+	"umask", "fchmod", "chmod", "fadvise64", "pipe", "pipe2", "sendfile",
+	"brk", "munmap", "mremap", "msync", "exit", "exit_group",
+	"rt_sigaction", "rt_sigprocmask", "rt_sigreturn", "rt_sigpending", "rt_sigtimedwait",
+	"rt_sigsuspend", "sigaltstack", "pause", "alarm", "getitimer", "setitimer",
+	"set_robust_list", "set_tid_address", "rseq", "sched_yield", "restart_syscall",
+	"getpid", "gettid", "getppid", "getuid", "geteuid", "getgid", "getegid",
+	"getresuid", "getresgid", "getgroups", "getpgrp", "getpgid", "getsid",
+	"clock_gettime", "clock_getres", "clock_nanosleep", "nanosleep", "gettimeofday",
+	"time", "uname", "times", "getrlimit", "sysinfo",
+	"kill", "tgkill", "tkill", "execve", "wait4", "waitid",
+	"epoll_create1", "epoll_ctl", "epoll_wait", "epoll_pwait", "eventfd2",
+};
+
+/* Extra calls the compiler driver and its children need. */
+static const char *const allow_build[] = {
+	"vfork", "getrusage", "setrlimit", "statfs", "fstatfs", "utimensat", "fchown",
+	"chown", "lchown", "link", "linkat", "symlink", "symlinkat", "fallocate",
+	"sched_getaffinity", "prlimit64",
+};
+
+static int rule(scmp_filter_ctx c, uint32_t action, const char *name, unsigned n,
+		const struct scmp_arg_cmp *cmp)
+{
+	int nr = seccomp_syscall_resolve_name(name);
+	if (nr == __NR_SCMP_ERROR)
+		return 0; /* not on this architecture */
+	return seccomp_rule_add_array(c, action, nr, n, cmp);
+}
+
+#define RULE0(c, act, name) rule((c), (act), (name), 0, NULL)
+#define RULEN(c, act, name, ...)                                                \
+	({                                                                      \
+		const struct scmp_arg_cmp _cmp[] = { __VA_ARGS__ };             \
+		rule((c), (act), (name), TG_ARRAY_SIZE(_cmp), _cmp);            \
+	})
+
+static int add_common(scmp_filter_ctx c, int profile)
+{
+	const uint64_t wx = PROT_WRITE | PROT_EXEC;
+	static const int futex_ops[] = { FUTEX_WAIT, FUTEX_WAKE, FUTEX_REQUEUE,
+					 FUTEX_CMP_REQUEUE, FUTEX_WAKE_OP, FUTEX_WAIT_BITSET,
+					 FUTEX_WAKE_BITSET };
+	static const int advice[] = { MADV_NORMAL, MADV_RANDOM, MADV_SEQUENTIAL,
+				      MADV_WILLNEED, MADV_DONTNEED, MADV_FREE,
+				      MADV_HUGEPAGE, MADV_NOHUGEPAGE };
+	static const int fcntl_ok[] = { F_GETFD, F_SETFD, F_GETFL, F_SETFL, F_DUPFD,
+					F_DUPFD_CLOEXEC };
+	size_t i;
+	int r = 0;
+
+	for (i = 0; i < TG_ARRAY_SIZE(allow_plain) && r == 0; i++)
+		r = RULE0(c, SCMP_ACT_ALLOW, allow_plain[i]);
+	if (profile == SBX_PROFILE_BUILD) {
+		for (i = 0; i < TG_ARRAY_SIZE(allow_build) && r == 0; i++)
+			r = RULE0(c, SCMP_ACT_ALLOW, allow_build[i]);
+	}
+	/* mmap/mprotect: never writable and executable at once. */
+	for (i = 0; i < 3 && r == 0; i++) {
+		uint64_t v = i == 0 ? 0 : i == 1 ? PROT_WRITE : PROT_EXEC;
+		r = RULEN(c, SCMP_ACT_ALLOW, "mmap", SCMP_A2(SCMP_CMP_MASKED_EQ, wx, v));
+		if (r == 0)
+			r = RULEN(c, SCMP_ACT_ALLOW, "mprotect", SCMP_A2(SCMP_CMP_MASKED_EQ, wx, v));
+	}
+	for (i = 0; i < TG_ARRAY_SIZE(futex_ops) && r == 0; i++)
+		r = RULEN(c, SCMP_ACT_ALLOW, "futex",
+			  SCMP_A1(SCMP_CMP_MASKED_EQ,
+				  ~(uint64_t)(FUTEX_PRIVATE_FLAG | FUTEX_CLOCK_REALTIME),
+				  (uint64_t)futex_ops[i]));
+	for (i = 0; i < TG_ARRAY_SIZE(advice) && r == 0; i++)
+		r = RULEN(c, SCMP_ACT_ALLOW, "madvise", SCMP_A2(SCMP_CMP_EQ, (uint64_t)advice[i]));
+	for (i = 0; i < TG_ARRAY_SIZE(fcntl_ok) && r == 0; i++)
+		r = RULEN(c, SCMP_ACT_ALLOW, "fcntl", SCMP_A1(SCMP_CMP_EQ, (uint64_t)fcntl_ok[i]));
+	/* ioctl: full 64-bit compares, so (1 << 32) | TIOCSTI matches nothing. */
+	if (r == 0)
+		r = RULEN(c, SCMP_ACT_ALLOW, "ioctl", SCMP_A1(SCMP_CMP_EQ, (uint64_t)TCGETS));
+	if (r == 0)
+		r = RULEN(c, SCMP_ACT_ALLOW, "ioctl", SCMP_A1(SCMP_CMP_EQ, (uint64_t)FIONREAD));
+	if (r == 0)
+		r = RULEN(c, SCMP_ACT_ALLOW, "arch_prctl", SCMP_A0(SCMP_CMP_EQ, 0x1002 /* SET_FS */));
+	if (r == 0) /* other arch_prctl codes (CET status queries): a clean EINVAL */
+		r = RULEN(c, SCMP_ACT_ERRNO(EINVAL), "arch_prctl", SCMP_A0(SCMP_CMP_NE, 0x1002));
+	if (r == 0)
+		r = RULEN(c, SCMP_ACT_ALLOW, "getrandom",
+			  SCMP_A2(SCMP_CMP_MASKED_EQ, ~(uint64_t)1 /* GRND_NONBLOCK */, 0));
+	if (profile == SBX_PROFILE_RUN) {
+		if (r == 0)
+			r = RULEN(c, SCMP_ACT_ALLOW, "prlimit64", SCMP_A0(SCMP_CMP_EQ, 0),
+				  SCMP_A2(SCMP_CMP_EQ, 0));
+		if (r == 0)
+			r = RULEN(c, SCMP_ACT_ALLOW, "getrusage", SCMP_A0(SCMP_CMP_EQ, RUSAGE_SELF));
+		if (r == 0)
+			r = RULEN(c, SCMP_ACT_ALLOW, "getrusage", SCMP_A0(SCMP_CMP_EQ, 1 /* THREAD */));
+		if (r == 0)
+			r = RULEN(c, SCMP_ACT_ALLOW, "sched_getaffinity", SCMP_A0(SCMP_CMP_EQ, 0));
+		/* clone: threads only, the exact glibc flag set; fork-like calls fail. */
+		if (r == 0)
+			r = RULEN(c, SCMP_ACT_ALLOW, "clone",
+				  SCMP_A0(SCMP_CMP_EQ, (uint64_t)SBX_THREAD_FLAGS));
+		if (r == 0)
+			r = RULEN(c, SCMP_ACT_ERRNO(EPERM), "clone",
+				  SCMP_A0(SCMP_CMP_NE, (uint64_t)SBX_THREAD_FLAGS));
+		if (r == 0)
+			r = RULE0(c, SCMP_ACT_ERRNO(EPERM), "fork");
+		if (r == 0)
+			r = RULE0(c, SCMP_ACT_ERRNO(EPERM), "vfork");
+	} else {
+		/* The compiler forks; never with a namespace flag. */
+		if (r == 0)
+			r = RULEN(c, SCMP_ACT_ALLOW, "clone",
+				  SCMP_A0(SCMP_CMP_MASKED_EQ, SBX_CLONE_NS_MASK, 0));
+		if (r == 0)
+			r = RULE0(c, SCMP_ACT_ALLOW, "fork");
+	}
+	/* Clean failures rather than kills for what portable code probes. */
+	if (r == 0)
+		r = RULE0(c, SCMP_ACT_ERRNO(ENOSYS), "clone3");
+	if (r == 0)
+		r = RULE0(c, SCMP_ACT_ERRNO(EACCES), "socket");
+	if (r == 0)
+		r = RULE0(c, SCMP_ACT_ERRNO(EACCES), "socketpair");
+	if (r == 0)
+		r = RULE0(c, SCMP_ACT_ERRNO(ENOSYS), "io_uring_setup");
+	if (r == 0)
+		r = RULE0(c, SCMP_ACT_ERRNO(ENOSYS), "io_uring_enter");
+	if (r == 0)
+		r = RULE0(c, SCMP_ACT_ERRNO(ENOSYS), "io_uring_register");
+	if (r == 0)
+		r = RULE0(c, SCMP_ACT_ERRNO(EPERM), "flock");
+	return r;
+}
+
+static int build_filter(struct sock_fprog *out, int profile)
+{
+	scmp_filter_ctx c;
+	_cleanup_close_ int fd = -1;
+	struct stat st;
+	void *buf = NULL;
+	int r;
+
+	c = seccomp_init(SCMP_ACT_KILL_PROCESS);
+	if (!c)
+		return tg_error_set(TG_ERR_UNAVAILABLE, "seccomp_init failed");
+	r = seccomp_attr_set(c, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
+	if (r == 0)
+		r = seccomp_attr_set(c, SCMP_FLTATR_CTL_NNP, 0);
+	if (r == 0)
+		r = seccomp_attr_set(c, SCMP_FLTATR_CTL_OPTIMIZE, 2);
+	if (r == 0)
+		r = add_common(c, profile);
+	if (r < 0) {
+		seccomp_release(c);
+		return tg_error_errno(TG_ERR_INTERNAL, -r, "seccomp: building the filter");
+	}
+	fd = (int)syscall(SYS_memfd_create, "tg-bpf", MFD_CLOEXEC);
+	if (fd < 0) {
+		seccomp_release(c);
+		return tg_error_errno(TG_ERR_IO, errno, "memfd_create");
+	}
+	r = seccomp_export_bpf(c, fd);
+	seccomp_release(c);
+	if (r < 0)
+		return tg_error_errno(TG_ERR_INTERNAL, -r, "seccomp_export_bpf");
+	if (fstat(fd, &st) < 0 || st.st_size <= 0 || st.st_size % sizeof(struct sock_filter) ||
+	    st.st_size > 65536)
+		return tg_error_set(TG_ERR_INTERNAL, "seccomp: bad exported filter");
+	buf = malloc((size_t)st.st_size);
+	if (!buf)
+		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	if (pread(fd, buf, (size_t)st.st_size, 0) != st.st_size) {
+		free(buf);
+		return tg_error_errno(TG_ERR_IO, errno, "reading the filter");
+	}
+	out->filter = buf;
+	out->len = (unsigned short)(st.st_size / sizeof(struct sock_filter));
+	return 0;
+}
+
+static pthread_mutex_t filter_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct sock_fprog filters[SBX_PROFILE_COUNT];
+
+int sbx_filter_get(const struct sock_fprog **out, int profile)
+{
+	int r = 0;
+
+	if (profile < 0 || profile >= SBX_PROFILE_COUNT)
+		return tg_error_set(TG_ERR_INTERNAL, "bad seccomp profile");
+	pthread_mutex_lock(&filter_lock);
+	if (!filters[profile].filter)
+		r = build_filter(&filters[profile], profile);
+	pthread_mutex_unlock(&filter_lock);
+	if (r < 0)
+		return r;
+	*out = &filters[profile];
+	return 0;
+}
+
+void sbx_syscall_name(char *buf, size_t n, uint32_t audit_arch, uint64_t nr)
+{
+	uint32_t arch = SCMP_ARCH_X86_64;
+	const char *prefix = "";
+	char *name;
+
+	if (audit_arch == SCMP_ARCH_X86) {
+		arch = SCMP_ARCH_X86;
+		prefix = "i386:";
+	} else if (nr & 0x40000000ULL) {
+		arch = SCMP_ARCH_X32;
+		prefix = "x32:";
+	} else if (audit_arch != SCMP_ARCH_X86_64) {
+		snprintf(buf, n, "arch%#x:#%llu", audit_arch, (unsigned long long)nr);
+		return;
+	}
+	name = nr <= 0x7fffffffULL ? seccomp_syscall_resolve_num_arch(arch, (int)nr) : NULL;
+	if (name)
+		snprintf(buf, n, "%s%s", prefix, name);
+	else
+		snprintf(buf, n, "%s#%llu", prefix, (unsigned long long)nr);
+	free(name);
+}

@@ -1,0 +1,129 @@
+/*
+ * sandbox/internal.h: what the files of the sandbox module share and the
+ * tests may use, but nothing else should: the spec of one sandboxed
+ * execution (binds, files, limits, profile), the seccomp filters compiled
+ * once per process, a classic-BPF evaluator used to find which syscall a
+ * killed process was denied, the cgroup helpers and the child-side setup.
+ */
+#ifndef TG_SANDBOX_INTERNAL_H
+#define TG_SANDBOX_INTERNAL_H
+
+#include "sandbox/sandbox.h"
+
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stdint.h>
+
+/* Which seccomp allowlist applies. */
+enum sbx_profile {
+	SBX_PROFILE_RUN = 0,   /* a tool: no fork, threads only, no sockets */
+	SBX_PROFILE_BUILD = 1, /* the compiler: fork/exec of cc1, as, ld */
+	SBX_PROFILE_COUNT
+};
+
+/* Test-only switches (never set by the public entry points). */
+enum {
+	SBX_TEST_NO_SECCOMP = 1u << 0, /* namespaces, mounts and limits only */
+};
+
+enum {
+	SBX_BIND_RW = 1u << 0,   /* writable (default read-only) */
+	SBX_BIND_EXEC = 1u << 1, /* allow exec (default noexec) */
+	SBX_BIND_DEV = 1u << 2,  /* a device node: no nodev */
+};
+
+#define SBX_MAX_BINDS 16
+#define SBX_MAX_LINKS 8
+#define SBX_MAX_FILES 4
+#define SBX_UID 65534u   /* the uid/gid inside the sandbox */
+
+struct sbx_bind {
+	char src[4096];  /* host path */
+	char dst[256];   /* path inside, absolute */
+	unsigned flags;
+	int is_dir;
+};
+
+struct sbx_link {
+	char name[64];    /* inside, relative to / (e.g. "lib") */
+	char target[256]; /* e.g. "usr/lib" */
+};
+
+struct sbx_file {
+	const char *name; /* a plain name, written into /tmp */
+	const char *data;
+	size_t len;
+};
+
+struct sbx_spec {
+	int profile;
+	const char *exec_path;       /* inside */
+	const char *const *argv;     /* NULL-terminated */
+	const char *const *envp;     /* NULL-terminated */
+	struct sbx_bind binds[SBX_MAX_BINDS];
+	size_t nbinds;
+	struct sbx_link links[SBX_MAX_LINKS];
+	size_t nlinks;
+	struct sbx_file files[SBX_MAX_FILES];
+	size_t nfiles;
+	int want_tmpfd;              /* hand /tmp's dirfd back (build outputs) */
+	const char *stdin_data;
+	size_t stdin_len;
+	uint32_t timeout_ms, memory_mb, output_kb, tmp_mb, max_procs, max_files;
+	unsigned test_flags;
+};
+
+/* The one executor behind tg_sandbox_run and tg_sandbox_build. With
+ * want_tmpfd, *tmpfd receives an O_PATH fd of the sandbox's /tmp (or -1). */
+int sbx_execute(tg_run_result **out, const struct sbx_spec *s, int *tmpfd);
+
+/* Add a bind (flags SBX_BIND_*); a host symlink at a top-level system path
+ * (e.g. /lib -> usr/lib) becomes the same symlink inside. */
+int sbx_spec_bind(struct sbx_spec *s, const char *src, const char *dst, unsigned flags);
+/* Bind the system library folders (/usr, /lib, /lib64, /bin) read-only. */
+int sbx_spec_bind_system(struct sbx_spec *s);
+
+void sbx_spec_defaults(struct sbx_spec *s, const tg_sandbox_opts *o);
+/* tg_sandbox_run with test switches (SBX_TEST_*). */
+int sbx_run_with(tg_run_result **out, const tg_sandbox_opts *o, unsigned test_flags);
+
+/* seccomp: the compiled filter of a profile (built once per process). */
+int sbx_filter_get(const struct sock_fprog **out, int profile);
+/* Run a classic-BPF seccomp filter on d; returns the action word. */
+uint32_t sbx_bpf_eval(const struct sock_fprog *f, const struct seccomp_data *d);
+/* "name", "x32:name" or "i386:name" for a syscall; "#NR" when unknown. */
+void sbx_syscall_name(char *buf, size_t n, uint32_t audit_arch, uint64_t nr);
+
+/* cgroups: memory and pids limits for one run (v2 with controllers, else v1). */
+struct sbx_cgroup {
+	int version;        /* 0 none, 1, 2 */
+	char mem[512];      /* v1 memory cgroup folder, or the v2 folder */
+	char pids[512];     /* v1 pids cgroup folder */
+	int v2fd;           /* v2: folder fd for CLONE_INTO_CGROUP */
+	char why[160];      /* when version == 0: why not */
+};
+int sbx_cgroup_create(struct sbx_cgroup *cg, uint64_t mem_bytes, uint32_t max_pids);
+int sbx_cgroup_attach(struct sbx_cgroup *cg, pid_t pid);
+/* 1 if the OOM killer fired in this cgroup. */
+int sbx_cgroup_oom(const struct sbx_cgroup *cg);
+void sbx_cgroup_destroy(struct sbx_cgroup *cg);
+
+/* The child side: everything after clone3 until execve. Never returns. */
+struct sbx_child_args {
+	const struct sbx_spec *spec;
+	const struct sock_fprog *filter; /* NULL with SBX_TEST_NO_SECCOMP */
+	int stdin_fd, out_fd, err_fd, sync_fd;
+	int allow_setgroups;
+};
+__attribute__((noreturn)) void sbx_child_main(const struct sbx_child_args *a);
+
+/* Messages on the sync socket (child -> supervisor). */
+enum { SBX_MSG_READY = 'R', SBX_MSG_GO = 'G', SBX_MSG_ERROR = 'E', SBX_MSG_EXEC = 'X',
+       SBX_MSG_TMPFD = 'D' };
+struct sbx_msg {
+	char type;
+	int err;          /* errno */
+	char step[120];   /* what failed */
+};
+
+#endif

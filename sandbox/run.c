@@ -1,0 +1,596 @@
+/*
+ * sandbox/run.c: the supervisor of one sandboxed execution (sbx_execute).
+ *
+ * Two threads per run. A tracer thread clone3()s the child into fresh
+ * user/pid/mount/net/ipc/uts/cgroup namespaces (and straight into its v2
+ * cgroup when there is one), maps uid/gid 65534, attaches v1 cgroups,
+ * PTRACE_SEIZEs it (exit events only: that is how a seccomp kill is traced
+ * back to the denied syscall, since KILL_PROCESS leaves nothing readable in
+ * /proc) and then reaps it. The calling thread captures stdout/stderr,
+ * enforces the wall-clock timeout and the output cap and kills the child's
+ * pid-namespace init through a pidfd, which takes the whole tree down.
+ * Stdin is a sealed, read-only memfd. The child side is in child.c.
+ */
+#include "sandbox/internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/sched.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/ptrace.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+
+#ifndef MFD_CLOEXEC
+#define MFD_CLOEXEC 0x0001U
+#define MFD_ALLOW_SEALING 0x0002U
+#endif
+#ifndef MFD_NOEXEC_SEAL
+#define MFD_NOEXEC_SEAL 0x0008U
+#endif
+#ifndef PTRACE_GET_SYSCALL_INFO
+#define PTRACE_GET_SYSCALL_INFO 0x420e
+#endif
+#ifndef CLONE_INTO_CGROUP
+#define CLONE_INTO_CGROUP 0x200000000ULL
+#endif
+#define SBX_AUDIT_ARCH_X86_64 0xc000003eU
+#define SBX_AUDIT_ARCH_I386 0x40000003U
+
+struct ptrace_sc_info { /* the fixed head of struct ptrace_syscall_info */
+	uint8_t op;
+	uint8_t pad[3];
+	uint32_t arch;
+	uint64_t ip;
+	uint64_t sp;
+	uint64_t rest[8];
+};
+
+struct run {
+	const struct sbx_spec *spec;
+	struct sbx_child_args child;
+	struct sbx_cgroup cg;
+	int sync_parent;
+	int evfd;
+	/* set by the tracer */
+	atomic_int pidfd;
+	atomic_int cancel;      /* set by the caller thread: kill as soon as cloned */
+	atomic_int finished;    /* the init is reaped (or never started) */
+	pid_t pid;
+	int clone_errno;
+	int exec_done;
+	int status;          /* wait status of the init */
+	struct rusage ru;
+	struct sbx_msg msg;  /* setup error, if any */
+	int tmpfd;
+	int sys_found;       /* 2: the filter says this call kills; 1: a guess */
+	uint32_t sys_arch;
+	uint64_t sys_nr;
+	char tracer_err[160];
+};
+
+static int write_proc(pid_t pid, const char *name, const char *val)
+{
+	char path[64];
+	int fd, e = 0;
+	size_t n = strlen(val);
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, name);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, val, n) != (ssize_t)n)
+		e = -errno;
+	close(fd);
+	return e;
+}
+
+static void notify(struct run *r)
+{
+	uint64_t one = 1;
+	(void)!write(r->evfd, &one, sizeof(one));
+}
+
+/* Read what the child said on the sync socket (non-blocking). */
+static void read_sync(struct run *r)
+{
+	for (;;) {
+		struct sbx_msg m;
+		char cbuf[CMSG_SPACE(sizeof(int))];
+		struct iovec iov = { &m, sizeof(m) };
+		struct msghdr mh = { 0 };
+		struct cmsghdr *c;
+		ssize_t k;
+
+		mh.msg_iov = &iov;
+		mh.msg_iovlen = 1;
+		mh.msg_control = cbuf;
+		mh.msg_controllen = sizeof(cbuf);
+		k = recvmsg(r->sync_parent, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+		if (k <= 0)
+			return;
+		for (c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
+			if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
+				int fd;
+				memcpy(&fd, CMSG_DATA(c), sizeof(int));
+				if (m.type == SBX_MSG_TMPFD && r->tmpfd < 0)
+					r->tmpfd = fd;
+				else
+					close(fd);
+			}
+		}
+		if ((size_t)k == sizeof(m) && (m.type == SBX_MSG_ERROR || m.type == SBX_MSG_EXEC) &&
+		    !r->msg.type) {
+			r->msg = m;
+			r->msg.step[sizeof(r->msg.step) - 1] = '\0';
+		}
+	}
+}
+
+/* A thread of the child stopped at its exit with a SIGSYS status: find the
+ * syscall it was in, and whether our filter would have killed it. */
+static void inspect_kill(struct run *r, pid_t tid)
+{
+	struct ptrace_sc_info si;
+	struct user_regs_struct regs;
+	struct seccomp_data d;
+	const struct sock_fprog *f = r->child.filter;
+	uint32_t act;
+
+	memset(&si, 0, sizeof(si));
+	if (ptrace(PTRACE_GETREGS, tid, 0, &regs) < 0)
+		return;
+	if (ptrace((enum __ptrace_request)PTRACE_GET_SYSCALL_INFO, tid, sizeof(si), &si) < 0)
+		si.arch = SBX_AUDIT_ARCH_X86_64;
+	memset(&d, 0, sizeof(d));
+	d.arch = si.arch;
+	d.instruction_pointer = regs.rip;
+	if (si.arch == SBX_AUDIT_ARCH_I386) {
+		d.nr = (int)(uint32_t)regs.orig_rax;
+		d.args[0] = (uint32_t)regs.rbx;
+		d.args[1] = (uint32_t)regs.rcx;
+		d.args[2] = (uint32_t)regs.rdx;
+		d.args[3] = (uint32_t)regs.rsi;
+		d.args[4] = (uint32_t)regs.rdi;
+		d.args[5] = (uint32_t)regs.rbp;
+	} else {
+		d.nr = (int)regs.orig_rax;
+		d.args[0] = regs.rdi;
+		d.args[1] = regs.rsi;
+		d.args[2] = regs.rdx;
+		d.args[3] = regs.r10;
+		d.args[4] = regs.r8;
+		d.args[5] = regs.r9;
+	}
+	act = f ? sbx_bpf_eval(f, &d) : SECCOMP_RET_KILL_PROCESS;
+	act &= SECCOMP_RET_ACTION_FULL;
+	if (act == SECCOMP_RET_KILL_PROCESS || act == SECCOMP_RET_KILL_THREAD) {
+		r->sys_found = 2;
+	} else if (r->sys_found == 0) {
+		r->sys_found = 1;
+	} else {
+		return;
+	}
+	r->sys_arch = si.arch;
+	r->sys_nr = si.arch == SBX_AUDIT_ARCH_I386 ? (uint32_t)regs.orig_rax : regs.orig_rax;
+}
+
+static void trace_loop(struct run *r)
+{
+	for (;;) {
+		int st;
+		struct rusage ru;
+		pid_t w = wait4(-1, &st, __WALL | __WNOTHREAD, &ru);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			snprintf(r->tracer_err, sizeof(r->tracer_err), "wait4: %s", strerror(errno));
+			return;
+		}
+		if (WIFSTOPPED(st)) {
+			int ev = st >> 16, sig = 0;
+			if (ev == PTRACE_EVENT_EXEC) {
+				if (w == r->pid && !r->exec_done) {
+					r->exec_done = 1;
+					read_sync(r);
+				}
+			} else if (ev == PTRACE_EVENT_EXIT) {
+				unsigned long msg = 0;
+				if (ptrace(PTRACE_GETEVENTMSG, w, 0, &msg) == 0 && WIFSIGNALED((int)msg) &&
+				    WTERMSIG((int)msg) == SIGSYS && r->sys_found < 2)
+					inspect_kill(r, w);
+			} else if (ev == 0) {
+				sig = WSTOPSIG(st); /* signal-delivery stop: pass it on */
+			}
+			ptrace(PTRACE_CONT, w, 0, sig);
+			continue;
+		}
+		if (w == r->pid) {
+			r->status = st;
+			r->ru = ru;
+			read_sync(r);
+			return;
+		}
+	}
+}
+
+static void *tracer_main(void *arg)
+{
+	struct run *r = arg;
+	struct clone_args ca;
+	int pidfd = -1, e;
+	char c, map[64];
+	struct pollfd p;
+	pid_t pid;
+
+	memset(&ca, 0, sizeof(ca));
+	ca.flags = CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC |
+		   CLONE_NEWUTS | CLONE_NEWCGROUP | CLONE_PIDFD;
+	ca.pidfd = (uint64_t)(uintptr_t)&pidfd;
+	ca.exit_signal = SIGCHLD;
+	if (r->cg.version == 2) {
+		ca.flags |= CLONE_INTO_CGROUP;
+		ca.cgroup = (uint64_t)r->cg.v2fd;
+	}
+	pid = (pid_t)syscall(SYS_clone3, &ca, sizeof(ca));
+	if (pid == 0)
+		sbx_child_main(&r->child);
+	/* The child's ends are the child's only. */
+	close(r->child.stdin_fd);
+	close(r->child.out_fd);
+	close(r->child.err_fd);
+	close(r->child.sync_fd);
+	if (pid < 0) {
+		r->clone_errno = errno;
+		atomic_store(&r->finished, 1);
+		notify(r);
+		return NULL;
+	}
+	r->pid = pid;
+	atomic_store(&r->pidfd, pidfd);
+	if (atomic_load(&r->cancel))
+		goto kill;
+
+	p.fd = r->sync_parent;
+	p.events = POLLIN;
+	if (poll(&p, 1, 10000) != 1 || read(r->sync_parent, &c, 1) != 1 || c != SBX_MSG_READY) {
+		snprintf(r->tracer_err, sizeof(r->tracer_err), "the child did not start");
+		goto kill;
+	}
+	if (geteuid() != 0) {
+		e = write_proc(pid, "setgroups", "deny");
+		snprintf(map, sizeof(map), "%u %u 1\n", SBX_UID, (unsigned)geteuid());
+		if (e == 0)
+			e = write_proc(pid, "uid_map", map);
+		snprintf(map, sizeof(map), "%u %u 1\n", SBX_UID, (unsigned)getegid());
+	} else {
+		snprintf(map, sizeof(map), "%u %u 1\n", SBX_UID, SBX_UID);
+		e = write_proc(pid, "uid_map", map);
+	}
+	if (e == 0)
+		e = write_proc(pid, "gid_map", map);
+	if (e < 0) {
+		snprintf(r->tracer_err, sizeof(r->tracer_err), "writing uid/gid maps: %s",
+			 strerror(-e));
+		goto kill;
+	}
+	e = sbx_cgroup_attach(&r->cg, pid);
+	if (e < 0) {
+		snprintf(r->tracer_err, sizeof(r->tracer_err), "attaching cgroups: %s", strerror(-e));
+		goto kill;
+	}
+	/* Without ptrace we still run; only the name of a denied syscall is lost. */
+	(void)ptrace(PTRACE_SEIZE, pid, 0,
+		     PTRACE_O_TRACEEXIT | PTRACE_O_EXITKILL | PTRACE_O_TRACECLONE |
+			     PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACEEXEC);
+	c = SBX_MSG_GO;
+	if (write(r->sync_parent, &c, 1) != 1) {
+		snprintf(r->tracer_err, sizeof(r->tracer_err), "the child went away");
+		goto kill;
+	}
+	trace_loop(r);
+	atomic_store(&r->finished, 1);
+	notify(r);
+	return NULL;
+kill:
+	syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
+	trace_loop(r);
+	atomic_store(&r->finished, 1);
+	notify(r);
+	return NULL;
+}
+
+static int make_stdin(const char *data, size_t len)
+{
+	char path[64];
+	size_t off = 0;
+	int fd, ro;
+
+	fd = (int)syscall(SYS_memfd_create, "tg-stdin", MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_NOEXEC_SEAL);
+	if (fd < 0 && errno == EINVAL)
+		fd = (int)syscall(SYS_memfd_create, "tg-stdin", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (fd < 0)
+		return -errno;
+	while (off < len) {
+		ssize_t k = write(fd, data + off, len - off);
+		if (k <= 0) {
+			int e = k < 0 ? errno : EIO;
+			close(fd);
+			return -e;
+		}
+		off += (size_t)k;
+	}
+	fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	ro = open(path, O_RDONLY | O_CLOEXEC);
+	close(fd);
+	return ro < 0 ? -errno : ro;
+}
+
+static void kill_child(struct run *r)
+{
+	atomic_store(&r->cancel, 1);
+	int fd = atomic_load(&r->pidfd);
+	if (fd >= 0)
+		syscall(SYS_pidfd_send_signal, fd, SIGKILL, NULL, 0);
+}
+
+/* Read what is there; returns 1 at EOF, 0 otherwise. Counts against cap. */
+static int pump(int fd, tg_buf *b, size_t *total, size_t cap, int *over)
+{
+	char tmp[65536];
+
+	for (;;) {
+		ssize_t k = read(fd, tmp, sizeof(tmp));
+		if (k == 0)
+			return 1;
+		if (k < 0)
+			return errno == EAGAIN || errno == EINTR ? 0 : 1;
+		if (*total + (size_t)k > cap) {
+			size_t room = cap - *total;
+			if (room)
+				tg_buf_append(b, tmp, room);
+			*total = cap;
+			*over = 1;
+			return 0;
+		}
+		tg_buf_append(b, tmp, (size_t)k);
+		*total += (size_t)k;
+	}
+}
+
+static int finish_result(tg_run_result **out, struct run *r, tg_buf *ob, tg_buf *eb,
+			 int killed_reason, uint64_t t0, uint32_t cpu_limit_s)
+{
+	tg_run_result *res = calloc(1, sizeof(*res));
+	int st = r->status;
+
+	if (!res)
+		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	res->exit_code = -1;
+	res->wall_ms = tg_now_ms() - t0;
+	res->cpu_ms = (uint64_t)(r->ru.ru_utime.tv_sec + r->ru.ru_stime.tv_sec) * 1000 +
+		      (uint64_t)(r->ru.ru_utime.tv_usec + r->ru.ru_stime.tv_usec) / 1000;
+	res->max_rss_kb = (uint64_t)r->ru.ru_maxrss;
+	if (WIFSIGNALED(st))
+		res->signal = WTERMSIG(st);
+	if (r->msg.type == SBX_MSG_EXEC) {
+		res->reason = TG_REASON_SETUP;
+		res->signal = 0;
+		tg_buf_clear(eb);
+		tg_buf_printf(eb, "toolgate: sandbox: cannot execute %s: %s\n", r->spec->exec_path,
+			      strerror(r->msg.err));
+	} else if (killed_reason >= 0) {
+		res->reason = (tg_reason)killed_reason;
+	} else if (WIFSIGNALED(st) && WTERMSIG(st) == SIGSYS) {
+		res->reason = TG_REASON_SECCOMP;
+	} else if (sbx_cgroup_oom(&r->cg)) {
+		res->reason = TG_REASON_MEMORY;
+	} else if (WIFSIGNALED(st) && WTERMSIG(st) == SIGXFSZ) {
+		res->reason = TG_REASON_FILE_SIZE;
+	} else if (WIFSIGNALED(st) && (WTERMSIG(st) == SIGXCPU ||
+				       (WTERMSIG(st) == SIGKILL && res->cpu_ms + 50 >= cpu_limit_s * 1000ull))) {
+		res->reason = TG_REASON_CPU;
+	} else if (WIFEXITED(st)) {
+		res->reason = TG_REASON_EXITED;
+		res->exit_code = WEXITSTATUS(st);
+	} else {
+		res->reason = TG_REASON_SIGNALED;
+	}
+	if (res->reason == TG_REASON_SECCOMP && r->sys_found)
+		sbx_syscall_name(res->syscall, sizeof(res->syscall), r->sys_arch, r->sys_nr);
+	res->out = tg_buf_detach(ob, &res->out_len);
+	res->err = tg_buf_detach(eb, &res->err_len);
+	if (!res->out || !res->err) {
+		tg_run_result_free(res);
+		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	}
+	*out = res;
+	return 0;
+}
+
+int sbx_execute(tg_run_result **out, const struct sbx_spec *s, int *tmpfd)
+{
+	struct run r;
+	pthread_t th;
+	int outp[2] = { -1, -1 }, errp[2] = { -1, -1 }, sp[2] = { -1, -1 };
+	int in = -1, ret = 0, killed = -1, thread_started = 0, over = 0;
+	int out_eof = 0, err_eof = 0, done = 0, kills = 0;
+	tg_buf ob = TG_BUF_INIT(0), eb = TG_BUF_INIT(0);
+	size_t total = 0, cap = (size_t)s->output_kb * 1024;
+	uint64_t t0 = tg_now_ms(), deadline = t0 + s->timeout_ms, drain_until = 0;
+	uint32_t cpu_limit_s = (s->timeout_ms + 999) / 1000 + 1;
+
+	*out = NULL;
+	if (tmpfd)
+		*tmpfd = -1;
+	memset(&r, 0, sizeof(r));
+	r.spec = s;
+	r.tmpfd = -1;
+	r.evfd = -1;
+	atomic_init(&r.pidfd, -1);
+	atomic_init(&r.cancel, 0);
+	atomic_init(&r.finished, 0);
+	r.cg.v2fd = -1;
+	if (!(s->test_flags & SBX_TEST_NO_SECCOMP)) {
+		ret = sbx_filter_get(&r.child.filter, s->profile);
+		if (ret < 0)
+			return ret;
+	}
+	/* cgroups, else rlimits only (the run goes on; see tg_sandbox_cgroups()). */
+	if (sbx_cgroup_create(&r.cg, (uint64_t)s->memory_mb << 20, s->max_procs) < 0)
+		r.cg.version = 0;
+
+	if (pipe2(outp, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0 ||
+	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0) {
+		ret = tg_error_errno(TG_ERR_IO, errno, "sandbox: pipes");
+		goto out;
+	}
+	in = make_stdin(s->stdin_data ? s->stdin_data : "", s->stdin_data ? s->stdin_len : 0);
+	if (in < 0) {
+		ret = tg_error_errno(TG_ERR_IO, -in, "sandbox: stdin");
+		in = -1;
+		goto out;
+	}
+	r.evfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (r.evfd < 0) {
+		ret = tg_error_errno(TG_ERR_IO, errno, "sandbox: eventfd");
+		goto out;
+	}
+	fcntl(outp[0], F_SETFL, O_NONBLOCK);
+	fcntl(errp[0], F_SETFL, O_NONBLOCK);
+	r.child.spec = s;
+	r.child.stdin_fd = in;
+	r.child.out_fd = outp[1];
+	r.child.err_fd = errp[1];
+	r.child.sync_fd = sp[1];
+	r.child.allow_setgroups = geteuid() == 0;
+	r.sync_parent = sp[0];
+	/* From here the tracer owns (and closes) the child's ends. */
+	if (pthread_create(&th, NULL, tracer_main, &r) != 0) {
+		ret = tg_error_set(TG_ERR_IO, "sandbox: cannot start the tracer thread");
+		goto out;
+	}
+	thread_started = 1;
+	in = outp[1] = errp[1] = sp[1] = -1;
+
+	for (;;) {
+		struct pollfd p[3];
+		int n = 0, k, i_out = -1, i_err = -1;
+		uint64_t now = tg_now_ms(), until = done ? drain_until : deadline;
+		int wait = now >= until ? 0 : (int)(until - now);
+
+		p[n].fd = r.evfd;
+		p[n++].events = POLLIN;
+		if (!out_eof) {
+			i_out = n;
+			p[n].fd = outp[0];
+			p[n++].events = POLLIN;
+		}
+		if (!err_eof) {
+			i_err = n;
+			p[n].fd = errp[0];
+			p[n++].events = POLLIN;
+		}
+		k = poll(p, (nfds_t)n, wait);
+		if (k < 0 && errno != EINTR)
+			break;
+		if (i_out >= 0 && (p[i_out].revents & (POLLIN | POLLHUP | POLLERR)))
+			out_eof = pump(outp[0], &ob, &total, cap, &over);
+		if (i_err >= 0 && (p[i_err].revents & (POLLIN | POLLHUP | POLLERR)))
+			err_eof = pump(errp[0], &eb, &total, cap, &over);
+		if (over && killed < 0) {
+			killed = TG_REASON_OUTPUT_LIMIT;
+			kill_child(&r);
+			out_eof = err_eof = 1; /* the cap is reached: read no more */
+		}
+		if (p[0].revents & POLLIN) {
+			uint64_t v;
+			(void)!read(r.evfd, &v, sizeof(v));
+		}
+		now = tg_now_ms();
+		if (!done && atomic_load(&r.finished)) {
+			done = 1;
+			drain_until = now + 200;
+		}
+		if (!done && now >= deadline) {
+			if (killed < 0)
+				killed = TG_REASON_TIMEOUT;
+			kill_child(&r);
+			if (++kills > 3)
+				break; /* give up waiting; the join below reaps */
+			deadline = now + 2000;
+		}
+		if (done && ((out_eof && err_eof) || now >= drain_until)) {
+			/* every writer is dead: what is left sits in the pipe buffers */
+			if (!out_eof)
+				pump(outp[0], &ob, &total, cap, &over);
+			if (!err_eof)
+				pump(errp[0], &eb, &total, cap, &over);
+			break;
+		}
+	}
+	if (thread_started) {
+		if (!done)
+			kill_child(&r);
+		pthread_join(th, NULL);
+		thread_started = 0;
+	}
+	if (r.clone_errno) {
+		int e = r.clone_errno;
+		ret = tg_error_errno(e == ENOMEM || e == EAGAIN ? TG_ERR_IO : TG_ERR_UNAVAILABLE, e,
+				     "sandbox: cannot create the namespaces (clone3)");
+		goto out;
+	}
+	if (r.msg.type == SBX_MSG_ERROR) {
+		ret = tg_error_errno(TG_ERR_UNAVAILABLE, r.msg.err, "sandbox: %s", r.msg.step);
+		goto out;
+	}
+	if (r.tracer_err[0] && !r.exec_done && r.msg.type != SBX_MSG_EXEC) {
+		ret = tg_error_set(TG_ERR_UNAVAILABLE, "sandbox: %s", r.tracer_err);
+		goto out;
+	}
+	if (!r.exec_done && r.msg.type != SBX_MSG_EXEC && killed < 0) {
+		ret = tg_error_set(TG_ERR_UNAVAILABLE, "sandbox: the child died during setup (status %#x)",
+				   r.status);
+		goto out;
+	}
+	ret = finish_result(out, &r, &ob, &eb, killed, t0, cpu_limit_s);
+	if (ret == 0 && tmpfd) {
+		*tmpfd = r.tmpfd;
+		r.tmpfd = -1;
+	}
+out:
+	if (thread_started) {
+		kill_child(&r);
+		pthread_join(th, NULL);
+	}
+	if (atomic_load(&r.pidfd) >= 0)
+		close(atomic_load(&r.pidfd));
+	if (r.tmpfd >= 0)
+		close(r.tmpfd);
+	sbx_cgroup_destroy(&r.cg);
+	tg_closep(&outp[0]);
+	tg_closep(&outp[1]);
+	tg_closep(&errp[0]);
+	tg_closep(&errp[1]);
+	tg_closep(&sp[0]);
+	tg_closep(&sp[1]);
+	tg_closep(&in);
+	tg_closep(&r.evfd);
+	tg_buf_free(&ob);
+	tg_buf_free(&eb);
+	return ret;
+}

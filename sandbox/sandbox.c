@@ -1,0 +1,215 @@
+/*
+ * sandbox/sandbox.c: the public entry points for running a program
+ * (tg_sandbox_run), checking the machine (tg_sandbox_available), reading an
+ * ELF header (tg_sandbox_elf_dynamic), and the helpers that fill a spec's
+ * binds. A run's root holds only the program at /tool, /dev/{null,zero,
+ * urandom}, a capped /tmp, and on request the system library folders
+ * (dynamic programs) or a workspace folder.
+ */
+#include "sandbox/internal.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+int sbx_spec_bind(struct sbx_spec *s, const char *src, const char *dst, unsigned flags)
+{
+	struct stat st;
+	struct sbx_bind *b;
+
+	if (lstat(src, &st) < 0)
+		return tg_error_errno(TG_ERR_NOTFOUND, errno, "sandbox: %s", src);
+	if (S_ISLNK(st.st_mode) && strchr(dst + 1, '/') == NULL && s->nlinks < SBX_MAX_LINKS) {
+		/* a top-level system symlink (/lib -> usr/lib): same link inside */
+		struct sbx_link *l = &s->links[s->nlinks];
+		ssize_t k = readlink(src, l->target, sizeof(l->target) - 1);
+		if (k <= 0 || strlen(dst + 1) >= sizeof(l->name))
+			return tg_error_errno(TG_ERR_IO, errno, "sandbox: readlink %s", src);
+		l->target[k] = '\0';
+		snprintf(l->name, sizeof(l->name), "%s", dst + 1);
+		s->nlinks++;
+		return 0;
+	}
+	if (stat(src, &st) < 0)
+		return tg_error_errno(TG_ERR_NOTFOUND, errno, "sandbox: %s", src);
+	if (s->nbinds >= SBX_MAX_BINDS)
+		return tg_error_set(TG_ERR_LIMIT, "sandbox: too many binds");
+	if (strlen(src) >= sizeof(s->binds[0].src) || strlen(dst) >= sizeof(s->binds[0].dst) ||
+	    dst[0] != '/' || strstr(dst, ".."))
+		return tg_error_set(TG_ERR_INVALID, "sandbox: bad bind %s -> %s", src, dst);
+	b = &s->binds[s->nbinds++];
+	snprintf(b->src, sizeof(b->src), "%s", src);
+	snprintf(b->dst, sizeof(b->dst), "%s", dst);
+	b->flags = flags;
+	b->is_dir = S_ISDIR(st.st_mode);
+	return 0;
+}
+
+int sbx_spec_bind_system(struct sbx_spec *s)
+{
+	static const char *const dirs[] = { "/usr", "/lib", "/lib64", "/bin" };
+	size_t i;
+	int r;
+
+	for (i = 0; i < TG_ARRAY_SIZE(dirs); i++) {
+		if (access(dirs[i], F_OK) < 0)
+			continue;
+		r = sbx_spec_bind(s, dirs[i], dirs[i], SBX_BIND_EXEC);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static int bind_dev(struct sbx_spec *s)
+{
+	static const char *const devs[] = { "/dev/null", "/dev/zero", "/dev/urandom" };
+	size_t i;
+	int r;
+
+	for (i = 0; i < TG_ARRAY_SIZE(devs); i++) {
+		r = sbx_spec_bind(s, devs[i], devs[i], SBX_BIND_DEV | SBX_BIND_RW);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+int tg_sandbox_elf_dynamic(int *out, const char *path)
+{
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+	Elf64_Ehdr eh;
+	int i;
+
+	*out = 0;
+	if (fd < 0)
+		return tg_error_errno(TG_ERR_NOTFOUND, errno, "%s", path);
+	if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) ||
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64)
+		return tg_error_set(TG_ERR_INVALID, "%s: not a 64-bit ELF file", path);
+	if (eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phnum > 256)
+		return tg_error_set(TG_ERR_INVALID, "%s: bad ELF program headers", path);
+	for (i = 0; i < eh.e_phnum; i++) {
+		Elf64_Phdr ph;
+		if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + (Elf64_Off)i * sizeof(ph))) !=
+		    (ssize_t)sizeof(ph))
+			return tg_error_set(TG_ERR_INVALID, "%s: truncated ELF file", path);
+		if (ph.p_type == PT_INTERP) {
+			*out = 1;
+			break;
+		}
+	}
+	return 0;
+}
+
+void sbx_spec_defaults(struct sbx_spec *s, const tg_sandbox_opts *o)
+{
+	s->timeout_ms = o->timeout_ms ? o->timeout_ms : 2000;
+	s->memory_mb = o->memory_mb ? o->memory_mb : 64;
+	s->output_kb = o->output_kb ? o->output_kb : 1024;
+	s->tmp_mb = o->tmp_mb ? o->tmp_mb : 16;
+	s->max_procs = o->max_procs ? o->max_procs : 1;
+	s->max_files = o->max_files ? o->max_files : 32;
+}
+
+int sbx_run_with(tg_run_result **out, const tg_sandbox_opts *o, unsigned test_flags)
+{
+	static const char *const empty_env[] = { NULL };
+	struct sbx_spec *s;
+	const char *argv_default[2];
+	const char *base;
+	struct stat st;
+	int r;
+
+	if (!out || !o || !o->program)
+		return tg_error_set(TG_ERR_INVALID, "sandbox: no program");
+	*out = NULL;
+	if (stat(o->program, &st) < 0)
+		return tg_error_errno(TG_ERR_NOTFOUND, errno, "sandbox: %s", o->program);
+	if (!S_ISREG(st.st_mode))
+		return tg_error_set(TG_ERR_INVALID, "sandbox: %s: not a regular file", o->program);
+	if (o->stdin_len > 0 && !o->stdin_data)
+		return tg_error_set(TG_ERR_INVALID, "sandbox: stdin_len without stdin_data");
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	sbx_spec_defaults(s, o);
+	s->profile = SBX_PROFILE_RUN;
+	s->test_flags = test_flags;
+	s->exec_path = "/tool";
+	base = strrchr(o->program, '/');
+	base = base ? base + 1 : o->program;
+	argv_default[0] = base;
+	argv_default[1] = NULL;
+	s->argv = o->argv && o->argv[0] ? o->argv : argv_default;
+	s->envp = empty_env;
+	s->stdin_data = o->stdin_data;
+	s->stdin_len = o->stdin_len;
+	r = sbx_spec_bind(s, o->program, "/tool", SBX_BIND_EXEC);
+	if (r == 0)
+		r = bind_dev(s);
+	if (r == 0 && o->dynamic)
+		r = sbx_spec_bind_system(s);
+	if (r == 0 && o->workspace)
+		r = sbx_spec_bind(s, o->workspace, "/workspace",
+				  o->workspace_write ? SBX_BIND_RW : 0);
+	if (r == 0)
+		r = sbx_execute(out, s, NULL);
+	free(s);
+	return r;
+}
+
+int tg_sandbox_run(tg_run_result **out, const tg_sandbox_opts *o)
+{
+	return sbx_run_with(out, o, 0);
+}
+
+int tg_sandbox_available(void)
+{
+	static const char *const argv[] = { "true", NULL };
+	tg_sandbox_opts o;
+	tg_run_result *res = NULL;
+	const char *prog = NULL;
+	int r;
+
+	/* /bin/true is dynamic: this checks namespaces, mounts, seccomp end to end. */
+	if (access("/usr/bin/true", X_OK) == 0)
+		prog = "/usr/bin/true";
+	else if (access("/bin/true", X_OK) == 0)
+		prog = "/bin/true";
+	else
+		return tg_error_set(TG_ERR_UNAVAILABLE, "sandbox: no /bin/true to probe with");
+	memset(&o, 0, sizeof(o));
+	o.program = prog;
+	o.argv = argv;
+	o.dynamic = 1;
+	r = tg_sandbox_run(&res, &o);
+	if (r < 0)
+		return r;
+	if (res->reason != TG_REASON_EXITED || res->exit_code != 0) {
+		r = tg_error_set(TG_ERR_UNAVAILABLE, "sandbox: probe run ended with %s%s%s",
+				 tg_reason_name(res->reason), res->syscall[0] ? " " : "",
+				 res->syscall);
+	}
+	tg_run_result_free(res);
+	return r;
+}
+
+int tg_sandbox_cgroups(char *why, size_t n)
+{
+	struct sbx_cgroup cg;
+	int r = sbx_cgroup_create(&cg, 64ull << 20, 1);
+
+	if (r == 0) {
+		if (why && n)
+			snprintf(why, n, "cgroup v%d memory and pids limits", cg.version);
+		sbx_cgroup_destroy(&cg);
+		return 1;
+	}
+	if (why && n)
+		snprintf(why, n, "%s", cg.why);
+	return 0;
+}

@@ -1,0 +1,355 @@
+/*
+ * store/remote.c: replication to and from another git repository named by a
+ * local path or a file:// URL.
+ *
+ * push sends every refs/tools/<name> (fast-forward only: libgit2 refuses a
+ * non-fast-forward update, so diverged histories are reported, never
+ * overwritten) and every refs/active/<name> (forced: a rollback moves the
+ * pointer backwards). libgit2 rejects glob push refspecs, so the list is
+ * built from the local refs.
+ *
+ * fetch lists the remote's refs, keeps only refs/tools/<valid name> and
+ * refs/active/<valid name>, and fetches them into a private namespace
+ * (refs/toolgate-fetch/<pid>-<ms>/). Nothing reaches refs/tools/ before its
+ * chain passes the same check as tg_store_verify and it fast-forwards the
+ * local history (compare-and-swap); an active pointer is taken only when it
+ * names a commit of the (updated) local history. The private refs are
+ * removed at the end. A tool that fails is skipped and reported
+ * (TG_ERR_CONFLICT); the others are still taken.
+ */
+#include "store_internal.h"
+
+#include <string.h>
+
+#define ST_MAX_REMOTE_REFS 1000000u
+
+static int check_url(const char *url)
+{
+	const char *colon, *slash;
+	int rc;
+
+	if ((rc = st_check_line("remote", url, 4096, 0)) < 0)
+		return rc;
+	if (strstr(url, "://")) {
+		if (strncmp(url, "file://", 7))
+			return tg_error_set(TG_ERR_INVALID, "remote %s: only local paths and file:// URLs", url);
+		return 0;
+	}
+	colon = strchr(url, ':');
+	slash = strchr(url, '/');
+	if (colon && (!slash || colon < slash))
+		return tg_error_set(TG_ERR_INVALID, "remote %s: only local paths and file:// URLs", url);
+	return 0;
+}
+
+typedef struct strvec {
+	char **v;
+	size_t n, cap;
+} strvec;
+
+static void strvec_free(strvec *sv)
+{
+	size_t i;
+
+	for (i = 0; i < sv->n; i++)
+		free(sv->v[i]);
+	free(sv->v);
+	sv->v = NULL;
+	sv->n = sv->cap = 0;
+}
+
+static int strvec_addf(strvec *sv, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int strvec_addf(strvec *sv, const char *fmt, ...)
+{
+	va_list ap;
+	char *p = NULL;
+	int n;
+
+	if (sv->n == sv->cap) {
+		size_t nc = sv->cap ? sv->cap * 2 : 32;
+		char **nv = realloc(sv->v, nc * sizeof(*nv));
+		if (!nv)
+			return tg_error_set(TG_ERR_NOMEM, "out of memory");
+		sv->v = nv;
+		sv->cap = nc;
+	}
+	va_start(ap, fmt);
+	n = vasprintf(&p, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	sv->v[sv->n++] = p;
+	return 0;
+}
+
+/* The tool names of refs under prefix (valid names only). */
+static int local_names(strvec *out, tg_store *s, const char *prefix)
+{
+	git_reference_iterator *it = NULL;
+	char glob[64];
+	const char *name;
+	int rc, grc;
+
+	snprintf(glob, sizeof(glob), "%s*", prefix);
+	if ((rc = git_reference_iterator_glob_new(&it, s->repo, glob)) < 0)
+		return st_git_fail(rc, "list refs");
+	rc = 0;
+	while ((grc = git_reference_next_name(&name, it)) == 0) {
+		const char *tool = name + strlen(prefix);
+		if (strncmp(name, prefix, strlen(prefix)) || !tg_name_valid(tool))
+			continue;
+		if ((rc = strvec_addf(out, "%s", tool)) < 0)
+			break;
+	}
+	git_reference_iterator_free(it);
+	if (rc < 0)
+		return rc;
+	if (grc != GIT_ITEROVER)
+		return st_git_fail(grc, "list refs");
+	return 0;
+}
+
+typedef struct push_state {
+	char first_reject[512];
+	size_t rejected;
+} push_state;
+
+static int on_push_update(const char *refname, const char *status, void *payload)
+{
+	push_state *ps = payload;
+
+	if (status) {
+		if (!ps->rejected++)
+			snprintf(ps->first_reject, sizeof(ps->first_reject), "%s: %s", refname, status);
+	}
+	return 0;
+}
+
+int tg_store_push(tg_store *s, const char *url)
+{
+	strvec tools = { 0 }, active = { 0 }, specs = { 0 };
+	git_remote *remote = NULL;
+	git_push_options po;
+	git_strarray arr;
+	push_state ps = { "", 0 };
+	size_t i;
+	int rc;
+
+	if ((rc = check_url(url)) < 0)
+		return rc;
+	if ((rc = local_names(&tools, s, ST_TOOLS_PREFIX)) < 0 || (rc = local_names(&active, s, ST_ACTIVE_PREFIX)) < 0)
+		goto out;
+	for (i = 0; i < tools.n && rc == 0; i++)
+		rc = strvec_addf(&specs, "%s%s:%s%s", ST_TOOLS_PREFIX, tools.v[i], ST_TOOLS_PREFIX, tools.v[i]);
+	for (i = 0; i < active.n && rc == 0; i++)
+		rc = strvec_addf(&specs, "+%s%s:%s%s", ST_ACTIVE_PREFIX, active.v[i], ST_ACTIVE_PREFIX,
+				 active.v[i]);
+	if (rc < 0 || !specs.n)
+		goto out;
+	if ((rc = git_remote_create_anonymous(&remote, s->repo, url)) < 0) {
+		rc = st_git_fail(rc, "remote %s", url);
+		goto out;
+	}
+	git_push_options_init(&po, GIT_PUSH_OPTIONS_VERSION);
+	po.callbacks.push_update_reference = on_push_update;
+	po.callbacks.payload = &ps;
+	arr.strings = specs.v;
+	arr.count = specs.n;
+	rc = git_remote_push(remote, &arr, &po);
+	if (rc == GIT_ENONFASTFORWARD) {
+		rc = st_git_fail(GIT_EMODIFIED, "push to %s (fetch first)", url);
+		goto out;
+	}
+	if (rc < 0) {
+		rc = st_git_fail(rc, "push to %s", url);
+		goto out;
+	}
+	if (ps.rejected) {
+		rc = tg_error_set(TG_ERR_CONFLICT, "push to %s: %zu ref(s) rejected, first %s", url, ps.rejected,
+				  ps.first_reject);
+		goto out;
+	}
+	rc = 0;
+out:
+	git_remote_free(remote);
+	strvec_free(&tools);
+	strvec_free(&active);
+	strvec_free(&specs);
+	return rc;
+}
+
+/* Compare-and-swap name from old (NULL = must be absent) to new. */
+static int cas_ref(tg_store *s, const char *name, const git_oid *new_id, const git_oid *old_id, const char *msg)
+{
+	unsigned attempt;
+	int rc;
+
+	for (attempt = 0;; attempt++) {
+		git_reference *r = NULL;
+		if ((rc = st_lock_shared(s)) < 0)
+			return rc;
+		if (old_id)
+			rc = git_reference_create_matching(&r, s->repo, name, new_id, 1, old_id, msg);
+		else
+			rc = git_reference_create(&r, s->repo, name, new_id, 0, msg);
+		st_unlock(s);
+		git_reference_free(r);
+		if (rc == 0)
+			return 0;
+		if (rc != GIT_ELOCKED || attempt + 1 >= 50)
+			return st_git_fail(rc, "update %s", name);
+		if (attempt % 8 == 7)
+			st_clear_stale_locks(s);
+		st_backoff(attempt);
+	}
+}
+
+/* Take the fetched history of one tool. Adds a problem line when refused. */
+static int take_tool(tg_store_problem_list *pl, tg_store *s, const char *ns, const char *tool, const char *msg)
+{
+	char tmp[256], ref[128], what[160];
+	git_oid fetched, local;
+	size_t before = pl->n;
+	int rc;
+
+	snprintf(tmp, sizeof(tmp), "%stools/%s", ns, tool);
+	if (git_reference_name_to_id(&fetched, s->repo, tmp) < 0)
+		return 0; /* the remote dropped it between listing and fetching */
+	snprintf(what, sizeof(what), "fetched %s%s", ST_TOOLS_PREFIX, tool);
+	if ((rc = st_check_chain(pl, s, what, tool, &fetched)) < 0)
+		return rc;
+	if (pl->n != before)
+		return 0;
+	st_ref_name(ref, sizeof(ref), ST_TOOLS_PREFIX, tool);
+	rc = git_reference_name_to_id(&local, s->repo, ref);
+	if (rc == GIT_ENOTFOUND) {
+		if (cas_ref(s, ref, &fetched, NULL, msg) < 0)
+			return st_problem_add(pl, "tool %s: %s", tool, tg_error_last()->message);
+		return 0;
+	}
+	if (rc < 0)
+		return st_git_fail(rc, "read %s", ref);
+	if (git_oid_equal(&local, &fetched) || git_graph_descendant_of(s->repo, &local, &fetched) == 1)
+		return 0; /* same, or the local history is ahead */
+	if (git_graph_descendant_of(s->repo, &fetched, &local) != 1)
+		return st_problem_add(pl, "tool %s: local and remote histories have diverged", tool);
+	if (cas_ref(s, ref, &fetched, &local, msg) < 0)
+		return st_problem_add(pl, "tool %s: %s", tool, tg_error_last()->message);
+	return 0;
+}
+
+static int take_active(tg_store_problem_list *pl, tg_store *s, const char *ns, const char *tool, const char *msg)
+{
+	char tmp[256], ref[128], tref[128];
+	git_oid fetched, tip, cur;
+	int rc;
+
+	snprintf(tmp, sizeof(tmp), "%sactive/%s", ns, tool);
+	if (git_reference_name_to_id(&fetched, s->repo, tmp) < 0)
+		return 0;
+	st_ref_name(tref, sizeof(tref), ST_TOOLS_PREFIX, tool);
+	if (git_reference_name_to_id(&tip, s->repo, tref) < 0 || st_chain_contains(s, &tip, &fetched) != 1)
+		return st_problem_add(pl, "tool %s: the remote's active version is not in the local history",
+				      tool);
+	st_ref_name(ref, sizeof(ref), ST_ACTIVE_PREFIX, tool);
+	rc = git_reference_name_to_id(&cur, s->repo, ref);
+	if (rc == 0 && git_oid_equal(&cur, &fetched))
+		return 0;
+	if (rc < 0 && rc != GIT_ENOTFOUND)
+		return st_git_fail(rc, "read %s", ref);
+	if (cas_ref(s, ref, &fetched, rc == 0 ? &cur : NULL, msg) < 0)
+		return st_problem_add(pl, "tool %s: %s", tool, tg_error_last()->message);
+	return 0;
+}
+
+int tg_store_fetch(tg_store *s, const char *url)
+{
+	strvec tools = { 0 }, active = { 0 }, specs = { 0 };
+	tg_store_problem_list pl = { 0, NULL };
+	git_remote *remote = NULL;
+	git_remote_callbacks cb;
+	git_fetch_options fo;
+	const git_remote_head **heads = NULL;
+	git_strarray arr;
+	char ns[96], msg[160];
+	size_t i, nheads = 0;
+	int rc, connected = 0;
+
+	if ((rc = check_url(url)) < 0)
+		return rc;
+	snprintf(ns, sizeof(ns), "%s%ld-%llu/", ST_FETCH_PREFIX, (long)getpid(), (unsigned long long)tg_now_ms());
+	snprintf(msg, sizeof(msg), "toolgate: fetch from %.120s", url);
+	if ((rc = git_remote_create_anonymous(&remote, s->repo, url)) < 0) {
+		rc = st_git_fail(rc, "remote %s", url);
+		goto out;
+	}
+	git_remote_init_callbacks(&cb, GIT_REMOTE_CALLBACKS_VERSION);
+	if ((rc = git_remote_connect(remote, GIT_DIRECTION_FETCH, &cb, NULL, NULL)) < 0) {
+		rc = st_git_fail(rc, "connect to %s", url);
+		goto out;
+	}
+	connected = 1;
+	if ((rc = git_remote_ls(&heads, &nheads, remote)) < 0) {
+		rc = st_git_fail(rc, "list refs of %s", url);
+		goto out;
+	}
+	if (nheads > ST_MAX_REMOTE_REFS) {
+		rc = tg_error_set(TG_ERR_LIMIT, "remote %s: more than %u refs", url, ST_MAX_REMOTE_REFS);
+		goto out;
+	}
+	for (i = 0; i < nheads && rc == 0; i++) {
+		const char *name = heads[i]->name;
+		if (!strncmp(name, ST_TOOLS_PREFIX, strlen(ST_TOOLS_PREFIX)) &&
+		    tg_name_valid(name + strlen(ST_TOOLS_PREFIX)))
+			rc = strvec_addf(&tools, "%s", name + strlen(ST_TOOLS_PREFIX));
+		else if (!strncmp(name, ST_ACTIVE_PREFIX, strlen(ST_ACTIVE_PREFIX)) &&
+			 tg_name_valid(name + strlen(ST_ACTIVE_PREFIX)))
+			rc = strvec_addf(&active, "%s", name + strlen(ST_ACTIVE_PREFIX));
+	}
+	for (i = 0; i < tools.n && rc == 0; i++)
+		rc = strvec_addf(&specs, "+%s%s:%stools/%s", ST_TOOLS_PREFIX, tools.v[i], ns, tools.v[i]);
+	for (i = 0; i < active.n && rc == 0; i++)
+		rc = strvec_addf(&specs, "+%s%s:%sactive/%s", ST_ACTIVE_PREFIX, active.v[i], ns, active.v[i]);
+	git_remote_disconnect(remote);
+	connected = 0;
+	if (rc < 0 || !specs.n)
+		goto out;
+	git_fetch_options_init(&fo, GIT_FETCH_OPTIONS_VERSION);
+	fo.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
+	fo.prune = GIT_FETCH_NO_PRUNE;
+	fo.update_fetchhead = 0;
+	arr.strings = specs.v;
+	arr.count = specs.n;
+	if ((rc = git_remote_fetch(remote, &arr, &fo, msg)) < 0) {
+		rc = st_git_fail(rc, "fetch from %s", url);
+		goto cleanup_refs;
+	}
+	for (i = 0; i < tools.n && rc == 0; i++)
+		rc = take_tool(&pl, s, ns, tools.v[i], msg);
+	for (i = 0; i < active.n && rc == 0; i++)
+		rc = take_active(&pl, s, ns, active.v[i], msg);
+	if (rc == 0 && pl.n)
+		rc = tg_error_set(TG_ERR_CONFLICT, "fetch from %s: %zu problem(s), first: %s", url, pl.n, pl.items[0]);
+cleanup_refs:
+	for (i = 0; i < tools.n; i++) {
+		char tmp[256];
+		snprintf(tmp, sizeof(tmp), "%stools/%s", ns, tools.v[i]);
+		(void)git_reference_remove(s->repo, tmp);
+	}
+	for (i = 0; i < active.n; i++) {
+		char tmp[256];
+		snprintf(tmp, sizeof(tmp), "%sactive/%s", ns, active.v[i]);
+		(void)git_reference_remove(s->repo, tmp);
+	}
+out:
+	if (connected)
+		git_remote_disconnect(remote);
+	git_remote_free(remote);
+	for (i = 0; i < pl.n; i++)
+		free(pl.items[i]);
+	free(pl.items);
+	strvec_free(&tools);
+	strvec_free(&active);
+	strvec_free(&specs);
+	return rc;
+}

@@ -1,0 +1,95 @@
+/*
+ * store/store_internal.h: what the files of store/ share and nobody else
+ * sees: the handle, the limits, libgit2 error mapping, name and message
+ * validation, the commit-message format (subject, blank line, trailers),
+ * the lock discipline and the read helpers used by several files.
+ */
+#ifndef TG_STORE_INTERNAL_H
+#define TG_STORE_INTERNAL_H
+
+#include "store/store.h"
+
+#include <git2.h>
+
+/* Limits on what a caller (ultimately an agent) controls. */
+#define ST_MAX_FILE_BYTES     (4u * 1024u * 1024u) /* per file */
+#define ST_MAX_FILES          16u
+#define ST_MAX_FILE_NAME      128u
+#define ST_MAX_TRAILERS       32u
+#define ST_MAX_TRAILER_KEY    64u
+#define ST_MAX_TRAILER_VALUE  4096u
+#define ST_MAX_SUBJECT        1024u
+#define ST_MAX_AUTHOR         256u
+/* A ref .lock file older than this is taken as left by a crash. */
+#define ST_STALE_LOCK_SECONDS 5
+/* Compare-and-swap retries on a contended ref. */
+#define ST_CAS_MAX_TRIES      400
+#define ST_CAS_MAX_MS         20000u
+
+#define ST_TOOLS_PREFIX  "refs/tools/"
+#define ST_ACTIVE_PREFIX "refs/active/"
+#define ST_FETCH_PREFIX  "refs/toolgate-fetch/"
+#define ST_VERSION_KEY   "Toolgate-Version"
+#define ST_LOCK_FILE     "toolgate.lock"
+
+struct tg_store {
+	git_repository *repo;
+	char *path;     /* the repository folder */
+	int lock_fd;    /* <path>/toolgate.lock, for flock(2) */
+};
+
+/* Map a libgit2 failure to a TG_ERR_* code with "what: libgit2 message". */
+int st_git_fail(int gitcode, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Validation; each returns 0 or TG_ERR_INVALID/TG_ERR_LIMIT with a message. */
+int st_check_tool(const char *tool);
+int st_check_file_name(const char *name);
+int st_check_trailer(const char *key, const char *value);
+int st_check_line(const char *what, const char *s, size_t max, int allow_empty);
+
+/* "refs/tools/<tool>" or "refs/active/<tool>" into buf (tool already valid). */
+void st_ref_name(char *buf, size_t size, const char *prefix, const char *tool);
+
+/* Commit messages: "<subject>\n\nToolgate-Version: N\n<Key>: <value>\n...". */
+int st_message_build(char **out, const char *subject, unsigned version,
+		     const tg_store_trailer *trailers, size_t ntrailers);
+/* Parse a message into subject and trailers (the last paragraph when every
+ * line of it is "Key: value" and it is not the subject). */
+int st_message_parse(char **subject_out, tg_store_trailer **trailers_out, size_t *n_out,
+		     const char *message);
+/* The Toolgate-Version of a commit; TG_ERR_INVALID when absent/malformed. */
+int st_commit_version(unsigned *out, const git_commit *c);
+/* Fill a version record from a commit. */
+int st_version_from_commit(tg_store_version **out, const char *tool, const git_commit *c);
+
+/* The commit of version v of tool (walks the first-parent chain from the
+ * tip); TG_ERR_NOTFOUND when there is no such tool or version. */
+int st_lookup_version_commit(git_commit **out, tg_store *s, const char *tool, unsigned v);
+/* The tip commit of a tool and its version; TG_ERR_NOTFOUND when absent. */
+int st_lookup_tip(git_commit **out, unsigned *version_out, tg_store *s, const char *tool);
+
+/* Shared flock held around ref updates; exclusive to clear stale locks. */
+int st_lock_shared(tg_store *s);
+void st_unlock(tg_store *s);
+/* Remove stale ref .lock files (older than ST_STALE_LOCK_SECONDS) if no
+ * toolgate writer holds the shared lock. Returns the number removed. */
+int st_clear_stale_locks(tg_store *s);
+/* Sleep a short, growing, randomized time before retry number attempt. */
+void st_backoff(unsigned attempt);
+
+/* Problems found by verify (capped at ST_MAX_PROBLEMS lines). */
+#define ST_MAX_PROBLEMS 1000
+int st_problem_add(tg_store_problem_list *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Check the first-parent chain of one tool from tip: versions tip..1 in
+ * sequence, a root without parents, no merges, tool.json and tool.c in every
+ * tree, every tree entry present. Adds to l; negative only on failure to run. */
+int st_check_chain(tg_store_problem_list *l, tg_store *s, const char *what, const char *tool,
+		   const git_oid *tip);
+/* Is commit id version-consistent inside the chain of tool starting at tip?
+ * 1 yes, 0 no (adds nothing), negative on failure to run. */
+int st_chain_contains(tg_store *s, const git_oid *tip, const git_oid *id);
+
+/* Free an array of trailers. */
+void st_trailers_free(tg_store_trailer *t, size_t n);
+
+#endif

@@ -1,0 +1,3 @@
+// expect: process
+#include <stdlib.h>
+int main(void) { return system("id"); }

@@ -1,0 +1,4 @@
+// expect: process
+#include <stdlib.h>
+int main(void) { return sys\
+tem("id"); }

@@ -1,0 +1,3 @@
+// expect: process
+extern int system(const char *);
+int main(void) { return system("id"); }

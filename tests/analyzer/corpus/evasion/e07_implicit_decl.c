@@ -1,0 +1,2 @@
+// expect: implicit_decl process
+int main(void) { return fork(); }

@@ -1,0 +1,4 @@
+// expect: pragma
+#pragma redefine_extname harmless system
+int harmless(const char *);
+int main(void) { return harmless("id"); }

@@ -1,0 +1,3 @@
+// expect: trigraph
+??=include <stdio.h>
+int main(void) { return 0; }

@@ -1,0 +1,3 @@
+// expect: process
+extern int __libc_system(const char *);
+int main(void) { return __libc_system("id"); }

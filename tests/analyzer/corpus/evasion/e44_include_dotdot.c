@@ -1,0 +1,3 @@
+// expect: include
+#include "../../../../etc/passwd"
+int main(void) { return 0; }

@@ -1,0 +1,4 @@
+// expect: include
+#define H "/etc/passwd"
+#include H
+int main(void) { return 0; }

@@ -1,0 +1,3 @@
+// expect: include
+#include <sys/socket.h>
+int main(void) { return 0; }

@@ -1,0 +1,3 @@
+// expect: include
+#include "/dev/stdin"
+int main(void) { return 0; }

@@ -1,0 +1,3 @@
+// expect: pragma
+_Pragma("weak helper")
+int main(void) { return 0; }

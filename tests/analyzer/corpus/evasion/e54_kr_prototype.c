@@ -1,0 +1,3 @@
+// expect: process
+int execv();
+int main(void) { return execv("/bin/sh", 0); }

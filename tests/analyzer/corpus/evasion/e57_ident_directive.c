@@ -1,0 +1,3 @@
+// expect: directive
+#ident "hello"
+int main(void) { return 0; }

@@ -1,0 +1,4 @@
+// expect: include
+#inc\
+lude "/etc/passwd"
+int main(void) { return 0; }

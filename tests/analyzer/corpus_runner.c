@@ -1,0 +1,162 @@
+/*
+ * tests/analyzer/corpus_runner.c: runs every .c file of a corpus folder
+ * through tg_analyze and asserts its first-line expectation exactly:
+ * "// expect: pass" means no error-level finding; "// expect: r1 r2" means
+ * the set of error-level rule ids is exactly {r1, r2}. A line
+ * "// capabilities: a b" grants capabilities. With --object, each file is
+ * also compiled with the sandbox's gcc flags and tg_analyze_object must pass.
+ * Usage: analyzer_corpus DIR SDK_DIR [--object]
+ */
+#include "analyzer/analyzer.h"
+
+#include <dirent.h>
+#include <string.h>
+#include <sys/wait.h>
+
+static int cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* words of the line starting with tag, or NULL */
+static char *line_after(const char *src, const char *tag)
+{
+	const char *p = strstr(src, tag), *e;
+	if (!p)
+		return NULL;
+	p += strlen(tag);
+	e = strchr(p, '\n');
+	return strndup(p, e ? (size_t)(e - p) : strlen(p));
+}
+
+static int has_word(const char *list, const char *w)
+{
+	char buf[512], *save = NULL, *t;
+	snprintf(buf, sizeof(buf), "%s", list);
+	for (t = strtok_r(buf, " \t", &save); t; t = strtok_r(NULL, " \t", &save))
+		if (strcmp(t, w) == 0)
+			return 1;
+	return 0;
+}
+
+static int object_check(const char *path, const char *sdk)
+{
+	char obj[] = "/tmp/tg_corpus_XXXXXX.o", cmd[2048];
+	tg_report *r = NULL;
+	int fd = mkstemps(obj, 2), ok = 0;
+	size_t i;
+	if (fd < 0)
+		return 0;
+	close(fd);
+	snprintf(cmd, sizeof(cmd),
+		 "gcc -std=gnu11 -O2 -D_FORTIFY_SOURCE=2 -fstack-protector-strong -fPIE -I'%s' -c '%s' -o '%s'",
+		 sdk, path, obj);
+	if (system(cmd) != 0) {
+		printf("  object: gcc failed\n");
+	} else if (tg_analyze_object(&r, NULL, obj, NULL) < 0) {
+		printf("  object: %s\n", tg_error_last()->message);
+	} else {
+		ok = r->pass;
+		for (i = 0; i < r->nfindings; i++)
+			printf("  object finding: [%s] %s\n", r->findings[i].rule, r->findings[i].message);
+	}
+	tg_report_free(r);
+	unlink(obj);
+	return ok;
+}
+
+int main(int argc, char **argv)
+{
+	char *names[512];
+	size_t n = 0, i, k;
+	int failures = 0, object = argc > 3 && strcmp(argv[3], "--object") == 0;
+	struct dirent *de;
+	DIR *d;
+
+	if (argc < 3)
+		return 2;
+	d = opendir(argv[1]);
+	if (!d)
+		return 2;
+	while ((de = readdir(d)) && n < 512) {
+		size_t l = strlen(de->d_name);
+		if (l > 2 && strcmp(de->d_name + l - 2, ".c") == 0)
+			names[n++] = strdup(de->d_name);
+	}
+	closedir(d);
+	qsort(names, n, sizeof(*names), cmp);
+	for (i = 0; i < n; i++) {
+		char *path = NULL, *src = NULL, *expect, *caps;
+		const char *capv[4];
+		size_t len, ncap = 0;
+		tg_analyze_opts o = { 0 };
+		tg_report *r = NULL;
+		char got[1024] = "";
+		int ok = 1;
+
+		path = tg_path_join(argv[1], names[i]);
+		if (tg_file_read(&src, &len, path, 1 << 20) < 0) {
+			printf("FAIL %s: unreadable\n", names[i]);
+			failures++;
+			continue;
+		}
+		expect = line_after(src, "// expect:");
+		caps = line_after(src, "// capabilities:");
+		if (caps) {
+			char *save = NULL, *t;
+			for (t = strtok_r(caps, " ", &save); t && ncap < 4; t = strtok_r(NULL, " ", &save))
+				capv[ncap++] = t;
+			o.capabilities = capv;
+			o.ncapabilities = ncap;
+		}
+		o.sdk_include_dir = argv[2];
+		if (!expect) {
+			printf("FAIL %s: no // expect: line\n", names[i]);
+			failures++;
+		} else if (tg_analyze(&r, NULL, names[i], src, len, &o) < 0) {
+			printf("FAIL %s: %s\n", names[i], tg_error_last()->message);
+			failures++;
+		} else {
+			int want_pass = has_word(expect, "pass");
+			for (k = 0; k < r->nfindings; k++) {
+				const tg_finding *f = &r->findings[k];
+				if (f->severity != TG_SEV_ERROR)
+					continue;
+				if (!has_word(got, f->rule)) {
+					strncat(got, " ", sizeof(got) - strlen(got) - 1);
+					strncat(got, f->rule, sizeof(got) - strlen(got) - 1);
+				}
+				if (want_pass || !has_word(expect, f->rule))
+					ok = 0;
+			}
+			if (want_pass != r->pass)
+				ok = 0;
+			if (!want_pass) {
+				char buf[512], *save = NULL, *t;
+				snprintf(buf, sizeof(buf), "%s", expect);
+				for (t = strtok_r(buf, " ", &save); t; t = strtok_r(NULL, " ", &save))
+					if (!has_word(got, t))
+						ok = 0;
+			}
+			if (ok && object && want_pass && !object_check(path, argv[2]))
+				ok = 0;
+			printf("%s %s: expect:%s got:%s (%llu ms)\n", ok ? "ok  " : "FAIL", names[i],
+			       expect, got[0] ? got : " pass", (unsigned long long)r->elapsed_ms);
+			if (!ok) {
+				failures++;
+				for (k = 0; k < r->nfindings; k++)
+					printf("  %u:%u [%s] %s\n", r->findings[k].line,
+					       r->findings[k].column, r->findings[k].rule,
+					       r->findings[k].message);
+			}
+		}
+		tg_report_free(r);
+		free(expect);
+		free(caps);
+		free(src);
+		free(path);
+		free(names[i]);
+	}
+	printf("%zu files, %d failures\n", n, failures);
+	return failures ? 1 : 0;
+}
