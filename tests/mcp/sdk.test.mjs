@@ -221,3 +221,49 @@ test('the budgets of the home config apply; flags override them', async (t) => {
     assert.doesNotMatch(r.content[0].text, /budget/);
   }
 });
+
+test('a write tool waits for a person; the approval is announced; --hide-write-tools keeps it out', async (t) => {
+  const home = tempHome(t);
+  const { writeFileSync, mkdirSync } = await import('node:fs');
+  mkdirSync(`${home}/../ws`, { recursive: true });
+  mkdirSync(home, { recursive: true });
+  writeFileSync(`${home}/config.json`, JSON.stringify({ workspace: `${home}/../ws` }));
+  const a = await connect(t, home);
+  const b = await connect(t, home, ['--hide-write-tools']);
+  const src = `#include <toolgate/tool.h>
+int main(void)
+{
+	tg_tool_args *a = tg_tool_read_args();
+	tg_out_object_begin();
+	tg_out_key_bool("ok", true);
+	tg_out_end();
+	tg_tool_args_free(a);
+	return 0;
+}
+`;
+  let r = await a.client.callTool({
+    name: 'create_tool',
+    arguments: {
+      name: 'note_write', description: 'Write notes', input_schema: { type: 'object' }, source: src,
+      tests: [{ name: 'ok', args: {}, expect: { ok: true } }], capabilities: ['workspace:write'],
+    },
+  });
+  assert.ok(!r.isError, r.content[0].text);
+  assert.equal(r.structuredContent.status, 'pending');
+  assert.match(r.content[0].text, /approve/);
+  const names = async (c) => (await c.listTools()).tools.map((x) => x.name);
+  assert.ok(!(await names(a.client)).includes('note_write'));
+
+  const seenA = a.changes.n, seenB = b.changes.n;
+  await run(toolgateBin(), ['--home', home, 'approve', 'note_write@1']);
+  await a.changedAfter(seenA, 5000);
+  await b.changedAfter(seenB, 5000);
+  const listed = (await a.client.listTools()).tools.find((x) => x.name === 'note_write');
+  assert.ok(listed);
+  assert.equal(listed.annotations.readOnlyHint, false);
+  r = await a.client.callTool({ name: 'note_write', arguments: {} });
+  assert.deepEqual(r.structuredContent, { ok: true });
+
+  assert.ok(!(await names(b.client)).includes('note_write'));
+  await assert.rejects(b.client.callTool({ name: 'note_write', arguments: {} }), (e) => e.code === -32602);
+});
