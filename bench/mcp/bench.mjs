@@ -4,7 +4,7 @@
 // on `toolgate serve`), then N bare runs of the very binary the registry built
 // (found in <home>/cache), spawned directly with the same stdin. Both are
 // timed per call from the client side; medians and p99 are printed with the
-// ratio MCP / bare.
+// ratio MCP / bare, and N ping round trips show the protocol's own share.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -79,6 +79,13 @@ try {
     mcp.push(Number(process.hrtime.bigint() - t0) / 1e6);
     if (r.isError || r.structuredContent?.words !== 9) throw new Error(`bad result: ${JSON.stringify(r)}`);
   }
+  // The protocol alone: ping round trips through the same client and server.
+  const ping = [];
+  for (let i = 0; i < N; i++) {
+    const t0 = process.hrtime.bigint();
+    await client.ping();
+    ping.push(Number(process.hrtime.bigint() - t0) / 1e6);
+  }
   await client.close();
 
   const cands = executables(join(home, 'cache'));
@@ -95,13 +102,14 @@ try {
     if (r.status !== 0 || JSON.parse(r.stdout).words !== 9) throw new Error(`bare run failed: ${r.stderr}`);
   }
 
-  const m = stats(mcp), b = stats(bare);
+  const m = stats(mcp), b = stats(bare), p = stats(ping);
   const f = (x) => x.toFixed(3);
   console.log(`mcp: ${N} sequential tools/call word_count through the SDK client (toolgate serve, sandboxed run)`);
   console.log(`  mcp tools/call   median ${f(m.median)} ms  p99 ${f(m.p99)} ms`);
   console.log(`  bare spawn       median ${f(b.median)} ms  p99 ${f(b.p99)} ms  (${tool.slice(home.length + 1)}, same stdin)`);
   console.log(`  ratio mcp/bare   median ${(m.median / b.median).toFixed(2)}x  p99 ${(m.p99 / b.p99).toFixed(2)}x`);
   console.log(`  overhead         median ${f(m.median - b.median)} ms per call`);
+  console.log(`  mcp ping         median ${f(p.median)} ms  p99 ${f(p.p99)} ms  (JSON-RPC round trip, no tool)`);
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

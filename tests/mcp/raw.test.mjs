@@ -121,3 +121,13 @@ test('the last line without a newline is still served, then end of input ends th
   assert.equal((await s.exited).code, 0);
   assert.match(s.stderr, /session [0-9a-f]{32}/);
 });
+
+test('bad flags are usage errors (exit 2), before anything is served', async (t) => {
+  const { spawnSync } = await import('node:child_process');
+  for (const args of [['--max-calls'], ['--max-calls', 'x'], ['--max-creates', '-1'], ['--bogus']]) {
+    const r = spawnSync(toolgateBin(), ['--home', tempHome(t), 'serve', ...args], { input: '', encoding: 'utf8' });
+    assert.equal(r.status, 2, `${args.join(' ')}: ${r.stderr}`);
+    assert.match(r.stderr, /^toolgate: serve: /);
+    assert.equal(r.stdout, '');
+  }
+});

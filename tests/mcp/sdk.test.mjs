@@ -129,6 +129,10 @@ test('an agent session: create, list_changed, call, rejected version, rollback, 
   assert.notEqual(r.structuredContent.status, 'active');
   r = await words(client, 'still one version');
   assert.deepEqual(r.structuredContent, { words: 3 });
+  // Rejections change no toolset: nothing was announced (a notification
+  // would have come before the answer to this ping).
+  await client.ping();
+  assert.equal(changes.n, seen);
 
   // A good second version replaces it.
   r = await client.callTool({
@@ -202,7 +206,6 @@ test('session budgets: creates and calls are capped, denials are audited', async
   const denied = mine.filter((e) => e.event === 'mcp_denied');
   assert.equal(denied.length, 4, events.join());
   assert.deepEqual(denied.map((e) => e.details.budget), ['creates', 'calls', 'calls', 'calls']);
-  await client.ping();
 });
 
 test('the budgets of the home config apply; flags override them', async (t) => {
