@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #define DEF_TIMEOUT_MS 2000u
 #define DEF_MEMORY_MB 64u
@@ -71,6 +72,28 @@ static void rm_tree(const char *dir)
 	rmdir(dir);
 }
 
+/* Remove build folders a crashed process left behind (older than an hour,
+ * so a build running right now is never touched). */
+static void sweep_stale_builds(tg_registry *r)
+{
+	DIR *d = opendir(r->cache_dir);
+	struct dirent *e;
+	struct stat st;
+	time_t now = time(NULL);
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		_cleanup_free_ char *p = NULL;
+		if (strncmp(e->d_name, ".build-", 7) != 0)
+			continue;
+		p = tg_path_join(r->cache_dir, e->d_name);
+		if (p && lstat(p, &st) == 0 && S_ISDIR(st.st_mode) && now - st.st_mtime > 3600)
+			rm_tree(p);
+	}
+	closedir(d);
+}
+
 static int is_file(const char *dir, const char *name)
 {
 	_cleanup_free_ char *p = tg_path_join(dir, name);
@@ -97,6 +120,7 @@ int reg_build(tg_registry *r, const char *hash, const char *source, size_t len,
 	if (!final)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
 	if (!is_file(final, "tool") || !is_file(final, "tool.o")) {
+		sweep_stale_builds(r);
 		if (asprintf(&tmp, "%s/.build-XXXXXX", r->cache_dir) < 0)
 			return tg_error_set(TG_ERR_NOMEM, "out of memory");
 		if (!mkdtemp(tmp))
@@ -145,8 +169,8 @@ int reg_build(tg_registry *r, const char *hash, const char *source, size_t len,
 	return 0;
 }
 
-/* Valid UTF-8 copy of at most cap bytes of s (bad bytes become '?'), with
- * trailing newlines trimmed. */
+/* Valid UTF-8 copy of at most cap bytes of s (bad bytes and control
+ * characters but newline and tab become '?'), trailing newlines trimmed. */
 static char *clean_text(const char *s, size_t len, size_t cap)
 {
 	char *o = malloc((len < cap ? len : cap) + 4);
@@ -158,7 +182,9 @@ static char *clean_text(const char *s, size_t len, size_t cap)
 		unsigned char c = (unsigned char)s[i];
 		size_t n = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3
 			 : (c & 0xf8) == 0xf0 ? 4 : 0;
-		if (n == 0 || i + n > len || j + n > cap || tg_utf8_valid(s + i, n) != 0) {
+		if (n == 0 || i + n > len || j + n > cap || tg_utf8_valid(s + i, n) != 0 ||
+		    (n == 1 && (c < 0x20 || c == 0x7f) && c != '\n' && c != '\t')) {
+			/* invalid UTF-8 and control characters (terminal escapes) */
 			o[j++] = (c == 0) ? ' ' : '?';
 			i++;
 			continue;

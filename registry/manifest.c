@@ -34,6 +34,23 @@ int reg_caps_from_json(const json_t *caps, int *read, int *write)
 	return 0;
 }
 
+/* The first control character in s other than those allowed (0 = none):
+ * text an agent writes must not be able to drive a reviewer's terminal. */
+static int control_char(const char *s, size_t len, const char *allowed, size_t *line)
+{
+	size_t i;
+
+	*line = 1;
+	for (i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c == '\n')
+			(*line)++;
+		if ((c < 0x20 || c == 0x7f) && !strchr(allowed, c))
+			return c;
+	}
+	return 0;
+}
+
 static int check_limits(const tg_config *cfg, const json_t *limits)
 {
 	static const char *const keys[] = { "timeout_ms", "memory_mb", "output_kb", NULL };
@@ -102,7 +119,7 @@ static int check_capabilities(const tg_config *cfg, const json_t *caps)
 static int check_tests(const json_t *schema, const json_t *tests)
 {
 	static const char *const keys[] = { "name", "args", "expect", "expect_error", NULL };
-	size_t i, k;
+	size_t i, k, line;
 	json_t *t;
 	int rc;
 
@@ -131,6 +148,9 @@ static int check_tests(const json_t *schema, const json_t *tests)
 		if (!name[0] || strlen(name) > REG_MAX_TEST_NAME)
 			return tg_error_set(TG_ERR_INVALID, "tests[%zu].name: must be 1 to %d bytes", i,
 					    REG_MAX_TEST_NAME);
+		if (control_char(name, strlen(name), "", &line))
+			return tg_error_set(TG_ERR_INVALID, "tests[%zu].name: must not hold control "
+							    "characters", i);
 		for (k = 0; k < i; k++) {
 			const char *other = json_string_value(json_object_get(json_array_get(tests, k),
 									    "name"));
@@ -170,8 +190,8 @@ int tg_manifest_validate(const tg_registry *r, const json_t *m, const char *sour
 					    "tests", "limits", "capabilities", NULL };
 	const char *name = NULL, *desc = NULL;
 	json_t *schema = NULL, *limits = NULL;
-	size_t i;
-	int rc;
+	size_t i, line;
+	int rc, c;
 
 	if (!json_is_object(m))
 		return tg_error_set(TG_ERR_INVALID, "manifest: must be a JSON object");
@@ -192,6 +212,9 @@ int tg_manifest_validate(const tg_registry *r, const json_t *m, const char *sour
 	if (!desc[0] || strlen(desc) > REG_MAX_DESCRIPTION)
 		return tg_error_set(TG_ERR_INVALID, "description: must be 1 to %d bytes",
 				    REG_MAX_DESCRIPTION);
+	if (control_char(desc, strlen(desc), "\n\t", &line))
+		return tg_error_set(TG_ERR_INVALID, "description: must not hold control characters "
+						    "other than newline and tab");
 	if ((rc = tg_json_get_object(&schema, m, "input_schema", 1)) < 0)
 		return rc;
 	if ((rc = tg_schema_check(schema)) < 0)
@@ -211,6 +234,9 @@ int tg_manifest_validate(const tg_registry *r, const json_t *m, const char *sour
 				    source_len, REG_MAX_SOURCE);
 	if (tg_utf8_valid(source, source_len) != 0)
 		return tg_error_set(TG_ERR_INVALID, "source: is not valid UTF-8 text (or holds a NUL)");
+	if ((c = control_char(source, source_len, "\t\n\r\f\v", &line)) != 0)
+		return tg_error_set(TG_ERR_INVALID, "source: line %zu holds the control character "
+						    "0x%02x", line, c);
 	return 0;
 }
 

@@ -26,6 +26,8 @@
 #define REG_MAX_TEST_NAME 128
 #define REG_MAX_ERROR_TEXT 4096
 #define REG_MAX_ARGS (1u << 20)
+/* Wall-clock budget for all the tests of one submission together. */
+#define REG_TEST_BUDGET_MS 120000u
 
 struct tg_registry {
 	char *home;

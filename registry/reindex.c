@@ -183,9 +183,17 @@ static int reindex_tool(tg_registry *r, const char *tool, int *began, int fresh)
 		rc = reg_index_store_version(r, tool, &l->items[i], store_active);
 		if (rc < 0)
 			goto out;
-		if (!fresh)
+		if (!fresh) {
+			_cleanup_json_ json_t *d = json_pack("{s:i, s:s}", "version",
+							     (int)l->items[i].version, "commit",
+							     l->items[i].commit);
 			note(r, "re-indexed %s v%u from the store (the registry lacked it)", tool,
 			     l->items[i].version);
+			rc = d ? reg_audit_append(r, NULL, "reindex_version", tool, d)
+			       : tg_error_set(TG_ERR_NOMEM, "out of memory");
+			if (rc < 0)
+				goto out;
+		}
 	}
 	rc = follow_active(r, tool);
 out:

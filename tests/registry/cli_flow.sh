@@ -150,7 +150,7 @@ EOF
 cat >"$w/tool.json" <<'EOF'
 {"name": "ws_reader", "description": "Read the greeting from the workspace",
  "input_schema": {"type": "object"}, "source": "ws_reader.c",
- "tests": [{"name": "reads", "args": {}, "expect": {"bytes": 25}}],
+ "tests": [{"name": "reads", "args": {}, "expect": {"bytes": 25.0}}],
  "capabilities": ["workspace:read"]}
 EOF
 run tg create "$w"
@@ -215,6 +215,22 @@ expect_out '^looper v1: failed' "looper status"
 expect_out 'test "answers": FAIL: error: killed by the sandbox: timeout after 300 ms' "timeout named"
 expect_out 'test "errors": FAIL: expected the tool to exit with an error' "a kill is not an expected error"
 
+# a tool error is shown without terminal control characters
+e=$WORK/src/noisy
+mkdir -p "$e"
+printf '#include <stdio.h>\nint main(void)\n{\n\tfputs("\\033[2Jred\\007 alert\\n", stderr);\n\treturn 3;\n}\n' >"$e/noisy.c"
+cat >"$e/tool.json" <<'EOF'
+{"name": "noisy", "description": "Fails with escapes", "input_schema": {"type": "object"},
+ "source": "noisy.c", "tests": [{"name": "fails", "args": {}, "expect_error": true}]}
+EOF
+run tg create "$e"
+expect_rc 0 "create noisy"
+run tg call noisy '{}'
+expect_rc 1 "noisy call fails"
+checks=$((checks + 1))
+if grep -q "$(printf '\033')" "$ERR" || grep -q "$(printf '\007')" "$ERR"; then fail "control characters reached the terminal"; fi
+expect_err '^toolgate: call noisy: \?\[2Jred\? alert$' "control characters replaced"
+
 # log and verify
 run tg log
 expect_rc 0 "log"
@@ -228,7 +244,7 @@ run tg log --limit x
 expect_rc 2 "log: bad limit"
 run tg verify
 expect_rc 0 "verify"
-expect_out '^ok: 4 tools, 9 versions checked' "verify summary"
+expect_out '^ok: 5 tools, 10 versions checked' "verify summary"
 run tg verify --json
 expect_out '"ok": true' "verify --json"
 

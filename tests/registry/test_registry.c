@@ -201,6 +201,10 @@ static void test_manifest(void **state)
 		  "\"name\":\"two\"", TG_ERR_INVALID, "duplicate" },
 		{ "\"args\":[]", "\"args\":{\"text\":\"a b\"}", TG_ERR_INVALID, "tests[0].args: must be an object" },
 		{ "\"nme\":\"two\"", "\"name\":\"two\"", TG_ERR_INVALID, "tests[0]" },
+		{ "\"description\":\"a\\u001b[2Jb\"", "\"description\":\"Count words\"", TG_ERR_INVALID,
+		  "control characters" },
+		{ "\"name\":\"t\\u0007\"", "\"name\":\"two\"", TG_ERR_INVALID,
+		  "tests[0].name: must not hold control" },
 	};
 	size_t i;
 
@@ -221,6 +225,17 @@ static void test_manifest(void **state)
 	check_bad(r, good_manifest, "", 0, TG_ERR_INVALID, "source: is empty");
 	check_bad(r, good_manifest, "int x;\xc3\x28", 8, TG_ERR_INVALID, "UTF-8");
 	check_bad(r, good_manifest, "int x;\0y", 8, TG_ERR_INVALID, "NUL");
+	check_bad(r, good_manifest, "int x;\n/* \x1b]0;owned\x07 */\n", 24, TG_ERR_INVALID,
+		  "line 2 holds the control character 0x1b");
+	/* newline and tab are fine in a description */
+	{
+		char *t = with("\"description\":\"a\\n\\tb\"", "\"description\":\"Count words\"");
+		json_t *mm = NULL;
+		assert_int_equal(tg_json_parse(&mm, t, strlen(t), NULL), 0);
+		assert_int_equal(tg_manifest_validate(r, mm, src, n), 0);
+		json_decref(mm);
+		free(t);
+	}
 	big = malloc(300 * 1024);
 	assert_non_null(big);
 	memset(big, ' ', 300 * 1024);
@@ -487,6 +502,15 @@ static void test_reindex_rollback_generation(void **state)
 	assert_string_equal(json_string_value(json_object_get(j, "status")), "rejected");
 	json_decref(j);
 	assert_true(verify_has(r, NULL));
+	/* versions that appeared in the store behind the registry's back are audited */
+	assert_int_equal(tg_registry_log(&j, r, 0), 0);
+	{
+		char *log = tg_json_dump(j);
+		assert_non_null(strstr(log, "\"event\":\"reindex_version\""));
+		assert_non_null(strstr(log, "\"event\":\"reindex\""));
+		free(log);
+	}
+	json_decref(j);
 
 	/* rollback rules */
 	assert_int_equal(tg_registry_rollback(&j, r, "adder", 2, &who), TG_ERR_INVALID);
