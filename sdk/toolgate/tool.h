@@ -74,19 +74,14 @@ static inline bool tg__finite(double d) { return d - d == 0; }
 static inline void tg__value_clear(tg_value *v)
 {
 	size_t k;
-	if (v->type == TG_STRING) {
-		free(v->u.str);
-	} else if (v->type == TG_ARRAY) {
-		for (k = 0; k < v->len; k++)
-			tg__value_clear(&v->u.items[k]);
-		free(v->u.items);
-	} else if (v->type == TG_OBJECT) {
-		for (k = 0; k < v->len; k++) {
-			tg__value_clear(&v->u.members[k].value);
-			free(v->u.members[k].key);
-		}
-		free(v->u.members);
+	for (k = 0; v->type == TG_ARRAY && k < v->len; k++)
+		tg__value_clear(&v->u.items[k]);
+	for (k = 0; v->type == TG_OBJECT && k < v->len; k++) {
+		tg__value_clear(&v->u.members[k].value);
+		free(v->u.members[k].key);
 	}
+	if (v->type >= TG_STRING)
+		free(v->u.str); /* the string, items or members */
 	v->type = TG_NULL;
 	v->len = 0;
 }
@@ -102,12 +97,17 @@ static inline bool tg__fail_at(tg__parser *p, size_t pos, const char *why)
 
 static inline void tg__skip_ws(tg__parser *p)
 {
-	while (p->pos < p->n && (p->s[p->pos] == ' ' || p->s[p->pos] == '\t' ||
-				 p->s[p->pos] == '\n' || p->s[p->pos] == '\r'))
+	char c;
+	while (p->pos < p->n && ((c = p->s[p->pos]) == ' ' || c == '\t' || c == '\n' || c == '\r'))
 		p->pos++;
 }
+static inline bool tg__at(const tg__parser *p, char c) { return p->pos < p->n && p->s[p->pos] == c; }
+static inline bool tg__digit_at(const tg__parser *p)
+{
+	return p->pos < p->n && p->s[p->pos] >= '0' && p->s[p->pos] <= '9';
+}
 
-/* Grow *buf (capacity *cap) to hold need bytes. */
+/* Grow *buf (capacity *cap elements of elem bytes) to hold need elements. */
 static inline bool tg__reserve(void **buf, size_t *cap, size_t need, size_t elem)
 {
 	size_t c = *cap ? *cap : 8;
@@ -116,8 +116,7 @@ static inline bool tg__reserve(void **buf, size_t *cap, size_t need, size_t elem
 		return true;
 	while (c < need)
 		c *= 2;
-	nb = realloc(*buf, c * elem);
-	if (!nb)
+	if (!(nb = realloc(*buf, c * elem)))
 		return false;
 	*buf = nb;
 	*cap = c;
@@ -129,70 +128,37 @@ static inline int tg__hex4(const char *s)
 	int k, v = 0;
 	for (k = 0; k < 4; k++) {
 		char c = s[k];
-		v <<= 4;
-		if (c >= '0' && c <= '9')
-			v |= c - '0';
-		else if (c >= 'a' && c <= 'f')
-			v |= c - 'a' + 10;
-		else if (c >= 'A' && c <= 'F')
-			v |= c - 'A' + 10;
-		else
+		int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
+			: c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+		if (d < 0)
 			return -1;
+		v = v << 4 | d;
 	}
 	return v;
 }
 
 static inline size_t tg__utf8_put(char *o, unsigned long cp)
 {
-	if (cp < 0x80) {
-		o[0] = (char)cp;
-		return 1;
-	}
-	if (cp < 0x800) {
-		o[0] = (char)(0xC0 | (cp >> 6));
-		o[1] = (char)(0x80 | (cp & 0x3F));
-		return 2;
-	}
-	if (cp < 0x10000) {
-		o[0] = (char)(0xE0 | (cp >> 12));
-		o[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-		o[2] = (char)(0x80 | (cp & 0x3F));
-		return 3;
-	}
-	o[0] = (char)(0xF0 | (cp >> 18));
-	o[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-	o[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-	o[3] = (char)(0x80 | (cp & 0x3F));
-	return 4;
+	size_t len = cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4, k;
+	static const unsigned char lead[] = {0, 0, 0xC0, 0xE0, 0xF0};
+	for (k = len - 1; k > 0; k--, cp >>= 6)
+		o[k] = (char)(0x80 | (cp & 0x3F));
+	o[0] = (char)(lead[len] | cp);
+	return len;
 }
 
 /* Length of the valid UTF-8 sequence at s[0..n) (no overlongs, surrogates or
  * code points past U+10FFFF), 0 if invalid. */
 static inline size_t tg__utf8_len(const unsigned char *s, size_t n)
 {
-	unsigned char c = s[0];
-	size_t len, k;
-	unsigned long cp;
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xC2 && c <= 0xDF) {
-		len = 2;
-		cp = c & 0x1F;
-	} else if (c >= 0xE0 && c <= 0xEF) {
-		len = 3;
-		cp = c & 0x0F;
-	} else if (c >= 0xF0 && c <= 0xF4) {
-		len = 4;
-		cp = c & 0x07;
-	} else {
-		return 0;
-	}
-	if (n < len)
-		return 0;
+	size_t len = s[0] < 0x80 ? 1 : s[0] < 0xC2 ? 0 : s[0] < 0xE0 ? 2 : s[0] < 0xF0 ? 3 : s[0] < 0xF5 ? 4 : 0;
+	unsigned long cp = s[0] & (0x7F >> len), k;
+	if (len <= 1 || n < len)
+		return len == 1;
 	for (k = 1; k < len; k++) {
 		if ((s[k] & 0xC0) != 0x80)
 			return 0;
-		cp = (cp << 6) | (s[k] & 0x3F);
+		cp = cp << 6 | (s[k] & 0x3F);
 	}
 	if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
 	    (cp >= 0xD800 && cp <= 0xDFFF))
@@ -203,32 +169,34 @@ static inline size_t tg__utf8_len(const unsigned char *s, size_t n)
 /* Parse the string at p->pos (on the opening quote) into *out / *outlen. */
 static inline bool tg__parse_string(tg__parser *p, char **out, size_t *outlen)
 {
+	static const char esc[] = "\"\\/bfnrt", unesc[] = "\"\\/\b\f\n\r\t";
 	void *raw = NULL;
 	char *buf = NULL;
 	size_t len = 0, cap = 0;
 	p->pos++;
 	for (;;) {
+		size_t start = p->pos, l;
 		unsigned char c;
-		size_t start = p->pos;
-		if (!tg__reserve(&raw, &cap, len + 5, 1))
-			goto fail_mem;
+		const char *e;
+		int hi, lo = 0;
+		if (!tg__reserve(&raw, &cap, len + 5, 1)) {
+			tg__fail_at(p, p->pos, "out of memory");
+			goto fail;
+		}
 		buf = (char *)raw;
 		if (p->pos >= p->n) {
 			tg__fail_at(p, p->pos, "unterminated string");
 			goto fail;
 		}
 		c = (unsigned char)p->s[p->pos];
-		if (c == '"') {
-			p->pos++;
+		if (c == '"')
 			break;
-		}
 		if (c < 0x20) {
 			tg__fail_at(p, start, "control character in string (escape it)");
 			goto fail;
 		}
-		if (c >= 0x80) {
-			size_t l = tg__utf8_len((const unsigned char *)p->s + p->pos, p->n - p->pos);
-			if (!l) {
+		if (c != '\\') {
+			if (!(l = tg__utf8_len((const unsigned char *)p->s + p->pos, p->n - p->pos))) {
 				tg__fail_at(p, start, "invalid UTF-8 in string");
 				goto fail;
 			}
@@ -237,62 +205,45 @@ static inline bool tg__parse_string(tg__parser *p, char **out, size_t *outlen)
 			p->pos += l;
 			continue;
 		}
-		if (c != '\\') {
-			buf[len++] = (char)c;
-			p->pos++;
-			continue;
-		}
 		if (p->pos + 1 >= p->n) {
 			tg__fail_at(p, start, "unterminated string");
 			goto fail;
 		}
 		c = (unsigned char)p->s[p->pos + 1];
 		p->pos += 2;
-		switch (c) {
-		case '"': buf[len++] = '"'; break;
-		case '\\': buf[len++] = '\\'; break;
-		case '/': buf[len++] = '/'; break;
-		case 'b': buf[len++] = '\b'; break;
-		case 'f': buf[len++] = '\f'; break;
-		case 'n': buf[len++] = '\n'; break;
-		case 'r': buf[len++] = '\r'; break;
-		case 't': buf[len++] = '\t'; break;
-		case 'u': {
-			int hi, lo;
-			unsigned long cp;
-			if (p->n - p->pos < 4 || (hi = tg__hex4(p->s + p->pos)) < 0) {
-				tg__fail_at(p, start, "invalid \\u escape (needs 4 hex digits)");
-				goto fail;
-			}
-			p->pos += 4;
-			cp = (unsigned long)hi;
-			if (hi >= 0xDC00 && hi <= 0xDFFF) {
-				tg__fail_at(p, start, "unpaired low surrogate in \\u escape");
-				goto fail;
-			}
-			if (hi >= 0xD800 && hi <= 0xDBFF) {
-				if (p->n - p->pos < 6 || p->s[p->pos] != '\\' || p->s[p->pos + 1] != 'u' ||
-				    (lo = tg__hex4(p->s + p->pos + 2)) < 0xDC00 || lo > 0xDFFF) {
-					tg__fail_at(p, start, "unpaired high surrogate in \\u escape");
-					goto fail;
-				}
-				p->pos += 6;
-				cp = 0x10000 + (((unsigned long)hi - 0xD800) << 10) + ((unsigned long)lo - 0xDC00);
-			}
-			len += tg__utf8_put(buf + len, cp);
-			break;
+		if (c && c != 'u' && (e = strchr(esc, c)) != NULL) {
+			buf[len++] = unesc[e - esc];
+			continue;
 		}
-		default:
+		if (c != 'u') {
 			tg__fail_at(p, start, "invalid escape in string");
 			goto fail;
 		}
+		if (p->n - p->pos < 4 || (hi = tg__hex4(p->s + p->pos)) < 0) {
+			tg__fail_at(p, start, "invalid \\u escape (needs 4 hex digits)");
+			goto fail;
+		}
+		p->pos += 4;
+		if (hi >= 0xDC00 && hi <= 0xDFFF) {
+			tg__fail_at(p, start, "unpaired low surrogate in \\u escape");
+			goto fail;
+		}
+		if (hi >= 0xD800 && hi <= 0xDBFF) {
+			if (p->n - p->pos < 6 || p->s[p->pos] != '\\' || p->s[p->pos + 1] != 'u' ||
+			    (lo = tg__hex4(p->s + p->pos + 2)) < 0xDC00 || lo > 0xDFFF) {
+				tg__fail_at(p, start, "unpaired high surrogate in \\u escape");
+				goto fail;
+			}
+			p->pos += 6;
+			hi = 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00);
+		}
+		len += tg__utf8_put(buf + len, (unsigned long)hi);
 	}
+	p->pos++;
 	buf[len] = '\0';
 	*out = buf;
 	*outlen = len;
 	return true;
-fail_mem:
-	tg__fail_at(p, p->pos, "out of memory");
 fail:
 	free(raw);
 	return false;
@@ -301,49 +252,41 @@ fail:
 static inline bool tg__parse_number(tg__parser *p, tg_value *v)
 {
 	size_t start = p->pos, k;
-	const char *s = p->s;
-	bool integral = true, neg = false;
-	unsigned long long acc = 0;
+	bool integral = true, neg = tg__at(p, '-');
+	unsigned long long acc = 0, lim = 9223372036854775807ULL + neg;
 	char small[64], *copy;
-	if (p->pos < p->n && s[p->pos] == '-') {
-		neg = true;
-		p->pos++;
-	}
-	if (p->pos >= p->n || s[p->pos] < '0' || s[p->pos] > '9')
+	p->pos += neg;
+	if (!tg__digit_at(p))
 		return tg__fail_at(p, start, "invalid number");
-	if (s[p->pos] == '0' && p->pos + 1 < p->n && s[p->pos + 1] >= '0' && s[p->pos + 1] <= '9')
+	if (tg__at(p, '0') && p->pos + 1 < p->n && p->s[p->pos + 1] >= '0' && p->s[p->pos + 1] <= '9')
 		return tg__fail_at(p, start, "invalid number (leading zero)");
-	while (p->pos < p->n && s[p->pos] >= '0' && s[p->pos] <= '9') {
-		unsigned d = (unsigned)(s[p->pos] - '0');
-		if (acc > (9223372036854775808ULL - d) / 10)
-			integral = false; /* does not fit long long: keep only the double */
+	for (; tg__digit_at(p); p->pos++) {
+		unsigned d = (unsigned)(p->s[p->pos] - '0');
+		if (acc > (lim - d) / 10)
+			integral = false; /* past long long: only the double is kept */
 		else
 			acc = acc * 10 + d;
-		p->pos++;
 	}
-	if (p->pos < p->n && s[p->pos] == '.') {
-		integral = false;
+	v->int_form = !tg__at(p, '.') && !tg__at(p, 'e') && !tg__at(p, 'E');
+	if (tg__at(p, '.')) {
 		p->pos++;
-		if (p->pos >= p->n || s[p->pos] < '0' || s[p->pos] > '9')
+		if (!tg__digit_at(p))
 			return tg__fail_at(p, start, "invalid number (digits expected after '.')");
-		while (p->pos < p->n && s[p->pos] >= '0' && s[p->pos] <= '9')
+		while (tg__digit_at(p))
 			p->pos++;
 	}
-	if (p->pos < p->n && (s[p->pos] == 'e' || s[p->pos] == 'E')) {
-		integral = false;
+	if (tg__at(p, 'e') || tg__at(p, 'E')) {
 		p->pos++;
-		if (p->pos < p->n && (s[p->pos] == '+' || s[p->pos] == '-'))
-			p->pos++;
-		if (p->pos >= p->n || s[p->pos] < '0' || s[p->pos] > '9')
+		p->pos += tg__at(p, '+') || tg__at(p, '-');
+		if (!tg__digit_at(p))
 			return tg__fail_at(p, start, "invalid number (digits expected in exponent)");
-		while (p->pos < p->n && s[p->pos] >= '0' && s[p->pos] <= '9')
+		while (tg__digit_at(p))
 			p->pos++;
 	}
 	k = p->pos - start;
-	copy = k < sizeof(small) ? small : (char *)malloc(k + 1);
-	if (!copy)
+	if (!(copy = k < sizeof(small) ? small : (char *)malloc(k + 1)))
 		return tg__fail_at(p, start, "out of memory");
-	memcpy(copy, s + start, k);
+	memcpy(copy, p->s + start, k);
 	copy[k] = '\0';
 	v->num = strtod(copy, NULL);
 	if (copy != small)
@@ -351,17 +294,13 @@ static inline bool tg__parse_number(tg__parser *p, tg_value *v)
 	if (!tg__finite(v->num))
 		return tg__fail_at(p, start, "number out of range");
 	v->type = TG_NUMBER;
-	v->int_form = integral;
-	if (integral && !neg && acc > 9223372036854775807ULL)
-		integral = false;
-	if (integral) {
+	if (integral && v->int_form) {
 		v->is_int = true;
-		v->i = neg ? (acc == 9223372036854775808ULL ? (-9223372036854775807LL - 1)
-							      : -(long long)acc)
-			   : (long long)acc;
-	} else if (v->num >= -9223372036854775808.0 && v->num < 9223372036854775808.0 &&
+		v->i = neg ? (long long)(0 - acc) : (long long)acc;
+	} else if (!v->int_form && v->num >= -9223372036854775808.0 && v->num < 9223372036854775808.0 &&
 		   (double)(long long)v->num == v->num) {
-		v->is_int = true; /* 1.0, 2e3: integral values written as reals */
+		v->is_int = true; /* 1.0, 2e3: integral values written as reals; an
+				   * overflowing integer literal stays a double */
 		v->i = (long long)v->num;
 	}
 	return true;
@@ -370,31 +309,19 @@ static inline bool tg__parse_number(tg__parser *p, tg_value *v)
 static inline int tg__member_cmp(const void *a, const void *b)
 {
 	const tg_member *x = *(const tg_member *const *)a, *y = *(const tg_member *const *)b;
-	size_t n = x->keylen < y->keylen ? x->keylen : y->keylen;
-	int c = memcmp(x->key, y->key, n);
-	if (c)
-		return c;
-	return x->keylen < y->keylen ? -1 : x->keylen > y->keylen;
+	int c = memcmp(x->key, y->key, x->keylen < y->keylen ? x->keylen : y->keylen);
+	return c ? c : x->keylen < y->keylen ? -1 : x->keylen > y->keylen;
 }
 
-static inline bool tg__has_duplicate(tg_value *v, bool *oom)
+/* Sort pointers to the members and compare neighbours: 1 duplicate, 0 none,
+ * -1 out of memory. */
+static inline int tg__has_duplicate(const tg_value *v)
 {
-	tg_member **idx;
-	size_t k, j;
-	bool dup = false;
-	if (v->len <= 8) {
-		for (k = 0; k < v->len; k++)
-			for (j = k + 1; j < v->len; j++)
-				if (v->u.members[k].keylen == v->u.members[j].keylen &&
-				    !memcmp(v->u.members[k].key, v->u.members[j].key, v->u.members[k].keylen))
-					return true;
-		return false;
-	}
-	idx = (tg_member **)malloc(v->len * sizeof(*idx));
-	if (!idx) {
-		*oom = true;
-		return false;
-	}
+	tg_member **idx = (tg_member **)malloc((v->len ? v->len : 1) * sizeof(*idx));
+	size_t k;
+	int dup = 0;
+	if (!idx)
+		return -1;
 	for (k = 0; k < v->len; k++)
 		idx[k] = &v->u.members[k];
 	qsort(idx, v->len, sizeof(*idx), tg__member_cmp);
@@ -408,94 +335,79 @@ static inline bool tg__parse_value(tg__parser *p, tg_value *v);
 
 static inline bool tg__parse_container(tg__parser *p, tg_value *v, bool object)
 {
-	size_t cap = 0, start = p->pos;
+	size_t cap = 0, start = p->pos, elem = object ? sizeof(tg_member) : sizeof(tg_value);
 	void *vec = NULL;
-	bool oom = false;
 	char close = object ? '}' : ']';
+	int dup;
 	if (++p->depth > TG_TOOL_MAX_DEPTH)
 		return tg__fail_at(p, start, "nesting deeper than 64 levels");
 	v->type = object ? TG_OBJECT : TG_ARRAY;
-	v->len = 0;
-	v->u.items = NULL;
 	p->pos++;
 	tg__skip_ws(p);
-	if (p->pos < p->n && p->s[p->pos] == close) {
-		p->pos++;
-		p->depth--;
-		return true;
-	}
-	for (;;) {
+	while (!(v->len == 0 && tg__at(p, close))) {
 		tg_value *slot;
-		if (!tg__reserve(&vec, &cap, v->len + 1, object ? sizeof(tg_member) : sizeof(tg_value))) {
+		tg_member *m = NULL;
+		if (!tg__reserve(&vec, &cap, v->len + 1, elem)) {
 			tg__fail_at(p, p->pos, "out of memory");
 			goto fail;
 		}
+		v->u.items = (tg_value *)vec; /* for tg__value_clear on failure */
 		if (object) {
-			tg_member *m = (tg_member *)vec + v->len;
-			v->u.members = (tg_member *)vec;
+			m = (tg_member *)vec + v->len;
+			slot = &m->value;
 			tg__skip_ws(p);
-			if (p->pos >= p->n || p->s[p->pos] != '"') {
+			if (!tg__at(p, '"')) {
 				tg__fail_at(p, p->pos, "expected a string key");
 				goto fail;
 			}
 			if (!tg__parse_string(p, &m->key, &m->keylen))
 				goto fail;
 			tg__skip_ws(p);
-			if (p->pos >= p->n || p->s[p->pos] != ':') {
+			if (!tg__at(p, ':')) {
 				free(m->key);
 				tg__fail_at(p, p->pos, "expected ':' after an object key");
 				goto fail;
 			}
 			p->pos++;
-			slot = &m->value;
 		} else {
-			v->u.items = (tg_value *)vec;
 			slot = (tg_value *)vec + v->len;
 		}
 		if (!tg__parse_value(p, slot)) {
 			if (object)
-				free(((tg_member *)vec)[v->len].key);
+				free(m->key);
 			goto fail;
 		}
 		v->len++;
 		tg__skip_ws(p);
-		if (p->pos < p->n && p->s[p->pos] == ',') {
-			p->pos++;
-			continue;
-		}
-		if (p->pos < p->n && p->s[p->pos] == close) {
-			p->pos++;
+		if (tg__at(p, close))
 			break;
+		if (!tg__at(p, ',')) {
+			tg__fail_at(p, p->pos, object ? "expected ',' or '}' in object"
+						      : "expected ',' or ']' in array");
+			goto fail;
 		}
-		tg__fail_at(p, p->pos, object ? "expected ',' or '}' in object" : "expected ',' or ']' in array");
+		p->pos++;
+	}
+	p->pos++;
+	if (cap > v->len && v->len) { /* shrink to fit */
+		void *nb = realloc(vec, v->len * elem);
+		v->u.items = (tg_value *)(nb ? nb : vec);
+	}
+	if (object && (dup = tg__has_duplicate(v)) != 0) {
+		tg__fail_at(p, start, dup > 0 ? "duplicate key in object" : "out of memory");
 		goto fail;
-	}
-	if (cap > v->len) { /* shrink to fit */
-		void *nb = realloc(vec, v->len * (object ? sizeof(tg_member) : sizeof(tg_value)));
-		if (nb)
-			vec = nb;
-	}
-	v->u.items = (tg_value *)vec;
-	if (object && tg__has_duplicate(v, &oom)) {
-		tg__fail_at(p, start, "duplicate key in object");
-		tg__value_clear(v);
-		return false;
-	}
-	if (oom) {
-		tg__fail_at(p, start, "out of memory");
-		tg__value_clear(v);
-		return false;
 	}
 	p->depth--;
 	return true;
 fail:
-	v->u.items = (tg_value *)vec; /* the items parsed so far, and vec itself */
-	tg__value_clear(v);
+	tg__value_clear(v); /* the items parsed so far and the vector */
 	return false;
 }
 
 static inline bool tg__parse_value(tg__parser *p, tg_value *v)
 {
+	static const char *const words[] = {"true", "false", "null"};
+	size_t k, wl;
 	char c;
 	memset(v, 0, sizeof(*v));
 	tg__skip_ws(p);
@@ -505,26 +417,21 @@ static inline bool tg__parse_value(tg__parser *p, tg_value *v)
 	if (c == '{' || c == '[')
 		return tg__parse_container(p, v, c == '{');
 	if (c == '"') {
-		if (!tg__parse_string(p, &v->u.str, &v->len))
-			return false;
 		v->type = TG_STRING;
-		return true;
+		return tg__parse_string(p, &v->u.str, &v->len) || (v->type = TG_NULL, false);
 	}
 	if (c == '-' || (c >= '0' && c <= '9'))
 		return tg__parse_number(p, v);
-	if (p->n - p->pos >= 4 && !memcmp(p->s + p->pos, "true", 4)) {
-		v->type = TG_BOOL;
-		v->i = 1;
-		p->pos += 4;
-	} else if (p->n - p->pos >= 5 && !memcmp(p->s + p->pos, "false", 5)) {
-		v->type = TG_BOOL;
-		p->pos += 5;
-	} else if (p->n - p->pos >= 4 && !memcmp(p->s + p->pos, "null", 4)) {
-		p->pos += 4;
-	} else {
-		return tg__fail_at(p, p->pos, "unexpected character");
+	for (k = 0; k < 3; k++) {
+		wl = strlen(words[k]);
+		if (p->n - p->pos >= wl && !memcmp(p->s + p->pos, words[k], wl)) {
+			v->type = k < 2 ? TG_BOOL : TG_NULL;
+			v->i = k == 0;
+			p->pos += wl;
+			return true;
+		}
 	}
-	return true;
+	return tg__fail_at(p, p->pos, "unexpected character");
 }
 
 /* Point every child at its container (after parsing, when nothing moves). */
@@ -543,10 +450,9 @@ static inline void tg__link(tg_value *v)
 
 static inline void tg_value_free(tg_value *v)
 {
-	if (v) {
+	if (v)
 		tg__value_clear(v);
-		free(v);
-	}
+	free(v);
 }
 static inline void tg_tool_args_free(tg_tool_args *a) { tg_value_free(a); }
 
@@ -554,37 +460,23 @@ static inline void tg_tool_args_free(tg_tool_args *a) { tg_value_free(a); }
  * "line L, column C: why" in err (errsize bytes; err may be NULL). */
 static inline tg_value *tg_value_parse(const char *text, size_t len, char *err, size_t errsize)
 {
-	tg__parser p;
+	tg__parser p = {text, len, 0, 0, 0, NULL};
 	tg_value *v = (tg_value *)malloc(sizeof(*v));
-	memset(&p, 0, sizeof(p));
-	p.s = text;
-	p.n = len;
-	if (!v) {
+	size_t line = 1, col = 1, k;
+	if (!v)
 		p.err = "out of memory";
-	} else if (len > TG_TOOL_MAX_INPUT) {
+	else if (len > TG_TOOL_MAX_INPUT)
 		p.err = "input larger than 1048576 bytes";
-	} else if (tg__parse_value(&p, v)) {
-		tg__skip_ws(&p);
-		if (p.pos == p.n) {
-			tg__link(v);
-			return v;
-		}
-		tg__value_clear(v);
+	else if (tg__parse_value(&p, v) && (tg__skip_ws(&p), p.pos == p.n))
+		return tg__link(v), v;
+	else if (!p.err)
 		tg__fail_at(&p, p.pos, "unexpected data after the JSON value");
-	}
-	free(v);
-	if (err && errsize) {
-		size_t line = 1, col = 1, k;
-		for (k = 0; k < p.errpos && k < len; k++) {
-			if (text[k] == '\n') {
-				line++;
-				col = 1;
-			} else {
-				col++;
-			}
-		}
+	tg_value_free(v);
+	for (k = 0; k < p.errpos && k < len; k++, col++)
+		if (text[k] == '\n')
+			line++, col = 0;
+	if (err && errsize)
 		snprintf(err, errsize, "line %zu, column %zu: %s", line, col, p.err);
-	}
 	return NULL;
 }
 
@@ -593,21 +485,19 @@ static inline tg_value *tg_value_parse(const char *text, size_t len, char *err, 
 static inline tg_tool_args *tg_tool_read_args(void)
 {
 	size_t n = 0, cap = 0, r;
-	void *raw = NULL;
-	char *buf = NULL, err[160];
+	void *buf = NULL;
+	char err[160];
 	tg_value *v;
 	do {
-		if (!tg__reserve(&raw, &cap, n + 65536, 1))
+		if (!tg__reserve(&buf, &cap, n + 65536, 1))
 			tg_tool_fail("toolgate tool: out of memory reading the arguments");
-		buf = (char *)raw;
-		r = fread(buf + n, 1, cap - n, stdin);
-		n += r;
+		n += r = fread((char *)buf + n, 1, cap - n, stdin);
 	} while (r > 0 && n <= TG_TOOL_MAX_INPUT);
 	if (ferror(stdin))
 		tg_tool_fail("toolgate tool: cannot read the arguments from stdin");
 	if (n > TG_TOOL_MAX_INPUT)
 		tg_tool_fail("toolgate tool: arguments larger than %d bytes", TG_TOOL_MAX_INPUT);
-	v = tg_value_parse(buf, n, err, sizeof(err));
+	v = tg_value_parse((const char *)buf, n, err, sizeof(err));
 	free(buf);
 	if (!v)
 		tg_tool_fail("toolgate tool: invalid JSON arguments: %s", err);
@@ -620,10 +510,7 @@ static inline tg_tool_args *tg_tool_read_args(void)
 
 static inline tg_type tg_value_type(const tg_value *v) { return v ? v->type : TG_NULL; }
 /* String bytes, array items or object members; 0 for anything else. */
-static inline size_t tg_value_len(const tg_value *v)
-{
-	return v && v->type >= TG_STRING ? v->len : 0;
-}
+static inline size_t tg_value_len(const tg_value *v) { return v && v->type >= TG_STRING ? v->len : 0; }
 /* The member named key of an object; NULL if absent or v is no object. */
 static inline const tg_value *tg_value_get(const tg_value *v, const char *key)
 {
@@ -636,11 +523,9 @@ static inline const tg_value *tg_value_get(const tg_value *v, const char *key)
 /* Item i of an array, or the value of member i of an object; else NULL. */
 static inline const tg_value *tg_value_at(const tg_value *v, size_t i)
 {
-	if (!v || i >= v->len)
+	if (!v || i >= v->len || v->type < TG_ARRAY)
 		return NULL;
-	if (v->type == TG_ARRAY)
-		return &v->u.items[i];
-	return v->type == TG_OBJECT ? &v->u.members[i].value : NULL;
+	return v->type == TG_ARRAY ? &v->u.items[i] : &v->u.members[i].value;
 }
 /* Key of member i of an object (NUL-terminated), else NULL. */
 static inline const char *tg_value_key(const tg_value *v, size_t i)
@@ -653,44 +538,30 @@ static inline const char *tg_value_path(const tg_value *v, char *buf, size_t siz
 {
 	const tg_value *chain[TG_TOOL_MAX_DEPTH + 2];
 	size_t n = 0, used = 0;
-	buf[0] = '\0';
-	while (v && v->parent && n < TG_TOOL_MAX_DEPTH + 1) {
+	int w = 0;
+	for (; v && v->parent && n < TG_TOOL_MAX_DEPTH + 1; v = v->parent)
 		chain[n++] = v;
-		v = v->parent;
-	}
-	if (!n)
-		snprintf(buf, size, "arguments");
-	while (n-- > 0 && used < size) {
+	snprintf(buf, size, "%s", n ? "" : "arguments");
+	while (n-- > 0 && w >= 0 && used < size) {
 		const tg_value *c = chain[n], *par = c->parent;
-		int w;
-		if (par->type == TG_ARRAY) {
+		const tg_member *m = (const tg_member *)(const void *)c; /* when par is an object */
+		if (par->type == TG_ARRAY)
 			w = snprintf(buf + used, size - used, "[%zu]", (size_t)(c - par->u.items));
-		} else {
-			const tg_member *m = (const tg_member *)(const void *)c;
+		else
 			w = snprintf(buf + used, size - used, "%s%.*s", used ? "." : "",
 				     m->keylen > 64 ? 64 : (int)m->keylen, m->key);
-		}
-		if (w < 0)
-			break;
-		used += (size_t)w;
+		used += w > 0 ? (size_t)w : 0;
 	}
 	return buf;
 }
 
-static inline const char *tg__what(tg_type t)
-{
-	static const char *const names[] = {"null", "a boolean", "a number", "a string",
-					    "an array", "an object"};
-	return names[t];
-}
-
 static inline void tg__type_fail(const tg_value *v, const char *want)
 {
+	static const char *const names[] = {"null", "a boolean", "a number", "a string", "an array", "an object"};
 	char path[256];
 	if (!v)
 		tg_tool_fail("missing value (expected %s)", want);
-	tg_tool_fail("%s: must be %s, not %s", tg_value_path(v, path, sizeof(path)), want,
-		     tg__what(v->type));
+	tg_tool_fail("%s: must be %s, not %s", tg_value_path(v, path, sizeof(path)), want, names[v->type]);
 }
 
 /* Checked conversions: they fail the tool, naming the value's path, when v
@@ -709,8 +580,7 @@ static inline const char *tg_value_str(const tg_value *v)
 	size_t len;
 	const char *s = tg_value_strn(v, &len);
 	if (strlen(s) != len)
-		tg_tool_fail("%s: contains a NUL character (use tg_value_strn)",
-			     tg_value_path(v, path, sizeof(path)));
+		tg_tool_fail("%s: contains a NUL character (use tg_value_strn)", tg_value_path(v, path, sizeof(path)));
 	return s;
 }
 static inline double tg_value_num(const tg_value *v)
@@ -725,8 +595,7 @@ static inline long long tg_value_int(const tg_value *v)
 	if (!v || v->type != TG_NUMBER)
 		tg__type_fail(v, "an integer");
 	if (!v->is_int)
-		tg_tool_fail("%s: must be an integer (within 64 bits)",
-			     tg_value_path(v, path, sizeof(path)));
+		tg_tool_fail("%s: must be an integer (within 64 bits)", tg_value_path(v, path, sizeof(path)));
 	return v->i;
 }
 static inline bool tg_value_bool(const tg_value *v)
@@ -756,46 +625,42 @@ static inline const tg_value *tg_arg_need(const tg_value *obj, const char *key)
 }
 static inline const char *tg_arg_str(const tg_value *obj, const char *key, const char *def)
 {
-	const tg_value *v = tg__arg(obj, key);
-	return v ? tg_value_str(v) : def;
+	return tg__arg(obj, key) ? tg_value_str(tg__arg(obj, key)) : def;
 }
-/* Raw string bytes (NULs allowed) and their length; NULL when absent. */
+/* Raw string bytes (NULs allowed) and their length; NULL (length 0) when absent. */
 static inline const char *tg_arg_strn(const tg_value *obj, const char *key, size_t *len)
 {
-	const tg_value *v = tg__arg(obj, key);
-	if (!v && len)
+	if (!tg__arg(obj, key) && len)
 		*len = 0;
-	return v ? tg_value_strn(v, len) : NULL;
+	return tg__arg(obj, key) ? tg_value_strn(tg__arg(obj, key), len) : NULL;
 }
 static inline long long tg_arg_int(const tg_value *obj, const char *key, long long def)
 {
-	const tg_value *v = tg__arg(obj, key);
-	return v ? tg_value_int(v) : def;
+	return tg__arg(obj, key) ? tg_value_int(tg__arg(obj, key)) : def;
 }
 static inline double tg_arg_num(const tg_value *obj, const char *key, double def)
 {
-	const tg_value *v = tg__arg(obj, key);
-	return v ? tg_value_num(v) : def;
+	return tg__arg(obj, key) ? tg_value_num(tg__arg(obj, key)) : def;
 }
 static inline bool tg_arg_bool(const tg_value *obj, const char *key, bool def)
 {
-	const tg_value *v = tg__arg(obj, key);
-	return v ? tg_value_bool(v) : def;
+	return tg__arg(obj, key) ? tg_value_bool(tg__arg(obj, key)) : def;
 }
 /* An array or object member; NULL when absent. */
-static inline const tg_value *tg_arg_array(const tg_value *obj, const char *key)
+static inline const tg_value *tg__arg_typed(const tg_value *obj, const char *key, tg_type t, const char *want)
 {
 	const tg_value *v = tg__arg(obj, key);
-	if (v && v->type != TG_ARRAY)
-		tg__type_fail(v, "an array");
+	if (v && v->type != t)
+		tg__type_fail(v, want);
 	return v;
+}
+static inline const tg_value *tg_arg_array(const tg_value *obj, const char *key)
+{
+	return tg__arg_typed(obj, key, TG_ARRAY, "an array");
 }
 static inline const tg_value *tg_arg_object(const tg_value *obj, const char *key)
 {
-	const tg_value *v = tg__arg(obj, key);
-	if (v && v->type != TG_OBJECT)
-		tg__type_fail(v, "an object");
-	return v;
+	return tg__arg_typed(obj, key, TG_OBJECT, "an object");
 }
 static inline size_t tg_arg_array_len(const tg_value *obj, const char *key)
 {
@@ -809,8 +674,7 @@ static inline const tg_value *tg_item(const tg_value *arr, size_t i)
 	if (!arr || arr->type != TG_ARRAY)
 		tg__type_fail(arr, "an array");
 	if (i >= arr->len)
-		tg_tool_fail("%s: no item %zu (length %zu)", tg_value_path(arr, path, sizeof(path)), i,
-			     arr->len);
+		tg_tool_fail("%s: no item %zu (length %zu)", tg_value_path(arr, path, sizeof(path)), i, arr->len);
 	return &arr->u.items[i];
 }
 static inline const char *tg_item_str(const tg_value *arr, size_t i) { return tg_value_str(tg_item(arr, i)); }
@@ -828,7 +692,7 @@ typedef struct tg__out_state {
 	int depth;
 	bool object[TG_TOOL_MAX_DEPTH + 1]; /* per level: object (else array) */
 	size_t count[TG_TOOL_MAX_DEPTH + 1];
-	bool have_key, done;
+	bool have_key, done, ended;
 } tg__out_state;
 
 static inline tg__out_state *tg__out(void)
@@ -842,53 +706,42 @@ static inline void tg__out_value_start(const char *fn)
 	tg__out_state *o = tg__out();
 	if (o->done)
 		tg_tool_fail("%s: the result is already complete (one JSON value only)", fn);
-	if (o->depth > 0) {
-		if (o->object[o->depth] && !o->have_key)
-			tg_tool_fail("%s: a value inside an object needs tg_out_key first", fn);
-		if (!o->object[o->depth] && o->count[o->depth] > 0)
-			putchar(',');
-		o->count[o->depth]++;
-	}
+	if (o->depth > 0 && o->object[o->depth] && !o->have_key)
+		tg_tool_fail("%s: a value inside an object needs tg_out_key first", fn);
+	if (o->depth > 0 && !o->object[o->depth] && o->count[o->depth] > 0)
+		putchar(',');
+	o->count[o->depth]++;
 	o->have_key = false;
 }
 
-static inline void tg__out_value_done(void)
+/* Write text as one complete value (a scalar). */
+static inline void tg__out_scalar(const char *text, const char *fn)
 {
-	tg__out_state *o = tg__out();
-	if (o->depth == 0)
-		o->done = true;
+	tg__out_value_start(fn);
+	fputs(text, stdout);
+	tg__out()->done = tg__out()->depth == 0;
 }
 
 static inline void tg__out_string(const char *s, size_t n, const char *fn)
 {
 	static const char hex[] = "0123456789abcdef";
-	size_t k = 0;
+	size_t k, l;
 	putchar('"');
-	while (k < n) {
+	for (k = 0; k < n; k += l) {
 		unsigned char c = (unsigned char)s[k];
-		if (c >= 0x80) {
-			size_t l = tg__utf8_len((const unsigned char *)s + k, n - k);
-			if (!l)
-				tg_tool_fail("%s: invalid UTF-8 in string", fn);
+		l = 1;
+		if (c >= 0x80 && !(l = tg__utf8_len((const unsigned char *)s + k, n - k)))
+			tg_tool_fail("%s: invalid UTF-8 in string", fn);
+		if (c >= 0x80)
 			fwrite(s + k, 1, l, stdout);
-			k += l;
-			continue;
-		}
-		if (c == '"' || c == '\\') {
-			putchar('\\');
-			putchar(c);
-		} else if (c == '\n') {
-			fputs("\\n", stdout);
-		} else if (c == '\t') {
-			fputs("\\t", stdout);
-		} else if (c == '\r') {
-			fputs("\\r", stdout);
-		} else if (c < 0x20 || c == 0x7f) {
+		else if (c == '"' || c == '\\')
+			printf("\\%c", c);
+		else if (c == '\n' || c == '\r' || c == '\t')
+			printf("\\%c", c == '\n' ? 'n' : c == '\r' ? 'r' : 't');
+		else if (c < 0x20 || c == 0x7f)
 			printf("\\u00%c%c", hex[c >> 4], hex[c & 15]);
-		} else {
+		else
 			putchar(c);
-		}
-		k++;
 	}
 	putchar('"');
 }
@@ -912,9 +765,8 @@ static inline void tg__out_close(bool object, const char *fn)
 		tg_tool_fail("%s: no open %s to end", fn, object ? "object" : "array");
 	if (o->have_key)
 		tg_tool_fail("%s: the last key has no value", fn);
-	o->depth--;
 	putchar(object ? '}' : ']');
-	tg__out_value_done();
+	o->done = --o->depth == 0;
 }
 
 static inline void tg_out_object_begin(void) { tg__out_open(true, "tg_out_object_begin"); }
@@ -922,43 +774,35 @@ static inline void tg_out_object_end(void) { tg__out_close(true, "tg_out_object_
 static inline void tg_out_array_begin(void) { tg__out_open(false, "tg_out_array_begin"); }
 static inline void tg_out_array_end(void) { tg__out_close(false, "tg_out_array_end"); }
 
-static inline void tg_out_key(const char *key)
+/* A key of keylen bytes (NULs allowed). */
+static inline void tg_out_keyn(const char *key, size_t keylen)
 {
 	tg__out_state *o = tg__out();
 	if (o->depth == 0 || !o->object[o->depth] || o->have_key)
 		tg_tool_fail("tg_out_key: a key is only allowed directly inside an object, before its value");
 	if (o->count[o->depth] > 0)
 		putchar(',');
-	tg__out_string(key, strlen(key), "tg_out_key");
+	tg__out_string(key, keylen, "tg_out_key");
 	putchar(':');
 	o->have_key = true;
 }
+static inline void tg_out_key(const char *key) { tg_out_keyn(key, strlen(key)); }
 
 static inline void tg_out_strn(const char *s, size_t len)
 {
 	tg__out_value_start("tg_out_str");
 	tg__out_string(s, len, "tg_out_str");
-	tg__out_value_done();
+	tg__out()->done = tg__out()->depth == 0;
 }
-static inline void tg_out_null(void)
-{
-	tg__out_value_start("tg_out_null");
-	fputs("null", stdout);
-	tg__out_value_done();
-}
+static inline void tg_out_null(void) { tg__out_scalar("null", "tg_out_null"); }
+static inline void tg_out_bool(bool b) { tg__out_scalar(b ? "true" : "false", "tg_out_bool"); }
 /* NULL writes null. */
-static inline void tg_out_str(const char *s)
-{
-	if (s)
-		tg_out_strn(s, strlen(s));
-	else
-		tg_out_null();
-}
+static inline void tg_out_str(const char *s) { s ? tg_out_strn(s, strlen(s)) : tg_out_null(); }
 static inline void tg_out_int(long long n)
 {
-	tg__out_value_start("tg_out_int");
-	printf("%lld", n);
-	tg__out_value_done();
+	char buf[24];
+	snprintf(buf, sizeof(buf), "%lld", n);
+	tg__out_scalar(buf, "tg_out_int");
 }
 /* Shortest "%g" form that reads back as the same double, always with a
  * fraction or exponent ("2.0", not "2"): JSON comparison in toolgate tests
@@ -970,7 +814,6 @@ static inline void tg_out_num(double x)
 	int prec;
 	if (!tg__finite(x))
 		tg_tool_fail("tg_out_num: not a finite number (JSON has no NaN or infinity)");
-	tg__out_value_start("tg_out_num");
 	for (prec = 15; prec <= 17; prec++) {
 		snprintf(buf, sizeof(buf), "%.*g", prec, x);
 		if (strtod(buf, NULL) == x)
@@ -978,44 +821,32 @@ static inline void tg_out_num(double x)
 	}
 	if (!strpbrk(buf, ".e"))
 		strcat(buf, ".0");
-	fputs(buf, stdout);
-	tg__out_value_done();
-}
-static inline void tg_out_bool(bool b)
-{
-	tg__out_value_start("tg_out_bool");
-	fputs(b ? "true" : "false", stdout);
-	tg__out_value_done();
+	tg__out_scalar(buf, "tg_out_num");
 }
 /* Write a parsed value (e.g. echo an argument). */
 static inline void tg_out_value(const tg_value *v)
 {
 	size_t k;
-	switch (tg_value_type(v)) {
-	case TG_NULL: tg_out_null(); break;
-	case TG_BOOL: tg_out_bool(v->i != 0); break;
-	case TG_NUMBER:
-		if (v->is_int && v->int_form)
-			tg_out_int(v->i);
-		else
-			tg_out_num(v->num);
-		break;
-	case TG_STRING: tg_out_strn(v->u.str, v->len); break;
-	case TG_ARRAY:
-		tg_out_array_begin();
-		for (k = 0; k < v->len; k++)
-			tg_out_value(&v->u.items[k]);
-		tg_out_array_end();
-		break;
-	case TG_OBJECT:
-		tg_out_object_begin();
-		for (k = 0; k < v->len; k++) {
-			tg_out_key(v->u.members[k].key);
-			tg_out_value(&v->u.members[k].value);
-		}
-		tg_out_object_end();
-		break;
+	tg_type t = tg_value_type(v);
+	if (t == TG_NULL)
+		tg_out_null();
+	else if (t == TG_BOOL)
+		tg_out_bool(v->i != 0);
+	else if (t == TG_NUMBER && v->is_int && v->int_form)
+		tg_out_int(v->i);
+	else if (t == TG_NUMBER)
+		tg_out_num(v->num);
+	else if (t == TG_STRING)
+		tg_out_strn(v->u.str, v->len);
+	else
+		tg__out_open(t == TG_OBJECT, t == TG_OBJECT ? "tg_out_object_begin" : "tg_out_array_begin");
+	for (k = 0; t >= TG_ARRAY && k < v->len; k++) {
+		if (t == TG_OBJECT)
+			tg_out_keyn(v->u.members[k].key, v->u.members[k].keylen);
+		tg_out_value(tg_value_at(v, k));
 	}
+	if (t >= TG_ARRAY)
+		tg__out_close(t == TG_OBJECT, t == TG_OBJECT ? "tg_out_object_end" : "tg_out_array_end");
 }
 
 static inline void tg_out_key_str(const char *key, const char *s) { tg_out_key(key); tg_out_str(s); }
@@ -1027,10 +858,13 @@ static inline void tg_out_key_null(const char *key) { tg_out_key(key); tg_out_nu
 static inline void tg_out_key_value(const char *key, const tg_value *v) { tg_out_key(key); tg_out_value(v); }
 
 /* Close every open array/object, end the line, flush; fails the tool when
- * nothing was written, a key lacks its value, or stdout cannot be written. */
+ * nothing was written, a key lacks its value, or stdout cannot be written.
+ * A second call does nothing. */
 static inline void tg_out_end(void)
 {
 	tg__out_state *o = tg__out();
+	if (o->ended)
+		return;
 	if (o->have_key)
 		tg_tool_fail("tg_out_end: the last key has no value");
 	while (o->depth > 0)
@@ -1038,6 +872,7 @@ static inline void tg_out_end(void)
 	if (!o->done)
 		tg_tool_fail("tg_out_end: no result was written");
 	putchar('\n');
+	o->ended = true;
 	if (fflush(stdout) != 0 || ferror(stdout))
 		tg_tool_fail("toolgate tool: cannot write the result to stdout");
 }
