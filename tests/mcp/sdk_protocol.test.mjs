@@ -76,7 +76,7 @@ test('calls, tool errors, unknown tools, list_changed and the call budget', asyn
   assert.ok((await client.listTools()).tools.some((x) => x.name === 'word_count'));
 
   // A change made elsewhere (the fake's SIGUSR1) is announced within the poll.
-  transport._process.kill('SIGUSR1');
+  process.kill(transport.pid, 'SIGUSR1');
   await waitFor(() => changes.length === 2, 3000);
 
   r = await client.callTool({ name: 'tool_history', arguments: { name: 'word_count' } });
