@@ -131,3 +131,33 @@ test('bad flags are usage errors (exit 2), before anything is served', async (t)
     assert.equal(r.stdout, '');
   }
 });
+
+test('garbage and truncated messages: one error each, and the server lives on', async (t) => {
+  const s = start(t);
+  await s.initialize();
+  // Every strict prefix of a valid request is a parse error.
+  const full = '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":{"a":[1,2,{"b":"\\u00e9"}]}}}';
+  for (let n = 1; n < full.length; n++) {
+    assertError(await s.request(full.slice(0, n)), -32700, null);
+  }
+  // Seeded random bytes (no newline; a non-blank first byte): never valid
+  // JSON-RPC, each answered by exactly one error with id null.
+  let seed = 12345;
+  const rnd = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
+  for (let i = 0; i < 300; i++) {
+    const len = 1 + Math.floor(rnd() * 300);
+    const bytes = Buffer.alloc(len);
+    for (let k = 0; k < len; k++) {
+      let b = Math.floor(rnd() * 256);
+      if (b === 0x0a) b = 0x41;
+      bytes[k] = b;
+    }
+    if (bytes[0] <= 0x20) bytes[0] = 0x7b; // '{'
+    await s.write(Buffer.concat([bytes, Buffer.from('\n')]));
+    const m = await s.next();
+    assert.ok(m.error && (m.error.code === -32700 || m.error.code === -32600), JSON.stringify(m));
+    assert.equal(m.id, null);
+  }
+  await assertAlive(s, 'survived');
+  assert.equal((await s.close()).code, 0);
+});
