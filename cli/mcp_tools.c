@@ -185,9 +185,13 @@ static int reply_failure(tg_mcp_server *s, const json_t *id, int code, const cha
 /* ---- audit ---------------------------------------------------------------------- */
 
 /* An audit event for what the registry does not record itself. details is
- * stolen. A failing audit write is logged, not fatal to the session. */
+ * stolen. A failing audit write is logged, not fatal to the session. The
+ * thread's error (often the reason being audited, about to be answered) is
+ * left as it was. */
 static void audit(tg_mcp_server *s, const char *event, const char *tool, json_t *details)
 {
+	tg_error saved = *tg_error_last();
+
 	if (s->be.audit) {
 		const char *t = tool && tg_name_valid(tool) ? tool : NULL;
 		if (s->be.audit(s->be.ctx, &s->actor, event, t, details) < 0)
@@ -195,6 +199,10 @@ static void audit(tg_mcp_server *s, const char *event, const char *tool, json_t 
 				tg_error_last()->message);
 	}
 	json_decref(details);
+	if (saved.code || saved.message[0])
+		tg_error_set(saved.code, "%s", saved.message);
+	else
+		tg_error_clear();
 }
 
 /* ---- arguments ------------------------------------------------------------------- */
@@ -254,10 +262,8 @@ static int call_create(tg_mcp_server *s, const json_t *id, const json_t *args)
 	r = s->be.create(s->be.ctx, &res, &sub, &s->actor);
 	s->toolset_dirty = 1;
 	if (r < 0) {
-		char why[1024];
-		snprintf(why, sizeof(why), "%s", tg_error_last()->message);
-		audit(s, "mcp_create_invalid", name, json_pack("{s:s}", "reason", why));
-		tg_error_set(r, "%s", why);
+		audit(s, "mcp_create_invalid", name,
+		      json_pack("{s:s}", "reason", tg_error_last()->message));
 		return reply_failure(s, id, r, "create_tool");
 	}
 	status = json_string_value(json_object_get(res, "status"));

@@ -147,6 +147,8 @@ static int f_audit(void *ctx, const tg_actor *who, const char *event, const char
 			      json_pack("{s:s, s:s?, s:s, s:s?, s:O?}", "kind", who->kind,
 					"session", who->session, "event", event, "tool", tool,
 					"details", details));
+	/* Like a library call that succeeds: the thread's error is reset. */
+	tg_error_clear();
 	return 0;
 }
 

@@ -590,6 +590,7 @@ static void test_meta_tools(void **state)
 	json_decref(res);
 	res = call_tool(f, "tool_history", "{\"name\":\"missing\"}");
 	assert_true(json_is_true(json_object_get(res, "isError")));
+	assert_string_equal(result_text(res), "tool_history: no tool missing");
 	json_decref(res);
 	fx_free(f);
 }
