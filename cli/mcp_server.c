@@ -546,13 +546,15 @@ int tg_mcp_server_handle(tg_mcp_server *s, const char *line, size_t len)
 	method = json_string_value(jv);
 	params = json_object_get(msg, "params");
 	if (params && !json_is_object(params)) {
+		/* JSON-RPC allows arrays (a valid notification stays unanswered);
+		 * MCP's params are objects. Anything else is no request at all. */
+		if (!json_is_array(params))
+			return tg_mcp_reply_error(s, id, TG_RPC_INVALID_REQUEST,
+						  "Invalid Request: params must be an object");
 		if (!id)
 			return 0;
-		if (json_is_array(params))
-			return tg_mcp_reply_error(s, id, TG_RPC_INVALID_PARAMS,
-						  "Invalid params: params must be an object");
-		return tg_mcp_reply_error(s, id, TG_RPC_INVALID_REQUEST,
-					  "Invalid Request: params must be an object");
+		return tg_mcp_reply_error(s, id, TG_RPC_INVALID_PARAMS,
+					  "Invalid params: params must be an object");
 	}
 	if (!id) {
 		handle_notification(s, method);

@@ -254,6 +254,10 @@ static void test_rpc_errors(void **state)
 	assert_error(f, "{\"jsonrpc\":\"2.0\",\"id\":\"a\",\"method\":5}", TG_RPC_INVALID_REQUEST, "a");
 	assert_error(f, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"ping\",\"params\":[1]}", TG_RPC_INVALID_PARAMS, "3");
 	assert_error(f, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"ping\",\"params\":\"x\"}", TG_RPC_INVALID_REQUEST, "3");
+	/* Not a request at all, id or not: answered with id null (JSON-RPC 2.0 §5.1). */
+	assert_error(f, "{\"jsonrpc\":\"2.0\",\"method\":\"x\",\"params\":\"s\"}", TG_RPC_INVALID_REQUEST, NULL);
+	assert_error(f, "{\"jsonrpc\":\"2.0\",\"method\":1}", TG_RPC_INVALID_REQUEST, NULL);
+	assert_error(f, "{\"method\":\"notifications/initialized\"}", TG_RPC_INVALID_REQUEST, NULL);
 	assert_error(f, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"resources/list\"}", TG_RPC_METHOD_NOT_FOUND, "4");
 	/* Before initialize only initialize and ping are served. */
 	assert_error(f, "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/list\"}", TG_RPC_INVALID_REQUEST, "5");
