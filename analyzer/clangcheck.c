@@ -269,6 +269,8 @@ static void check_definition(ctx *c, CXCursor cur, where w)
 		goto out;
 	if (mangled && *mangled && strcmp(name, mangled) != 0)
 		ADD(c, w, "mangling", mangled, "%s links as %s", name, mangled);
+	if (k == CXCursor_VarDecl && strcmp(name, "main") == 0)
+		ADD(c, w, "redefinition", "main", "main must be a function");
 	if (k == CXCursor_FunctionDecl && strcmp(name, "main") == 0 &&
 	    clang_Cursor_getNumArguments(cur) >= 3)
 		ADD(c, w, "main_envp", "main", "main must not take an environment parameter");
@@ -389,6 +391,10 @@ static void walk(ctx *c, CXCursor cur, const frame *up, int callee, int depth)
 	case CXCursor_MSAsmStmt:
 		ADD(c, w, "inline_asm", NULL, "inline asm is not allowed");
 		return;
+	case CXCursor_IndirectGotoStmt:
+	case CXCursor_AddrLabelExpr:
+		ADD(c, w, "computed_goto", NULL, "label addresses and computed goto are not allowed");
+		break;
 	case CXCursor_StmtExpr:
 		if (w.in_main && !from_system_macro(c, cur))
 			ADD(c, w, "stmt_expr", NULL, "GNU statement expressions are not allowed");

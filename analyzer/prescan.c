@@ -314,15 +314,28 @@ void tg_prescan_run(tg_prescan *st, tg_flist *l, const tg_policy *p, const char 
 			ntri++;
 			i += 2;
 		}
-	/* splice backslash-newline (and backslash-CR-LF) */
-	for (i = 0, o = 0; i < len; i++) {
-		if (src[i] == '\\' && i + 1 < len && src[i + 1] == '\n') {
-			i++;
-			continue;
+	/* a lone CR is a line break to clang but not to this lexer: refuse it */
+	for (i = 0; i < len; i++)
+		if (src[i] == '\r' && (i + 1 >= len || src[i + 1] != '\n')) {
+			unsigned ln, co;
+			at_raw(&sc, i, &ln, &co);
+			tg_flist_add(l, p, "parse", ln, co, NULL,
+				     "a carriage return not followed by a newline is not allowed");
+			st->blocking = 1;
+			goto out;
 		}
-		if (src[i] == '\\' && i + 2 < len && src[i + 1] == '\r' && src[i + 2] == '\n') {
-			i += 2;
-			continue;
+	/* splice backslash-newline, also with blanks or a CR between them (clang
+	 * joins "\ <newline>" too) */
+	for (i = 0, o = 0; i < len; i++) {
+		if (src[i] == '\\') {
+			size_t k = i + 1;
+			while (k < len && (src[k] == ' ' || src[k] == '\t' || src[k] == '\f' ||
+					   src[k] == '\v' || src[k] == '\r'))
+				k++;
+			if (k < len && src[k] == '\n') {
+				i = k;
+				continue;
+			}
 		}
 		sc.s[o] = src[i];
 		sc.orig[o] = i;

@@ -258,9 +258,7 @@ static const char *const attr_allow[] = {
 	"unused", "maybe_unused", "noreturn", "_Noreturn", "format", "format_arg", "aligned",
 	"_Alignas", "packed", "nonnull", "returns_nonnull", "warn_unused_result", "const",
 	"pure", "cold", "hot", "noinline", "always_inline", "deprecated", "fallthrough",
-	"sentinel", "malloc", "alloc_size", "nothrow", "leaf", "access", "gnu_inline",
-	"artificial", "transparent_union", "may_alias", "designated_init", "counted_by",
-	"flatten", NULL,
+	"sentinel", "malloc", "alloc_size", NULL,
 };
 
 int tg_attribute_allowed(const char *name)

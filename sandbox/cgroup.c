@@ -3,8 +3,8 @@
  * cgroup v2 is used where it is mounted with the memory and pids
  * controllers enabled for our own cgroup's children (the child is then
  * cloned straight into it with CLONE_INTO_CGROUP); otherwise the v1 memory
- * and pids hierarchies, where the supervisor writes the child's pid into
- * cgroup.procs before letting it go on. Each run gets its own cgroup
+ * and pids hierarchies, which the child joins itself (child.c) before it
+ * tells the supervisor it is ready. Each run gets its own cgroup
  * "tg-<supervisor pid>-<n>" next to ours; it is removed after the run, and
  * leftovers of dead supervisors are swept once per process. Without
  * cgroups (not root, nothing delegated) the caller degrades to rlimits.
@@ -186,12 +186,41 @@ static int mk(char *out, size_t n, const char *mnt, const char *own, unsigned id
 	return 0;
 }
 
+/* Where the hierarchies are and where we sit in them: looked up once per
+ * process (a supervisor does not move between cgroups). */
+static struct {
+	int ok[3];          /* v2, v1 memory, v1 pids */
+	char mnt[3][512];
+	char own[3][512];
+} where;
+static pthread_once_t where_once = PTHREAD_ONCE_INIT;
+
+static void where_init(void)
+{
+	static const char *const ctrl[3] = { NULL, "memory", "pids" };
+	int i;
+
+	for (i = 0; i < 3; i++)
+		where.ok[i] = find_mount(where.mnt[i], sizeof(where.mnt[i]), ctrl[i]) == 0 &&
+			      own_path(where.own[i], sizeof(where.own[i]), ctrl[i]) == 0;
+}
+
+static int lookup(int which, char *mnt, char *own)
+{
+	pthread_once(&where_once, where_init);
+	if (!where.ok[which])
+		return -1;
+	memcpy(mnt, where.mnt[which], sizeof(where.mnt[which]));
+	memcpy(own, where.own[which], sizeof(where.own[which]));
+	return 0;
+}
+
 static int try_v2(struct sbx_cgroup *cg, uint64_t mem_bytes, uint32_t max_pids, unsigned id)
 {
 	char mnt[512], own[512], ctl[1100], buf[256];
 	int e;
 
-	if (find_mount(mnt, sizeof(mnt), NULL) < 0 || own_path(own, sizeof(own), NULL) < 0)
+	if (lookup(0, mnt, own) < 0)
 		return -1;
 	snprintf(ctl, sizeof(ctl), "%s%s/cgroup.subtree_control", mnt,
 		 strcmp(own, "/") == 0 ? "" : own);
@@ -228,7 +257,7 @@ static int try_v1(struct sbx_cgroup *cg, uint64_t mem_bytes, uint32_t max_pids, 
 	char mnt[512], own[512], buf[64];
 	int e;
 
-	if (find_mount(mnt, sizeof(mnt), "memory") < 0 || own_path(own, sizeof(own), "memory") < 0)
+	if (lookup(1, mnt, own) < 0)
 		return -1;
 	snprintf(sweep_dirs[1], sizeof(sweep_dirs[1]), "%s%s", mnt, strcmp(own, "/") == 0 ? "" : own);
 	e = mk(cg->mem, sizeof(cg->mem), mnt, own, id);
@@ -242,8 +271,7 @@ static int try_v1(struct sbx_cgroup *cg, uint64_t mem_bytes, uint32_t max_pids, 
 	e = write_file(cg->mem, "memory.limit_in_bytes", buf);
 	if (e == 0) /* no swap either, where swap accounting exists */
 		write_file(cg->mem, "memory.memsw.limit_in_bytes", buf);
-	if (e == 0 && find_mount(mnt, sizeof(mnt), "pids") == 0 &&
-	    own_path(own, sizeof(own), "pids") == 0) {
+	if (e == 0 && lookup(2, mnt, own) == 0) {
 		snprintf(sweep_dirs[2], sizeof(sweep_dirs[2]), "%s%s", mnt,
 			 strcmp(own, "/") == 0 ? "" : own);
 		e = mk(cg->pids, sizeof(cg->pids), mnt, own, id);
@@ -262,6 +290,8 @@ static int try_v1(struct sbx_cgroup *cg, uint64_t mem_bytes, uint32_t max_pids, 
 		sbx_cgroup_destroy(cg);
 		return -1;
 	}
+	snprintf(cg->tasks[0], sizeof(cg->tasks[0]), "%s/tasks", cg->mem);
+	snprintf(cg->tasks[1], sizeof(cg->tasks[1]), "%s/tasks", cg->pids);
 	cg->version = 1;
 	return 0;
 }
@@ -279,21 +309,6 @@ int sbx_cgroup_create(struct sbx_cgroup *cg, uint64_t mem_bytes, uint32_t max_pi
 	if (!cg->why[0])
 		snprintf(cg->why, sizeof(cg->why), "no usable cgroup v1 or v2 memory+pids controllers");
 	return -1;
-}
-
-int sbx_cgroup_attach(struct sbx_cgroup *cg, pid_t pid)
-{
-	char buf[32];
-	int e = 0;
-
-	if (cg->version != 1)
-		return 0; /* v2: cloned straight into it */
-	snprintf(buf, sizeof(buf), "%d", (int)pid);
-	if (cg->mem[0])
-		e = write_file(cg->mem, "cgroup.procs", buf);
-	if (e == 0 && cg->pids[0])
-		e = write_file(cg->pids, "cgroup.procs", buf);
-	return e;
 }
 
 int sbx_cgroup_oom(const struct sbx_cgroup *cg)

@@ -87,8 +87,11 @@ void sbx_spec_defaults(struct sbx_spec *s, const tg_sandbox_opts *o);
 /* tg_sandbox_run with test switches (SBX_TEST_*). */
 int sbx_run_with(tg_run_result **out, const tg_sandbox_opts *o, unsigned test_flags);
 
-/* seccomp: the compiled filter of a profile (built once per process). */
+/* seccomp: the filter of a profile, compiled at build time. */
 int sbx_filter_get(const struct sock_fprog **out, int profile);
+/* Compile it now with libseccomp (the generator and the tests); the caller
+ * frees out->filter. */
+int sbx_filter_compile(struct sock_fprog *out, int profile);
 /* Run a classic-BPF seccomp filter on d; returns the action word. */
 uint32_t sbx_bpf_eval(const struct sock_fprog *f, const struct seccomp_data *d);
 /* "name", "x32:name" or "i386:name" for a syscall; "#NR" when unknown. */
@@ -101,9 +104,9 @@ struct sbx_cgroup {
 	char pids[512];     /* v1 pids cgroup folder */
 	int v2fd;           /* v2: folder fd for CLONE_INTO_CGROUP */
 	char why[160];      /* when version == 0: why not */
+	char tasks[2][540]; /* v1: the tasks files of both folders */
 };
 int sbx_cgroup_create(struct sbx_cgroup *cg, uint64_t mem_bytes, uint32_t max_pids);
-int sbx_cgroup_attach(struct sbx_cgroup *cg, pid_t pid);
 /* 1 if the OOM killer fired in this cgroup. */
 int sbx_cgroup_oom(const struct sbx_cgroup *cg);
 void sbx_cgroup_destroy(struct sbx_cgroup *cg);
@@ -114,6 +117,7 @@ struct sbx_child_args {
 	const struct sock_fprog *filter; /* NULL with SBX_TEST_NO_SECCOMP */
 	int stdin_fd, out_fd, err_fd, sync_fd;
 	int allow_setgroups;
+	const char *cgroup_tasks[2];     /* v1: tasks files the child joins */
 };
 __attribute__((noreturn)) void sbx_child_main(const struct sbx_child_args *a);
 

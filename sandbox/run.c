@@ -3,10 +3,10 @@
  *
  * Two threads per run. A tracer thread clone3()s the child into fresh
  * user/pid/mount/net/ipc/uts/cgroup namespaces (and straight into its v2
- * cgroup when there is one), maps uid/gid 65534, attaches v1 cgroups,
- * PTRACE_SEIZEs it (exit events only: that is how a seccomp kill is traced
- * back to the denied syscall, since KILL_PROCESS leaves nothing readable in
- * /proc) and then reaps it. The calling thread captures stdout/stderr,
+ * cgroup when there is one; v1 cgroups the child joins itself), maps
+ * uid/gid 65534, PTRACE_SEIZEs it (exit, clone and fork events: that is
+ * how a seccomp kill is traced back to the denied syscall, since
+ * KILL_PROCESS leaves nothing readable in /proc) and then reaps it. The calling thread captures stdout/stderr,
  * enforces the wall-clock timeout and the output cap and kills the child's
  * pid-namespace init through a pidfd, which takes the whole tree down.
  * Stdin is a sealed, read-only memfd. The child side is in child.c.
@@ -69,6 +69,7 @@ struct run {
 	atomic_int finished;    /* the init is reaped (or never started) */
 	pid_t pid;
 	int clone_errno;
+	int ready;           /* the child was told to go on */
 	int exec_done;
 	int status;          /* wait status of the init */
 	struct rusage ru;
@@ -201,12 +202,7 @@ static void trace_loop(struct run *r)
 		}
 		if (WIFSTOPPED(st)) {
 			int ev = st >> 16, sig = 0;
-			if (ev == PTRACE_EVENT_EXEC) {
-				if (w == r->pid && !r->exec_done) {
-					r->exec_done = 1;
-					read_sync(r);
-				}
-			} else if (ev == PTRACE_EVENT_EXIT) {
+			if (ev == PTRACE_EVENT_EXIT) {
 				unsigned long msg = 0;
 				if (ptrace(PTRACE_GETEVENTMSG, w, 0, &msg) == 0 && WIFSIGNALED((int)msg) &&
 				    WTERMSIG((int)msg) == SIGSYS && r->sys_found < 2)
@@ -220,7 +216,11 @@ static void trace_loop(struct run *r)
 		if (w == r->pid) {
 			r->status = st;
 			r->ru = ru;
+			/* Everything the child said before it went is still queued. A
+			 * child that reported no failure reached execve: the sync
+			 * socket is close-on-exec and all failures are reported. */
 			read_sync(r);
+			r->exec_done = !r->msg.type && r->ready;
 			return;
 		}
 	}
@@ -286,20 +286,17 @@ static void *tracer_main(void *arg)
 			 strerror(-e));
 		goto kill;
 	}
-	e = sbx_cgroup_attach(&r->cg, pid);
-	if (e < 0) {
-		snprintf(r->tracer_err, sizeof(r->tracer_err), "attaching cgroups: %s", strerror(-e));
-		goto kill;
-	}
-	/* Without ptrace we still run; only the name of a denied syscall is lost. */
+	/* Without ptrace (already traced, no CAP_SYS_PTRACE) we still run; only
+	 * the name of a denied syscall is lost. */
 	(void)ptrace(PTRACE_SEIZE, pid, 0,
 		     PTRACE_O_TRACEEXIT | PTRACE_O_EXITKILL | PTRACE_O_TRACECLONE |
-			     PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACEEXEC);
+			     PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK);
 	c = SBX_MSG_GO;
-	if (write(r->sync_parent, &c, 1) != 1) {
+	if (send(r->sync_parent, &c, 1, MSG_NOSIGNAL) != 1) {
 		snprintf(r->tracer_err, sizeof(r->tracer_err), "the child went away");
 		goto kill;
 	}
+	r->ready = 1;
 	trace_loop(r);
 	atomic_store(&r->finished, 1);
 	notify(r);
@@ -477,6 +474,10 @@ int sbx_execute(tg_run_result **out, const struct sbx_spec *s, int *tmpfd)
 	r.child.err_fd = errp[1];
 	r.child.sync_fd = sp[1];
 	r.child.allow_setgroups = geteuid() == 0;
+	if (r.cg.version == 1) {
+		r.child.cgroup_tasks[0] = r.cg.tasks[0];
+		r.child.cgroup_tasks[1] = r.cg.tasks[1];
+	}
 	r.sync_parent = sp[0];
 	/* From here the tracer owns (and closes) the child's ends. */
 	if (pthread_create(&th, NULL, tracer_main, &r) != 0) {

@@ -66,6 +66,7 @@ int tg_store_set_active(tg_store *s, const char *tool, unsigned version, unsigne
 	char ref[128], logmsg[ST_MAX_SUBJECT + 1];
 	git_oid target, expected;
 	unsigned attempt;
+	uint64_t start = tg_now_ms();
 	int rc;
 
 	if ((rc = st_check_tool(tool)) < 0 || (rc = check_message(message)) < 0)
@@ -84,15 +85,7 @@ int tg_store_set_active(tg_store *s, const char *tool, unsigned version, unsigne
 	snprintf(logmsg, sizeof(logmsg), "%s",
 		 message && *message ? message : "toolgate: set active version");
 	for (attempt = 0;; attempt++) {
-		git_reference *r = NULL;
-		if ((rc = st_lock_shared(s)) < 0)
-			return rc;
-		if (expected_version)
-			rc = git_reference_create_matching(&r, s->repo, ref, &target, 1, &expected, logmsg);
-		else
-			rc = git_reference_create(&r, s->repo, ref, &target, 0, logmsg);
-		st_unlock(s);
-		git_reference_free(r);
+		rc = st_ref_cas(s, ref, &target, expected_version ? &expected : NULL, logmsg);
 		if (rc == 0)
 			return 0;
 		if (rc == GIT_EMODIFIED || rc == GIT_EEXISTS || rc == GIT_ENOTFOUND) {
@@ -102,7 +95,7 @@ int tg_store_set_active(tg_store *s, const char *tool, unsigned version, unsigne
 					    "tool %s: active version is %u, expected %u; nothing changed", tool,
 					    cur, expected_version);
 		}
-		if (rc != GIT_ELOCKED || attempt + 1 >= 50)
+		if (rc != GIT_ELOCKED || !st_may_retry(attempt, start))
 			return st_git_fail(rc, "tool %s: update %s", tool, ref);
 		if (attempt % 8 == 7)
 			st_clear_stale_locks(s);
@@ -115,6 +108,7 @@ int tg_store_clear_active(tg_store *s, const char *tool, unsigned expected_versi
 	char ref[128];
 	git_oid expected;
 	unsigned attempt;
+	uint64_t start = tg_now_ms();
 	int rc;
 
 	if ((rc = st_check_tool(tool)) < 0 || (rc = check_message(message)) < 0)
@@ -165,7 +159,7 @@ int tg_store_clear_active(tg_store *s, const char *tool, unsigned expected_versi
 					    "tool %s: active version is %u, expected %u; nothing changed", tool,
 					    cur, expected_version);
 		}
-		if (rc != GIT_ELOCKED || attempt + 1 >= 50)
+		if (rc != GIT_ELOCKED || !st_may_retry(attempt, start))
 			return st_git_fail(rc, "tool %s: delete %s", tool, ref);
 		if (attempt % 8 == 7)
 			st_clear_stale_locks(s);

@@ -37,6 +37,27 @@ void st_unlock(tg_store *s)
 	(void)flock(s->lock_fd, LOCK_UN);
 }
 
+int st_ref_cas(tg_store *s, const char *name, const git_oid *new_id, const git_oid *old_id, const char *msg)
+{
+	git_reference *r = NULL;
+	git_oid zero;
+	int rc;
+
+	if (!old_id) {
+		/* a zero "current value" means: must not exist (checked under the lock) */
+		memset(&zero, 0, sizeof(zero));
+		old_id = &zero;
+	}
+	if (st_lock_shared(s) < 0) {
+		git_error_set_str(GIT_ERROR_OS, tg_error_last()->message);
+		return GIT_ERROR;
+	}
+	rc = git_reference_create_matching(&r, s->repo, name, new_id, 1, old_id, msg);
+	st_unlock(s);
+	git_reference_free(r);
+	return rc;
+}
+
 static int is_stale(int dirfd, const char *name, time_t now)
 {
 	struct stat st;
@@ -84,10 +105,16 @@ int st_clear_stale_locks(tg_store *s)
 	removed += clear_dir(s, "refs/toolgate-fetch/active", NULL, ".lock", now);
 	removed += clear_dir(s, "refs", NULL, ".lock", now);
 	removed += clear_dir(s, ".", "packed-refs.lock", NULL, now);
+	removed += clear_dir(s, ".", "config.lock", NULL, now);
 	/* half-written loose objects of a killed writer (never referenced) */
 	removed += clear_dir(s, "objects", "tmp_object_git2_", NULL, now);
 	st_unlock(s);
 	return removed;
+}
+
+int st_may_retry(unsigned attempt, uint64_t start_ms)
+{
+	return attempt + 1 < ST_CAS_MAX_TRIES && tg_now_ms() - start_ms < ST_CAS_MAX_MS;
 }
 
 void st_backoff(unsigned attempt)

@@ -3,8 +3,8 @@
  * flat tree (written once); then, until it wins, the writer reads the tip of
  * refs/tools/<tool>, writes a commit on it carrying Toolgate-Version: tip+1
  * and the caller's trailers, and moves the ref with a compare-and-swap
- * against the tip it read (git_reference_create_matching under the ref's
- * lock). A lost race (GIT_EMODIFIED, GIT_EEXISTS for a new tool, GIT_ELOCKED)
+ * against the tip it read (st_ref_cas: git_reference_create_matching under
+ * the ref's lock). A lost race (GIT_EMODIFIED, GIT_ELOCKED)
  * backs off for a short random time and retries, a bounded number of times.
  * Objects are written before the ref moves, so a crash leaves the old or the
  * new tip, never a ref to a missing object; lost attempts leave only
@@ -126,13 +126,17 @@ int tg_store_put(tg_store_version **out, tg_store *s, const tg_store_put_opts *o
 		_cleanup_free_ char *msg = NULL;
 		_cleanup_free_ char *subject = NULL;
 		char logmsg[160];
-		git_reference *newref = NULL;
 
 		rc = st_lookup_tip(&parent, &prev, s, o->tool);
 		if (rc == TG_ERR_NOTFOUND) {
 			parent = NULL;
 			prev = 0;
 		} else if (rc < 0) {
+			goto out;
+		}
+		if (prev >= 999999999u) { /* versions have at most 9 digits */
+			git_commit_free(parent);
+			rc = tg_error_set(TG_ERR_LIMIT, "tool %s: too many versions", o->tool);
 			goto out;
 		}
 		if (!o->subject && asprintf(&subject, "%s: version %u", o->tool, prev + 1) < 0)
@@ -152,25 +156,15 @@ int tg_store_put(tg_store_version **out, tg_store *s, const tg_store_put_opts *o
 			goto out;
 		}
 		snprintf(logmsg, sizeof(logmsg), "toolgate: put %s version %u", o->tool, prev + 1);
-		if ((rc = st_lock_shared(s)) < 0) {
-			git_commit_free(parent);
-			goto out;
-		}
-		if (parent)
-			rc = git_reference_create_matching(&newref, s->repo, ref, &commit_id, 1,
-							   git_commit_id(parent), logmsg);
-		else
-			rc = git_reference_create(&newref, s->repo, ref, &commit_id, 0, logmsg);
-		st_unlock(s);
+		rc = st_ref_cas(s, ref, &commit_id, parent ? git_commit_id(parent) : NULL, logmsg);
 		git_commit_free(parent);
-		git_reference_free(newref);
 		if (rc == 0)
 			break;
-		if (rc != GIT_EMODIFIED && rc != GIT_EEXISTS && rc != GIT_ELOCKED) {
+		if (rc != GIT_EMODIFIED && rc != GIT_ELOCKED) {
 			rc = st_git_fail(rc, "tool %s: update %s", o->tool, ref);
 			goto out;
 		}
-		if (attempt + 1 >= ST_CAS_MAX_TRIES || tg_now_ms() - start > ST_CAS_MAX_MS) {
+		if (!st_may_retry(attempt, start)) {
 			rc = tg_error_set(TG_ERR_CONFLICT, "tool %s: %s still contended after %u tries", o->tool,
 					  ref, attempt + 1);
 			goto out;

@@ -42,6 +42,22 @@ static int check_url(const char *url)
 	return 0;
 }
 
+/* An anonymous remote for url. url.<base>.insteadOf rewriting is skipped:
+ * the URL means what it says (and libgit2 1.5.1 leaks pcre2 match data
+ * while applying it). */
+static int open_remote(git_remote **out, tg_store *s, const char *url)
+{
+	git_remote_create_options o;
+	int rc;
+
+	git_remote_create_options_init(&o, GIT_REMOTE_CREATE_OPTIONS_VERSION);
+	o.repository = s->repo;
+	o.flags = GIT_REMOTE_CREATE_SKIP_INSTEADOF | GIT_REMOTE_CREATE_SKIP_DEFAULT_FETCHSPEC;
+	if ((rc = git_remote_create_with_opts(out, url, &o)) < 0)
+		return st_git_fail(rc, "remote %s", url);
+	return 0;
+}
+
 typedef struct strvec {
 	char **v;
 	size_t n, cap;
@@ -146,10 +162,8 @@ int tg_store_push(tg_store *s, const char *url)
 				 active.v[i]);
 	if (rc < 0 || !specs.n)
 		goto out;
-	if ((rc = git_remote_create_anonymous(&remote, s->repo, url)) < 0) {
-		rc = st_git_fail(rc, "remote %s", url);
+	if ((rc = open_remote(&remote, s, url)) < 0)
 		goto out;
-	}
 	git_push_options_init(&po, GIT_PUSH_OPTIONS_VERSION);
 	po.callbacks.push_update_reference = on_push_update;
 	po.callbacks.payload = &ps;
@@ -182,21 +196,14 @@ out:
 static int cas_ref(tg_store *s, const char *name, const git_oid *new_id, const git_oid *old_id, const char *msg)
 {
 	unsigned attempt;
+	uint64_t start = tg_now_ms();
 	int rc;
 
 	for (attempt = 0;; attempt++) {
-		git_reference *r = NULL;
-		if ((rc = st_lock_shared(s)) < 0)
-			return rc;
-		if (old_id)
-			rc = git_reference_create_matching(&r, s->repo, name, new_id, 1, old_id, msg);
-		else
-			rc = git_reference_create(&r, s->repo, name, new_id, 0, msg);
-		st_unlock(s);
-		git_reference_free(r);
+		rc = st_ref_cas(s, name, new_id, old_id, msg);
 		if (rc == 0)
 			return 0;
-		if (rc != GIT_ELOCKED || attempt + 1 >= 50)
+		if (rc != GIT_ELOCKED || !st_may_retry(attempt, start))
 			return st_git_fail(rc, "update %s", name);
 		if (attempt % 8 == 7)
 			st_clear_stale_locks(s);
@@ -279,10 +286,8 @@ int tg_store_fetch(tg_store *s, const char *url)
 		return rc;
 	snprintf(ns, sizeof(ns), "%s%ld-%llu/", ST_FETCH_PREFIX, (long)getpid(), (unsigned long long)tg_now_ms());
 	snprintf(msg, sizeof(msg), "toolgate: fetch from %.120s", url);
-	if ((rc = git_remote_create_anonymous(&remote, s->repo, url)) < 0) {
-		rc = st_git_fail(rc, "remote %s", url);
+	if ((rc = open_remote(&remote, s, url)) < 0)
 		goto out;
-	}
 	git_remote_init_callbacks(&cb, GIT_REMOTE_CALLBACKS_VERSION);
 	if ((rc = git_remote_connect(remote, GIT_DIRECTION_FETCH, &cb, NULL, NULL)) < 0) {
 		rc = st_git_fail(rc, "connect to %s", url);

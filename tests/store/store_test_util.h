@@ -75,11 +75,12 @@ static inline int st_test_sh(char **out, const char *fmt, ...)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-/* `git fsck --strict` on the store named by %s, its output (less the notice
- * about the unborn HEAD of a branch-free repository) on stdout, its status. */
+/* `git fsck --strict` on the store named by %s, its output (less the notices
+ * about the unborn HEAD of a branch-free repository and about having no
+ * refs yet) on stdout, its status. */
 #define ST_TEST_FSCK \
 	"o=$(git --git-dir='%s' fsck --strict --no-dangling 2>&1); rc=$?; " \
-	"printf '%%s' \"$o\" | grep -v '^notice: HEAD points to an unborn branch'; exit $rc"
+	"printf '%%s' \"$o\" | grep -v -e '^notice: HEAD points to an unborn branch' -e '^notice: No default references'; exit $rc"
 
 /* Put a version with tool.json, tool.c (source), analysis.json, tests.json. */
 static inline int st_test_put(tg_store_version **out, tg_store *s, const char *tool, const char *source,
