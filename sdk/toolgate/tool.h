@@ -69,6 +69,13 @@ typedef struct tg__parser {
 	const char *err;
 } tg__parser;
 
+/* In a parser function with a fail: label: record the first error, go there. */
+#define TG__FAIL(pos, why) \
+	do { \
+		tg__fail_at(p, pos, why); \
+		goto fail; \
+	} while (0)
+
 static inline bool tg__finite(double d) { return d - d == 0; }
 
 static inline void tg__value_clear(tg_value *v)
@@ -179,61 +186,43 @@ static inline bool tg__parse_string(tg__parser *p, char **out, size_t *outlen)
 		unsigned char c;
 		const char *e;
 		int hi, lo = 0;
-		if (!tg__reserve(&raw, &cap, len + 5, 1)) {
-			tg__fail_at(p, p->pos, "out of memory");
-			goto fail;
-		}
+		if (!tg__reserve(&raw, &cap, len + 5, 1))
+			TG__FAIL(p->pos, "out of memory");
 		buf = (char *)raw;
-		if (p->pos >= p->n) {
-			tg__fail_at(p, p->pos, "unterminated string");
-			goto fail;
-		}
+		if (p->pos >= p->n)
+			TG__FAIL(p->pos, "unterminated string");
 		c = (unsigned char)p->s[p->pos];
 		if (c == '"')
 			break;
-		if (c < 0x20) {
-			tg__fail_at(p, start, "control character in string (escape it)");
-			goto fail;
-		}
+		if (c < 0x20)
+			TG__FAIL(start, "control character in string (escape it)");
 		if (c != '\\') {
-			if (!(l = tg__utf8_len((const unsigned char *)p->s + p->pos, p->n - p->pos))) {
-				tg__fail_at(p, start, "invalid UTF-8 in string");
-				goto fail;
-			}
+			if (!(l = tg__utf8_len((const unsigned char *)p->s + p->pos, p->n - p->pos)))
+				TG__FAIL(start, "invalid UTF-8 in string");
 			memcpy(buf + len, p->s + p->pos, l);
 			len += l;
 			p->pos += l;
 			continue;
 		}
-		if (p->pos + 1 >= p->n) {
-			tg__fail_at(p, start, "unterminated string");
-			goto fail;
-		}
+		if (p->pos + 1 >= p->n)
+			TG__FAIL(start, "unterminated string");
 		c = (unsigned char)p->s[p->pos + 1];
 		p->pos += 2;
 		if (c && c != 'u' && (e = strchr(esc, c)) != NULL) {
 			buf[len++] = unesc[e - esc];
 			continue;
 		}
-		if (c != 'u') {
-			tg__fail_at(p, start, "invalid escape in string");
-			goto fail;
-		}
-		if (p->n - p->pos < 4 || (hi = tg__hex4(p->s + p->pos)) < 0) {
-			tg__fail_at(p, start, "invalid \\u escape (needs 4 hex digits)");
-			goto fail;
-		}
+		if (c != 'u')
+			TG__FAIL(start, "invalid escape in string");
+		if (p->n - p->pos < 4 || (hi = tg__hex4(p->s + p->pos)) < 0)
+			TG__FAIL(start, "invalid \\u escape (needs 4 hex digits)");
 		p->pos += 4;
-		if (hi >= 0xDC00 && hi <= 0xDFFF) {
-			tg__fail_at(p, start, "unpaired low surrogate in \\u escape");
-			goto fail;
-		}
+		if (hi >= 0xDC00 && hi <= 0xDFFF)
+			TG__FAIL(start, "unpaired low surrogate in \\u escape");
 		if (hi >= 0xD800 && hi <= 0xDBFF) {
 			if (p->n - p->pos < 6 || p->s[p->pos] != '\\' || p->s[p->pos + 1] != 'u' ||
-			    (lo = tg__hex4(p->s + p->pos + 2)) < 0xDC00 || lo > 0xDFFF) {
-				tg__fail_at(p, start, "unpaired high surrogate in \\u escape");
-				goto fail;
-			}
+			    (lo = tg__hex4(p->s + p->pos + 2)) < 0xDC00 || lo > 0xDFFF)
+				TG__FAIL(start, "unpaired high surrogate in \\u escape");
 			p->pos += 6;
 			hi = 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00);
 		}
@@ -347,26 +336,21 @@ static inline bool tg__parse_container(tg__parser *p, tg_value *v, bool object)
 	while (!(v->len == 0 && tg__at(p, close))) {
 		tg_value *slot;
 		tg_member *m = NULL;
-		if (!tg__reserve(&vec, &cap, v->len + 1, elem)) {
-			tg__fail_at(p, p->pos, "out of memory");
-			goto fail;
-		}
+		if (!tg__reserve(&vec, &cap, v->len + 1, elem))
+			TG__FAIL(p->pos, "out of memory");
 		v->u.items = (tg_value *)vec; /* for tg__value_clear on failure */
 		if (object) {
 			m = (tg_member *)vec + v->len;
 			slot = &m->value;
 			tg__skip_ws(p);
-			if (!tg__at(p, '"')) {
-				tg__fail_at(p, p->pos, "expected a string key");
-				goto fail;
-			}
+			if (!tg__at(p, '"'))
+				TG__FAIL(p->pos, "expected a string key");
 			if (!tg__parse_string(p, &m->key, &m->keylen))
 				goto fail;
 			tg__skip_ws(p);
 			if (!tg__at(p, ':')) {
 				free(m->key);
-				tg__fail_at(p, p->pos, "expected ':' after an object key");
-				goto fail;
+				TG__FAIL(p->pos, "expected ':' after an object key");
 			}
 			p->pos++;
 		} else {
@@ -381,11 +365,9 @@ static inline bool tg__parse_container(tg__parser *p, tg_value *v, bool object)
 		tg__skip_ws(p);
 		if (tg__at(p, close))
 			break;
-		if (!tg__at(p, ',')) {
-			tg__fail_at(p, p->pos, object ? "expected ',' or '}' in object"
-						      : "expected ',' or ']' in array");
-			goto fail;
-		}
+		if (!tg__at(p, ','))
+			TG__FAIL(p->pos, object ? "expected ',' or '}' in object"
+					       : "expected ',' or ']' in array");
 		p->pos++;
 	}
 	p->pos++;
@@ -393,10 +375,8 @@ static inline bool tg__parse_container(tg__parser *p, tg_value *v, bool object)
 		void *nb = realloc(vec, v->len * elem);
 		v->u.items = (tg_value *)(nb ? nb : vec);
 	}
-	if (object && (dup = tg__has_duplicate(v)) != 0) {
-		tg__fail_at(p, start, dup > 0 ? "duplicate key in object" : "out of memory");
-		goto fail;
-	}
+	if (object && (dup = tg__has_duplicate(v)) != 0)
+		TG__FAIL(start, dup > 0 ? "duplicate key in object" : "out of memory");
 	p->depth--;
 	return true;
 fail:
