@@ -39,6 +39,22 @@ static void set_limit(int res, rlim_t v)
 	(void)setrlimit(res, &rl);
 }
 
+#ifndef TG_UNDER_ASAN
+/* The address space already mapped (libclang, the caller's heap): the
+ * memory limit comes on top of it. */
+static rlim_t mapped_bytes(void)
+{
+	unsigned long pages = 0;
+	FILE *f = fopen("/proc/self/statm", "re");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%lu", &pages) != 1)
+		pages = 0;
+	fclose(f);
+	return (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE);
+}
+#endif
+
 static int write_all(int fd, const char *p, size_t n)
 {
 	while (n) {
@@ -112,7 +128,7 @@ static _Noreturn void child_main(int wfd, const tg_policy *p, const char *source
 		_exit(122);
 	set_limit(RLIMIT_CPU, (rlim_t)(timeout_ms / 1000u + 1u));
 #ifndef TG_UNDER_ASAN
-	set_limit(RLIMIT_AS, (rlim_t)memory_mb * 1024u * 1024u);
+	set_limit(RLIMIT_AS, mapped_bytes() + (rlim_t)memory_mb * 1024u * 1024u);
 #else
 	(void)memory_mb;
 #endif
@@ -238,7 +254,12 @@ int tg_analyze(tg_report **out, const tg_policy *p, const char *filename, const 
 	tg_prescan_run(&ps, &l, p, source ? source : "", len, max);
 	if (ps.blocking)
 		goto done;
-	r = tg_vfs_yaml(&yaml, tg_vfs_sdk_dir(opts));
+	{
+		/* the child runs in "/": the overlay needs an absolute SDK path */
+		char *abs = realpath(tg_vfs_sdk_dir(opts), NULL);
+		r = tg_vfs_yaml(&yaml, abs ? abs : tg_vfs_sdk_dir(opts));
+		free(abs);
+	}
 	if (r < 0)
 		goto fail;
 	if (pipe2(fds, O_CLOEXEC) < 0) {

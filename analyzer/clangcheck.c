@@ -15,6 +15,8 @@
 #include <string.h>
 
 #define TG_MAX_DEPTH 600
+#define TG_OK_CACHE 256
+#define TG_FILE_CACHE 256
 
 typedef struct ctx {
 	const tg_clang_job *job;
@@ -23,6 +25,14 @@ typedef struct ctx {
 	CXFile main;
 	int depth_hit;
 	int has_ws_read, has_ws_write;
+	/* external declarations already found allowed (clang_Cursor_getMangling
+	 * builds a name mangler per call) */
+	unsigned ok[TG_OK_CACHE];
+	CXCursor okc[TG_OK_CACHE];
+	size_t nok;
+	CXFile files[TG_FILE_CACHE];
+	int file_cls[TG_FILE_CACHE];
+	size_t nfiles;
 } ctx;
 
 typedef struct frame {
@@ -39,24 +49,48 @@ typedef struct where {
 	unsigned line, col;
 } where;
 
+/* 1 main file, 2 SDK header, 0 anything else; memoized per CXFile (the walk
+ * asks for every top-level declaration of every header). */
+static int file_class(ctx *c, CXFile f)
+{
+	size_t i;
+	CXString n;
+	const char *s;
+	int cls;
+
+	for (i = 0; i < c->nfiles; i++)
+		if (c->files[i] == f)
+			return c->file_cls[i];
+	if (clang_File_isEqual(f, c->main)) {
+		cls = 1;
+	} else {
+		n = clang_getFileName(f);
+		s = clang_getCString(n);
+		cls = s && strncmp(s, "/vsys/sdk/", 10) == 0 ? 2 : 0;
+		clang_disposeString(n);
+	}
+	if (c->nfiles < TG_FILE_CACHE) {
+		c->files[c->nfiles] = f;
+		c->file_cls[c->nfiles++] = cls;
+	}
+	return cls;
+}
+
 static where locate(ctx *c, CXCursor cur)
 {
 	where w = { 0, 0, 0, 0 };
 	CXFile f = NULL;
-	CXSourceLocation loc = clang_getCursorLocation(cur);
-	clang_getExpansionLocation(loc, &f, &w.line, &w.col, NULL);
-	if (!f)
+	int cls;
+	clang_getExpansionLocation(clang_getCursorLocation(cur), &f, &w.line, &w.col, NULL);
+	if (!f) {
+		w.line = w.col = 0;
 		return w;
-	if (clang_File_isEqual(f, c->main)) {
-		w.in_main = 1;
-	} else {
-		CXString n = clang_getFileName(f);
-		const char *s = clang_getCString(n);
-		w.in_sdk = s && strncmp(s, "/vsys/sdk/", 10) == 0;
-		clang_disposeString(n);
-		if (!w.in_sdk)
-			w.line = w.col = 0;
 	}
+	cls = file_class(c, f);
+	w.in_main = cls == 1;
+	w.in_sdk = cls == 2;
+	if (!cls)
+		w.line = w.col = 0;
 	return w;
 }
 
@@ -91,16 +125,40 @@ static int refers_to_function(CXCursor e)
 	       clang_getCursorKind(clang_getCursorReferenced(e)) == CXCursor_FunctionDecl;
 }
 
+static enum CXChildVisitResult last_child(CXCursor cur, CXCursor parent, CXClientData data);
+
+/* A null pointer constant: 0, or (void *)0, through parentheses and casts. */
 static int is_null_constant(CXCursor e)
 {
-	CXEvalResult r = clang_Cursor_Evaluate(e);
-	int ok = 0;
-	if (r) {
-		ok = clang_EvalResult_getKind(r) == CXEval_Int &&
-		     clang_EvalResult_getAsLongLong(r) == 0;
-		clang_EvalResult_dispose(r);
+	int i;
+	for (i = 0; i < 16; i++) {
+		enum CXCursorKind k = clang_getCursorKind(e);
+		CXType t = clang_getCanonicalType(clang_getCursorType(e));
+		if (t.kind == CXType_Pointer &&
+		    clang_getCanonicalType(clang_getPointeeType(t)).kind != CXType_Void &&
+		    !is_fptr(t))
+			return 0;
+		if (k == CXCursor_ParenExpr || k == CXCursor_CStyleCastExpr ||
+		    k == CXCursor_UnexposedExpr) {
+			CXCursor next = clang_getNullCursor();
+			clang_visitChildren(e, last_child, &next);
+			if (clang_Cursor_isNull(next))
+				return 0;
+			e = next;
+			continue;
+		}
+		{
+			CXEvalResult r = clang_Cursor_Evaluate(e);
+			int ok = 0;
+			if (r) {
+				ok = clang_EvalResult_getKind(r) == CXEval_Int &&
+				     clang_EvalResult_getAsLongLong(r) == 0;
+				clang_EvalResult_dispose(r);
+			}
+			return ok;
+		}
 	}
-	return ok;
+	return 0;
 }
 
 /* ---- paths of fopen, freopen, remove, rename ------------------------------ */
@@ -185,7 +243,8 @@ static void check_ref(ctx *c, CXCursor ref, int callee, where w)
 	const tg_policy *p = c->job->policy;
 	CXString sn, sm;
 	const char *name, *mangled;
-	unsigned mask;
+	unsigned mask, hash;
+	size_t i;
 
 	if (k != CXCursor_FunctionDecl && k != CXCursor_VarDecl)
 		return;
@@ -203,17 +262,35 @@ static void check_ref(ctx *c, CXCursor ref, int callee, where w)
 			ADD(c, w, "builtin", name, "%s is not on the builtin allowlist", name);
 		goto out_name;
 	}
-	sm = clang_Cursor_getMangling(ref);
+	{
+		/* Defined in the submitted file or the SDK: its definition is checked
+		 * where it stands. A static function of a system header is compiled
+		 * here too. An external definition in a system header (gnu_inline,
+		 * fortify wrappers, reachable by defining __OPTIMIZE__ or
+		 * __USE_EXTERN_INLINES) still links to the library symbol: check it
+		 * like a declaration. */
+		CXCursor def = clang_getCursorDefinition(ref);
+		if (!clang_Cursor_isNull(def)) {
+			where dw = locate(c, def);
+			if (dw.in_main || dw.in_sdk ||
+			    clang_getCursorLinkage(def) != CXLinkage_External)
+				goto out_name;
+		}
+	}
+	hash = clang_hashCursor(ref);
+	for (i = 0; i < c->nok; i++)
+		if (c->ok[i] == hash && clang_equalCursors(c->okc[i], ref)) {
+			if (!callee && tg_path_function(name, &mask))
+				break; /* the address of fopen: report it below */
+			goto out_name;
+		}
+	sm = clang_Cursor_getMangling(ref); /* costly: once per declaration */
 	mangled = clang_getCString(sm);
 	if (!mangled || !*mangled)
 		mangled = name;
-	if (!clang_Cursor_isNull(clang_getCursorDefinition(ref))) {
-		/* defined in this translation unit */
-		if (strcmp(mangled, name) != 0)
-			ADD(c, w, "mangling", mangled, "%s links as %s", name, mangled);
-		goto out;
-	}
-	if (!tg_policy_allows(p, name)) {
+	/* glibc's fortify macros (the analysis uses the build's -O2
+	 * -D_FORTIFY_SOURCE=2) name __printf_chk and the like directly */
+	if (!tg_policy_allows_linker(p, name)) {
 		const char *cat = tg_symbol_category(name);
 		if (!cat && strcmp(mangled, name) != 0)
 			cat = tg_symbol_category(mangled);
@@ -228,8 +305,10 @@ static void check_ref(ctx *c, CXCursor ref, int callee, where w)
 	} else if (!callee && tg_path_function(name, &mask)) {
 		ADD(c, w, "file_access", name,
 		    "%s is used other than by a direct call, so its path cannot be checked", name);
+	} else if (c->nok < TG_OK_CACHE) {
+		c->ok[c->nok] = hash;
+		c->okc[c->nok++] = ref;
 	}
-out:
 	clang_disposeString(sm);
 out_name:
 	clang_disposeString(sn);
@@ -245,6 +324,8 @@ static void check_definition(ctx *c, CXCursor cur, where w)
 		goto out;
 	if (mangled && *mangled && strcmp(name, mangled) != 0)
 		ADD(c, w, "mangling", mangled, "%s links as %s", name, mangled);
+	if (k == CXCursor_VarDecl && strcmp(name, "main") == 0)
+		ADD(c, w, "redefinition", "main", "main must be a function");
 	if (k == CXCursor_FunctionDecl && strcmp(name, "main") == 0 &&
 	    clang_Cursor_getNumArguments(cur) >= 3)
 		ADD(c, w, "main_envp", "main", "main must not take an environment parameter");
@@ -333,12 +414,13 @@ static void walk(ctx *c, CXCursor cur, const frame *up, int callee, int depth)
 		c->depth_hit = 1;
 		return;
 	}
-	w = locate(c, cur);
-	if (!w.in_main && !w.in_sdk)
-		return; /* system headers: trusted, not walked */
+	/* the preprocessing record (kept for the skipped ranges) is not walked */
 	if (k == CXCursor_MacroDefinition || k == CXCursor_MacroExpansion ||
 	    k == CXCursor_InclusionDirective)
 		return;
+	w = locate(c, cur);
+	if (!w.in_main && !w.in_sdk)
+		return; /* system headers: trusted, not walked */
 
 	if (clang_isAttribute(k)) {
 		if (w.in_main)
@@ -365,6 +447,10 @@ static void walk(ctx *c, CXCursor cur, const frame *up, int callee, int depth)
 	case CXCursor_MSAsmStmt:
 		ADD(c, w, "inline_asm", NULL, "inline asm is not allowed");
 		return;
+	case CXCursor_IndirectGotoStmt:
+	case CXCursor_AddrLabelExpr:
+		ADD(c, w, "computed_goto", NULL, "label addresses and computed goto are not allowed");
+		break;
 	case CXCursor_StmtExpr:
 		if (w.in_main && !from_system_macro(c, cur))
 			ADD(c, w, "stmt_expr", NULL, "GNU statement expressions are not allowed");
@@ -487,7 +573,7 @@ int tg_clang_check(tg_flist *l, const tg_clang_job *job)
 		"-x", "c", "-std=gnu11", "-nostdinc", "-ivfsoverlay", job->overlay_path,
 		"-isystem", "/vsys/clang", "-isystem", "/vsys/arch", "-isystem", "/vsys/include",
 		"-I", "/vsys/sdk", "-Werror=implicit-function-declaration", "-Werror=implicit-int",
-		"-ferror-limit=20", "-fno-color-diagnostics",
+		"-ferror-limit=20", "-fno-color-diagnostics", "-O2", "-D_FORTIFY_SOURCE=2",
 	};
 	struct CXUnsavedFile uf = { TG_VFS_MAIN, job->source, (unsigned long)job->len };
 	ctx c = { 0 };

@@ -59,6 +59,9 @@ const char *tg_symbol_category(const char *name);
 int tg_builtin_allowed(const tg_policy *p, const char *name);
 /* 1 when an attribute name (without __) is in the small allowed set. */
 int tg_attribute_allowed(const char *name);
+/* 1 when a reserved identifier (leading "__" or "_" + capital, or "_") may
+ * appear in a tool's source. */
+int tg_reserved_allowed(const char *name, size_t len);
 /* 1 when the include name (between <> or "") is allowed. */
 int tg_include_allowed(const char *name);
 /* Functions whose path arguments are checked: the indexes of the path

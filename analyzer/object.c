@@ -76,6 +76,9 @@ static void check_symbol(obj *o, const Elf64_Sym *s, const char *name)
 	}
 	if (bind == STB_GNU_UNIQUE)
 		tg_flist_add(o->l, o->p, "weak_symbol", 0, 0, nm, "%s is a GNU unique symbol", nm);
+	if (s->st_shndx != SHN_UNDEF && strcmp(name, "main") == 0 && type != STT_FUNC &&
+	    bind != STB_LOCAL)
+		tg_flist_add(o->l, o->p, "redefinition", 0, 0, nm, "main is not a function");
 	if (s->st_shndx != SHN_UNDEF) {
 		if (bind != STB_LOCAL && type != STT_SECTION && type != STT_FILE &&
 		    strcmp(name, "main") != 0 &&
@@ -141,7 +144,7 @@ static int scan_object(obj *o)
 		    sh[i].sh_type == SHT_PREINIT_ARRAY || init_name(name)) {
 			char nm[64];
 			shown(nm, sizeof(nm), name);
-			tg_flist_add(o->l, o->p, "init_section", 0, 0, NULL,
+			tg_flist_add(o->l, o->p, "init_section", 0, 0, nm,
 				     "the object has a %s section (code run before or after main)", nm);
 		}
 	}

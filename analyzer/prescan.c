@@ -211,6 +211,15 @@ static void check_ident(scan *sc, size_t i, size_t n)
 	else if ((n == 13 && !memcmp(w, "__has_include", 13)) ||
 		 (n == 18 && !memcmp(w, "__has_include_next", 18)))
 		FIND(sc, i, "include", NULL, "__has_include probing is not allowed");
+	else if (((n == 1 && w[0] == '_') || (n >= 2 && w[0] == '_' && w[1] == '_') ||
+		  (n >= 2 && w[0] == '_' && w[1] >= 'A' && w[1] <= 'Z')) &&
+		 !tg_reserved_allowed(w, n)) {
+		char shown[48];
+		safe_name(shown, sizeof(shown), w, n);
+		FIND(sc, i, "reserved_identifier", NULL,
+		     "%s is reserved for the compiler and library (clang and gcc define such names differently)",
+		     shown);
+	}
 }
 
 static void lex(scan *sc)
@@ -314,15 +323,28 @@ void tg_prescan_run(tg_prescan *st, tg_flist *l, const tg_policy *p, const char 
 			ntri++;
 			i += 2;
 		}
-	/* splice backslash-newline (and backslash-CR-LF) */
-	for (i = 0, o = 0; i < len; i++) {
-		if (src[i] == '\\' && i + 1 < len && src[i + 1] == '\n') {
-			i++;
-			continue;
+	/* a lone CR is a line break to clang but not to this lexer: refuse it */
+	for (i = 0; i < len; i++)
+		if (src[i] == '\r' && (i + 1 >= len || src[i + 1] != '\n')) {
+			unsigned ln, co;
+			at_raw(&sc, i, &ln, &co);
+			tg_flist_add(l, p, "parse", ln, co, NULL,
+				     "a carriage return not followed by a newline is not allowed");
+			st->blocking = 1;
+			goto out;
 		}
-		if (src[i] == '\\' && i + 2 < len && src[i + 1] == '\r' && src[i + 2] == '\n') {
-			i += 2;
-			continue;
+	/* splice backslash-newline, also with blanks or a CR between them (clang
+	 * joins "\ <newline>" too) */
+	for (i = 0, o = 0; i < len; i++) {
+		if (src[i] == '\\') {
+			size_t k = i + 1;
+			while (k < len && (src[k] == ' ' || src[k] == '\t' || src[k] == '\f' ||
+					   src[k] == '\v' || src[k] == '\r'))
+				k++;
+			if (k < len && src[k] == '\n') {
+				i = k;
+				continue;
+			}
 		}
 		sc.s[o] = src[i];
 		sc.orig[o] = i;

@@ -8,6 +8,7 @@
  */
 #include "internal.h"
 
+#include <pthread.h>
 #include <string.h>
 
 static const char *const allow_plain[] = {
@@ -66,28 +67,35 @@ static const char *const allow_math[] = {
 	NULL,
 };
 
+static const char *all_names[512];
+static size_t n_all;
+static char math_store[3 * 64][16];
+static pthread_once_t all_once = PTHREAD_ONCE_INIT;
+
+static void build_all(void)
+{
+	const char **all = all_names;
+	size_t i, m = 0, n = 0;
+
+	for (i = 0; allow_plain[i]; i++)
+		all[n++] = allow_plain[i];
+	for (i = 0; allow_math[i]; i++) {
+		const char *b = allow_math[i];
+		all[n++] = b;
+		snprintf(math_store[m], sizeof(math_store[m]), "%sf", b);
+		all[n++] = math_store[m++];
+		snprintf(math_store[m], sizeof(math_store[m]), "%sl", b);
+		all[n++] = math_store[m++];
+	}
+	all[n] = NULL;
+	n_all = n;
+}
+
 size_t tg_builtin_allowlist(const char ***out)
 {
-	static const char *all[512];
-	static size_t n;
-	static char math_store[3 * 64][16];
-	size_t i, m = 0;
-
-	if (!n) {
-		for (i = 0; allow_plain[i]; i++)
-			all[n++] = allow_plain[i];
-		for (i = 0; allow_math[i]; i++) {
-			const char *b = allow_math[i];
-			all[n++] = b;
-			snprintf(math_store[m], sizeof(math_store[m]), "%sf", b);
-			all[n++] = math_store[m++];
-			snprintf(math_store[m], sizeof(math_store[m]), "%sl", b);
-			all[n++] = math_store[m++];
-		}
-		all[n] = NULL;
-	}
-	*out = all;
-	return n;
+	pthread_once(&all_once, build_all);
+	*out = all_names;
+	return n_all;
 }
 
 typedef struct catname {
@@ -258,9 +266,7 @@ static const char *const attr_allow[] = {
 	"unused", "maybe_unused", "noreturn", "_Noreturn", "format", "format_arg", "aligned",
 	"_Alignas", "packed", "nonnull", "returns_nonnull", "warn_unused_result", "const",
 	"pure", "cold", "hot", "noinline", "always_inline", "deprecated", "fallthrough",
-	"sentinel", "malloc", "alloc_size", "nothrow", "leaf", "access", "gnu_inline",
-	"artificial", "transparent_union", "may_alias", "designated_init", "counted_by",
-	"flatten", NULL,
+	"sentinel", "malloc", "alloc_size", NULL,
 };
 
 int tg_attribute_allowed(const char *name)
@@ -278,6 +284,44 @@ int tg_attribute_allowed(const char *name)
 	}
 	for (i = 0; attr_allow[i]; i++)
 		if (strcmp(attr_allow[i], name) == 0)
+			return 1;
+	return 0;
+}
+
+/* Reserved identifiers a tool may write: keywords and extensions that mean
+ * the same to clang and gcc, the standard predefined macros whose value is
+ * the same for both (or only a string), the feature-test macros, and the
+ * names other rules report more precisely. */
+static const char *const reserved_allow[] = {
+	"__attribute__", "__attribute", "__typeof__", "__typeof", "__inline__", "__inline",
+	"__restrict__", "__restrict", "__extension__", "__const__", "__const", "__volatile__",
+	"__volatile", "__signed__", "__signed", "__alignof__", "__alignof", "__label__",
+	"__real__", "__imag__", "__real", "__imag", "__int128", "__auto_type", "__thread",
+	"__complex__", "__func__", "__FUNCTION__", "__PRETTY_FUNCTION__", "__VA_ARGS__",
+	"__FILE__", "__LINE__", "__DATE__", "__TIME__", "__STDC__", "__STDC_VERSION__",
+	"__STDC_HOSTED__", "_Bool", "_Static_assert", "_Noreturn", "_Alignas", "_Alignof",
+	"_Generic", "_Atomic", "_Thread_local", "_Complex", "_Imaginary",
+	/* reported by their own rules */
+	"_Pragma", "__pragma", "__has_include", "__has_include_next", "__asm__", "__asm",
+	/* feature-test macros */
+	"_GNU_SOURCE", "_DEFAULT_SOURCE", "_POSIX_C_SOURCE", "_POSIX_SOURCE", "_XOPEN_SOURCE",
+	"_XOPEN_SOURCE_EXTENDED", "_ISOC99_SOURCE", "_ISOC11_SOURCE", "_ISOC2X_SOURCE",
+	"_LARGEFILE_SOURCE", "_LARGEFILE64_SOURCE", "_FILE_OFFSET_BITS", "_TIME_BITS",
+	"_BSD_SOURCE", "_SVID_SOURCE", "_REENTRANT", "_THREAD_SAFE",
+	"__STDC_WANT_LIB_EXT1__", "__STDC_WANT_LIB_EXT2__", "__STDC_WANT_IEC_60559_BFP_EXT__",
+	"__STDC_WANT_IEC_60559_DFP_EXT__", "__STDC_WANT_IEC_60559_FUNCS_EXT__",
+	"__STDC_WANT_IEC_60559_TYPES_EXT__", "__STDC_WANT_IEC_60559_EXT__",
+	"__STDC_FORMAT_MACROS", "__STDC_LIMIT_MACROS", "__STDC_CONSTANT_MACROS", NULL,
+};
+
+int tg_reserved_allowed(const char *name, size_t len)
+{
+	size_t i;
+	/* builtins are checked one by one on the AST */
+	if (len > 10 && strncmp(name, "__builtin_", 10) == 0)
+		return 1;
+	for (i = 0; reserved_allow[i]; i++)
+		if (strlen(reserved_allow[i]) == len && memcmp(reserved_allow[i], name, len) == 0)
 			return 1;
 	return 0;
 }

@@ -136,6 +136,9 @@ int cmd_sandbox(tg_cli *cli, int argc, char **argv)
 		if (res->err_len)
 			(void)!fwrite(res->err, 1, res->err_len, stderr);
 	}
+	if (!res->cgroups)
+		fprintf(stderr, "toolgate: sandbox: note: no cgroups here (not root or no "
+				"controllers): memory and process limits were rlimits only\n");
 	if (res->reason != TG_REASON_EXITED && res->reason != TG_REASON_SETUP)
 		fprintf(stderr, "toolgate: sandbox: killed: %s%s%s\n", tg_reason_name(res->reason),
 			res->syscall[0] ? " " : "", res->syscall);

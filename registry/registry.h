@@ -34,6 +34,14 @@ typedef struct tg_config {
  * cache/. Re-indexes from the store whatever the database lacks. */
 int tg_registry_open(tg_registry **out, const char *home, int create);
 void tg_registry_free(tg_registry *r);
+/* tg_registry_open on the home resolved from a --home flag (NULL: the
+ * environment, see tg_home_resolve). */
+int tg_registry_open_flag(tg_registry **out, const char *home_flag, int create);
+/* A copy of s safe to print on a terminal: control characters (but newline
+ * and tab) and Unicode bidirectional controls become '?'. NULL on OOM. */
+char *tg_registry_scrub(const char *s);
+/* Parse "NAME" or "NAME@V" (V a positive decimal); *version = 0 without @. */
+int tg_registry_parse_ref(char **out_name, unsigned *version, const char *ref);
 const tg_config *tg_registry_config(const tg_registry *r);
 
 /* Who is acting, for the audit log. */
@@ -53,6 +61,12 @@ typedef struct tg_submission {
 /* Validate only: 0 or TG_ERR_INVALID/TG_ERR_LIMIT with a precise message. */
 int tg_manifest_validate(const tg_registry *r, const json_t *manifest,
 			 const char *source, size_t source_len);
+
+/* Read a manifest from disk for the CLI: path is a manifest file or a folder
+ * holding tool.json; its "source" is a relative path (no "..", no absolute
+ * path, not escaping the folder through symlinks) read with a 256 KiB cap.
+ * TG_ERR_INVALID / TG_ERR_LIMIT with a precise message. */
+int tg_manifest_load(json_t **out, char **out_source, size_t *out_len, const char *path);
 
 /* The whole pipeline. A bad manifest is TG_ERR_INVALID and changes nothing;
  * otherwise 0 with *out = {"name","version","status","verdict","commit",

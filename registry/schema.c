@@ -18,6 +18,7 @@
 #include <string.h>
 
 #define SCHEMA_MAX_DEPTH 32
+#define SCHEMA_MAX_LIST 1024 /* enum values, required names (checked pairwise) */
 #define PATH_MAX_LEN 480
 
 enum {
@@ -368,6 +369,8 @@ static int check_keyword(const char *key, const json_t *v, int mask, path *p, un
 	if (!strcmp(key, "required")) {
 		if (!json_is_array(v))
 			return tg_error_set(TG_ERR_INVALID, "%s: must be an array of property names", p->s);
+		if (json_array_size(v) > SCHEMA_MAX_LIST)
+			return tg_error_set(TG_ERR_LIMIT, "%s: more than %d names", p->s, SCHEMA_MAX_LIST);
 		for (i = 0; i < json_array_size(v); i++) {
 			const json_t *e = json_array_get(v, i);
 			if (!json_is_string(e)) {
@@ -391,6 +394,8 @@ static int check_keyword(const char *key, const json_t *v, int mask, path *p, un
 	if (!strcmp(key, "enum")) {
 		if (!json_is_array(v) || json_array_size(v) == 0)
 			return tg_error_set(TG_ERR_INVALID, "%s: must be a non-empty array", p->s);
+		if (json_array_size(v) > SCHEMA_MAX_LIST)
+			return tg_error_set(TG_ERR_LIMIT, "%s: more than %d values", p->s, SCHEMA_MAX_LIST);
 		for (i = 0; i < json_array_size(v); i++) {
 			const json_t *e = json_array_get(v, i);
 			size_t old = path_push_index(p, i);

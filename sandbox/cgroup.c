@@ -3,10 +3,11 @@
  * cgroup v2 is used where it is mounted with the memory and pids
  * controllers enabled for our own cgroup's children (the child is then
  * cloned straight into it with CLONE_INTO_CGROUP); otherwise the v1 memory
- * and pids hierarchies, where the supervisor writes the child's pid into
- * cgroup.procs before letting it go on. Each run gets its own cgroup
+ * and pids hierarchies, which the child joins itself (child.c) before it
+ * tells the supervisor it is ready. Each run gets its own cgroup
  * "tg-<supervisor pid>-<n>" next to ours; it is removed after the run, and
- * leftovers of dead supervisors are swept once per process. Without
+ * leftovers of dead (SIGKILLed) supervisors are swept by one process in
+ * eight and by tg_sandbox_available(). Without
  * cgroups (not root, nothing delegated) the caller degrades to rlimits.
  */
 #include "sandbox/internal.h"
@@ -52,64 +53,77 @@ static int read_small(const char *path, char *buf, size_t n)
 	return 0;
 }
 
-/* The mount point of a cgroup hierarchy: v2 (opt NULL) or the v1 one with opt. */
-static int find_mount(char *out, size_t n, const char *opt)
+static const char *const ctrl_names[3] = { NULL, "memory", "pids" };
+
+/* Does the comma-separated list hold word? (list is modified) */
+static int list_has(char *list, const char *word)
+{
+	char *save = NULL, *t;
+	for (t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save))
+		if (strcmp(t, word) == 0)
+			return 1;
+	return 0;
+}
+
+/* One pass over /proc/self/mountinfo: the v2 mount and the v1 memory and
+ * pids mounts. */
+static void find_mounts(char mnt[3][512], int ok[3])
 {
 	_cleanup_fclose_ FILE *f = fopen("/proc/self/mountinfo", "re");
 	char line[1024];
 
 	if (!f)
-		return -1;
+		return;
 	while (fgets(line, sizeof(line), f)) {
-		char *sep = strstr(line, " - "), mnt[512], type[64], src[256], opts[512];
-		if (!sep || sscanf(line, "%*s %*s %*s %*s %511s", mnt) != 1)
+		char *sep = strstr(line, " - "), m[512], type[64], src[256], opts[512];
+		int i;
+		if (!sep || sscanf(line, "%*s %*s %*s %*s %511s", m) != 1)
 			continue;
 		if (sscanf(sep + 3, "%63s %255s %511s", type, src, opts) != 3)
 			continue;
-		if (!opt && strcmp(type, "cgroup2") == 0) {
-			snprintf(out, n, "%s", mnt);
-			return 0;
+		if (!ok[0] && strcmp(type, "cgroup2") == 0) {
+			memcpy(mnt[0], m, sizeof(m));
+			ok[0] = 1;
 		}
-		if (opt && strcmp(type, "cgroup") == 0) {
-			char *save = NULL, *t;
-			for (t = strtok_r(opts, ",", &save); t; t = strtok_r(NULL, ",", &save))
-				if (strcmp(t, opt) == 0) {
-					snprintf(out, n, "%s", mnt);
-					return 0;
-				}
+		for (i = 1; i < 3; i++) {
+			char tmp[512];
+			memcpy(tmp, opts, sizeof(tmp));
+			if (!ok[i] && strcmp(type, "cgroup") == 0 && list_has(tmp, ctrl_names[i])) {
+				memcpy(mnt[i], m, sizeof(m));
+				ok[i] = 1;
+			}
 		}
 	}
-	return -1;
 }
 
-/* Our own cgroup path in a hierarchy: v2 (ctrl NULL) or the v1 one holding ctrl. */
-static int own_path(char *out, size_t n, const char *ctrl)
+/* One pass over /proc/self/cgroup: our path in each of the three. */
+static void own_paths(char own[3][512], int ok[3])
 {
 	_cleanup_fclose_ FILE *f = fopen("/proc/self/cgroup", "re");
 	char line[1024];
 
 	if (!f)
-		return -1;
+		return;
 	while (fgets(line, sizeof(line), f)) {
 		char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+		int i;
 		if (!c2)
 			continue;
 		*c2 = '\0';
 		c2[strcspn(c2 + 1, "\n") + 1] = '\0';
-		if (!ctrl && strcmp(c1 + 1, "") == 0 && strncmp(line, "0", 1) == 0) {
-			snprintf(out, n, "%s", c2 + 1);
-			return 0;
+		if (!ok[0] && strcmp(c1 + 1, "") == 0 && strncmp(line, "0", 1) == 0) {
+			snprintf(own[0], sizeof(own[0]), "%s", c2 + 1);
+			ok[0] = 1;
 		}
-		if (ctrl) {
-			char *save = NULL, *t;
-			for (t = strtok_r(c1 + 1, ",", &save); t; t = strtok_r(NULL, ",", &save))
-				if (strcmp(t, ctrl) == 0) {
-					snprintf(out, n, "%s", c2 + 1);
-					return 0;
-				}
+		for (i = 1; i < 3; i++) {
+			char tmp[512];
+			snprintf(tmp, sizeof(tmp), "%s", c1 + 1);
+			if (!ok[i] && list_has(tmp, ctrl_names[i])) {
+				snprintf(own[i], sizeof(own[i]), "%s", c2 + 1);
+				ok[i] = 1;
+			}
 		}
 	}
-	return -1;
 }
 
 static int has_word(const char *s, const char *w)
@@ -164,7 +178,7 @@ static void sweep(const char *parent)
 }
 
 static atomic_uint counter;
-static pthread_once_t sweep_once = PTHREAD_ONCE_INIT;
+static atomic_int swept;
 static char sweep_dirs[3][1100];
 
 static void sweep_all(void)
@@ -173,6 +187,15 @@ static void sweep_all(void)
 	for (i = 0; i < 3; i++)
 		if (sweep_dirs[i][0])
 			sweep(sweep_dirs[i]);
+}
+
+/* pids.max takes at most PID_MAX_LIMIT (4194304); above that, "max". */
+static void pids_value(char *buf, size_t n, uint32_t max_pids)
+{
+	if (max_pids >= 4194304u)
+		snprintf(buf, n, "max");
+	else
+		snprintf(buf, n, "%u", max_pids);
 }
 
 static int mk(char *out, size_t n, const char *mnt, const char *own, unsigned id)
@@ -186,12 +209,41 @@ static int mk(char *out, size_t n, const char *mnt, const char *own, unsigned id
 	return 0;
 }
 
+/* Where the hierarchies are and where we sit in them: looked up once per
+ * process (a supervisor does not move between cgroups). */
+static struct {
+	int ok[3];          /* v2, v1 memory, v1 pids */
+	char mnt[3][512];
+	char own[3][512];
+} where;
+static pthread_once_t where_once = PTHREAD_ONCE_INIT;
+
+static void where_init(void)
+{
+	int m[3] = { 0, 0, 0 }, o[3] = { 0, 0, 0 }, i;
+
+	find_mounts(where.mnt, m);
+	own_paths(where.own, o);
+	for (i = 0; i < 3; i++)
+		where.ok[i] = m[i] && o[i];
+}
+
+static int lookup(int which, char *mnt, char *own)
+{
+	pthread_once(&where_once, where_init);
+	if (!where.ok[which])
+		return -1;
+	memcpy(mnt, where.mnt[which], sizeof(where.mnt[which]));
+	memcpy(own, where.own[which], sizeof(where.own[which]));
+	return 0;
+}
+
 static int try_v2(struct sbx_cgroup *cg, uint64_t mem_bytes, uint32_t max_pids, unsigned id)
 {
 	char mnt[512], own[512], ctl[1100], buf[256];
 	int e;
 
-	if (find_mount(mnt, sizeof(mnt), NULL) < 0 || own_path(own, sizeof(own), NULL) < 0)
+	if (lookup(0, mnt, own) < 0)
 		return -1;
 	snprintf(ctl, sizeof(ctl), "%s%s/cgroup.subtree_control", mnt,
 		 strcmp(own, "/") == 0 ? "" : own);
@@ -206,7 +258,7 @@ static int try_v2(struct sbx_cgroup *cg, uint64_t mem_bytes, uint32_t max_pids, 
 	e = write_file(cg->mem, "memory.max", buf);
 	if (e == 0)
 		write_file(cg->mem, "memory.swap.max", "0");
-	snprintf(buf, sizeof(buf), "%u", max_pids);
+	pids_value(buf, sizeof(buf), max_pids);
 	if (e == 0)
 		e = write_file(cg->mem, "pids.max", buf);
 	if (e == 0) {
@@ -228,7 +280,7 @@ static int try_v1(struct sbx_cgroup *cg, uint64_t mem_bytes, uint32_t max_pids, 
 	char mnt[512], own[512], buf[64];
 	int e;
 
-	if (find_mount(mnt, sizeof(mnt), "memory") < 0 || own_path(own, sizeof(own), "memory") < 0)
+	if (lookup(1, mnt, own) < 0)
 		return -1;
 	snprintf(sweep_dirs[1], sizeof(sweep_dirs[1]), "%s%s", mnt, strcmp(own, "/") == 0 ? "" : own);
 	e = mk(cg->mem, sizeof(cg->mem), mnt, own, id);
@@ -242,12 +294,11 @@ static int try_v1(struct sbx_cgroup *cg, uint64_t mem_bytes, uint32_t max_pids, 
 	e = write_file(cg->mem, "memory.limit_in_bytes", buf);
 	if (e == 0) /* no swap either, where swap accounting exists */
 		write_file(cg->mem, "memory.memsw.limit_in_bytes", buf);
-	if (e == 0 && find_mount(mnt, sizeof(mnt), "pids") == 0 &&
-	    own_path(own, sizeof(own), "pids") == 0) {
+	if (e == 0 && lookup(2, mnt, own) == 0) {
 		snprintf(sweep_dirs[2], sizeof(sweep_dirs[2]), "%s%s", mnt,
 			 strcmp(own, "/") == 0 ? "" : own);
 		e = mk(cg->pids, sizeof(cg->pids), mnt, own, id);
-		snprintf(buf, sizeof(buf), "%u", max_pids);
+		pids_value(buf, sizeof(buf), max_pids);
 		if (e == 0)
 			e = write_file(cg->pids, "pids.max", buf);
 		if (e < 0)
@@ -262,6 +313,8 @@ static int try_v1(struct sbx_cgroup *cg, uint64_t mem_bytes, uint32_t max_pids, 
 		sbx_cgroup_destroy(cg);
 		return -1;
 	}
+	snprintf(cg->tasks[0], sizeof(cg->tasks[0]), "%s/tasks", cg->mem);
+	snprintf(cg->tasks[1], sizeof(cg->tasks[1]), "%s/tasks", cg->pids);
 	cg->version = 1;
 	return 0;
 }
@@ -272,28 +325,16 @@ int sbx_cgroup_create(struct sbx_cgroup *cg, uint64_t mem_bytes, uint32_t max_pi
 
 	memset(cg, 0, sizeof(*cg));
 	cg->v2fd = -1;
-	if (try_v2(cg, mem_bytes, max_pids, id) == 0 || try_v1(cg, mem_bytes, max_pids, id) == 0) {
-		pthread_once(&sweep_once, sweep_all);
+	if (try_v2(cg, mem_bytes, max_pids, id) == 0 || try_v1(cg, mem_bytes, max_pids, id) == 0)
 		return 0;
-	}
 	if (!cg->why[0])
 		snprintf(cg->why, sizeof(cg->why), "no usable cgroup v1 or v2 memory+pids controllers");
 	return -1;
 }
 
-int sbx_cgroup_attach(struct sbx_cgroup *cg, pid_t pid)
+void sbx_cgroup_sweep(void)
 {
-	char buf[32];
-	int e = 0;
-
-	if (cg->version != 1)
-		return 0; /* v2: cloned straight into it */
-	snprintf(buf, sizeof(buf), "%d", (int)pid);
-	if (cg->mem[0])
-		e = write_file(cg->mem, "cgroup.procs", buf);
-	if (e == 0 && cg->pids[0])
-		e = write_file(cg->pids, "cgroup.procs", buf);
-	return e;
+	sweep_all();
 }
 
 int sbx_cgroup_oom(const struct sbx_cgroup *cg)
@@ -323,5 +364,10 @@ void sbx_cgroup_destroy(struct sbx_cgroup *cg)
 	if (cg->pids[0])
 		remove_dir(cg->pids);
 	cg->mem[0] = cg->pids[0] = '\0';
+	/* Leftovers only come from SIGKILLed supervisors and are empty: one
+	 * process in eight sweeps them, after its first run (off the run's
+	 * own time; the listing costs about 0.15 ms). */
+	if (cg->version && getpid() % 8 == 0 && !atomic_exchange(&swept, 1))
+		sweep_all();
 	cg->version = 0;
 }

@@ -1,9 +1,11 @@
 /*
  * sandbox/child.c: the sandboxed child from clone3() to execve(). It runs
  * as pid 1 of fresh user, pid, mount, net, ipc, uts and cgroup namespaces
- * and only makes system calls (no allocation: the parent may be threaded).
- * Order: fds 0-3 set up and all others closed; setsid; die with the parent;
- * wait for the supervisor to map uid/gid 65534 and attach cgroups; clone the
+ * and only makes system calls: no allocation, no stdio, no glibc wrapper
+ * that takes a lock or signals other threads (the parent may be threaded,
+ * and its copy here has just one).
+ * Order: fds 0-3 set up and all others closed; v1 cgroups joined; setsid;
+ * die with the parent; wait for the supervisor to map uid/gid 65534; clone the
  * bind sources with open_tree(); switch to uid/gid 65534 (caps kept by a
  * locked securebit); a tmpfs root with the binds, a minimal /dev, a capped
  * /tmp; pivot_root and detach the old root; root remounted read-only;
@@ -16,11 +18,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
 #include <linux/capability.h>
 #include <linux/close_range.h>
 #include <linux/mount.h>
 #include <linux/securebits.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
@@ -85,9 +87,16 @@ static int make_point(const char *rel, int is_dir)
 	return 0;
 }
 
+/* soft = hard = v, or the current hard limit if v is above it (raising a
+ * hard limit is not possible here, and not wanted). */
 static void set_limit(int res, uint64_t v, const char *step)
 {
-	struct rlimit rl = { (rlim_t)v, (rlim_t)v };
+	struct rlimit rl;
+
+	CHECK(getrlimit(res, &rl), step);
+	if (rl.rlim_max != RLIM_INFINITY && v > (uint64_t)rl.rlim_max)
+		v = (uint64_t)rl.rlim_max;
+	rl.rlim_cur = rl.rlim_max = (rlim_t)v;
 	CHECK(setrlimit(res, &rl), step);
 }
 
@@ -143,8 +152,11 @@ static void drop_privileges(void)
 		    0, 0, 0),
 	      "locking securebits");
 	for (cap = 0; cap <= 63; cap++) {
-		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0 && errno != EINVAL)
+		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) == 0)
+			continue;
+		if (errno != EINVAL)
 			fail(SBX_MSG_ERROR, errno, "dropping the capability bounding set");
+		break; /* past the kernel's last capability (they are contiguous) */
 	}
 	CHECK(prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0), "clearing ambient caps");
 	memset(d, 0, sizeof(d));
@@ -160,7 +172,6 @@ void sbx_child_main(const struct sbx_child_args *a)
 	int hi[4], i;
 	size_t k;
 	char go;
-	char opts[128];
 
 	/* fds: 0-2 the pipes, 3 the sync socket (close-on-exec), nothing else. */
 	for (i = 0; i < 4; i++) {
@@ -175,13 +186,26 @@ void sbx_child_main(const struct sbx_child_args *a)
 		_exit(127);
 	sync_fd = 3;
 
+	/* v1 cgroups: move ourselves (writing "0" moves only the calling
+	 * thread, which skips the global threadgroup lock and its RCU grace
+	 * period that a pid written by the supervisor costs: ~8 ms here). */
+	for (i = 0; i < 2; i++) {
+		const char *t = a->cgroup_tasks[i];
+		int fd;
+		if (!t || !t[0])
+			continue;
+		fd = open(t, O_WRONLY | O_CLOEXEC);
+		CHECK(fd, "opening a cgroup tasks file");
+		if (write(fd, "0", 1) != 1)
+			fail(SBX_MSG_ERROR, errno, "joining the cgroup");
+		close(fd);
+	}
 	CHECK(setsid(), "setsid");
 	CHECK(prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0), "PR_SET_PDEATHSIG");
 	CHECK(prctl(PR_SET_DUMPABLE, 1, 0, 0, 0), "PR_SET_DUMPABLE");
-	go = SBX_MSG_READY;
-	if (write(sync_fd, &go, 1) != 1)
-		_exit(127);
-	/* The supervisor maps our ids and attaches cgroups; EOF means it died. */
+	/* The supervisor maps our ids and starts tracing us; EOF means it died
+	 * (a death after it said go is caught below, after PDEATHSIG is set
+	 * again). */
 	if (read(sync_fd, &go, 1) != 1 || go != SBX_MSG_GO)
 		_exit(127);
 
@@ -195,10 +219,21 @@ void sbx_child_main(const struct sbx_child_args *a)
 
 	/* Become 65534 (capabilities stay: SECBIT_NO_SETUID_FIXUP). */
 	CHECK(prctl(PR_SET_SECUREBITS, SECBIT_NO_SETUID_FIXUP, 0, 0, 0), "securebits");
+	/* Raw syscalls: glibc's wrappers broadcast id changes to every thread
+	 * it believes exists, and a threaded parent's copy deadlocks on that. */
 	if (a->allow_setgroups)
-		CHECK(setgroups(0, NULL), "setgroups");
-	CHECK(setresgid(SBX_UID, SBX_UID, SBX_UID), "setresgid");
-	CHECK(setresuid(SBX_UID, SBX_UID, SBX_UID), "setresuid");
+		CHECK(syscall(SYS_setgroups, 0, NULL), "setgroups");
+	CHECK(syscall(SYS_setresgid, SBX_UID, SBX_UID, SBX_UID), "setresgid");
+	CHECK(syscall(SYS_setresuid, SBX_UID, SBX_UID, SBX_UID), "setresuid");
+	/* A change of ids clears the parent-death signal: set it again, then
+	 * make sure the supervisor did not die in between (its end of the
+	 * sync socket would have hung up). */
+	CHECK(prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0), "PR_SET_PDEATHSIG");
+	{
+		struct pollfd p = { sync_fd, POLLIN, 0 };
+		if (poll(&p, 1, 0) < 0 || (p.revents & (POLLHUP | POLLERR)))
+			_exit(127);
+	}
 
 	/* The new root: a tiny tmpfs, read-only once populated. */
 	CHECK(mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
@@ -226,8 +261,7 @@ void sbx_child_main(const struct sbx_child_args *a)
 		close(tree[k]);
 	}
 	CHECK(make_point("tmp", 1), "mkdir /tmp");
-	snprintf(opts, sizeof(opts), "size=%um,nr_inodes=4096,mode=1777", s->tmp_mb);
-	CHECK(mount("tmpfs", "tmp", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, opts),
+	CHECK(mount("tmpfs", "tmp", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, a->tmp_opts),
 	      "mounting /tmp");
 	if (s->nfiles || s->want_tmpfd) {
 		CHECK(chdir("tmp"), "chdir /tmp");
@@ -253,7 +287,7 @@ void sbx_child_main(const struct sbx_child_args *a)
 
 	set_limit(RLIMIT_CORE, 0, "RLIMIT_CORE");
 	set_limit(RLIMIT_CPU, (s->timeout_ms + 999) / 1000 + 1, "RLIMIT_CPU");
-	set_limit(RLIMIT_AS, (uint64_t)s->memory_mb * 2 * 1024 * 1024 + (256ull << 20), "RLIMIT_AS");
+	set_limit(RLIMIT_AS, a->as_bytes, "RLIMIT_AS");
 	set_limit(RLIMIT_FSIZE, (uint64_t)s->tmp_mb * 1024 * 1024, "RLIMIT_FSIZE");
 	set_limit(RLIMIT_NOFILE, s->max_files, "RLIMIT_NOFILE");
 	set_limit(RLIMIT_NPROC, s->max_procs, "RLIMIT_NPROC");

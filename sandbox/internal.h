@@ -24,6 +24,7 @@ enum sbx_profile {
 /* Test-only switches (never set by the public entry points). */
 enum {
 	SBX_TEST_NO_SECCOMP = 1u << 0, /* namespaces, mounts and limits only */
+	SBX_TEST_NO_PTRACE = 1u << 1,  /* do not trace (as when ptrace is refused) */
 };
 
 enum {
@@ -58,6 +59,7 @@ struct sbx_file {
 struct sbx_spec {
 	int profile;
 	const char *exec_path;       /* inside */
+	const char *display;         /* its name in messages (host path), or NULL */
 	const char *const *argv;     /* NULL-terminated */
 	const char *const *envp;     /* NULL-terminated */
 	struct sbx_bind binds[SBX_MAX_BINDS];
@@ -87,8 +89,11 @@ void sbx_spec_defaults(struct sbx_spec *s, const tg_sandbox_opts *o);
 /* tg_sandbox_run with test switches (SBX_TEST_*). */
 int sbx_run_with(tg_run_result **out, const tg_sandbox_opts *o, unsigned test_flags);
 
-/* seccomp: the compiled filter of a profile (built once per process). */
+/* seccomp: the filter of a profile, compiled at build time. */
 int sbx_filter_get(const struct sock_fprog **out, int profile);
+/* Compile it now with libseccomp (the generator and the tests); the caller
+ * frees out->filter. */
+int sbx_filter_compile(struct sock_fprog *out, int profile);
 /* Run a classic-BPF seccomp filter on d; returns the action word. */
 uint32_t sbx_bpf_eval(const struct sock_fprog *f, const struct seccomp_data *d);
 /* "name", "x32:name" or "i386:name" for a syscall; "#NR" when unknown. */
@@ -101,12 +106,14 @@ struct sbx_cgroup {
 	char pids[512];     /* v1 pids cgroup folder */
 	int v2fd;           /* v2: folder fd for CLONE_INTO_CGROUP */
 	char why[160];      /* when version == 0: why not */
+	char tasks[2][540]; /* v1: the tasks files of both folders */
 };
 int sbx_cgroup_create(struct sbx_cgroup *cg, uint64_t mem_bytes, uint32_t max_pids);
-int sbx_cgroup_attach(struct sbx_cgroup *cg, pid_t pid);
 /* 1 if the OOM killer fired in this cgroup. */
 int sbx_cgroup_oom(const struct sbx_cgroup *cg);
 void sbx_cgroup_destroy(struct sbx_cgroup *cg);
+/* Remove the cgroups of dead supervisors now (also done once per process). */
+void sbx_cgroup_sweep(void);
 
 /* The child side: everything after clone3 until execve. Never returns. */
 struct sbx_child_args {
@@ -114,11 +121,14 @@ struct sbx_child_args {
 	const struct sock_fprog *filter; /* NULL with SBX_TEST_NO_SECCOMP */
 	int stdin_fd, out_fd, err_fd, sync_fd;
 	int allow_setgroups;
+	const char *cgroup_tasks[2];     /* v1: tasks files the child joins */
+	uint64_t as_bytes;               /* RLIMIT_AS */
+	char tmp_opts[96];               /* mount options of /tmp */
 };
 __attribute__((noreturn)) void sbx_child_main(const struct sbx_child_args *a);
 
 /* Messages on the sync socket (child -> supervisor). */
-enum { SBX_MSG_READY = 'R', SBX_MSG_GO = 'G', SBX_MSG_ERROR = 'E', SBX_MSG_EXEC = 'X',
+enum { SBX_MSG_GO = 'G', SBX_MSG_ERROR = 'E', SBX_MSG_EXEC = 'X',
        SBX_MSG_TMPFD = 'D' };
 struct sbx_msg {
 	char type;

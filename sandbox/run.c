@@ -3,10 +3,10 @@
  *
  * Two threads per run. A tracer thread clone3()s the child into fresh
  * user/pid/mount/net/ipc/uts/cgroup namespaces (and straight into its v2
- * cgroup when there is one), maps uid/gid 65534, attaches v1 cgroups,
- * PTRACE_SEIZEs it (exit events only: that is how a seccomp kill is traced
- * back to the denied syscall, since KILL_PROCESS leaves nothing readable in
- * /proc) and then reaps it. The calling thread captures stdout/stderr,
+ * cgroup when there is one; v1 cgroups the child joins itself), maps
+ * uid/gid 65534, PTRACE_SEIZEs it (exit, clone and fork events: that is
+ * how a seccomp kill is traced back to the denied syscall, since
+ * KILL_PROCESS leaves nothing readable in /proc) and then reaps it. The calling thread captures stdout/stderr,
  * enforces the wall-clock timeout and the output cap and kills the child's
  * pid-namespace init through a pidfd, which takes the whole tree down.
  * Stdin is a sealed, read-only memfd. The child side is in child.c.
@@ -69,6 +69,7 @@ struct run {
 	atomic_int finished;    /* the init is reaped (or never started) */
 	pid_t pid;
 	int clone_errno;
+	int ready;           /* the child was told to go on */
 	int exec_done;
 	int status;          /* wait status of the init */
 	struct rusage ru;
@@ -201,12 +202,7 @@ static void trace_loop(struct run *r)
 		}
 		if (WIFSTOPPED(st)) {
 			int ev = st >> 16, sig = 0;
-			if (ev == PTRACE_EVENT_EXEC) {
-				if (w == r->pid && !r->exec_done) {
-					r->exec_done = 1;
-					read_sync(r);
-				}
-			} else if (ev == PTRACE_EVENT_EXIT) {
+			if (ev == PTRACE_EVENT_EXIT) {
 				unsigned long msg = 0;
 				if (ptrace(PTRACE_GETEVENTMSG, w, 0, &msg) == 0 && WIFSIGNALED((int)msg) &&
 				    WTERMSIG((int)msg) == SIGSYS && r->sys_found < 2)
@@ -220,7 +216,11 @@ static void trace_loop(struct run *r)
 		if (w == r->pid) {
 			r->status = st;
 			r->ru = ru;
+			/* Everything the child said before it went is still queued. A
+			 * child that reported no failure reached execve: the sync
+			 * socket is close-on-exec and all failures are reported. */
 			read_sync(r);
+			r->exec_done = !r->msg.type && r->ready;
 			return;
 		}
 	}
@@ -232,7 +232,6 @@ static void *tracer_main(void *arg)
 	struct clone_args ca;
 	int pidfd = -1, e;
 	char c, map[64];
-	struct pollfd p;
 	pid_t pid;
 
 	memset(&ca, 0, sizeof(ca));
@@ -263,12 +262,8 @@ static void *tracer_main(void *arg)
 	if (atomic_load(&r->cancel))
 		goto kill;
 
-	p.fd = r->sync_parent;
-	p.events = POLLIN;
-	if (poll(&p, 1, 10000) != 1 || read(r->sync_parent, &c, 1) != 1 || c != SBX_MSG_READY) {
-		snprintf(r->tracer_err, sizeof(r->tracer_err), "the child did not start");
-		goto kill;
-	}
+	/* The maps can be written as soon as the child exists; it waits for
+	 * SBX_MSG_GO before it uses its ids. */
 	if (geteuid() != 0) {
 		e = write_proc(pid, "setgroups", "deny");
 		snprintf(map, sizeof(map), "%u %u 1\n", SBX_UID, (unsigned)geteuid());
@@ -286,20 +281,18 @@ static void *tracer_main(void *arg)
 			 strerror(-e));
 		goto kill;
 	}
-	e = sbx_cgroup_attach(&r->cg, pid);
-	if (e < 0) {
-		snprintf(r->tracer_err, sizeof(r->tracer_err), "attaching cgroups: %s", strerror(-e));
-		goto kill;
-	}
-	/* Without ptrace we still run; only the name of a denied syscall is lost. */
-	(void)ptrace(PTRACE_SEIZE, pid, 0,
-		     PTRACE_O_TRACEEXIT | PTRACE_O_EXITKILL | PTRACE_O_TRACECLONE |
-			     PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACEEXEC);
+	/* Without ptrace (already traced, no CAP_SYS_PTRACE) we still run; only
+	 * the name of a denied syscall is lost. */
+	if (!(r->spec->test_flags & SBX_TEST_NO_PTRACE))
+		(void)ptrace(PTRACE_SEIZE, pid, 0,
+			     PTRACE_O_TRACEEXIT | PTRACE_O_EXITKILL | PTRACE_O_TRACECLONE |
+				     PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK);
 	c = SBX_MSG_GO;
-	if (write(r->sync_parent, &c, 1) != 1) {
+	if (send(r->sync_parent, &c, 1, MSG_NOSIGNAL) != 1) {
 		snprintf(r->tracer_err, sizeof(r->tracer_err), "the child went away");
 		goto kill;
 	}
+	r->ready = 1;
 	trace_loop(r);
 	atomic_store(&r->finished, 1);
 	notify(r);
@@ -384,13 +377,15 @@ static int finish_result(tg_run_result **out, struct run *r, tg_buf *ob, tg_buf 
 	res->cpu_ms = (uint64_t)(r->ru.ru_utime.tv_sec + r->ru.ru_stime.tv_sec) * 1000 +
 		      (uint64_t)(r->ru.ru_utime.tv_usec + r->ru.ru_stime.tv_usec) / 1000;
 	res->max_rss_kb = (uint64_t)r->ru.ru_maxrss;
+	res->cgroups = r->cg.version != 0;
 	if (WIFSIGNALED(st))
 		res->signal = WTERMSIG(st);
 	if (r->msg.type == SBX_MSG_EXEC) {
 		res->reason = TG_REASON_SETUP;
 		res->signal = 0;
 		tg_buf_clear(eb);
-		tg_buf_printf(eb, "toolgate: sandbox: cannot execute %s: %s\n", r->spec->exec_path,
+		tg_buf_printf(eb, "toolgate: sandbox: cannot execute %s: %s\n",
+			      r->spec->display ? r->spec->display : r->spec->exec_path,
 			      strerror(r->msg.err));
 	} else if (killed_reason >= 0) {
 		res->reason = (tg_reason)killed_reason;
@@ -477,6 +472,16 @@ int sbx_execute(tg_run_result **out, const struct sbx_spec *s, int *tmpfd)
 	r.child.err_fd = errp[1];
 	r.child.sync_fd = sp[1];
 	r.child.allow_setgroups = geteuid() == 0;
+	snprintf(r.child.tmp_opts, sizeof(r.child.tmp_opts), "size=%um,nr_inodes=4096,mode=1777",
+		 s->tmp_mb);
+	/* With a cgroup memory limit, RLIMIT_AS is only a backstop; without one
+	 * it is the memory limit (address space: memory plus some slack). */
+	r.child.as_bytes = r.cg.version ? ((uint64_t)s->memory_mb * 2 + 256) << 20
+					: ((uint64_t)s->memory_mb + 32) << 20;
+	if (r.cg.version == 1) {
+		r.child.cgroup_tasks[0] = r.cg.tasks[0];
+		r.child.cgroup_tasks[1] = r.cg.tasks[1];
+	}
 	r.sync_parent = sp[0];
 	/* From here the tracer owns (and closes) the child's ends. */
 	if (pthread_create(&th, NULL, tracer_main, &r) != 0) {
@@ -490,7 +495,7 @@ int sbx_execute(tg_run_result **out, const struct sbx_spec *s, int *tmpfd)
 		struct pollfd p[3];
 		int n = 0, k, i_out = -1, i_err = -1;
 		uint64_t now = tg_now_ms(), until = done ? drain_until : deadline;
-		int wait = now >= until ? 0 : (int)(until - now);
+		int wait = now >= until ? 0 : until - now > 60000 ? 60000 : (int)(until - now);
 
 		p[n].fd = r.evfd;
 		p[n++].events = POLLIN;

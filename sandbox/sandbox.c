@@ -71,7 +71,7 @@ static int bind_dev(struct sbx_spec *s)
 	int r;
 
 	for (i = 0; i < TG_ARRAY_SIZE(devs); i++) {
-		r = sbx_spec_bind(s, devs[i], devs[i], SBX_BIND_DEV | SBX_BIND_RW);
+		r = sbx_spec_bind(s, devs[i], devs[i], SBX_BIND_DEV);
 		if (r < 0)
 			return r;
 	}
@@ -140,6 +140,7 @@ int sbx_run_with(tg_run_result **out, const tg_sandbox_opts *o, unsigned test_fl
 	s->profile = SBX_PROFILE_RUN;
 	s->test_flags = test_flags;
 	s->exec_path = "/tool";
+	s->display = o->program;
 	base = strrchr(o->program, '/');
 	base = base ? base + 1 : o->program;
 	argv_default[0] = base;
@@ -195,6 +196,7 @@ int tg_sandbox_available(void)
 				 res->syscall);
 	}
 	tg_run_result_free(res);
+	sbx_cgroup_sweep(); /* leftovers of SIGKILLed supervisors */
 	return r;
 }
 

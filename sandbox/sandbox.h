@@ -55,6 +55,9 @@ typedef struct tg_run_result {
 	uint64_t wall_ms;
 	uint64_t cpu_ms;
 	uint64_t max_rss_kb;
+	int cgroups;               /* added: 1 when cgroup memory and pids limits
+				    * applied, 0 when the run had rlimits only
+				    * (not root, no controllers) */
 } tg_run_result;
 
 /* 0 with a result for any outcome of the program (exit, kill, timeout...);

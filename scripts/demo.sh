@@ -1,9 +1,131 @@
 #!/bin/sh
-# scripts/demo.sh: the demo of `make demo`, on the default home. It shows
-# what is built so far; it grows with each module.
+# scripts/demo.sh [TOOLGATE_BINARY]: the demo of `make demo`, on the default
+# home (no --home). It walks through the life of one tool with the examples
+# of examples/: word_count v1 registered and called; a malicious tool
+# rejected with its findings; a buggy v2 whose own tests fail, so v1 stays
+# active; a good v2 activated and called; a rollback to v1 and a call again;
+# the history; `toolgate verify`. Each step prints a header and the real
+# command output. Version numbers come from the `--json` output (never
+# hard-coded), so the demo can run again and again on the same home; a step
+# that must succeed and does not stops the demo with a non-zero status.
 set -eu
+
 tg=${1:-build/cli/toolgate}
-echo "== toolgate init (default home)"
-"$tg" init
-echo "== toolgate --help"
-"$tg" --help
+here=$(cd "$(dirname "$0")/.." && pwd)
+ex="$here/examples"
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+
+[ -x "$tg" ] || { echo "demo: $tg is not an executable (build first: make build)" >&2; exit 2; }
+command -v node >/dev/null 2>&1 || { echo "demo: node is needed (scripts/install-deps.sh)" >&2; exit 2; }
+
+step=0
+header() {
+	step=$((step + 1))
+	printf '\n== %d. %s\n' "$step" "$1"
+}
+die() {
+	printf 'demo: FAILED at step %d: %s\n' "$step" "$1" >&2
+	exit 1
+}
+# Show a command, run it with its output going to the terminal and to $out;
+# sets rc to its exit status without stopping the script.
+run() {
+	printf '$ toolgate'
+	for arg in "$@"; do
+		case "$arg" in
+		*[!A-Za-z0-9_./@=-]*) printf " '%s'" "$arg" ;;
+		*) printf ' %s' "$arg" ;;
+		esac
+	done
+	printf '\n'
+	run_quiet "$@"
+	cat "$out"
+}
+# The same without printing anything (for checks between the steps).
+run_quiet() {
+	set +e
+	"$tg" "$@" >"$out" 2>&1
+	rc=$?
+	set -e
+}
+# json FIELD < document: a top-level field of a JSON document ("" if absent).
+# node is installed by scripts/install-deps.sh.
+json() {
+	node -e '
+		let s = require("fs").readFileSync(0, "utf8"), v;
+		try { v = JSON.parse(s)[process.argv[1]]; } catch (e) { v = undefined; }
+		console.log(v === undefined || v === null ? "" : typeof v === "object" ? JSON.stringify(v) : String(v));
+	' "$1"
+}
+expect_rc() { # want what
+	[ "$rc" -eq "$1" ] || die "$2: exit status $rc, expected $1"
+}
+
+header "toolgate init (the default home)"
+run init
+expect_rc 0 "init"
+
+header "Register a good tool: word_count v1 (vetted, built, its 3 tests run in the sandbox)"
+run --json create "$ex/word_count"
+expect_rc 0 "create word_count v1"
+v1=$(json version <"$out")
+[ "$(json status <"$out")" = active ] || die "word_count v1 is not active"
+echo "-> word_count v$v1 is active"
+
+header "Call it"
+run call word_count '{"text": "the quick brown fox\njumps"}'
+expect_rc 0 "call word_count v1"
+[ "$(json words <"$out")" = 5 ] || die "word_count v1 gave a wrong result"
+
+header "A malicious tool: weather runs curl and opens a socket -> rejected (exit 1 expected)"
+run --json create "$ex/weather"
+expect_rc 1 "create weather"
+[ "$(json status <"$out")" = rejected ] || die "weather was not rejected"
+echo "-> weather v$(json version <"$out") rejected by the analyzer; it is kept for review but never built or run"
+
+header "A buggy word_count v2: its own tests fail -> not activated (exit 1 expected)"
+run --json create "$ex/word_count_v2_buggy"
+expect_rc 1 "create buggy word_count v2"
+status=$(json status <"$out")
+[ "$status" = failed ] || die "the buggy v2 has status '$status', expected failed"
+run_quiet --json show word_count
+expect_rc 0 "show word_count"
+[ "$(json version <"$out")" = "$v1" ] || die "the buggy v2 replaced v$v1"
+echo "-> word_count v$(json version <"$out") is still the active version (toolgate show word_count)"
+
+header "A good word_count v2 (adds the longest word) -> activated"
+run --json create "$ex/word_count_v2"
+expect_rc 0 "create word_count v2"
+v2=$(json version <"$out")
+[ "$(json status <"$out")" = active ] || die "word_count v2 is not active"
+echo "-> word_count v$v2 is active"
+
+header "Call the new version"
+run call word_count '{"text": "the quick brown fox\njumps"}'
+expect_rc 0 "call word_count v2"
+[ "$(json longest <"$out")" = quick ] || die "word_count v2 gave a wrong result"
+
+header "Roll back to v$v1"
+run rollback word_count --to "$v1"
+expect_rc 0 "rollback"
+
+header "Call again: v$v1 answers"
+run call word_count '{"text": "the quick brown fox\njumps"}'
+expect_rc 0 "call after rollback"
+[ -z "$(json longest <"$out")" ] && [ "$(json words <"$out")" = 5 ] ||
+	die "the call after the rollback was not answered by v$v1"
+
+header "The history of word_count (every version, and the activations)"
+run history word_count
+expect_rc 0 "history"
+
+header "The toolset"
+run list
+expect_rc 0 "list"
+
+header "toolgate verify: store, registry and audit chain agree"
+run verify
+expect_rc 0 "verify"
+
+printf '\ndemo: all %d steps done\n' "$step"

@@ -5,7 +5,9 @@
  * under the ref's lock by libgit2, so two registries cannot both "win" a
  * rollback. Moves are logged in the ref's reflog (core.logAllRefUpdates is
  * "always"), so `git reflog refs/active/<tool>` shows every activation and
- * rollback. Like git, deleting the ref (clear_active) deletes its reflog.
+ * rollback. Like git, deleting the ref (clear_active) deletes its reflog;
+ * clear_active holds the store's flock exclusively so that no toolgate
+ * writer can interleave with its check and delete.
  */
 #include "store_internal.h"
 
@@ -66,6 +68,7 @@ int tg_store_set_active(tg_store *s, const char *tool, unsigned version, unsigne
 	char ref[128], logmsg[ST_MAX_SUBJECT + 1];
 	git_oid target, expected;
 	unsigned attempt;
+	uint64_t start = tg_now_ms();
 	int rc;
 
 	if ((rc = st_check_tool(tool)) < 0 || (rc = check_message(message)) < 0)
@@ -94,7 +97,7 @@ int tg_store_set_active(tg_store *s, const char *tool, unsigned version, unsigne
 					    "tool %s: active version is %u, expected %u; nothing changed", tool,
 					    cur, expected_version);
 		}
-		if (rc != GIT_ELOCKED || attempt + 1 >= 50)
+		if (rc != GIT_ELOCKED || !st_may_retry(attempt, start))
 			return st_git_fail(rc, "tool %s: update %s", tool, ref);
 		if (attempt % 8 == 7)
 			st_clear_stale_locks(s);
@@ -107,6 +110,7 @@ int tg_store_clear_active(tg_store *s, const char *tool, unsigned expected_versi
 	char ref[128];
 	git_oid expected;
 	unsigned attempt;
+	uint64_t start = tg_now_ms();
 	int rc;
 
 	if ((rc = st_check_tool(tool)) < 0 || (rc = check_message(message)) < 0)
@@ -122,42 +126,42 @@ int tg_store_clear_active(tg_store *s, const char *tool, unsigned expected_versi
 	}
 	for (attempt = 0;; attempt++) {
 		git_reference *r = NULL;
+		unsigned cur = 0;
+		int conflict = 0;
+
+		/* Exclusive: no toolgate writer can move the ref between the
+		 * check below and the delete (libgit2 1.5.1 deletes the reflog
+		 * before its own compare, so a lost race there would drop it). */
+		if ((rc = st_lock_exclusive(s, start)) < 0)
+			return tg_error_prefix("tool %s", tool);
 		rc = git_reference_lookup(&r, s->repo, ref);
 		if (rc == GIT_ENOTFOUND) {
+			st_unlock(s);
 			if (!expected_version)
 				return 0; /* already absent, as expected */
-			return tg_error_set(TG_ERR_CONFLICT, "tool %s: no active version, expected %u", tool,
-					    expected_version);
+			return tg_error_set(TG_ERR_CONFLICT, "tool %s: no active version, expected %u; nothing changed",
+					    tool, expected_version);
 		}
-		if (rc < 0)
+		if (rc < 0) {
+			st_unlock(s);
 			return st_git_fail(rc, "read %s", ref);
+		}
 		if (!expected_version || git_reference_type(r) != GIT_REFERENCE_DIRECT ||
-		    !git_oid_equal(git_reference_target(r), &expected)) {
-			unsigned cur = 0;
-			git_reference_free(r);
-			tg_store_get_active(&cur, NULL, s, tool);
-			return tg_error_set(TG_ERR_CONFLICT,
-					    "tool %s: active version is %u, expected %u; nothing changed", tool,
-					    cur, expected_version);
-		}
-		if ((rc = st_lock_shared(s)) < 0) {
-			git_reference_free(r);
-			return rc;
-		}
-		/* libgit2 deletes only if the ref still holds the value read */
-		rc = git_reference_delete(r);
+		    !git_oid_equal(git_reference_target(r), &expected))
+			conflict = 1;
+		else
+			rc = git_reference_delete(r); /* libgit2 compares again under the ref's lock */
 		st_unlock(s);
 		git_reference_free(r);
-		if (rc == 0)
+		if (!conflict && rc == 0)
 			return 0;
-		if (rc == GIT_EMODIFIED) {
-			unsigned cur = 0;
+		if (conflict || rc == GIT_EMODIFIED) {
 			tg_store_get_active(&cur, NULL, s, tool);
 			return tg_error_set(TG_ERR_CONFLICT,
 					    "tool %s: active version is %u, expected %u; nothing changed", tool,
 					    cur, expected_version);
 		}
-		if (rc != GIT_ELOCKED || attempt + 1 >= 50)
+		if (rc != GIT_ELOCKED || !st_may_retry(attempt, start))
 			return st_git_fail(rc, "tool %s: delete %s", tool, ref);
 		if (attempt % 8 == 7)
 			st_clear_stale_locks(s);

@@ -32,6 +32,21 @@ int st_lock_shared(tg_store *s)
 	return 0;
 }
 
+int st_lock_exclusive(tg_store *s, uint64_t start_ms)
+{
+	unsigned attempt;
+
+	for (attempt = 0;; attempt++) {
+		if (flock(s->lock_fd, LOCK_EX | LOCK_NB) == 0)
+			return 0;
+		if (errno != EWOULDBLOCK && errno != EINTR)
+			return tg_error_errno(TG_ERR_IO, errno, "flock %s/%s", s->path, ST_LOCK_FILE);
+		if (tg_now_ms() - start_ms >= ST_CAS_MAX_MS)
+			return tg_error_set(TG_ERR_CONFLICT, "store %s: writers kept it busy", s->path);
+		st_backoff(attempt < 3 ? attempt : 3);
+	}
+}
+
 void st_unlock(tg_store *s)
 {
 	(void)flock(s->lock_fd, LOCK_UN);
@@ -48,8 +63,10 @@ int st_ref_cas(tg_store *s, const char *name, const git_oid *new_id, const git_o
 		memset(&zero, 0, sizeof(zero));
 		old_id = &zero;
 	}
-	if (st_lock_shared(s) < 0)
+	if (st_lock_shared(s) < 0) {
+		git_error_set_str(GIT_ERROR_OS, tg_error_last()->message);
 		return GIT_ERROR;
+	}
 	rc = git_reference_create_matching(&r, s->repo, name, new_id, 1, old_id, msg);
 	st_unlock(s);
 	git_reference_free(r);
@@ -103,10 +120,16 @@ int st_clear_stale_locks(tg_store *s)
 	removed += clear_dir(s, "refs/toolgate-fetch/active", NULL, ".lock", now);
 	removed += clear_dir(s, "refs", NULL, ".lock", now);
 	removed += clear_dir(s, ".", "packed-refs.lock", NULL, now);
+	removed += clear_dir(s, ".", "config.lock", NULL, now);
 	/* half-written loose objects of a killed writer (never referenced) */
 	removed += clear_dir(s, "objects", "tmp_object_git2_", NULL, now);
 	st_unlock(s);
 	return removed;
+}
+
+int st_may_retry(unsigned attempt, uint64_t start_ms)
+{
+	return attempt + 1 < ST_CAS_MAX_TRIES && tg_now_ms() - start_ms < ST_CAS_MAX_MS;
 }
 
 void st_backoff(unsigned attempt)

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 
 static int st_fsync_enabled = 1;
@@ -89,6 +90,47 @@ static int configure(tg_store *s)
 	return 0;
 }
 
+/* Create the repository at path. Two processes creating the same store at
+ * once would race inside git_repository_init_ext (one sees a half-made
+ * repository), so creation is serialized with an flock on the parent
+ * folder, and whoever comes second opens what the first made. */
+static int create_repo(git_repository **out, const char *path)
+{
+	_cleanup_free_ char *parent = strdup(path);
+	_cleanup_close_ int fd = -1;
+	git_repository_init_options o;
+	char *slash;
+	int rc;
+
+	if (!parent)
+		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	while ((slash = strrchr(parent, '/')) && slash[1] == '\0' && slash != parent)
+		*slash = '\0'; /* trailing slashes */
+	slash = strrchr(parent, '/');
+	if (!slash)
+		strcpy(parent, ".");
+	else if (slash == parent)
+		parent[1] = '\0';
+	else
+		*slash = '\0';
+	if ((rc = tg_mkdir_p(parent, 0755)) < 0)
+		return tg_error_prefix("create store %s", path);
+	fd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return tg_error_errno(TG_ERR_IO, errno, "create store %s: open %s", path, parent);
+	while (flock(fd, LOCK_EX) < 0)
+		if (errno != EINTR)
+			return tg_error_errno(TG_ERR_IO, errno, "create store %s: flock %s", path, parent);
+	if (open_repo(out, path) == 0)
+		return 0; /* made by another process meanwhile */
+	git_repository_init_options_init(&o, GIT_REPOSITORY_INIT_OPTIONS_VERSION);
+	o.flags = GIT_REPOSITORY_INIT_BARE | GIT_REPOSITORY_INIT_MKPATH;
+	o.initial_head = "main";
+	if ((rc = git_repository_init_ext(out, path, &o)) < 0)
+		return st_git_fail(rc, "create store %s", path);
+	return 0; /* the flock goes with fd */
+}
+
 int tg_store_open(tg_store **out, const char *path, int create)
 {
 	tg_store *s;
@@ -113,15 +155,8 @@ int tg_store_open(tg_store **out, const char *path, int create)
 	}
 	rc = open_repo(&s->repo, path);
 	if (rc == GIT_ENOTFOUND && create) {
-		git_repository_init_options o;
-		git_repository_init_options_init(&o, GIT_REPOSITORY_INIT_OPTIONS_VERSION);
-		o.flags = GIT_REPOSITORY_INIT_BARE | GIT_REPOSITORY_INIT_MKPATH;
-		o.initial_head = "main";
-		rc = git_repository_init_ext(&s->repo, path, &o);
-		if (rc < 0) {
-			rc = st_git_fail(rc, "create store %s", path);
+		if ((rc = create_repo(&s->repo, path)) < 0)
 			goto fail;
-		}
 	} else if (rc < 0) {
 		rc = st_git_fail(rc, "open store %s", path);
 		goto fail;
@@ -130,8 +165,6 @@ int tg_store_open(tg_store **out, const char *path, int create)
 		rc = tg_error_set(TG_ERR_INVALID, "store %s: not a bare repository", path);
 		goto fail;
 	}
-	if ((rc = configure(s)) < 0)
-		goto fail;
 	lockpath = tg_path_join(path, ST_LOCK_FILE);
 	if (!lockpath) {
 		rc = tg_error_set(TG_ERR_NOMEM, "out of memory");
@@ -143,6 +176,8 @@ int tg_store_open(tg_store **out, const char *path, int create)
 		goto fail;
 	}
 	st_clear_stale_locks(s);
+	if ((rc = configure(s)) < 0)
+		goto fail;
 	*out = s;
 	return 0;
 fail:

@@ -134,6 +134,11 @@ int tg_store_put(tg_store_version **out, tg_store *s, const tg_store_put_opts *o
 		} else if (rc < 0) {
 			goto out;
 		}
+		if (prev >= 999999999u) { /* versions have at most 9 digits */
+			git_commit_free(parent);
+			rc = tg_error_set(TG_ERR_LIMIT, "tool %s: too many versions", o->tool);
+			goto out;
+		}
 		if (!o->subject && asprintf(&subject, "%s: version %u", o->tool, prev + 1) < 0)
 			subject = NULL;
 		if ((!o->subject && !subject) ||
@@ -159,7 +164,7 @@ int tg_store_put(tg_store_version **out, tg_store *s, const tg_store_put_opts *o
 			rc = st_git_fail(rc, "tool %s: update %s", o->tool, ref);
 			goto out;
 		}
-		if (attempt + 1 >= ST_CAS_MAX_TRIES || tg_now_ms() - start > ST_CAS_MAX_MS) {
+		if (!st_may_retry(attempt, start)) {
 			rc = tg_error_set(TG_ERR_CONFLICT, "tool %s: %s still contended after %u tries", o->tool,
 					  ref, attempt + 1);
 			goto out;

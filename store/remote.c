@@ -196,13 +196,14 @@ out:
 static int cas_ref(tg_store *s, const char *name, const git_oid *new_id, const git_oid *old_id, const char *msg)
 {
 	unsigned attempt;
+	uint64_t start = tg_now_ms();
 	int rc;
 
 	for (attempt = 0;; attempt++) {
 		rc = st_ref_cas(s, name, new_id, old_id, msg);
 		if (rc == 0)
 			return 0;
-		if (rc != GIT_ELOCKED || attempt + 1 >= 50)
+		if (rc != GIT_ELOCKED || !st_may_retry(attempt, start))
 			return st_git_fail(rc, "update %s", name);
 		if (attempt % 8 == 7)
 			st_clear_stale_locks(s);

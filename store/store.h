@@ -64,7 +64,8 @@ typedef struct tg_store_problem_list {
 int tg_store_open(tg_store **out, const char *path, int create);
 void tg_store_free(tg_store *s);
 /* fsync of objects, refs and reflogs (GIT_OPT_ENABLE_FSYNC_GITDIR) for the
- * whole process; on by default. Only tests and benchmarks turn it off. */
+ * whole process, for stores opened afterwards; on by default. Only tests
+ * and benchmarks turn it off. */
 void tg_store_set_fsync(int enabled);
 
 /* Commit a new version on refs/tools/<tool>: version = previous + 1,

@@ -22,8 +22,10 @@
 #define ST_MAX_AUTHOR         256u
 /* A ref .lock file older than this is taken as left by a crash. */
 #define ST_STALE_LOCK_SECONDS 5
-/* Compare-and-swap retries on a contended ref. */
-#define ST_CAS_MAX_TRIES      400
+/* Compare-and-swap retries on a contended ref: bounded by count and by
+ * time; the time bound is above ST_STALE_LOCK_SECONDS so that a writer
+ * blocked by a lock a crashed process left behind outlives it and clears it. */
+#define ST_CAS_MAX_TRIES      4000
 #define ST_CAS_MAX_MS         20000u
 
 #define ST_TOOLS_PREFIX  "refs/tools/"
@@ -70,6 +72,9 @@ int st_lookup_tip(git_commit **out, unsigned *version_out, tg_store *s, const ch
 
 /* Shared flock held around ref updates; exclusive to clear stale locks. */
 int st_lock_shared(tg_store *s);
+/* Exclusive flock, retried without blocking until ST_CAS_MAX_MS after
+ * start_ms (TG_ERR_CONFLICT then). */
+int st_lock_exclusive(tg_store *s, uint64_t start_ms);
 void st_unlock(tg_store *s);
 /* One compare-and-swap of ref name from old_id (NULL: the ref must be
  * absent) to new_id, under the shared flock; returns the libgit2 code
@@ -83,6 +88,8 @@ int st_ref_cas(tg_store *s, const char *name, const git_oid *new_id, const git_o
 int st_clear_stale_locks(tg_store *s);
 /* Sleep a short, growing, randomized time before retry number attempt. */
 void st_backoff(unsigned attempt);
+/* May retry number attempt+1 of an operation started at start_ms follow? */
+int st_may_retry(unsigned attempt, uint64_t start_ms);
 
 /* Problems found by verify (capped at ST_MAX_PROBLEMS lines). */
 #define ST_MAX_PROBLEMS 1000

@@ -69,6 +69,13 @@ typedef struct tg__parser {
 	const char *err;
 } tg__parser;
 
+/* In a parser function with a fail: label: record the first error, go there. */
+#define TG__FAIL(pos, why) \
+	do { \
+		tg__fail_at(p, pos, why); \
+		goto fail; \
+	} while (0)
+
 static inline bool tg__finite(double d) { return d - d == 0; }
 
 static inline void tg__value_clear(tg_value *v)
@@ -179,61 +186,43 @@ static inline bool tg__parse_string(tg__parser *p, char **out, size_t *outlen)
 		unsigned char c;
 		const char *e;
 		int hi, lo = 0;
-		if (!tg__reserve(&raw, &cap, len + 5, 1)) {
-			tg__fail_at(p, p->pos, "out of memory");
-			goto fail;
-		}
+		if (!tg__reserve(&raw, &cap, len + 5, 1))
+			TG__FAIL(p->pos, "out of memory");
 		buf = (char *)raw;
-		if (p->pos >= p->n) {
-			tg__fail_at(p, p->pos, "unterminated string");
-			goto fail;
-		}
+		if (p->pos >= p->n)
+			TG__FAIL(p->pos, "unterminated string");
 		c = (unsigned char)p->s[p->pos];
 		if (c == '"')
 			break;
-		if (c < 0x20) {
-			tg__fail_at(p, start, "control character in string (escape it)");
-			goto fail;
-		}
+		if (c < 0x20)
+			TG__FAIL(start, "control character in string (escape it)");
 		if (c != '\\') {
-			if (!(l = tg__utf8_len((const unsigned char *)p->s + p->pos, p->n - p->pos))) {
-				tg__fail_at(p, start, "invalid UTF-8 in string");
-				goto fail;
-			}
+			if (!(l = tg__utf8_len((const unsigned char *)p->s + p->pos, p->n - p->pos)))
+				TG__FAIL(start, "invalid UTF-8 in string");
 			memcpy(buf + len, p->s + p->pos, l);
 			len += l;
 			p->pos += l;
 			continue;
 		}
-		if (p->pos + 1 >= p->n) {
-			tg__fail_at(p, start, "unterminated string");
-			goto fail;
-		}
+		if (p->pos + 1 >= p->n)
+			TG__FAIL(start, "unterminated string");
 		c = (unsigned char)p->s[p->pos + 1];
 		p->pos += 2;
 		if (c && c != 'u' && (e = strchr(esc, c)) != NULL) {
 			buf[len++] = unesc[e - esc];
 			continue;
 		}
-		if (c != 'u') {
-			tg__fail_at(p, start, "invalid escape in string");
-			goto fail;
-		}
-		if (p->n - p->pos < 4 || (hi = tg__hex4(p->s + p->pos)) < 0) {
-			tg__fail_at(p, start, "invalid \\u escape (needs 4 hex digits)");
-			goto fail;
-		}
+		if (c != 'u')
+			TG__FAIL(start, "invalid escape in string");
+		if (p->n - p->pos < 4 || (hi = tg__hex4(p->s + p->pos)) < 0)
+			TG__FAIL(start, "invalid \\u escape (needs 4 hex digits)");
 		p->pos += 4;
-		if (hi >= 0xDC00 && hi <= 0xDFFF) {
-			tg__fail_at(p, start, "unpaired low surrogate in \\u escape");
-			goto fail;
-		}
+		if (hi >= 0xDC00 && hi <= 0xDFFF)
+			TG__FAIL(start, "unpaired low surrogate in \\u escape");
 		if (hi >= 0xD800 && hi <= 0xDBFF) {
 			if (p->n - p->pos < 6 || p->s[p->pos] != '\\' || p->s[p->pos + 1] != 'u' ||
-			    (lo = tg__hex4(p->s + p->pos + 2)) < 0xDC00 || lo > 0xDFFF) {
-				tg__fail_at(p, start, "unpaired high surrogate in \\u escape");
-				goto fail;
-			}
+			    (lo = tg__hex4(p->s + p->pos + 2)) < 0xDC00 || lo > 0xDFFF)
+				TG__FAIL(start, "unpaired high surrogate in \\u escape");
 			p->pos += 6;
 			hi = 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00);
 		}
@@ -347,26 +336,21 @@ static inline bool tg__parse_container(tg__parser *p, tg_value *v, bool object)
 	while (!(v->len == 0 && tg__at(p, close))) {
 		tg_value *slot;
 		tg_member *m = NULL;
-		if (!tg__reserve(&vec, &cap, v->len + 1, elem)) {
-			tg__fail_at(p, p->pos, "out of memory");
-			goto fail;
-		}
+		if (!tg__reserve(&vec, &cap, v->len + 1, elem))
+			TG__FAIL(p->pos, "out of memory");
 		v->u.items = (tg_value *)vec; /* for tg__value_clear on failure */
 		if (object) {
 			m = (tg_member *)vec + v->len;
 			slot = &m->value;
 			tg__skip_ws(p);
-			if (!tg__at(p, '"')) {
-				tg__fail_at(p, p->pos, "expected a string key");
-				goto fail;
-			}
+			if (!tg__at(p, '"'))
+				TG__FAIL(p->pos, "expected a string key");
 			if (!tg__parse_string(p, &m->key, &m->keylen))
 				goto fail;
 			tg__skip_ws(p);
 			if (!tg__at(p, ':')) {
 				free(m->key);
-				tg__fail_at(p, p->pos, "expected ':' after an object key");
-				goto fail;
+				TG__FAIL(p->pos, "expected ':' after an object key");
 			}
 			p->pos++;
 		} else {
@@ -381,11 +365,9 @@ static inline bool tg__parse_container(tg__parser *p, tg_value *v, bool object)
 		tg__skip_ws(p);
 		if (tg__at(p, close))
 			break;
-		if (!tg__at(p, ',')) {
-			tg__fail_at(p, p->pos, object ? "expected ',' or '}' in object"
-						      : "expected ',' or ']' in array");
-			goto fail;
-		}
+		if (!tg__at(p, ','))
+			TG__FAIL(p->pos, object ? "expected ',' or '}' in object"
+					       : "expected ',' or ']' in array");
 		p->pos++;
 	}
 	p->pos++;
@@ -393,10 +375,8 @@ static inline bool tg__parse_container(tg__parser *p, tg_value *v, bool object)
 		void *nb = realloc(vec, v->len * elem);
 		v->u.items = (tg_value *)(nb ? nb : vec);
 	}
-	if (object && (dup = tg__has_duplicate(v)) != 0) {
-		tg__fail_at(p, start, dup > 0 ? "duplicate key in object" : "out of memory");
-		goto fail;
-	}
+	if (object && (dup = tg__has_duplicate(v)) != 0)
+		TG__FAIL(start, dup > 0 ? "duplicate key in object" : "out of memory");
 	p->depth--;
 	return true;
 fail:
@@ -510,10 +490,7 @@ static inline tg_tool_args *tg_tool_read_args(void)
 
 static inline tg_type tg_value_type(const tg_value *v) { return v ? v->type : TG_NULL; }
 /* String bytes, array items or object members; 0 for anything else. */
-static inline size_t tg_value_len(const tg_value *v)
-{
-	return v && v->type >= TG_STRING ? v->len : 0;
-}
+static inline size_t tg_value_len(const tg_value *v) { return v && v->type >= TG_STRING ? v->len : 0; }
 /* The member named key of an object; NULL if absent or v is no object. */
 static inline const tg_value *tg_value_get(const tg_value *v, const char *key)
 {
@@ -526,11 +503,9 @@ static inline const tg_value *tg_value_get(const tg_value *v, const char *key)
 /* Item i of an array, or the value of member i of an object; else NULL. */
 static inline const tg_value *tg_value_at(const tg_value *v, size_t i)
 {
-	if (!v || i >= v->len)
+	if (!v || i >= v->len || v->type < TG_ARRAY)
 		return NULL;
-	if (v->type == TG_ARRAY)
-		return &v->u.items[i];
-	return v->type == TG_OBJECT ? &v->u.members[i].value : NULL;
+	return v->type == TG_ARRAY ? &v->u.items[i] : &v->u.members[i].value;
 }
 /* Key of member i of an object (NUL-terminated), else NULL. */
 static inline const char *tg_value_key(const tg_value *v, size_t i)
@@ -543,44 +518,30 @@ static inline const char *tg_value_path(const tg_value *v, char *buf, size_t siz
 {
 	const tg_value *chain[TG_TOOL_MAX_DEPTH + 2];
 	size_t n = 0, used = 0;
-	buf[0] = '\0';
-	while (v && v->parent && n < TG_TOOL_MAX_DEPTH + 1) {
+	int w = 0;
+	for (; v && v->parent && n < TG_TOOL_MAX_DEPTH + 1; v = v->parent)
 		chain[n++] = v;
-		v = v->parent;
-	}
-	if (!n)
-		snprintf(buf, size, "arguments");
-	while (n-- > 0 && used < size) {
+	snprintf(buf, size, "%s", n ? "" : "arguments");
+	while (n-- > 0 && w >= 0 && used < size) {
 		const tg_value *c = chain[n], *par = c->parent;
-		int w;
-		if (par->type == TG_ARRAY) {
+		const tg_member *m = (const tg_member *)(const void *)c; /* when par is an object */
+		if (par->type == TG_ARRAY)
 			w = snprintf(buf + used, size - used, "[%zu]", (size_t)(c - par->u.items));
-		} else {
-			const tg_member *m = (const tg_member *)(const void *)c;
+		else
 			w = snprintf(buf + used, size - used, "%s%.*s", used ? "." : "",
 				     m->keylen > 64 ? 64 : (int)m->keylen, m->key);
-		}
-		if (w < 0)
-			break;
-		used += (size_t)w;
+		used += w > 0 ? (size_t)w : 0;
 	}
 	return buf;
 }
 
-static inline const char *tg__what(tg_type t)
-{
-	static const char *const names[] = {"null", "a boolean", "a number", "a string",
-					    "an array", "an object"};
-	return names[t];
-}
-
 static inline void tg__type_fail(const tg_value *v, const char *want)
 {
+	static const char *const names[] = {"null", "a boolean", "a number", "a string", "an array", "an object"};
 	char path[256];
 	if (!v)
 		tg_tool_fail("missing value (expected %s)", want);
-	tg_tool_fail("%s: must be %s, not %s", tg_value_path(v, path, sizeof(path)), want,
-		     tg__what(v->type));
+	tg_tool_fail("%s: must be %s, not %s", tg_value_path(v, path, sizeof(path)), want, names[v->type]);
 }
 
 /* Checked conversions: they fail the tool, naming the value's path, when v
@@ -599,8 +560,7 @@ static inline const char *tg_value_str(const tg_value *v)
 	size_t len;
 	const char *s = tg_value_strn(v, &len);
 	if (strlen(s) != len)
-		tg_tool_fail("%s: contains a NUL character (use tg_value_strn)",
-			     tg_value_path(v, path, sizeof(path)));
+		tg_tool_fail("%s: contains a NUL character (use tg_value_strn)", tg_value_path(v, path, sizeof(path)));
 	return s;
 }
 static inline double tg_value_num(const tg_value *v)
@@ -615,8 +575,7 @@ static inline long long tg_value_int(const tg_value *v)
 	if (!v || v->type != TG_NUMBER)
 		tg__type_fail(v, "an integer");
 	if (!v->is_int)
-		tg_tool_fail("%s: must be an integer (within 64 bits)",
-			     tg_value_path(v, path, sizeof(path)));
+		tg_tool_fail("%s: must be an integer (within 64 bits)", tg_value_path(v, path, sizeof(path)));
 	return v->i;
 }
 static inline bool tg_value_bool(const tg_value *v)
@@ -646,46 +605,42 @@ static inline const tg_value *tg_arg_need(const tg_value *obj, const char *key)
 }
 static inline const char *tg_arg_str(const tg_value *obj, const char *key, const char *def)
 {
-	const tg_value *v = tg__arg(obj, key);
-	return v ? tg_value_str(v) : def;
+	return tg__arg(obj, key) ? tg_value_str(tg__arg(obj, key)) : def;
 }
-/* Raw string bytes (NULs allowed) and their length; NULL when absent. */
+/* Raw string bytes (NULs allowed) and their length; NULL (length 0) when absent. */
 static inline const char *tg_arg_strn(const tg_value *obj, const char *key, size_t *len)
 {
-	const tg_value *v = tg__arg(obj, key);
-	if (!v && len)
+	if (!tg__arg(obj, key) && len)
 		*len = 0;
-	return v ? tg_value_strn(v, len) : NULL;
+	return tg__arg(obj, key) ? tg_value_strn(tg__arg(obj, key), len) : NULL;
 }
 static inline long long tg_arg_int(const tg_value *obj, const char *key, long long def)
 {
-	const tg_value *v = tg__arg(obj, key);
-	return v ? tg_value_int(v) : def;
+	return tg__arg(obj, key) ? tg_value_int(tg__arg(obj, key)) : def;
 }
 static inline double tg_arg_num(const tg_value *obj, const char *key, double def)
 {
-	const tg_value *v = tg__arg(obj, key);
-	return v ? tg_value_num(v) : def;
+	return tg__arg(obj, key) ? tg_value_num(tg__arg(obj, key)) : def;
 }
 static inline bool tg_arg_bool(const tg_value *obj, const char *key, bool def)
 {
-	const tg_value *v = tg__arg(obj, key);
-	return v ? tg_value_bool(v) : def;
+	return tg__arg(obj, key) ? tg_value_bool(tg__arg(obj, key)) : def;
 }
 /* An array or object member; NULL when absent. */
-static inline const tg_value *tg_arg_array(const tg_value *obj, const char *key)
+static inline const tg_value *tg__arg_typed(const tg_value *obj, const char *key, tg_type t, const char *want)
 {
 	const tg_value *v = tg__arg(obj, key);
-	if (v && v->type != TG_ARRAY)
-		tg__type_fail(v, "an array");
+	if (v && v->type != t)
+		tg__type_fail(v, want);
 	return v;
+}
+static inline const tg_value *tg_arg_array(const tg_value *obj, const char *key)
+{
+	return tg__arg_typed(obj, key, TG_ARRAY, "an array");
 }
 static inline const tg_value *tg_arg_object(const tg_value *obj, const char *key)
 {
-	const tg_value *v = tg__arg(obj, key);
-	if (v && v->type != TG_OBJECT)
-		tg__type_fail(v, "an object");
-	return v;
+	return tg__arg_typed(obj, key, TG_OBJECT, "an object");
 }
 static inline size_t tg_arg_array_len(const tg_value *obj, const char *key)
 {
@@ -699,8 +654,7 @@ static inline const tg_value *tg_item(const tg_value *arr, size_t i)
 	if (!arr || arr->type != TG_ARRAY)
 		tg__type_fail(arr, "an array");
 	if (i >= arr->len)
-		tg_tool_fail("%s: no item %zu (length %zu)", tg_value_path(arr, path, sizeof(path)), i,
-			     arr->len);
+		tg_tool_fail("%s: no item %zu (length %zu)", tg_value_path(arr, path, sizeof(path)), i, arr->len);
 	return &arr->u.items[i];
 }
 static inline const char *tg_item_str(const tg_value *arr, size_t i) { return tg_value_str(tg_item(arr, i)); }
@@ -732,53 +686,42 @@ static inline void tg__out_value_start(const char *fn)
 	tg__out_state *o = tg__out();
 	if (o->done)
 		tg_tool_fail("%s: the result is already complete (one JSON value only)", fn);
-	if (o->depth > 0) {
-		if (o->object[o->depth] && !o->have_key)
-			tg_tool_fail("%s: a value inside an object needs tg_out_key first", fn);
-		if (!o->object[o->depth] && o->count[o->depth] > 0)
-			putchar(',');
-		o->count[o->depth]++;
-	}
+	if (o->depth > 0 && o->object[o->depth] && !o->have_key)
+		tg_tool_fail("%s: a value inside an object needs tg_out_key first", fn);
+	if (o->depth > 0 && !o->object[o->depth] && o->count[o->depth] > 0)
+		putchar(',');
+	o->count[o->depth]++;
 	o->have_key = false;
 }
 
-static inline void tg__out_value_done(void)
+/* Write text as one complete value (a scalar). */
+static inline void tg__out_scalar(const char *text, const char *fn)
 {
-	tg__out_state *o = tg__out();
-	if (o->depth == 0)
-		o->done = true;
+	tg__out_value_start(fn);
+	fputs(text, stdout);
+	tg__out()->done = tg__out()->depth == 0;
 }
 
 static inline void tg__out_string(const char *s, size_t n, const char *fn)
 {
 	static const char hex[] = "0123456789abcdef";
-	size_t k = 0;
+	size_t k, l;
 	putchar('"');
-	while (k < n) {
+	for (k = 0; k < n; k += l) {
 		unsigned char c = (unsigned char)s[k];
-		if (c >= 0x80) {
-			size_t l = tg__utf8_len((const unsigned char *)s + k, n - k);
-			if (!l)
-				tg_tool_fail("%s: invalid UTF-8 in string", fn);
+		l = 1;
+		if (c >= 0x80 && !(l = tg__utf8_len((const unsigned char *)s + k, n - k)))
+			tg_tool_fail("%s: invalid UTF-8 in string", fn);
+		if (c >= 0x80)
 			fwrite(s + k, 1, l, stdout);
-			k += l;
-			continue;
-		}
-		if (c == '"' || c == '\\') {
-			putchar('\\');
-			putchar(c);
-		} else if (c == '\n') {
-			fputs("\\n", stdout);
-		} else if (c == '\t') {
-			fputs("\\t", stdout);
-		} else if (c == '\r') {
-			fputs("\\r", stdout);
-		} else if (c < 0x20 || c == 0x7f) {
+		else if (c == '"' || c == '\\')
+			printf("\\%c", c);
+		else if (c == '\n' || c == '\r' || c == '\t')
+			printf("\\%c", c == '\n' ? 'n' : c == '\r' ? 'r' : 't');
+		else if (c < 0x20 || c == 0x7f)
 			printf("\\u00%c%c", hex[c >> 4], hex[c & 15]);
-		} else {
+		else
 			putchar(c);
-		}
-		k++;
 	}
 	putchar('"');
 }
@@ -802,9 +745,8 @@ static inline void tg__out_close(bool object, const char *fn)
 		tg_tool_fail("%s: no open %s to end", fn, object ? "object" : "array");
 	if (o->have_key)
 		tg_tool_fail("%s: the last key has no value", fn);
-	o->depth--;
 	putchar(object ? '}' : ']');
-	tg__out_value_done();
+	o->done = --o->depth == 0;
 }
 
 static inline void tg_out_object_begin(void) { tg__out_open(true, "tg_out_object_begin"); }
@@ -830,27 +772,17 @@ static inline void tg_out_strn(const char *s, size_t len)
 {
 	tg__out_value_start("tg_out_str");
 	tg__out_string(s, len, "tg_out_str");
-	tg__out_value_done();
+	tg__out()->done = tg__out()->depth == 0;
 }
-static inline void tg_out_null(void)
-{
-	tg__out_value_start("tg_out_null");
-	fputs("null", stdout);
-	tg__out_value_done();
-}
+static inline void tg_out_null(void) { tg__out_scalar("null", "tg_out_null"); }
+static inline void tg_out_bool(bool b) { tg__out_scalar(b ? "true" : "false", "tg_out_bool"); }
 /* NULL writes null. */
-static inline void tg_out_str(const char *s)
-{
-	if (s)
-		tg_out_strn(s, strlen(s));
-	else
-		tg_out_null();
-}
+static inline void tg_out_str(const char *s) { s ? tg_out_strn(s, strlen(s)) : tg_out_null(); }
 static inline void tg_out_int(long long n)
 {
-	tg__out_value_start("tg_out_int");
-	printf("%lld", n);
-	tg__out_value_done();
+	char buf[24];
+	snprintf(buf, sizeof(buf), "%lld", n);
+	tg__out_scalar(buf, "tg_out_int");
 }
 /* Shortest "%g" form that reads back as the same double, always with a
  * fraction or exponent ("2.0", not "2"): JSON comparison in toolgate tests
@@ -862,7 +794,6 @@ static inline void tg_out_num(double x)
 	int prec;
 	if (!tg__finite(x))
 		tg_tool_fail("tg_out_num: not a finite number (JSON has no NaN or infinity)");
-	tg__out_value_start("tg_out_num");
 	for (prec = 15; prec <= 17; prec++) {
 		snprintf(buf, sizeof(buf), "%.*g", prec, x);
 		if (strtod(buf, NULL) == x)
@@ -870,44 +801,32 @@ static inline void tg_out_num(double x)
 	}
 	if (!strpbrk(buf, ".e"))
 		strcat(buf, ".0");
-	fputs(buf, stdout);
-	tg__out_value_done();
-}
-static inline void tg_out_bool(bool b)
-{
-	tg__out_value_start("tg_out_bool");
-	fputs(b ? "true" : "false", stdout);
-	tg__out_value_done();
+	tg__out_scalar(buf, "tg_out_num");
 }
 /* Write a parsed value (e.g. echo an argument). */
 static inline void tg_out_value(const tg_value *v)
 {
 	size_t k;
-	switch (tg_value_type(v)) {
-	case TG_NULL: tg_out_null(); break;
-	case TG_BOOL: tg_out_bool(v->i != 0); break;
-	case TG_NUMBER:
-		if (v->is_int && v->int_form)
-			tg_out_int(v->i);
-		else
-			tg_out_num(v->num);
-		break;
-	case TG_STRING: tg_out_strn(v->u.str, v->len); break;
-	case TG_ARRAY:
-		tg_out_array_begin();
-		for (k = 0; k < v->len; k++)
-			tg_out_value(&v->u.items[k]);
-		tg_out_array_end();
-		break;
-	case TG_OBJECT:
-		tg_out_object_begin();
-		for (k = 0; k < v->len; k++) {
+	tg_type t = tg_value_type(v);
+	if (t == TG_NULL)
+		tg_out_null();
+	else if (t == TG_BOOL)
+		tg_out_bool(v->i != 0);
+	else if (t == TG_NUMBER && v->is_int && v->int_form)
+		tg_out_int(v->i);
+	else if (t == TG_NUMBER)
+		tg_out_num(v->num);
+	else if (t == TG_STRING)
+		tg_out_strn(v->u.str, v->len);
+	else
+		tg__out_open(t == TG_OBJECT, t == TG_OBJECT ? "tg_out_object_begin" : "tg_out_array_begin");
+	for (k = 0; t >= TG_ARRAY && k < v->len; k++) {
+		if (t == TG_OBJECT)
 			tg_out_keyn(v->u.members[k].key, v->u.members[k].keylen);
-			tg_out_value(&v->u.members[k].value);
-		}
-		tg_out_object_end();
-		break;
+		tg_out_value(tg_value_at(v, k));
 	}
+	if (t >= TG_ARRAY)
+		tg__out_close(t == TG_OBJECT, t == TG_OBJECT ? "tg_out_object_end" : "tg_out_array_end");
 }
 
 static inline void tg_out_key_str(const char *key, const char *s) { tg_out_key(key); tg_out_str(s); }

@@ -5,7 +5,8 @@
  * the set of error-level rule ids is exactly {r1, r2}. A line
  * "// capabilities: a b" grants capabilities. With --object, each file is
  * also compiled with the sandbox's gcc flags and tg_analyze_object must pass.
- * Usage: analyzer_corpus DIR SDK_DIR [--object]
+ * Usage: analyzer_corpus DIR SDK_DIR [--object] (SDK_DIR "-": the default,
+ * i.e. the source tree's sdk/ or the installed one)
  */
 #include "analyzer/analyzer.h"
 
@@ -50,7 +51,7 @@ static int object_check(const char *path, const char *sdk)
 	close(fd);
 	snprintf(cmd, sizeof(cmd),
 		 "gcc -std=gnu11 -O2 -D_FORTIFY_SOURCE=2 -fstack-protector-strong -fPIE -I'%s' -c '%s' -o '%s'",
-		 sdk, path, obj);
+		 strcmp(sdk, "-") == 0 ? TG_SOURCE_SDK : sdk, path, obj);
 	if (system(cmd) != 0) {
 		printf("  object: gcc failed\n");
 	} else if (tg_analyze_object(&r, NULL, obj, NULL) < 0) {
@@ -109,7 +110,7 @@ int main(int argc, char **argv)
 			o.capabilities = capv;
 			o.ncapabilities = ncap;
 		}
-		o.sdk_include_dir = argv[2];
+		o.sdk_include_dir = strcmp(argv[2], "-") == 0 ? NULL : argv[2];
 		if (!expect) {
 			printf("FAIL %s: no // expect: line\n", names[i]);
 			failures++;

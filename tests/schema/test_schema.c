@@ -246,6 +246,37 @@ static void check_depth_cap(void **state)
 	}
 }
 
+/* enum and required are checked pairwise for duplicates: capped at 1024 */
+static void check_list_caps(void **state)
+{
+	(void)state;
+	for (int round = 0; round < 4; round++) {
+		int n = round % 2 ? 1025 : 1024, is_enum = round < 2;
+		tg_buf b = TG_BUF_INIT(0);
+		json_t *s;
+		int r;
+		tg_buf_puts(&b, is_enum ? "{\"type\":\"object\",\"properties\":{\"e\":{\"enum\":["
+					: "{\"type\":\"object\",\"required\":[");
+		for (int i = 0; i < n; i++)
+			tg_buf_printf(&b, "%s\"v%d\"", i ? "," : "", i);
+		tg_buf_puts(&b, is_enum ? "]}}}" : "]}");
+		s = parse(b.ptr);
+		uint64_t t0 = tg_now_ms();
+		r = tg_schema_check(s);
+		assert_true(tg_now_ms() - t0 < 2000);
+		if (n == 1024) {
+			assert_int_equal(r, 0);
+		} else {
+			assert_int_equal(r, TG_ERR_LIMIT);
+			assert_string_equal(tg_error_last()->message,
+					    is_enum ? "input_schema.properties.e.enum: more than 1024 values"
+						    : "input_schema.required: more than 1024 names");
+		}
+		json_decref(s);
+		tg_buf_free(&b);
+	}
+}
+
 static void check_long_paths_are_bounded(void **state)
 {
 	(void)state;
@@ -419,6 +450,7 @@ int main(void)
 		cmocka_unit_test(check_malformed_keywords),
 		cmocka_unit_test(check_applicability_and_bounds),
 		cmocka_unit_test(check_depth_cap),
+		cmocka_unit_test(check_list_caps),
 		cmocka_unit_test(check_long_paths_are_bounded),
 		cmocka_unit_test(validate_types),
 		cmocka_unit_test(validate_required_and_additional),

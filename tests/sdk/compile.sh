@@ -10,12 +10,14 @@ flags="-std=gnu11 -O2 -D_FORTIFY_SOURCE=2 -fstack-protector-strong -Wall -Wextra
 -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 -I$src/sdk"
 fail=0
 n=0
-for f in "$src"/tests/sdk/tools/*.c "$src"/examples/*/tool.c; do
+# the ten-line example of docs/SDK.md (its first C block) must stay true
+awk '/^```c$/ { f = 1; next } /^```$/ { if (f) exit } f' "$src/docs/SDK.md" >"$out/doc_example.c"
+for f in "$out/doc_example.c" "$src"/tests/sdk/tools/*.c "$src"/examples/*/tool.c; do
 	[ -f "$f" ] || continue
 	case "$f" in
 	*/examples/weather/*) continue ;; # the malicious example: for the analyzer only
 	esac
-	name=$(echo "$f" | sed "s|^$src/||; s|/|_|g; s|\.c$||")
+	name=$(echo "$f" | sed "s|^$out/||; s|^$src/||; s|/|_|g; s|\.c$||")
 	for mode in dynamic static; do
 		extra=""
 		[ "$mode" = static ] && extra="-static"
@@ -27,6 +29,8 @@ for f in "$src"/tests/sdk/tools/*.c "$src"/examples/*/tool.c; do
 		n=$((n + 1))
 	done
 done
-[ "$n" -gt 0 ] || { echo "FAIL: nothing compiled"; exit 1; }
+[ "$n" -gt 10 ] || { echo "FAIL: only $n binaries compiled"; exit 1; }
+out_doc=$(echo '{"text":"  hello   big world "}' | "$out/doc_example.dynamic")
+[ "$out_doc" = '{"words":3}' ] || { echo "FAIL: the docs/SDK.md example printed [$out_doc]"; fail=1; }
 echo "compiled $n binaries"
 exit $fail

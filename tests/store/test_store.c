@@ -463,6 +463,32 @@ static void test_stale_lock(void **state)
 	free(fresh);
 }
 
+/* A lock left by a crash while this handle was open: the writer retries
+ * until the lock is old enough to be stale, clears it and succeeds. */
+static void test_lock_goes_stale_during_put(void **state)
+{
+	fixture *f = *state;
+	char *lock = NULL;
+	tg_store_version *v = NULL;
+	uint64_t t0;
+	int fd;
+
+	assert_int_equal(st_test_put(NULL, f->s, "x", "one", "pass"), 0);
+	assert_true(asprintf(&lock, "%s/refs/tools/x.lock", f->repo) > 0);
+	fd = open(lock, O_WRONLY | O_CREAT | O_EXCL, 0644);
+	assert_true(fd >= 0);
+	close(fd);
+	age_file(lock, 3); /* 3 s old: not stale yet */
+	t0 = tg_now_ms();
+	assert_int_equal(st_test_put(&v, f->s, "x", "two", "pass"), 0);
+	/* it had to wait until the lock was 5 s old (mtime has 1 s granularity) */
+	assert_true(tg_now_ms() - t0 >= 900);
+	assert_int_equal(v->version, 2);
+	assert_int_equal(access(lock, F_OK), -1);
+	tg_store_version_free(v);
+	free(lock);
+}
+
 static void test_plain_git(void **state)
 {
 	fixture *f = *state;
@@ -512,6 +538,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_limits, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_trailers, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stale_lock, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_lock_goes_stale_during_put, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_plain_git, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

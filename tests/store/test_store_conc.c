@@ -230,12 +230,116 @@ static void test_active_race(void **state)
 	free(outp);
 }
 
+static void toggle_active(tg_store *s, int id)
+{
+	int done = 0, tries = 0;
+
+	/* 25 successful toggles each: clear when active, activate when not */
+	while (done < 25) {
+		unsigned cur = 0;
+		int rc;
+		if (++tries > 100000)
+			_exit(3);
+		if (tg_store_get_active(&cur, NULL, s, "tog") < 0)
+			_exit(4);
+		rc = cur ? tg_store_clear_active(s, "tog", cur, "off")
+			 : tg_store_set_active(s, "tog", (unsigned)id % 2 + 1, 0, "on");
+		if (rc == 0)
+			done++;
+		else if (rc != TG_ERR_CONFLICT) {
+			fprintf(stderr, "toggler %d: %s\n", id, tg_error_last()->message);
+			_exit(5);
+		}
+	}
+}
+
+/* 100 successful compare-and-swap toggles from "absent": if any two had
+ * both succeeded from the same state, the parity would be off. Each "on"
+ * after an "off" starts a new reflog holding exactly that entry. */
+static void test_clear_race(void **state)
+{
+	tg_store *s = NULL;
+	char *outp = NULL;
+	unsigned cur = 9;
+	int i;
+
+	(void)state;
+	assert_int_equal(tg_store_open(&s, g_repo, 0), 0);
+	for (i = 0; i < 2; i++)
+		assert_int_equal(st_test_put(NULL, s, "tog", "t", "pass"), 0);
+	tg_store_free(s);
+	run_children(toggle_active);
+	assert_int_equal(tg_store_open(&s, g_repo, 0), 0);
+	assert_int_equal(tg_store_get_active(&cur, NULL, s, "tog"), 0);
+	assert_int_equal(cur, 0);
+	/* one more "on": its reflog holds that one move only */
+	assert_int_equal(tg_store_set_active(s, "tog", 2, 0, "last"), 0);
+	tg_store_free(s);
+	assert_int_equal(st_test_sh(&outp, "git --git-dir='%s' reflog show --format=%%gs refs/active/tog", g_repo), 0);
+	assert_string_equal(outp, "last\n");
+	free(outp);
+}
+
+/* 4 processes creating the same new store at once all get a usable one. */
+static void test_create_store_race(void **state)
+{
+	char *repo2 = NULL, *outp = NULL;
+	pid_t pids[NPROC];
+	int i, pipefd[2];
+	char go;
+	tg_store *s = NULL;
+	tg_store_problem_list *p = NULL;
+
+	(void)state;
+	assert_true(asprintf(&repo2, "%s/new/store.git", g_dir) > 0);
+	assert_int_equal(pipe(pipefd), 0);
+	for (i = 0; i < NPROC; i++) {
+		pids[i] = fork();
+		assert_true(pids[i] >= 0);
+		if (pids[i] == 0) {
+			char tool[16];
+			close(pipefd[1]);
+			if (read(pipefd[0], &go, 1) != 0)
+				_exit(11);
+			if (tg_store_open(&s, repo2, 1) < 0) {
+				fprintf(stderr, "opener %d: %s\n", i, tg_error_last()->message);
+				_exit(1);
+			}
+			snprintf(tool, sizeof(tool), "t%d", i);
+			if (st_test_put(NULL, s, tool, "x", "pass") < 0)
+				_exit(2);
+			tg_store_free(s);
+			_exit(0);
+		}
+	}
+	close(pipefd[0]);
+	close(pipefd[1]);
+	for (i = 0; i < NPROC; i++) {
+		int st = 0;
+		assert_int_equal(waitpid(pids[i], &st, 0), pids[i]);
+		assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	}
+	assert_int_equal(tg_store_open(&s, repo2, 0), 0);
+	assert_int_equal(tg_store_verify(&p, s), 0);
+	tg_store_problem_list_free(p);
+	tg_store_free(s);
+	assert_int_equal(st_test_sh(&outp, "git --git-dir='%s' for-each-ref --format='%%(refname)' | wc -l", repo2), 0);
+	assert_int_equal(atoi(outp), NPROC);
+	free(outp);
+	assert_int_equal(st_test_sh(&outp, "git --git-dir='%s' config core.logAllRefUpdates", repo2), 0);
+	assert_string_equal(outp, "always\n");
+	free(outp);
+	free(repo2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_4x250),
 		cmocka_unit_test(test_create_race),
 		cmocka_unit_test(test_active_race),
+		cmocka_unit_test(test_clear_race),
+		cmocka_unit_test(test_create_store_race),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -125,6 +125,72 @@ static void test_verify_damage(void **state)
 	}
 }
 
+static void test_verify_missing_object(void **state)
+{
+	fixture *f = *state;
+	tg_store_problem_list *p = NULL;
+	char *data = NULL;
+	size_t len;
+
+	assert_int_equal(st_test_put(NULL, f->sa, "ok", "unique source 8c1e", "pass"), 0);
+	/* remove the loose blob of tool.c */
+	assert_int_equal(st_test_sh(NULL, "set -e; g=\"git --git-dir=%s\"; b=$($g rev-parse refs/tools/ok:tool.c);"
+				    "rm -f %s/objects/$(echo $b | cut -c1-2)/$(echo $b | cut -c3-)", f->a, f->a), 0);
+	assert_int_equal(tg_store_verify(&p, f->sa), TG_ERR_INTERNAL);
+	assert_int_equal(p->n, 1);
+	assert_string_equal(p->items[0], "refs/tools/ok version 1: file tool.c missing");
+	tg_store_problem_list_free(p);
+	assert_true(tg_store_get_file(&data, &len, f->sa, "ok", 1, "tool.c") < 0);
+	assert_null(data);
+}
+
+static void test_oversized_blob(void **state)
+{
+	fixture *f = *state;
+	tg_store_problem_list *p = NULL;
+	tg_store_version *v = NULL;
+	char *data = NULL;
+	size_t len = 7;
+
+	/* a version 2 written by someone else with a 5 MiB tool.c */
+	assert_int_equal(st_test_put(NULL, f->sa, "big", "small", "pass"), 0);
+	assert_int_equal(st_test_sh(NULL,
+		"set -e; g=\"git --git-dir=%s\"; b=$(head -c 5242880 /dev/zero | $g hash-object -w --stdin);"
+		"m=$($g rev-parse refs/tools/big:tool.json);"
+		"t=$(printf '100644 blob %%s\ttool.c\n100644 blob %%s\ttool.json\n' $b $m | $g mktree);"
+		"c=$(printf 'big\n\nToolgate-Version: 2\n' | $g commit-tree $t -p refs/tools/big);"
+		"$g update-ref refs/tools/big $c", f->a), 0);
+	assert_int_equal(tg_store_verify(&p, f->sa), 0);
+	tg_store_problem_list_free(p);
+	assert_int_equal(tg_store_get_version(&v, f->sa, "big", 2), 0);
+	tg_store_version_free(v);
+	assert_int_equal(tg_store_get_file(&data, &len, f->sa, "big", 2, "tool.c"), TG_ERR_LIMIT);
+	assert_null(data);
+	assert_int_equal(len, 0);
+	assert_int_equal(tg_store_get_file(&data, &len, f->sa, "big", 1, "tool.c"), 0);
+	assert_string_equal(data, "small");
+	free(data);
+}
+
+static void test_failed_cas_leaves_reflog(void **state)
+{
+	fixture *f = *state;
+	char *before = NULL, *after = NULL;
+
+	assert_int_equal(st_test_put(NULL, f->sa, "r", "1", "pass"), 0);
+	assert_int_equal(st_test_put(NULL, f->sa, "r", "2", "pass"), 0);
+	assert_int_equal(tg_store_set_active(f->sa, "r", 1, 0, "first"), 0);
+	assert_int_equal(st_test_sh(&before, "cat %s/logs/refs/active/r %s/refs/active/r", f->a, f->a), 0);
+	assert_int_equal(tg_store_set_active(f->sa, "r", 2, 2, "wrong"), TG_ERR_CONFLICT);
+	assert_int_equal(tg_store_set_active(f->sa, "r", 2, 0, "wrong"), TG_ERR_CONFLICT);
+	assert_int_equal(tg_store_clear_active(f->sa, "r", 2, "wrong"), TG_ERR_CONFLICT);
+	assert_int_equal(st_test_sh(&after, "cat %s/logs/refs/active/r %s/refs/active/r", f->a, f->a), 0);
+	assert_string_equal(before, after);
+	assert_null(strstr(after, "wrong"));
+	free(before);
+	free(after);
+}
+
 /* Same tools, versions (commit ids) and active pointers in both stores. */
 static void assert_same(tg_store *x, tg_store *y)
 {
@@ -278,6 +344,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_verify_clean, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_verify_damage, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_verify_missing_object, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_oversized_blob, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_failed_cas_leaves_reflog, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_replicate, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hostile_remote, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_urls, setup, teardown),

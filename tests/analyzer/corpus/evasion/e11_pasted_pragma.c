@@ -1,4 +1,4 @@
-// expect: process
+// expect: reserved_identifier
 #define CAT(a, b) a##b
 #define PR(x) CAT(_Pra, gma)(x)
 PR("redefine_extname harmless system")

@@ -1,0 +1,115 @@
+// bench/mcp/bench.mjs TOOLGATE N: the figures of bench/mcp/run.sh. On a
+// temporary home it registers word_count through create_tool, then times N
+// sequential tools/call through the SDK client (Client + StdioClientTransport
+// on `toolgate serve`), then N bare runs of the very binary the registry built
+// (found in <home>/cache), spawned directly with the same stdin. Both are
+// timed per call from the client side; medians and p99 are printed with the
+// ratio MCP / bare, and N ping round trips show the protocol's own share.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+const [bin, nArg] = process.argv.slice(2);
+const N = Number(nArg ?? 1000);
+const sdk = new URL('../../tests/mcp/node_modules/@modelcontextprotocol/sdk/dist/esm/', import.meta.url);
+const { Client } = await import(new URL('client/index.js', sdk));
+const { StdioClientTransport } = await import(new URL('client/stdio.js', sdk));
+
+const SOURCE = `#include <toolgate/tool.h>
+int main(void)
+{
+	tg_tool_args *a = tg_tool_read_args();
+	const char *t = tg_arg_str(a, "text", "");
+	long long words = 0;
+	int in = 0;
+	for (; *t; t++) {
+		int space = *t == ' ' || *t == '\\n' || *t == '\\t';
+		if (!space && !in)
+			words++;
+		in = !space;
+	}
+	tg_out_object_begin();
+	tg_out_key_int("words", words);
+	tg_out_end();
+	tg_tool_args_free(a);
+	return 0;
+}
+`;
+const ARGS = { text: 'the quick brown fox jumps over the lazy dog' };
+
+function stats(ms) {
+  const s = [...ms].sort((a, b) => a - b);
+  const at = (q) => s[Math.min(s.length - 1, Math.ceil(q * s.length) - 1)];
+  return { median: at(0.5), p99: at(0.99) };
+}
+
+function executables(dir) {
+  const out = [];
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) out.push(...executables(p));
+    else if (e.isFile() && (statSync(p).mode & 0o111)) out.push(p);
+  }
+  return out;
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'tg-bench-mcp-'));
+const home = join(dir, 'home');
+try {
+  const transport = new StdioClientTransport({ command: bin, args: ['--home', home, 'serve'], stderr: 'ignore' });
+  const client = new Client({ name: 'toolgate-bench', version: '1.0.0' });
+  await client.connect(transport);
+  const created = await client.callTool({
+    name: 'create_tool',
+    arguments: {
+      name: 'word_count', description: 'Count words',
+      input_schema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+      source: SOURCE, tests: [{ name: 'nine', args: ARGS, expect: { words: 9 } }], capabilities: [],
+    },
+  });
+  if (created.isError) throw new Error(`create_tool failed: ${created.content[0].text}`);
+
+  for (let i = 0; i < 20; i++) await client.callTool({ name: 'word_count', arguments: ARGS });
+  const mcp = [];
+  for (let i = 0; i < N; i++) {
+    const t0 = process.hrtime.bigint();
+    const r = await client.callTool({ name: 'word_count', arguments: ARGS });
+    mcp.push(Number(process.hrtime.bigint() - t0) / 1e6);
+    if (r.isError || r.structuredContent?.words !== 9) throw new Error(`bad result: ${JSON.stringify(r)}`);
+  }
+  // The protocol alone: ping round trips through the same client and server.
+  const ping = [];
+  for (let i = 0; i < N; i++) {
+    const t0 = process.hrtime.bigint();
+    await client.ping();
+    ping.push(Number(process.hrtime.bigint() - t0) / 1e6);
+  }
+  await client.close();
+
+  const cands = executables(join(home, 'cache'));
+  if (cands.length === 0) throw new Error(`no built tool binary under ${home}/cache`);
+  cands.sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs);
+  const tool = cands[0];
+  const input = JSON.stringify(ARGS);
+  for (let i = 0; i < 20; i++) spawnSync(tool, [], { input, env: {} });
+  const bare = [];
+  for (let i = 0; i < N; i++) {
+    const t0 = process.hrtime.bigint();
+    const r = spawnSync(tool, [], { input, env: {} });
+    bare.push(Number(process.hrtime.bigint() - t0) / 1e6);
+    if (r.status !== 0 || JSON.parse(r.stdout).words !== 9) throw new Error(`bare run failed: ${r.stderr}`);
+  }
+
+  const m = stats(mcp), b = stats(bare), p = stats(ping);
+  const f = (x) => x.toFixed(3);
+  console.log(`mcp: ${N} sequential tools/call word_count through the SDK client (toolgate serve, sandboxed run)`);
+  console.log(`  mcp tools/call   median ${f(m.median)} ms  p99 ${f(m.p99)} ms`);
+  console.log(`  bare spawn       median ${f(b.median)} ms  p99 ${f(b.p99)} ms  (${tool.slice(home.length + 1)}, same stdin)`);
+  console.log(`  ratio mcp/bare   median ${(m.median / b.median).toFixed(2)}x  p99 ${(m.p99 / b.p99).toFixed(2)}x`);
+  console.log(`  overhead         median ${f(m.median - b.median)} ms per call`);
+  console.log(`  mcp ping         median ${f(p.median)} ms  p99 ${f(p.p99)} ms  (JSON-RPC round trip, no tool)`);
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}

@@ -1,0 +1,88 @@
+/*
+ * cli/cmd_create.c: `toolgate create PATH`: submit a tool (a manifest file
+ * or a folder holding tool.json) through the whole pipeline and say the
+ * version, the verdict, every finding and every failing test. Exit 0 when
+ * the version is active (or pending approval), 1 when it was rejected or
+ * failed its tests, 2 for a bad manifest (nothing is recorded then).
+ */
+#include "cli.h"
+#include "registry/registry.h"
+
+#include <string.h>
+
+/* Text the agent or the compiler produced, made safe for a terminal. */
+#define SAFE(j) tg_registry_scrub(json_string_value(j))
+
+static void print_text(const json_t *res)
+{
+	const char *status = json_string_value(json_object_get(res, "status"));
+	const char *reason = json_string_value(json_object_get(res, "reason"));
+	json_t *f, *t;
+	size_t i;
+
+	printf("%s v%lld: %s (verdict %s, commit %.12s)\n",
+	       json_string_value(json_object_get(res, "name")),
+	       (long long)json_integer_value(json_object_get(res, "version")), status,
+	       json_string_value(json_object_get(res, "verdict")),
+	       json_string_value(json_object_get(res, "commit")));
+	json_array_foreach(json_object_get(res, "findings"), i, f) {
+		const char *sym = json_string_value(json_object_get(f, "symbol"));
+		_cleanup_free_ char *rule = SAFE(json_object_get(f, "rule"));
+		_cleanup_free_ char *msg = SAFE(json_object_get(f, "message"));
+		_cleanup_free_ char *ssym = tg_registry_scrub(sym);
+		printf("  finding [%s] %s: %s (%s line %lld:%lld%s%s)\n",
+		       json_string_value(json_object_get(f, "severity")), rule ? rule : "?",
+		       msg ? msg : "?", json_string_value(json_object_get(f, "stage")),
+		       (long long)json_integer_value(json_object_get(f, "line")),
+		       (long long)json_integer_value(json_object_get(f, "column")),
+		       sym ? ", symbol " : "", sym && ssym ? ssym : "");
+	}
+	json_array_foreach(json_object_get(res, "tests"), i, t) {
+		int ok = json_is_true(json_object_get(t, "passed"));
+		_cleanup_free_ char *detail = SAFE(json_object_get(t, "detail"));
+		printf("  test \"%s\": %s%s%s\n", json_string_value(json_object_get(t, "name")),
+		       ok ? "pass" : "FAIL", ok ? "" : ": ", ok || !detail ? "" : detail);
+	}
+	if (reason && reason[0]) {
+		_cleanup_free_ char *sr = tg_registry_scrub(reason);
+		printf("  %s\n", sr ? sr : "?");
+	}
+}
+
+int cmd_create(tg_cli *cli, int argc, char **argv)
+{
+	_cleanup_json_ json_t *manifest = NULL, *res = NULL;
+	_cleanup_free_ char *source = NULL;
+	tg_registry *r = NULL;
+	tg_submission sub = { 0 };
+	tg_actor who = { "cli", NULL };
+	const char *status;
+	size_t len = 0;
+	int rc;
+
+	if (argc != 2)
+		return cli_usage(cli, "needs exactly one PATH (a manifest file or a folder with tool.json)");
+	rc = tg_manifest_load(&manifest, &source, &len, argv[1]);
+	if (rc < 0)
+		return cli_fail(rc, "create");
+	rc = tg_registry_open_flag(&r, cli->home_flag, 1);
+	if (rc < 0)
+		return cli_fail(rc, "create");
+	sub.manifest = manifest;
+	sub.source = source;
+	sub.source_len = len;
+	rc = tg_registry_create(&res, r, &sub, &who);
+	tg_registry_free(r);
+	if (rc < 0)
+		return cli_fail(rc, "create");
+	if (cli->json)
+		rc = cli_print_json(res);
+	else
+		print_text(res);
+	if (rc != TG_EXIT_OK && cli->json)
+		return rc;
+	status = json_string_value(json_object_get(res, "status"));
+	if (status && (strcmp(status, "rejected") == 0 || strcmp(status, "failed") == 0))
+		return TG_EXIT_VERDICT;
+	return TG_EXIT_OK;
+}

@@ -1,0 +1,64 @@
+/*
+ * cli/cmd_history.c: `toolgate history NAME`: every version with its
+ * status, time, verdict and commit, then every activation, rollback and
+ * approval event.
+ */
+#include "cli.h"
+#include "registry/registry.h"
+
+#include <time.h>
+
+static void fmt_time(char *buf, size_t n, json_int_t t)
+{
+	time_t tt = (time_t)t;
+	strftime(buf, n, "%Y-%m-%d %H:%M:%S", gmtime(&tt));
+}
+
+int cmd_history(tg_cli *cli, int argc, char **argv)
+{
+	_cleanup_json_ json_t *res = NULL;
+	tg_registry *r = NULL;
+	json_t *v, *e;
+	size_t i;
+	char when[32];
+	int rc;
+
+	if (argc != 2)
+		return cli_usage(cli, "needs NAME");
+	rc = tg_registry_open_flag(&r, cli->home_flag, 0);
+	if (rc < 0)
+		return cli_fail(rc, "history");
+	rc = tg_registry_history(&res, r, argv[1]);
+	tg_registry_free(r);
+	if (rc < 0)
+		return cli_fail(rc, "history");
+	if (cli->json)
+		return cli_print_json(res);
+	printf("%s (active: v%lld)\n", json_string_value(json_object_get(res, "name")),
+	       (long long)json_integer_value(json_object_get(res, "active")));
+	json_array_foreach(json_object_get(res, "versions"), i, v) {
+		_cleanup_free_ char *reason =
+			tg_registry_scrub(json_string_value(json_object_get(v, "reason")));
+		fmt_time(when, sizeof(when), json_integer_value(json_object_get(v, "time")));
+		printf("  v%-4lld %-9s %s UTC  verdict %-6s %.12s%s%.160s\n",
+		       (long long)json_integer_value(json_object_get(v, "version")),
+		       json_string_value(json_object_get(v, "status")), when,
+		       json_string_value(json_object_get(v, "verdict")),
+		       json_string_value(json_object_get(v, "commit")),
+		       reason && reason[0] ? "  " : "", reason ? reason : "");
+	}
+	if (json_array_size(json_object_get(res, "events")))
+		printf("events:\n");
+	json_array_foreach(json_object_get(res, "events"), i, e) {
+		fmt_time(when, sizeof(when), json_integer_value(json_object_get(e, "time")));
+		json_int_t from = json_integer_value(json_object_get(e, "from_version"));
+		char was[32] = "none active before";
+		if (from)
+			snprintf(was, sizeof(was), "was v%lld", (long long)from);
+		printf("  %s UTC  %-8s v%lld (%s) by %s\n", when,
+		       json_string_value(json_object_get(e, "event")),
+		       (long long)json_integer_value(json_object_get(e, "version")), was,
+		       json_string_value(json_object_get(e, "actor")));
+	}
+	return TG_EXIT_OK;
+}

@@ -1,0 +1,52 @@
+/*
+ * cli/cmd_log.c: `toolgate log [--limit N]`: the audit log, oldest first
+ * (with --limit, the last N entries).
+ */
+#include "cli.h"
+#include "registry/registry.h"
+
+#include <string.h>
+#include <time.h>
+
+int cmd_log(tg_cli *cli, int argc, char **argv)
+{
+	_cleanup_json_ json_t *res = NULL;
+	tg_registry *r = NULL;
+	uint32_t limit = 0;
+	json_t *e;
+	size_t i;
+	int rc, k;
+
+	for (k = 1; k < argc; k++) {
+		const char *a = argv[k];
+		if (strcmp(a, "--limit") == 0 || strncmp(a, "--limit=", 8) == 0) {
+			const char *val = a[7] == '=' ? a + 8 : (k + 1 < argc ? argv[++k] : NULL);
+			if (!val || cli_parse_u32(val, &limit) < 0)
+				return cli_usage(cli, "--limit needs a number");
+		} else {
+			return cli_usage(cli, "unexpected argument %.64s", a);
+		}
+	}
+	rc = tg_registry_open_flag(&r, cli->home_flag, 0);
+	if (rc < 0)
+		return cli_fail(rc, "log");
+	rc = tg_registry_log(&res, r, limit);
+	tg_registry_free(r);
+	if (rc < 0)
+		return cli_fail(rc, "log");
+	if (cli->json)
+		return cli_print_json(res);
+	json_array_foreach(res, i, e) {
+		_cleanup_free_ char *det = tg_json_dump(json_object_get(e, "details"));
+		time_t tt = (time_t)json_integer_value(json_object_get(e, "time"));
+		const char *tool = json_string_value(json_object_get(e, "tool"));
+		char when[32];
+		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", gmtime(&tt));
+		printf("%6lld %s UTC %-8s %-16s %-20s %s\n",
+		       (long long)json_integer_value(json_object_get(e, "seq")), when,
+		       json_string_value(json_object_get(e, "actor")),
+		       json_string_value(json_object_get(e, "event")), tool ? tool : "-",
+		       det ? det : "");
+	}
+	return TG_EXIT_OK;
+}

@@ -1,0 +1,57 @@
+/*
+ * cli/mcp_registry.c: the registry as the backend of the MCP server. This is
+ * the one file of the MCP layer that calls registry/registry.h; everything
+ * else goes through the tg_mcp_backend table, which the unit tests fill with
+ * an in-memory fake instead.
+ */
+#include "mcp_server.h"
+
+static int reg_list(void *ctx, json_t **out)
+{
+	return tg_registry_list(out, ctx);
+}
+
+static int reg_create(void *ctx, json_t **out, const tg_submission *sub, const tg_actor *who)
+{
+	return tg_registry_create(out, ctx, sub, who);
+}
+
+static int reg_call(void *ctx, json_t **out, const char *name, const json_t *args,
+		    const tg_actor *who)
+{
+	return tg_registry_call(out, ctx, name, args, who);
+}
+
+static int reg_rollback(void *ctx, json_t **out, const char *name, unsigned to,
+			const tg_actor *who)
+{
+	return tg_registry_rollback(out, ctx, name, to, who);
+}
+
+static int reg_history(void *ctx, json_t **out, const char *name)
+{
+	return tg_registry_history(out, ctx, name);
+}
+
+static int reg_audit(void *ctx, const tg_actor *who, const char *event, const char *tool,
+		     const json_t *details)
+{
+	return tg_registry_audit(ctx, who, event, tool, details);
+}
+
+static int reg_generation(void *ctx, uint64_t *out)
+{
+	return tg_registry_toolset_generation(out, ctx);
+}
+
+void tg_mcp_backend_registry(tg_mcp_backend *out, tg_registry *r)
+{
+	out->ctx = r;
+	out->list = reg_list;
+	out->create = reg_create;
+	out->call = reg_call;
+	out->rollback = reg_rollback;
+	out->history = reg_history;
+	out->audit = reg_audit;
+	out->generation = reg_generation;
+}

@@ -1,0 +1,494 @@
+/*
+ * cli/mcp_tools.c: tools/call for an MCP session. The meta-tools
+ * (create_tool, rollback_tool, tool_history, list_tool_versions) map to the
+ * registry; any other name runs the active version of a registered tool.
+ * Session governance lives here: every tools/call attempt counts against
+ * the call budget (meta-tools, failures and denials included), every
+ * create_tool against the create budget, and a denial is an isError result
+ * naming the budget. Unknown tools are JSON-RPC -32602; bad arguments and
+ * tool failures are isError results the agent can act on. Every attempt is
+ * in the audit log with the session id: the registry records the calls and
+ * submissions it runs, this file the ones that stop before it.
+ */
+#include "mcp_server.h"
+
+#include <string.h>
+
+/* ---- the meta-tools ----------------------------------------------------------- */
+
+static const char *const meta_names[] = { "create_tool", "list_tool_versions", "rollback_tool",
+					  "tool_history", NULL };
+
+int tg_mcp_is_meta_tool(const char *name)
+{
+	size_t i;
+
+	for (i = 0; meta_names[i]; i++) {
+		if (strcmp(name, meta_names[i]) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+#define NAME_PROP                                                                        \
+	"\"name\":{\"type\":\"string\",\"pattern\":\"^[a-z][a-z0-9_]{0,63}$\","          \
+	"\"description\":\"the tool's name\"}"
+
+static const char meta_json[] =
+	"["
+	"{\"name\":\"create_tool\",\"title\":\"Create or update a tool\","
+	"\"description\":\"Submit a tool written in C11, or a new version of one. The source is "
+	"vetted statically, versioned, built and run against its tests in a no-network sandbox; "
+	"the tool is registered (or its new version activated) only if everything passes. The "
+	"tool reads its arguments as one JSON object on stdin and writes one JSON value on "
+	"stdout; exit status 0 is success, anything else is a tool error whose message is "
+	"stderr. The result gives the verdict, the version, the analyzer's findings and each "
+	"test's outcome; a rejection is an error result with the reasons: fix the code and "
+	"submit again. A version asking for more capabilities than the last approved one "
+	"waits for a person's approval.\","
+	"\"inputSchema\":{\"type\":\"object\",\"properties\":{"
+	NAME_PROP ","
+	"\"description\":{\"type\":\"string\",\"description\":\"what the tool does, for the "
+	"agent's tool list\"},"
+	"\"input_schema\":{\"type\":\"object\",\"description\":\"JSON Schema of the arguments, "
+	"top level {\\\"type\\\":\\\"object\\\"}; keywords: type, properties, required, "
+	"additionalProperties (boolean), enum, minimum, maximum, minLength, maxLength, items, "
+	"minItems, maxItems, description, title\"},"
+	"\"source\":{\"type\":\"string\",\"description\":\"the complete C11 source file\"},"
+	"\"tests\":{\"type\":\"array\",\"description\":\"test cases run in the sandbox before "
+	"registration; each passes when the output equals expect (JSON comparison), or when "
+	"the tool fails and expect_error is true\",\"items\":{\"type\":\"object\","
+	"\"properties\":{\"name\":{\"type\":\"string\"},\"args\":{\"type\":\"object\"},"
+	"\"expect\":{},\"expect_error\":{\"type\":\"boolean\"}},\"required\":[\"name\","
+	"\"args\"]}},"
+	"\"limits\":{\"type\":\"object\",\"description\":\"per-call limits\",\"properties\":{"
+	"\"timeout_ms\":{\"type\":\"integer\",\"minimum\":1},\"memory_mb\":{\"type\":"
+	"\"integer\",\"minimum\":1}}},"
+	"\"capabilities\":{\"type\":\"array\",\"description\":\"none by default; "
+	"workspace:read or workspace:write need a person's approval\",\"items\":{\"type\":"
+	"\"string\",\"enum\":[\"workspace:read\",\"workspace:write\"]}}},"
+	"\"required\":[\"name\",\"description\",\"input_schema\",\"source\",\"tests\"]},"
+	"\"annotations\":{\"readOnlyHint\":false,\"destructiveHint\":false,"
+	"\"idempotentHint\":false,\"openWorldHint\":false}},"
+
+	"{\"name\":\"list_tool_versions\",\"title\":\"List a tool's versions\","
+	"\"description\":\"Every version of a tool with its status (active, passed, rejected, "
+	"pending approval, ...) and verdict, and which one is active.\","
+	"\"inputSchema\":{\"type\":\"object\",\"properties\":{" NAME_PROP "},"
+	"\"required\":[\"name\"],\"additionalProperties\":false},"
+	"\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},"
+
+	"{\"name\":\"rollback_tool\",\"title\":\"Roll a tool back\","
+	"\"description\":\"Re-activate an earlier version of a tool that passed. Without "
+	"version: the version that was active before the current one.\","
+	"\"inputSchema\":{\"type\":\"object\",\"properties\":{" NAME_PROP ","
+	"\"version\":{\"type\":\"integer\",\"minimum\":1,\"description\":\"the version to "
+	"re-activate\"}},\"required\":[\"name\"],\"additionalProperties\":false},"
+	"\"annotations\":{\"readOnlyHint\":false,\"destructiveHint\":true,"
+	"\"idempotentHint\":true,\"openWorldHint\":false}},"
+
+	"{\"name\":\"tool_history\",\"title\":\"A tool's history\","
+	"\"description\":\"The full history of a tool: every version with its time, verdict, "
+	"commit and status, and every activation and rollback.\","
+	"\"inputSchema\":{\"type\":\"object\",\"properties\":{" NAME_PROP "},"
+	"\"required\":[\"name\"],\"additionalProperties\":false},"
+	"\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}}"
+	"]";
+
+json_t *tg_mcp_meta_tools(void)
+{
+	json_t *v = NULL;
+
+	if (tg_json_parse(&v, meta_json, sizeof(meta_json) - 1, NULL) < 0)
+		return NULL;
+	return v;
+}
+
+/* ---- results ------------------------------------------------------------------- */
+
+/* {content:[{type:text,text}], structuredContent?, isError?}; borrows structured. */
+static json_t *tool_result(const json_t *structured, const char *text, int is_error)
+{
+	json_t *res = json_pack("{s:[{s:s, s:s}]}", "content", "type", "text", "text", text);
+
+	if (!res)
+		return NULL;
+	if (json_is_object(structured) &&
+	    json_object_set(res, "structuredContent", (json_t *)structured) < 0)
+		goto fail;
+	if (is_error && json_object_set_new(res, "isError", json_true()) < 0)
+		goto fail;
+	return res;
+fail:
+	json_decref(res);
+	return NULL;
+}
+
+static int reply_text(tg_mcp_server *s, const json_t *id, int is_error, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static int reply_text(tg_mcp_server *s, const json_t *id, int is_error, const char *fmt, ...)
+{
+	char text[2048];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	if (tg_utf8_valid(text, strlen(text)) != 0)
+		tg_mcp_sanitize(text);
+	return tg_mcp_reply(s, id, tool_result(NULL, text, is_error));
+}
+
+/* The structured document as text too (summary line first, if any). */
+static int reply_structured(tg_mcp_server *s, const json_t *id, const json_t *doc,
+			    const char *summary, int is_error)
+{
+	_cleanup_free_ char *dump = tg_json_dump(doc);
+	tg_buf text = TG_BUF_INIT(0);
+	int r;
+
+	if (!dump)
+		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	if ((summary && (tg_buf_puts(&text, summary) < 0 || tg_buf_puts(&text, "\n") < 0)) ||
+	    tg_buf_puts(&text, dump) < 0) {
+		tg_buf_free(&text);
+		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	}
+	r = tg_mcp_reply(s, id, tool_result(doc, text.ptr, is_error));
+	tg_buf_free(&text);
+	return r;
+}
+
+/* A failure of a registry operation: bad input and refusals are results the
+ * agent can act on; an unknown name is -32602; the rest is an internal error. */
+static int reply_failure(tg_mcp_server *s, const json_t *id, int code, const char *what)
+{
+	const char *msg = tg_error_last()->message;
+
+	switch (code) {
+	case TG_ERR_INVALID:
+	case TG_ERR_LIMIT:
+	case TG_ERR_DENIED:
+	case TG_ERR_EXISTS:
+	case TG_ERR_CONFLICT:
+	case TG_ERR_NOTFOUND:
+		return reply_text(s, id, 1, "%s: %s", what, msg[0] ? msg : tg_error_code_name(code));
+	case TG_ERR_NOMEM:
+		return code;
+	default:
+		return tg_mcp_reply_error(s, id, TG_RPC_INTERNAL_ERROR, "%s: %s", what,
+					  msg[0] ? msg : tg_error_code_name(code));
+	}
+}
+
+/* ---- audit ---------------------------------------------------------------------- */
+
+/* An audit event for what the registry does not record itself. details is
+ * stolen. A failing audit write is logged, not fatal to the session. The
+ * thread's error (often the reason being audited, about to be answered) is
+ * left as it was. */
+static void audit(tg_mcp_server *s, const char *event, const char *tool, json_t *details)
+{
+	tg_error saved = *tg_error_last();
+
+	if (s->be.audit) {
+		const char *t = tool && tg_name_valid(tool) ? tool : NULL;
+		if (s->be.audit(s->be.ctx, &s->actor, event, t, details) < 0)
+			fprintf(stderr, "toolgate: serve: audit %s: %s\n", event,
+				tg_error_last()->message);
+	}
+	json_decref(details);
+	if (saved.code || saved.message[0])
+		tg_error_set(saved.code, "%s", saved.message);
+	else
+		tg_error_clear();
+}
+
+/* ---- arguments ------------------------------------------------------------------- */
+
+/* name (required, a valid tool name) and nothing outside allowed. */
+static int meta_args(const json_t *args, const char *const *allowed, const char **name)
+{
+	int r = tg_json_check_keys(args, allowed, "arguments");
+	if (r < 0)
+		return r;
+	r = tg_json_get_string(name, args, "name", 1);
+	if (r < 0)
+		return tg_error_prefix("arguments");
+	if (!tg_name_valid(*name))
+		return tg_error_set(TG_ERR_INVALID,
+				    "arguments: name: must match ^[a-z][a-z0-9_]{0,63}$");
+	return 0;
+}
+
+/* ---- meta-tools -------------------------------------------------------------------- */
+
+static int call_create(tg_mcp_server *s, const json_t *id, const json_t *args)
+{
+	_cleanup_json_ json_t *res = NULL;
+	const char *source = NULL, *name = NULL, *status, *verdict;
+	tg_submission sub;
+	char summary[256];
+	int r, ok;
+
+	s->creates++;
+	if (s->opt.max_creates && s->creates > s->opt.max_creates) {
+		s->denied++;
+		audit(s, "mcp_denied", json_string_value(json_object_get(args, "name")),
+		      json_pack("{s:s, s:s, s:I}", "meta", "create_tool", "budget", "creates",
+				"limit", (json_int_t)s->opt.max_creates));
+		return reply_text(s, id, 1,
+				  "create budget exhausted: this session allows %u create_tool "
+				  "submissions (--max-creates / session_max_creates)",
+				  s->opt.max_creates);
+	}
+	if (tg_json_get_string(&source, args, "source", 1) < 0 ||
+	    tg_json_get_string(&name, args, "name", 1) < 0) {
+		audit(s, "mcp_create_invalid", NULL,
+		      json_pack("{s:s}", "reason", tg_error_last()->message));
+		return reply_text(s, id, 1, "create_tool: arguments: %s", tg_error_last()->message);
+	}
+	if (tg_mcp_is_meta_tool(name)) {
+		audit(s, "mcp_create_invalid", name,
+		      json_pack("{s:s}", "reason", "reserved name"));
+		return reply_text(s, id, 1,
+				  "create_tool: name: \"%s\" is reserved for a toolgate meta-tool",
+				  name);
+	}
+	sub.manifest = args;
+	sub.source = source;
+	sub.source_len = strlen(source);
+	r = s->be.create(s->be.ctx, &res, &sub, &s->actor);
+	s->toolset_dirty = 1;
+	if (r < 0) {
+		audit(s, "mcp_create_invalid", name,
+		      json_pack("{s:s}", "reason", tg_error_last()->message));
+		return reply_failure(s, id, r, "create_tool");
+	}
+	status = json_string_value(json_object_get(res, "status"));
+	verdict = json_string_value(json_object_get(res, "verdict"));
+	ok = status && (strcmp(status, "active") == 0 || strcmp(status, "pending") == 0);
+	snprintf(summary, sizeof(summary), "%s v%lld: %s (verdict %s)%s", name,
+		 (long long)json_integer_value(json_object_get(res, "version")),
+		 status ? status : "?", verdict ? verdict : "?",
+		 !ok ? ": rejected, see reason, findings and tests"
+		     : strcmp(status, "pending") == 0
+			       ? ": waits for a person's approval (toolgate approve)"
+			       : ": registered");
+	return reply_structured(s, id, res, summary, !ok);
+}
+
+static int call_rollback(tg_mcp_server *s, const json_t *id, const json_t *args)
+{
+	static const char *const allowed[] = { "name", "version", NULL };
+	_cleanup_json_ json_t *res = NULL;
+	const char *name = NULL;
+	int64_t to = 0;
+	int r;
+
+	r = meta_args(args, allowed, &name);
+	if (r == 0 && tg_json_get_int(&to, args, "version", 0) < 0)
+		r = tg_error_prefix("arguments");
+	if (r == 0 && json_object_get(args, "version") && (to < 1 || to > (int64_t)UINT32_MAX))
+		r = tg_error_set(TG_ERR_INVALID, "arguments: version: must be 1 or more");
+	if (r < 0) {
+		audit(s, "mcp_call_invalid", name,
+		      json_pack("{s:s, s:s}", "meta", "rollback_tool", "reason",
+				tg_error_last()->message));
+		return reply_text(s, id, 1, "rollback_tool: %s", tg_error_last()->message);
+	}
+	r = s->be.rollback(s->be.ctx, &res, name, (unsigned)to, &s->actor);
+	s->toolset_dirty = 1;
+	if (r < 0) {
+		char why[1024];
+		snprintf(why, sizeof(why), "%s", tg_error_last()->message);
+		audit(s, "mcp_call_failed", name,
+		      json_pack("{s:s, s:s}", "meta", "rollback_tool", "reason", why));
+		tg_error_set(r, "%s", why);
+		return reply_failure(s, id, r, "rollback_tool");
+	}
+	return reply_structured(s, id, res, NULL, 0);
+}
+
+static json_t *versions_summary(const json_t *history);
+
+/* tool_history, or list_tool_versions (versions only, summarised). */
+static int call_history(tg_mcp_server *s, const json_t *id, const json_t *args, int versions_only)
+{
+	static const char *const allowed[] = { "name", NULL };
+	const char *meta = versions_only ? "list_tool_versions" : "tool_history";
+	_cleanup_json_ json_t *res = NULL;
+	_cleanup_json_ json_t *out = NULL;
+	const char *name = NULL;
+	int r;
+
+	r = meta_args(args, allowed, &name);
+	if (r < 0) {
+		audit(s, "mcp_call_invalid", NULL,
+		      json_pack("{s:s, s:s}", "meta", meta, "reason", tg_error_last()->message));
+		return reply_text(s, id, 1, "%s: %s", meta, tg_error_last()->message);
+	}
+	r = s->be.history(s->be.ctx, &res, name);
+	audit(s, r < 0 ? "mcp_call_failed" : "mcp_meta_call", name,
+	      json_pack("{s:s, s:b}", "meta", meta, "ok", r == 0));
+	if (r < 0)
+		return reply_failure(s, id, r, meta);
+	if (!versions_only)
+		return reply_structured(s, id, res, NULL, 0);
+	out = versions_summary(res);
+	if (!out)
+		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	return reply_structured(s, id, out, NULL, 0);
+}
+
+/* list_tool_versions: the history's versions without their bulky members
+ * (findings, tests, source), plus which version is active. */
+static json_t *versions_summary(const json_t *history)
+{
+	json_t *vers = json_object_get(history, "versions");
+	json_t *out = json_object(), *list = json_array(), *v, *m;
+	const char *key;
+	size_t i;
+
+	if (!out || !list)
+		goto fail;
+	if (json_object_set(out, "name", json_object_get(history, "name") ? json_object_get(history, "name") : json_null()) < 0)
+		goto fail;
+	if (json_object_get(history, "active") &&
+	    json_object_set(out, "active", json_object_get(history, "active")) < 0)
+		goto fail;
+	json_array_foreach(vers, i, v) {
+		json_t *row = json_object();
+		if (!row || json_array_append_new(list, row) < 0)
+			goto fail;
+		json_object_foreach(v, key, m) {
+			if (!json_is_object(m) && !json_is_array(m) && json_object_set(row, key, m) < 0)
+				goto fail;
+		}
+	}
+	if (json_object_set_new(out, "versions", list) < 0) {
+		list = NULL;
+		goto fail;
+	}
+	return out;
+fail:
+	json_decref(list);
+	json_decref(out);
+	return NULL;
+}
+
+/* ---- registered tools ------------------------------------------------------------- */
+
+static int unknown_tool(tg_mcp_server *s, const json_t *id, const char *name)
+{
+	size_t n = strnlen(name, 128);
+
+	/* Cut at a character boundary: the name is UTF-8 from the peer. */
+	while (n > 0 && n < strlen(name) && ((unsigned char)name[n] & 0xc0) == 0x80)
+		n--;
+	audit(s, "mcp_unknown_tool", name, json_pack("{s:s%}", "name", name, n));
+	return tg_mcp_reply_error(s, id, TG_RPC_INVALID_PARAMS, "Unknown tool: %.128s", name);
+}
+
+static int call_registered(tg_mcp_server *s, const json_t *id, const char *name,
+			   const json_t *args)
+{
+	_cleanup_json_ json_t *res = NULL;
+	const json_t *result;
+	const char *err;
+	int r;
+
+	if (!tg_name_valid(name))
+		return unknown_tool(s, id, name);
+	if (s->opt.hide_write_tools) {
+		_cleanup_json_ json_t *vis = NULL;
+		size_t i;
+		json_t *t;
+		int found = 0;
+
+		r = tg_mcp_visible_tools(s, &vis);
+		if (r < 0)
+			return reply_failure(s, id, r, name);
+		json_array_foreach(vis, i, t) {
+			if (strcmp(json_string_value(json_object_get(t, "name")), name) == 0)
+				found = 1;
+		}
+		if (!found)
+			return unknown_tool(s, id, name);
+	}
+	r = s->be.call(s->be.ctx, &res, name, args, &s->actor);
+	if (r == TG_ERR_NOTFOUND)
+		return unknown_tool(s, id, name);
+	if (r < 0) {
+		char why[1024];
+		snprintf(why, sizeof(why), "%s", tg_error_last()->message);
+		audit(s, "mcp_call_failed", name, json_pack("{s:s}", "reason", why));
+		tg_error_set(r, "%s", why);
+		return reply_failure(s, id, r, name);
+	}
+	if (json_is_true(json_object_get(res, "ok"))) {
+		_cleanup_free_ char *text = NULL;
+		result = json_object_get(res, "result");
+		if (!result)
+			result = json_null();
+		text = tg_json_dump(result);
+		if (!text)
+			return tg_error_set(TG_ERR_NOMEM, "out of memory");
+		return tg_mcp_reply(s, id, tool_result(json_is_object(result) ? result : NULL,
+						       text, 0));
+	}
+	err = json_string_value(json_object_get(res, "error"));
+	return reply_text(s, id, 1, "%s", err && err[0] ? err : "the tool failed");
+}
+
+/* ---- tools/call -------------------------------------------------------------------- */
+
+int tg_mcp_tools_call(tg_mcp_server *s, const json_t *id, const json_t *params)
+{
+	_cleanup_json_ json_t *empty = NULL;
+	const json_t *args;
+	const char *name = NULL;
+
+	s->calls++;
+	if (params && json_is_string(json_object_get(params, "name")))
+		name = json_string_value(json_object_get(params, "name"));
+	if (s->opt.max_calls && s->calls > s->opt.max_calls) {
+		s->denied++;
+		audit(s, "mcp_denied", name,
+		      json_pack("{s:s, s:I}", "budget", "calls", "limit",
+				(json_int_t)s->opt.max_calls));
+		return reply_text(s, id, 1,
+				  "call budget exhausted: this session allows %u tool calls "
+				  "(--max-calls / session_max_calls)",
+				  s->opt.max_calls);
+	}
+	if (!name) {
+		audit(s, "mcp_call_invalid", NULL,
+		      json_pack("{s:s}", "reason", "tools/call: name must be a string"));
+		return tg_mcp_reply_error(s, id, TG_RPC_INVALID_PARAMS,
+					  "Invalid params: tools/call needs a name (a string)");
+	}
+	args = json_object_get(params, "arguments");
+	if (args && !json_is_object(args)) {
+		audit(s, "mcp_call_invalid", name,
+		      json_pack("{s:s}", "reason", "arguments must be an object"));
+		return tg_mcp_reply_error(s, id, TG_RPC_INVALID_PARAMS,
+					  "Invalid params: arguments must be an object");
+	}
+	if (!args) {
+		empty = json_object();
+		if (!empty)
+			return tg_error_set(TG_ERR_NOMEM, "out of memory");
+		args = empty;
+	}
+	if (strcmp(name, "create_tool") == 0)
+		return call_create(s, id, args);
+	if (strcmp(name, "rollback_tool") == 0)
+		return call_rollback(s, id, args);
+	if (strcmp(name, "tool_history") == 0)
+		return call_history(s, id, args, 0);
+	if (strcmp(name, "list_tool_versions") == 0)
+		return call_history(s, id, args, 1);
+	return call_registered(s, id, name, args);
+}

@@ -1,0 +1,164 @@
+/*
+ * registry/activate.c: the one place that moves a tool's active pointer.
+ *
+ * Called inside a BEGIN IMMEDIATE transaction, so activations of cooperating
+ * processes are serialized; the store's refs/active/<tool> is moved first by
+ * compare-and-swap against what the store holds now (the source of truth),
+ * then the rows follow in the same transaction: the previous active version
+ * becomes inactive, an event is recorded for `history`, the toolset
+ * generation is bumped and an audit entry appended. Every version that has
+ * been active counts as approved: its capabilities become the tool's
+ * approved set, against which later versions are checked.
+ */
+#include "reg_internal.h"
+
+#include <string.h>
+
+int reg_active_version(tg_registry *r, int64_t tool_id, unsigned *out)
+{
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	int rc = reg_prepare(r, &st, "SELECT active_version FROM tools WHERE id = ?1");
+
+	*out = 0;
+	if (rc < 0)
+		return rc;
+	sqlite3_bind_int64(st, 1, tool_id);
+	rc = reg_step(st);
+	if (rc == SQLITE_ROW)
+		*out = (unsigned)sqlite3_column_int64(st, 0);
+	else if (rc != SQLITE_DONE)
+		return reg_sqlerr(r, rc, "read active version");
+	return 0;
+}
+
+int reg_caps_approved(tg_registry *r, int64_t tool_id, const json_t *caps, int *out)
+{
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	_cleanup_json_ json_t *approved = NULL;
+	size_t i, k;
+	json_t *c, *a;
+	int rc;
+
+	*out = 1;
+	if (!caps || json_array_size(caps) == 0)
+		return 0;
+	*out = 0;
+	if (tool_id == 0)
+		return 0;
+	rc = reg_prepare(r, &st, "SELECT approved_caps, approved_version FROM tools WHERE id = ?1");
+	if (rc < 0)
+		return rc;
+	sqlite3_bind_int64(st, 1, tool_id);
+	rc = reg_step(st);
+	if (rc != SQLITE_ROW)
+		return rc == SQLITE_DONE ? 0 : reg_sqlerr(r, rc, "read approvals");
+	if (sqlite3_column_int64(st, 1) == 0)
+		return 0;
+	approved = reg_col_json(st, 0);
+	json_array_foreach(caps, i, c) {
+		int have = 0;
+		json_array_foreach(approved, k, a) {
+			if (json_equal(a, c))
+				have = 1;
+		}
+		if (!have)
+			return 0;
+	}
+	*out = 1;
+	return 0;
+}
+
+static int set_status(tg_registry *r, int64_t tool_id, unsigned v, const char *status)
+{
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	int rc = reg_prepare(r, &st, "UPDATE versions SET status = ?3 WHERE tool_id = ?1 AND "
+				     "version = ?2");
+	if (rc < 0)
+		return rc;
+	sqlite3_bind_int64(st, 1, tool_id);
+	sqlite3_bind_int64(st, 2, v);
+	sqlite3_bind_text(st, 3, status, -1, SQLITE_STATIC);
+	rc = reg_step(st);
+	if (rc != SQLITE_DONE)
+		return reg_sqlerr(r, rc, "update status");
+	if (sqlite3_changes(r->db) != 1)
+		return tg_error_set(TG_ERR_INTERNAL, "version %u is not in the registry", v);
+	return 0;
+}
+
+int reg_activate(tg_registry *r, int64_t tool_id, const char *tool, unsigned v,
+		 const char *event, const tg_actor *who)
+{
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	_cleanup_free_ char *actor = reg_actor_string(who);
+	_cleanup_json_ json_t *details = NULL;
+	char msg[160];
+	unsigned cur = 0, prev_sql = 0;
+	int rc, tries;
+
+	if (!actor)
+		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	rc = reg_active_version(r, tool_id, &prev_sql);
+	if (rc < 0)
+		return rc;
+	snprintf(msg, sizeof(msg), "toolgate %s: %s v%u", event, tool, v);
+	for (tries = 0;; tries++) {
+		rc = tg_store_get_active(&cur, NULL, r->store, tool);
+		if (rc < 0)
+			return tg_error_prefix("store");
+		if (cur == v)
+			break;
+		rc = tg_store_set_active(r->store, tool, v, cur, msg);
+		if (rc == 0)
+			break;
+		if (rc != TG_ERR_CONFLICT || tries >= 50)
+			return tg_error_prefix("store");
+		tg_error_clear();
+	}
+	if (cur == v || !cur)
+		cur = prev_sql; /* the version this activation replaces */
+	rc = reg_prepare(r, &st, "UPDATE versions SET status = 'inactive' WHERE tool_id = ?1 AND "
+				 "status = 'active' AND version != ?2");
+	if (rc < 0)
+		return rc;
+	sqlite3_bind_int64(st, 1, tool_id);
+	sqlite3_bind_int64(st, 2, v);
+	rc = reg_step(st);
+	if (rc != SQLITE_DONE)
+		return reg_sqlerr(r, rc, "deactivate");
+	if ((rc = set_status(r, tool_id, v, "active")) < 0)
+		return rc;
+	sqlite3_finalize(st);
+	st = NULL;
+	rc = reg_prepare(r, &st, "UPDATE tools SET active_version = ?2, approved_version = ?2, "
+				 "approved_caps = (SELECT capabilities FROM versions WHERE "
+				 "tool_id = ?1 AND version = ?2) WHERE id = ?1");
+	if (rc < 0)
+		return rc;
+	sqlite3_bind_int64(st, 1, tool_id);
+	sqlite3_bind_int64(st, 2, v);
+	rc = reg_step(st);
+	if (rc != SQLITE_DONE)
+		return reg_sqlerr(r, rc, "activate");
+	sqlite3_finalize(st);
+	st = NULL;
+	rc = reg_prepare(r, &st, "INSERT INTO events(tool_id, event, version, from_version, actor, "
+				 "at) VALUES(?1, ?2, ?3, ?4, ?5, ?6)");
+	if (rc < 0)
+		return rc;
+	sqlite3_bind_int64(st, 1, tool_id);
+	sqlite3_bind_text(st, 2, event, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 3, v);
+	sqlite3_bind_int64(st, 4, cur);
+	reg_bind_text(st, 5, actor);
+	sqlite3_bind_int64(st, 6, tg_time_now());
+	rc = reg_step(st);
+	if (rc != SQLITE_DONE)
+		return reg_sqlerr(r, rc, "record event");
+	if ((rc = reg_bump_generation(r)) < 0)
+		return rc;
+	details = json_pack("{s:i, s:i}", "version", (int)v, "from_version", (int)cur);
+	if (!details)
+		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	return reg_audit_append(r, who, event, tool, details);
+}

@@ -1,0 +1,329 @@
+/*
+ * registry/audit.c: the append-only, hash-chained audit log.
+ *
+ * Entry n stores hash_n = SHA-256("toolgate-audit-v1" | n | time | actor |
+ * event | tool | details | hash_{n-1}), every field length-prefixed so no two
+ * entries encode alike; entry 1 links to 64 zeros. Triggers refuse UPDATE and
+ * DELETE on the table. An edited entry breaks its own hash, a deleted middle
+ * entry breaks the sequence and the next link. A deleted LAST entry leaves a
+ * valid shorter chain, so the head (seq, hash) is kept twice outside the
+ * table: in the meta table (same transaction) and in <home>/audit.anchor, a
+ * file advanced monotonically (under flock) after every commit that appended.
+ * verify compares the chain against both. Limits (docs/REGISTRY.md): whoever
+ * can write the home can recompute the whole chain and both heads; the chain
+ * detects edits made with ordinary tools, not a determined local root.
+ */
+#include "reg_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/file.h>
+
+static const char zero_hash[65] =
+	"0000000000000000000000000000000000000000000000000000000000000000";
+
+char *reg_actor_string(const tg_actor *who)
+{
+	const char *kind = who && who->kind ? who->kind : "system";
+	char *s = NULL;
+
+	size_t i;
+
+	if (who && who->session && who->session[0]) {
+		if (asprintf(&s, "%.32s:%.128s", kind, who->session) < 0)
+			return NULL;
+	} else {
+		s = strndup(kind, 32);
+		if (!s)
+			return NULL;
+	}
+	/* the session id may come from a peer: keep it printable and plain */
+	for (i = 0; s[i]; i++) {
+		char c = s[i];
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      c == ':' || c == '-' || c == '_' || c == '.'))
+			s[i] = '_';
+	}
+	return s;
+}
+
+static void put_field(tg_sha256 *s, const char *v)
+{
+	char len[32];
+
+	if (!v) {
+		tg_sha256_update(s, "-;", 2);
+		return;
+	}
+	snprintf(len, sizeof(len), "%zu:", strlen(v));
+	tg_sha256_update(s, len, strlen(len));
+	tg_sha256_update(s, v, strlen(v));
+	tg_sha256_update(s, ";", 1);
+}
+
+static void entry_hash(char out[65], int64_t seq, int64_t at, const char *actor,
+		       const char *event, const char *tool, const char *details,
+		       const char *prev)
+{
+	tg_sha256 s;
+	unsigned char d[32];
+	char num[32];
+	int i;
+
+	tg_sha256_init(&s);
+	put_field(&s, "toolgate-audit-v1");
+	snprintf(num, sizeof(num), "%lld", (long long)seq);
+	put_field(&s, num);
+	snprintf(num, sizeof(num), "%lld", (long long)at);
+	put_field(&s, num);
+	put_field(&s, actor);
+	put_field(&s, event);
+	put_field(&s, tool);
+	put_field(&s, details);
+	put_field(&s, prev);
+	tg_sha256_final(&s, d);
+	for (i = 0; i < 32; i++)
+		snprintf(out + 2 * i, 3, "%02x", d[i]);
+}
+
+int reg_audit_append(tg_registry *r, const tg_actor *who, const char *event,
+		     const char *tool, const json_t *details)
+{
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	_cleanup_free_ char *actor = reg_actor_string(who);
+	_cleanup_free_ char *det = details ? tg_json_dump(details) : NULL;
+	char prev[65], hash[65];
+	int64_t seq = 0, at = tg_time_now();
+	int rc;
+
+	if (!actor || (details && !det))
+		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	if (!r->in_txn)
+		return tg_error_set(TG_ERR_INTERNAL, "audit append outside a transaction");
+	memcpy(prev, zero_hash, sizeof(prev));
+	rc = reg_prepare(r, &st, "SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1");
+	if (rc < 0)
+		return rc;
+	rc = reg_step(st);
+	if (rc == SQLITE_ROW) {
+		const char *h = (const char *)sqlite3_column_text(st, 1);
+		seq = sqlite3_column_int64(st, 0);
+		if (h && strlen(h) == 64)
+			memcpy(prev, h, 65);
+	} else if (rc != SQLITE_DONE) {
+		return reg_sqlerr(r, rc, "read audit head");
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+	seq++;
+	entry_hash(hash, seq, at, actor, event, tool, det, prev);
+	rc = reg_prepare(r, &st, "INSERT INTO audit(seq, at, actor, event, tool, details, "
+				 "prev_hash, hash) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
+	if (rc < 0)
+		return rc;
+	sqlite3_bind_int64(st, 1, seq);
+	sqlite3_bind_int64(st, 2, at);
+	reg_bind_text(st, 3, actor);
+	reg_bind_text(st, 4, event);
+	reg_bind_text(st, 5, tool);
+	reg_bind_text(st, 6, det);
+	reg_bind_text(st, 7, prev);
+	reg_bind_text(st, 8, hash);
+	rc = reg_step(st);
+	if (rc != SQLITE_DONE)
+		return reg_sqlerr(r, rc, "append audit entry");
+	if ((rc = reg_meta_set_int(r, "audit_seq", seq)) < 0 ||
+	    (rc = reg_meta_set_text(r, "audit_head", hash)) < 0)
+		return rc;
+	r->audit_seq_pending = seq;
+	memcpy(r->audit_hash_pending, hash, sizeof(hash));
+	return 0;
+}
+
+/* The anchor file: {"db_id","seq","hash"}; *found = 0 when absent. */
+static int anchor_read(tg_registry *r, json_t **out, int *found)
+{
+	int rc;
+
+	*out = NULL;
+	*found = 0;
+	if (access(r->anchor_path, F_OK) != 0) {
+		if (errno == ENOENT)
+			return 0;
+		return tg_error_errno(TG_ERR_IO, errno, "%s", r->anchor_path);
+	}
+	rc = tg_json_parse_file(out, r->anchor_path, NULL);
+	if (rc < 0)
+		return rc;
+	*found = 1;
+	return 0;
+}
+
+int reg_audit_anchor_update(tg_registry *r)
+{
+	_cleanup_free_ char *lock_path = NULL;
+	_cleanup_close_ int fd = -1;
+	_cleanup_json_ json_t *cur = NULL, *next = NULL;
+	_cleanup_free_ char *text = NULL;
+	int found = 0, rc;
+
+	if (asprintf(&lock_path, "%s.lock", r->anchor_path) < 0)
+		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	fd = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		return tg_error_errno(TG_ERR_IO, errno, "%s", lock_path);
+	while (flock(fd, LOCK_EX) != 0) {
+		if (errno != EINTR)
+			return tg_error_errno(TG_ERR_IO, errno, "lock %s", lock_path);
+	}
+	rc = anchor_read(r, &cur, &found);
+	if (rc < 0)
+		tg_error_clear(); /* a damaged anchor is replaced; verify reports it before */
+	if (found && cur && json_is_object(cur)) {
+		const char *id = json_string_value(json_object_get(cur, "db_id"));
+		json_int_t seq = json_integer_value(json_object_get(cur, "seq"));
+		if (id && strcmp(id, r->db_id) == 0 && seq >= r->audit_seq_pending)
+			return 0;
+	}
+	next = json_pack("{s:s, s:I, s:s}", "db_id", r->db_id, "seq",
+			 (json_int_t)r->audit_seq_pending, "hash", r->audit_hash_pending);
+	text = next ? tg_json_dump(next) : NULL;
+	if (!text)
+		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	rc = tg_file_write_atomic(r->anchor_path, text, strlen(text), 0600);
+	return rc;
+}
+
+static int add_problem(json_t *arr, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int add_problem(json_t *arr, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	return json_array_append_new(arr, json_string(buf));
+}
+
+int reg_audit_verify(tg_registry *r, json_t *problems, json_t *notes)
+{
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	_cleanup_json_ json_t *anchor = NULL;
+	_cleanup_free_ char *meta_head = NULL, *rebuilt = NULL;
+	char prev[65], hash[65], anchor_entry_hash[65] = "";
+	int64_t expect = 1, meta_seq = 0, last = 0, anchor_seq = 0;
+	const char *anchor_hash = NULL, *anchor_id = NULL;
+	int found = 0, rc, broken = 0;
+
+	memcpy(prev, zero_hash, sizeof(prev));
+	rc = anchor_read(r, &anchor, &found);
+	if (rc < 0) {
+		add_problem(problems, "audit: anchor file unreadable: %s", tg_error_last()->message);
+		tg_error_clear();
+	} else if (found) {
+		anchor_id = json_string_value(json_object_get(anchor, "db_id"));
+		anchor_hash = json_string_value(json_object_get(anchor, "hash"));
+		anchor_seq = json_integer_value(json_object_get(anchor, "seq"));
+		if (!anchor_id || !anchor_hash || anchor_seq <= 0) {
+			add_problem(problems, "audit: anchor file %s is malformed", r->anchor_path);
+			found = 0;
+		} else if (strcmp(anchor_id, r->db_id) != 0) {
+			add_problem(problems, "audit: the anchor file belongs to another registry "
+					      "database (%.32s, this one is %s): registry.db was replaced",
+				    anchor_id, r->db_id);
+			found = 0;
+		}
+	}
+	rc = reg_prepare(r, &st, "SELECT seq, at, actor, event, tool, details, prev_hash, hash "
+				 "FROM audit ORDER BY seq");
+	if (rc < 0)
+		return rc;
+	while ((rc = reg_step(st)) == SQLITE_ROW) {
+		int64_t seq = sqlite3_column_int64(st, 0);
+		const char *stored_prev = (const char *)sqlite3_column_text(st, 6);
+		const char *stored = (const char *)sqlite3_column_text(st, 7);
+
+		if (seq != expect) {
+			add_problem(problems, "audit: entries %lld..%lld are missing (deleted)",
+				    (long long)expect, (long long)seq - 1);
+			broken = 1;
+		}
+		if (!stored_prev || strcmp(stored_prev, prev) != 0) {
+			add_problem(problems, "audit: entry %lld does not link to the entry before it",
+				    (long long)seq);
+			broken = 1;
+		}
+		entry_hash(hash, seq, sqlite3_column_int64(st, 1),
+			   (const char *)sqlite3_column_text(st, 2),
+			   (const char *)sqlite3_column_text(st, 3),
+			   (const char *)sqlite3_column_text(st, 4),
+			   (const char *)sqlite3_column_text(st, 5), stored_prev);
+		if (!stored || strcmp(stored, hash) != 0) {
+			add_problem(problems, "audit: entry %lld was modified (its hash does not match "
+					      "its content)", (long long)seq);
+			broken = 1;
+		}
+		if (found && seq == anchor_seq)
+			snprintf(anchor_entry_hash, sizeof(anchor_entry_hash), "%s", stored ? stored : "");
+		memcpy(prev, stored && strlen(stored) == 64 ? stored : hash, 65);
+		last = seq;
+		expect = seq + 1;
+	}
+	if (rc != SQLITE_DONE)
+		return reg_sqlerr(r, rc, "read audit log");
+	if ((rc = reg_meta_get_int(r, "audit_seq", &meta_seq)) < 0 ||
+	    (rc = reg_meta_get_text(r, "audit_head", &meta_head)) < 0)
+		return rc;
+	if (meta_seq != last)
+		add_problem(problems, "audit: the log ends at entry %lld but its recorded head is "
+				      "entry %lld (entries deleted or added outside toolgate)",
+			    (long long)last, (long long)meta_seq);
+	else if (last > 0 && (!meta_head || strcmp(meta_head, prev) != 0))
+		add_problem(problems, "audit: the last entry does not match the recorded head hash");
+	if (found) {
+		if (anchor_seq > last)
+			add_problem(problems, "audit: the anchor records entry %lld but the log ends at "
+					      "entry %lld (entries deleted)",
+				    (long long)anchor_seq, (long long)last);
+		else if (strcmp(anchor_entry_hash, anchor_hash) != 0)
+			add_problem(problems, "audit: entry %lld does not match the anchor's hash",
+				    (long long)anchor_seq);
+	} else if (last > 0 && !anchor_id) {
+		add_problem(problems, "audit: the anchor file %s is missing", r->anchor_path);
+	}
+	(void)broken;
+	rc = reg_meta_get_text(r, "rebuilt_at", &rebuilt);
+	if (rc < 0)
+		return rc;
+	if (rc > 0)
+		add_problem(notes, "registry.db was rebuilt from the store at %s (unix time): the "
+				   "audit and call logs from before that are lost; versions and "
+				   "active pointers were re-indexed from git",
+			    rebuilt);
+	add_problem(notes, "audit log: %lld entries checked", (long long)last);
+	return 0;
+}
+
+int reg_audit_note_rebuild(tg_registry *r, const tg_actor *who)
+{
+	_cleanup_json_ json_t *anchor = NULL, *details = NULL;
+	char at[32];
+	int found = 0, rc;
+
+	rc = anchor_read(r, &anchor, &found);
+	if (rc < 0) {
+		tg_error_clear();
+		found = 0;
+	}
+	details = json_object();
+	if (!details)
+		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	if (found && json_is_object(anchor))
+		json_object_set(details, "previous_audit_head", anchor);
+	snprintf(at, sizeof(at), "%lld", (long long)tg_time_now());
+	if ((rc = reg_meta_set_text(r, "rebuilt_at", at)) < 0)
+		return rc;
+	return reg_audit_append(r, who, "registry_rebuilt", NULL, details);
+}

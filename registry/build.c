@@ -1,0 +1,291 @@
+/*
+ * registry/build.c: the build cache and the tool-run contract.
+ *
+ * Built binaries live in <home>/cache/<content hash>/{tool,tool.o}. A build
+ * goes to a fresh temporary folder under cache/ (the compiler runs in the
+ * sandbox) and is renamed into place only when both files exist, so a reader
+ * never sees half a build and concurrent builders of one hash both succeed.
+ * reg_run_tool() runs a binary in the tool sandbox with the manifest's limits
+ * and turns the outcome into the call contract of DESIGN.md: exit 0 plus one
+ * JSON value on stdout is a result, anything else an error whose message is
+ * the capped stderr or the kill reason.
+ */
+#include "reg_internal.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#define DEF_TIMEOUT_MS 2000u
+#define DEF_MEMORY_MB 64u
+#define DEF_OUTPUT_KB 1024u
+
+int reg_policy(tg_registry *r, const tg_policy **out)
+{
+	_cleanup_free_ char *path = NULL;
+	int rc;
+
+	if (!r->policy) {
+		path = tg_path_join(r->home, "policy.json");
+		if (!path)
+			return tg_error_set(TG_ERR_NOMEM, "out of memory");
+		rc = tg_policy_load(&r->policy, path);
+		if (rc < 0)
+			return tg_error_prefix("policy");
+	}
+	*out = r->policy;
+	return 0;
+}
+
+void reg_content_hash(char out[65], const char *source, size_t len)
+{
+	tg_sha256 s;
+	unsigned char d[32];
+	int i;
+
+	tg_sha256_init(&s);
+	tg_sha256_update(&s, "toolgate-build-v1\n", 18);
+	tg_sha256_update(&s, source, len);
+	tg_sha256_final(&s, d);
+	for (i = 0; i < 32; i++)
+		snprintf(out + 2 * i, 3, "%02x", d[i]);
+}
+
+static void rm_tree(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	if (d) {
+		while ((e = readdir(d))) {
+			_cleanup_free_ char *p = NULL;
+			if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+				continue;
+			p = tg_path_join(dir, e->d_name);
+			if (p && unlink(p) != 0 && errno == EISDIR)
+				rm_tree(p);
+		}
+		closedir(d);
+	}
+	rmdir(dir);
+}
+
+/* Remove build folders a crashed process left behind (older than an hour,
+ * so a build running right now is never touched). */
+static void sweep_stale_builds(tg_registry *r)
+{
+	DIR *d = opendir(r->cache_dir);
+	struct dirent *e;
+	struct stat st;
+	time_t now = time(NULL);
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		_cleanup_free_ char *p = NULL;
+		if (strncmp(e->d_name, ".build-", 7) != 0)
+			continue;
+		p = tg_path_join(r->cache_dir, e->d_name);
+		if (p && lstat(p, &st) == 0 && S_ISDIR(st.st_mode) && now - st.st_mtime > 3600)
+			rm_tree(p);
+	}
+	closedir(d);
+}
+
+static int is_file(const char *dir, const char *name)
+{
+	_cleanup_free_ char *p = tg_path_join(dir, name);
+	struct stat st;
+	return p && stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+int reg_build(tg_registry *r, const char *hash, const char *source, size_t len,
+	      const char *const *caps, size_t ncaps, int *out_ok, tg_report **out_report,
+	      char **out_log, char **out_binary)
+{
+	_cleanup_free_ char *final = tg_path_join(r->cache_dir, hash);
+	_cleanup_free_ char *tmp = NULL, *obj = NULL;
+	tg_build_result *b = NULL;
+	tg_build_opts bo = { 0 };
+	tg_analyze_opts ao = { 0 };
+	const tg_policy *pol;
+	int rc;
+
+	*out_ok = 0;
+	*out_report = NULL;
+	*out_log = NULL;
+	*out_binary = NULL;
+	if (!final)
+		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	if (!is_file(final, "tool") || !is_file(final, "tool.o")) {
+		sweep_stale_builds(r);
+		if (asprintf(&tmp, "%s/.build-XXXXXX", r->cache_dir) < 0)
+			return tg_error_set(TG_ERR_NOMEM, "out of memory");
+		if (!mkdtemp(tmp))
+			return tg_error_errno(TG_ERR_IO, errno, "cannot create a build folder in %s",
+					      r->cache_dir);
+		bo.source = source;
+		bo.source_len = len;
+		bo.sdk_include_dir = r->sdk_include;
+		bo.out_dir = tmp;
+		rc = tg_sandbox_build(&b, &bo);
+		if (rc < 0) {
+			rm_tree(tmp);
+			return tg_error_prefix("build");
+		}
+		if (!b->ok || !is_file(tmp, "tool") || !is_file(tmp, "tool.o")) {
+			*out_log = strdup(b->log && b->log[0] ? b->log : "the compiler failed");
+			tg_build_result_free(b);
+			rm_tree(tmp);
+			return *out_log ? 0 : tg_error_set(TG_ERR_NOMEM, "out of memory");
+		}
+		tg_build_result_free(b);
+		if (rename(tmp, final) != 0) {
+			int e = errno;
+			rm_tree(tmp);
+			if (!(e == EEXIST || e == ENOTEMPTY) || !is_file(final, "tool"))
+				return tg_error_errno(TG_ERR_IO, e, "cannot move the build into %s", final);
+		}
+	}
+	/* the second, independent check on what the compiler produced */
+	rc = reg_policy(r, &pol);
+	if (rc < 0)
+		return rc;
+	obj = tg_path_join(final, "tool.o");
+	if (!obj)
+		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	ao.capabilities = caps;
+	ao.ncapabilities = ncaps;
+	ao.sdk_include_dir = r->sdk_include;
+	rc = tg_analyze_object(out_report, pol, obj, &ao);
+	if (rc < 0)
+		return tg_error_prefix("object check");
+	*out_binary = tg_path_join(final, "tool");
+	if (!*out_binary)
+		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	*out_ok = (*out_report)->pass;
+	return 0;
+}
+
+/* Valid UTF-8 copy of at most cap bytes of s (bad bytes and control
+ * characters but newline and tab become '?'), trailing newlines trimmed. */
+static char *clean_text(const char *s, size_t len, size_t cap)
+{
+	char *o = malloc((len < cap ? len : cap) + 4);
+	size_t i = 0, j = 0;
+
+	if (!o)
+		return NULL;
+	while (i < len && j < cap) {
+		unsigned char c = (unsigned char)s[i];
+		size_t n = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3
+			 : (c & 0xf8) == 0xf0 ? 4 : 0;
+		if (n == 0 || i + n > len || j + n > cap || tg_utf8_valid(s + i, n) != 0 ||
+		    (n == 1 && (c < 0x20 || c == 0x7f) && c != '\n' && c != '\t')) {
+			/* invalid UTF-8 and control characters (terminal escapes) */
+			o[j++] = (c == 0) ? ' ' : '?';
+			i++;
+			continue;
+		}
+		memcpy(o + j, s + i, n);
+		i += n;
+		j += n;
+	}
+	while (j > 0 && (o[j - 1] == '\n' || o[j - 1] == '\r'))
+		j--;
+	o[j] = '\0';
+	return o;
+}
+
+static uint32_t limit_of(const json_t *limits, const char *key, uint32_t def, uint32_t max)
+{
+	json_t *v = limits ? json_object_get(limits, key) : NULL;
+	if (v && json_is_integer(v) && json_integer_value(v) > 0 &&
+	    json_integer_value(v) <= (json_int_t)max)
+		return (uint32_t)json_integer_value(v);
+	return def < max ? def : max;
+}
+
+int reg_run_tool(json_t **out, tg_registry *r, const char *binary, const json_t *limits,
+		 int ws_read, int ws_write, const json_t *args)
+{
+	_cleanup_free_ char *in = tg_json_dump(args);
+	_cleanup_free_ char *msg = NULL;
+	_cleanup_json_ json_t *res = NULL;
+	tg_sandbox_opts so = { 0 };
+	tg_run_result *rr = NULL;
+	json_t *value = NULL;
+	tg_json_limits jl = { 0, 256 };
+	int rc;
+
+	*out = NULL;
+	if (!in)
+		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	so.program = binary;
+	so.stdin_data = in;
+	so.stdin_len = strlen(in);
+	so.timeout_ms = limit_of(limits, "timeout_ms", DEF_TIMEOUT_MS, r->cfg.max_timeout_ms);
+	so.memory_mb = limit_of(limits, "memory_mb", DEF_MEMORY_MB, r->cfg.max_memory_mb);
+	so.output_kb = limit_of(limits, "output_kb", DEF_OUTPUT_KB, r->cfg.max_output_kb);
+	if ((ws_read || ws_write) && r->cfg.workspace) {
+		so.workspace = r->cfg.workspace;
+		so.workspace_write = ws_write;
+	}
+	rc = tg_sandbox_run(&rr, &so);
+	if (rc < 0)
+		return tg_error_prefix("sandbox");
+	jl.max_bytes = (size_t)so.output_kb * 1024u + 1;
+	if (rr->reason == TG_REASON_EXITED && rr->exit_code == 0) {
+		rc = tg_json_parse(&value, rr->out ? rr->out : "", rr->out_len, &jl);
+		if (rc < 0) {
+			char m[1200];
+			snprintf(m, sizeof(m), "the tool's output is not one JSON value: %s",
+				 tg_error_last()->message);
+			tg_error_clear();
+			msg = clean_text(m, strlen(m), REG_MAX_ERROR_TEXT);
+		}
+	} else if (rr->reason == TG_REASON_EXITED) {
+		if (rr->err_len > 0) {
+			msg = clean_text(rr->err, rr->err_len, REG_MAX_ERROR_TEXT);
+		} else if (asprintf(&msg, "the tool exited with status %d", rr->exit_code) < 0) {
+			msg = NULL;
+		}
+	} else {
+		char m[256];
+		if (rr->reason == TG_REASON_SECCOMP)
+			snprintf(m, sizeof(m), "killed by the sandbox: forbidden system call %s",
+				 rr->syscall[0] ? rr->syscall : "(unknown)");
+		else if (rr->reason == TG_REASON_TIMEOUT)
+			snprintf(m, sizeof(m), "killed by the sandbox: timeout after %u ms",
+				 so.timeout_ms);
+		else if (rr->reason == TG_REASON_MEMORY)
+			snprintf(m, sizeof(m), "killed by the sandbox: memory limit of %u MB",
+				 so.memory_mb);
+		else if (rr->reason == TG_REASON_OUTPUT_LIMIT)
+			snprintf(m, sizeof(m), "killed by the sandbox: output over %u KiB",
+				 so.output_kb);
+		else if (rr->reason == TG_REASON_SIGNALED)
+			snprintf(m, sizeof(m), "the tool was killed by signal %d", rr->signal);
+		else
+			snprintf(m, sizeof(m), "killed by the sandbox: %s", tg_reason_name(rr->reason));
+		msg = strdup(m);
+	}
+	res = json_object();
+	if (!res || (!value && !msg)) {
+		json_decref(value);
+		tg_run_result_free(rr);
+		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	}
+	json_object_set_new(res, "ok", json_boolean(value != NULL));
+	if (value)
+		json_object_set_new(res, "result", value);
+	else
+		json_object_set_new(res, "error", json_string(msg));
+	json_object_set_new(res, "reason", json_string(tg_reason_name(rr->reason)));
+	json_object_set_new(res, "wall_ms", json_integer((json_int_t)rr->wall_ms));
+	tg_run_result_free(rr);
+	*out = TG_TAKE_PTR(res);
+	return 0;
+}

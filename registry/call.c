@@ -1,0 +1,156 @@
+/*
+ * registry/call.c: tg_registry_call. Validate the arguments against the
+ * active version's input schema, find its binary in the build cache (rebuilt
+ * and re-checked when missing, after checking the stored source still has
+ * the recorded content hash), run it in the tool sandbox with the manifest's
+ * limits and capabilities, and log the call. A schema or tool failure is an
+ * ok=false result, not an error code.
+ */
+#include "reg_internal.h"
+
+#include <string.h>
+#include <sys/stat.h>
+
+static int log_call(tg_registry *r, const char *name, unsigned v, const json_t *res,
+		    const tg_actor *who)
+{
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	_cleanup_free_ char *actor = reg_actor_string(who);
+	const char *err = json_string_value(json_object_get(res, "error"));
+	int rc;
+
+	if (!actor)
+		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	/* the call log may lose its last rows on power loss (never corrupts):
+	 * no fsync on this commit, keeping calls fast */
+	if ((rc = reg_exec(r, "PRAGMA synchronous = NORMAL")) < 0)
+		return rc;
+	rc = reg_prepare(r, &st, "INSERT INTO calls(tool, version, ok, error, wall_ms, actor, at) "
+				 "VALUES(?1, ?2, ?3, substr(?4, 1, 1024), ?5, ?6, ?7)");
+	if (rc < 0)
+		goto out;
+	reg_bind_text(st, 1, name);
+	sqlite3_bind_int64(st, 2, v);
+	sqlite3_bind_int(st, 3, json_is_true(json_object_get(res, "ok")));
+	reg_bind_text(st, 4, err);
+	sqlite3_bind_int64(st, 5, json_integer_value(json_object_get(res, "wall_ms")));
+	reg_bind_text(st, 6, actor);
+	sqlite3_bind_int64(st, 7, tg_time_now());
+	rc = reg_step(st);
+	rc = rc == SQLITE_DONE ? 0 : reg_sqlerr(r, rc, "log call");
+out:
+	reg_exec(r, "PRAGMA synchronous = FULL");
+	return rc;
+}
+
+/* The cached binary of a version, rebuilt (and re-checked) when missing. */
+static int binary_for(char **out, tg_registry *r, const char *name, unsigned v,
+		      const char *hash, const json_t *caps)
+{
+	_cleanup_free_ char *dir = NULL, *bin = NULL, *src = NULL, *log = NULL;
+	_cleanup_free_ const char **capv = NULL;
+	tg_report *rep = NULL;
+	struct stat st;
+	size_t len = 0, n = json_array_size(caps), i;
+	char want[65];
+	int ok = 0, rc;
+
+	*out = NULL;
+	if (strlen(hash) != 64 || strspn(hash, "0123456789abcdef") != 64)
+		return tg_error_set(TG_ERR_INTERNAL, "%s v%u has no valid content hash", name, v);
+	dir = tg_path_join(r->cache_dir, hash);
+	bin = dir ? tg_path_join(dir, "tool") : NULL;
+	if (!bin)
+		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	if (stat(bin, &st) == 0 && S_ISREG(st.st_mode)) {
+		*out = TG_TAKE_PTR(bin);
+		return 0;
+	}
+	rc = tg_store_get_file(&src, &len, r->store, name, v, "tool.c");
+	if (rc < 0)
+		return tg_error_prefix("store");
+	reg_content_hash(want, src, len);
+	if (strcmp(want, hash) != 0)
+		return tg_error_set(TG_ERR_INTERNAL, "%s v%u: the stored source does not match its "
+						     "content hash", name, v);
+	capv = calloc(n + 1, sizeof(*capv));
+	if (!capv)
+		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	for (i = 0; i < n; i++)
+		capv[i] = json_string_value(json_array_get(caps, i));
+	free(bin);
+	bin = NULL;
+	rc = reg_build(r, hash, src, len, capv, n, &ok, &rep, &log, &bin);
+	tg_report_free(rep);
+	if (rc < 0)
+		return rc;
+	if (log || !ok)
+		return tg_error_set(TG_ERR_INTERNAL, "%s v%u: rebuilding the missing cached binary "
+						     "failed", name, v);
+	*out = TG_TAKE_PTR(bin);
+	return 0;
+}
+
+int tg_registry_call(json_t **out, tg_registry *r, const char *name, const json_t *args,
+		     const tg_actor *who)
+{
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	_cleanup_json_ json_t *schema = NULL, *limits = NULL, *caps = NULL, *res = NULL;
+	_cleanup_free_ char *hash = NULL, *bin = NULL;
+	unsigned v;
+	int rc, ws_read = 0, ws_write = 0;
+
+	*out = NULL;
+	if (!tg_name_valid(name))
+		return tg_error_set(TG_ERR_INVALID, "not a valid tool name");
+	rc = reg_prepare(r, &st, "SELECT v.version, v.input_schema, v.limits, v.capabilities, "
+				 "v.content_hash FROM tools t JOIN versions v ON v.tool_id = t.id "
+				 "AND v.version = t.active_version WHERE t.name = ?1");
+	if (rc < 0)
+		return rc;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	rc = reg_step(st);
+	if (rc == SQLITE_DONE)
+		return tg_error_set(TG_ERR_NOTFOUND, "no active tool named %s", name);
+	if (rc != SQLITE_ROW)
+		return reg_sqlerr(r, rc, "find tool");
+	v = (unsigned)sqlite3_column_int64(st, 0);
+	schema = reg_col_json(st, 1);
+	limits = reg_col_json(st, 2);
+	caps = reg_col_json(st, 3);
+	hash = reg_col_strdup(st, 4);
+	sqlite3_finalize(st);
+	st = NULL;
+	if (!hash)
+		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	reg_caps_from_json(caps, &ws_read, &ws_write);
+	if (!args || !json_is_object(args) || tg_schema_validate(schema, args) < 0) {
+		char m[1100];
+		snprintf(m, sizeof(m), "invalid arguments: %s",
+			 args && json_is_object(args) ? tg_error_last()->message
+						       : "must be a JSON object");
+		tg_error_clear();
+		res = json_pack("{s:b, s:s, s:s, s:i}", "ok", 0, "error", m, "reason",
+				"invalid_args", "wall_ms", 0);
+	} else if ((ws_read || ws_write) && !r->cfg.workspace) {
+		res = json_pack("{s:b, s:s, s:s, s:i}", "ok", 0, "error",
+				"the tool has a workspace capability but config.json sets no "
+				"\"workspace\"", "reason", "no_workspace", "wall_ms", 0);
+	} else {
+		rc = binary_for(&bin, r, name, v, hash, caps);
+		if (rc < 0)
+			return rc;
+		rc = reg_run_tool(&res, r, bin, limits, ws_read, ws_write, args);
+		if (rc < 0)
+			return rc;
+	}
+	if (!res)
+		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	json_object_set_new(res, "name", json_string(name));
+	json_object_set_new(res, "version", json_integer(v));
+	rc = log_call(r, name, v, res, who);
+	if (rc < 0)
+		return rc;
+	*out = TG_TAKE_PTR(res);
+	return 0;
+}

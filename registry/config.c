@@ -1,0 +1,104 @@
+/*
+ * registry/config.c: the home's config.json (docs/CONFIG.md). Every key is
+ * optional; unknown keys, wrong types and out-of-range values are refused
+ * with a message naming the key, so a typo never silently falls back to a
+ * default.
+ */
+#include "reg_internal.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* Defaults and the hard ceilings a config may raise them to. */
+#define CFG_DEF_TIMEOUT_MS 10000u
+#define CFG_DEF_MEMORY_MB 256u
+#define CFG_DEF_OUTPUT_KB 1024u
+#define CFG_CEIL_TIMEOUT_MS 600000u
+#define CFG_CEIL_MEMORY_MB 16384u
+#define CFG_CEIL_OUTPUT_KB 65536u
+
+void reg_config_clear(tg_config *cfg)
+{
+	free(cfg->workspace);
+	memset(cfg, 0, sizeof(*cfg));
+}
+
+static int get_u32(uint32_t *out, const json_t *o, const char *key, uint32_t lo, uint32_t hi)
+{
+	json_t *x = json_object_get(o, key);
+	int64_t v;
+
+	if (!x)
+		return 0;
+	if (!json_is_integer(x))
+		return tg_error_set(TG_ERR_INVALID, "%s: must be an integer", key);
+	v = json_integer_value(x);
+	if (v < (int64_t)lo || v > (int64_t)hi)
+		return tg_error_set(TG_ERR_INVALID, "%s: must be between %u and %u", key, lo, hi);
+	*out = (uint32_t)v;
+	return 0;
+}
+
+int reg_config_load(tg_config *cfg, const char *home)
+{
+	static const char *const keys[] = { "max_timeout_ms", "max_memory_mb", "max_output_kb",
+					    "workspace", "session_max_calls",
+					    "session_max_creates", "session_hide_write_tools",
+					    NULL };
+	_cleanup_free_ char *path = tg_path_join(home, "config.json");
+	_cleanup_json_ json_t *j = NULL;
+	const char *ws = NULL;
+	struct stat stt;
+	int b = 0, rc;
+
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->max_timeout_ms = CFG_DEF_TIMEOUT_MS;
+	cfg->max_memory_mb = CFG_DEF_MEMORY_MB;
+	cfg->max_output_kb = CFG_DEF_OUTPUT_KB;
+	if (!path)
+		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	if (access(path, F_OK) != 0) {
+		if (errno == ENOENT)
+			return 0;
+		return tg_error_errno(TG_ERR_IO, errno, "%s", path);
+	}
+	rc = tg_json_parse_file(&j, path, NULL);
+	if (rc < 0)
+		return rc;
+	if (!json_is_object(j))
+		return tg_error_set(TG_ERR_INVALID, "%s: must be a JSON object", path);
+	rc = tg_json_check_keys(j, keys, "config.json");
+	if (rc < 0)
+		goto bad;
+	if ((rc = get_u32(&cfg->max_timeout_ms, j, "max_timeout_ms", 10, CFG_CEIL_TIMEOUT_MS)) < 0 ||
+	    (rc = get_u32(&cfg->max_memory_mb, j, "max_memory_mb", 16, CFG_CEIL_MEMORY_MB)) < 0 ||
+	    (rc = get_u32(&cfg->max_output_kb, j, "max_output_kb", 1, CFG_CEIL_OUTPUT_KB)) < 0 ||
+	    (rc = get_u32(&cfg->session_max_calls, j, "session_max_calls", 0, UINT32_MAX)) < 0 ||
+	    (rc = get_u32(&cfg->session_max_creates, j, "session_max_creates", 0, UINT32_MAX)) < 0)
+		goto bad;
+	rc = tg_json_get_bool(&b, j, "session_hide_write_tools", 0);
+	if (rc < 0)
+		goto bad;
+	cfg->session_hide_write_tools = b;
+	rc = tg_json_get_string(&ws, j, "workspace", 0);
+	if (rc < 0)
+		goto bad;
+	if (ws) {
+		if (ws[0] != '/') {
+			rc = tg_error_set(TG_ERR_INVALID, "workspace: must be an absolute path");
+			goto bad;
+		}
+		if (stat(ws, &stt) != 0 || !S_ISDIR(stt.st_mode)) {
+			rc = tg_error_set(TG_ERR_INVALID, "workspace: %s is not a folder", ws);
+			goto bad;
+		}
+		cfg->workspace = strdup(ws);
+		if (!cfg->workspace)
+			return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	}
+	return 0;
+bad:
+	reg_config_clear(cfg);
+	return tg_error_prefix("%s", path);
+}

@@ -1,0 +1,471 @@
+/*
+ * registry/db.c: the SQLite layer of the registry. Opening registry.db
+ * (WAL, foreign keys, busy timeout, extended codes), the schema migrations
+ * keyed by PRAGMA user_version (a database newer than this binary is
+ * refused), BEGIN IMMEDIATE transactions that wait out SQLITE_BUSY instead
+ * of surfacing it, and small statement helpers. All data is bound, never
+ * spliced into SQL text.
+ */
+#include "reg_internal.h"
+
+#include <string.h>
+#include <time.h>
+
+#define REG_BUSY_TIMEOUT_MS 10000
+#define REG_BUSY_RETRY_MS 120000
+
+/* Migration n brings user_version n-1 to n. STRICT tables; derived data
+ * (tools, versions, findings, test_results, events) can be rebuilt from the
+ * store; approvals, calls and audit live only here. */
+static const char *const migrations[] = {
+	NULL,
+	"CREATE TABLE meta(key TEXT PRIMARY KEY, value ANY) STRICT;"
+	"CREATE TABLE tools("
+	" id INTEGER PRIMARY KEY,"
+	" name TEXT NOT NULL UNIQUE,"
+	" active_version INTEGER NOT NULL DEFAULT 0,"
+	" approved_caps TEXT NOT NULL DEFAULT '[]',"
+	" approved_version INTEGER NOT NULL DEFAULT 0,"
+	" created_at INTEGER NOT NULL) STRICT;"
+	"CREATE TABLE versions("
+	" id INTEGER PRIMARY KEY,"
+	" tool_id INTEGER NOT NULL REFERENCES tools(id),"
+	" version INTEGER NOT NULL CHECK(version > 0),"
+	" status TEXT NOT NULL CHECK(status IN ('rejected','failed','pending','active','inactive')),"
+	" verdict TEXT NOT NULL CHECK(verdict IN ('pass','reject')),"
+	" reason TEXT NOT NULL DEFAULT '',"
+	" commit_id TEXT NOT NULL,"
+	" content_hash TEXT NOT NULL,"
+	" submitter TEXT NOT NULL DEFAULT '',"
+	" created_at INTEGER NOT NULL,"
+	" description TEXT NOT NULL,"
+	" input_schema TEXT NOT NULL,"
+	" capabilities TEXT NOT NULL,"
+	" limits TEXT NOT NULL,"
+	" analysis TEXT NOT NULL,"
+	" tests TEXT NOT NULL,"
+	" UNIQUE(tool_id, version)) STRICT;"
+	"CREATE TABLE findings("
+	" id INTEGER PRIMARY KEY,"
+	" version_id INTEGER NOT NULL REFERENCES versions(id) ON DELETE CASCADE,"
+	" stage TEXT NOT NULL,"
+	" rule TEXT NOT NULL,"
+	" severity TEXT NOT NULL,"
+	" message TEXT NOT NULL,"
+	" line INTEGER NOT NULL,"
+	" col INTEGER NOT NULL,"
+	" symbol TEXT) STRICT;"
+	"CREATE INDEX findings_version ON findings(version_id);"
+	"CREATE TABLE test_results("
+	" id INTEGER PRIMARY KEY,"
+	" version_id INTEGER NOT NULL REFERENCES versions(id) ON DELETE CASCADE,"
+	" idx INTEGER NOT NULL,"
+	" name TEXT NOT NULL,"
+	" passed INTEGER NOT NULL CHECK(passed IN (0,1)),"
+	" detail TEXT NOT NULL,"
+	" wall_ms INTEGER NOT NULL) STRICT;"
+	"CREATE INDEX test_results_version ON test_results(version_id);"
+	"CREATE TABLE approvals("
+	" id INTEGER PRIMARY KEY,"
+	" version_id INTEGER NOT NULL REFERENCES versions(id),"
+	" capabilities TEXT NOT NULL,"
+	" actor TEXT NOT NULL,"
+	" at INTEGER NOT NULL) STRICT;"
+	"CREATE TABLE events("
+	" id INTEGER PRIMARY KEY,"
+	" tool_id INTEGER NOT NULL REFERENCES tools(id),"
+	" event TEXT NOT NULL,"
+	" version INTEGER NOT NULL,"
+	" from_version INTEGER NOT NULL,"
+	" actor TEXT NOT NULL,"
+	" at INTEGER NOT NULL) STRICT;"
+	"CREATE INDEX events_tool ON events(tool_id);"
+	"CREATE TABLE calls("
+	" id INTEGER PRIMARY KEY,"
+	" tool TEXT NOT NULL,"
+	" version INTEGER NOT NULL,"
+	" ok INTEGER NOT NULL,"
+	" error TEXT,"
+	" wall_ms INTEGER NOT NULL,"
+	" actor TEXT NOT NULL,"
+	" at INTEGER NOT NULL) STRICT;"
+	"CREATE TABLE audit("
+	" seq INTEGER PRIMARY KEY,"
+	" at INTEGER NOT NULL,"
+	" actor TEXT NOT NULL,"
+	" event TEXT NOT NULL,"
+	" tool TEXT,"
+	" details TEXT,"
+	" prev_hash TEXT NOT NULL,"
+	" hash TEXT NOT NULL) STRICT;"
+	"CREATE TRIGGER audit_no_update BEFORE UPDATE ON audit"
+	" BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;"
+	"CREATE TRIGGER audit_no_delete BEFORE DELETE ON audit"
+	" BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;"
+	"INSERT INTO meta(key, value) VALUES('generation', 1);",
+};
+
+int reg_sqlerr(tg_registry *r, int rc, const char *what)
+{
+	int prim = rc & 0xff;
+	int code = TG_ERR_INTERNAL;
+
+	if (prim == SQLITE_FULL || prim == SQLITE_IOERR || prim == SQLITE_CANTOPEN ||
+	    prim == SQLITE_READONLY || prim == SQLITE_PERM)
+		code = TG_ERR_IO;
+	else if (prim == SQLITE_NOMEM)
+		code = TG_ERR_NOMEM;
+	else if (prim == SQLITE_CORRUPT || prim == SQLITE_NOTADB)
+		code = TG_ERR_IO;
+	return tg_error_set(code, "registry database: %s: %s", what,
+			    r && r->db ? sqlite3_errmsg(r->db) : sqlite3_errstr(rc));
+}
+
+void reg_finalizep(sqlite3_stmt **st)
+{
+	if (*st)
+		sqlite3_finalize(*st);
+}
+
+int reg_prepare(tg_registry *r, sqlite3_stmt **out, const char *sql)
+{
+	int rc;
+	uint64_t start = tg_now_ms();
+
+	for (;;) {
+		rc = sqlite3_prepare_v2(r->db, sql, -1, out, NULL);
+		if ((rc & 0xff) != SQLITE_BUSY && (rc & 0xff) != SQLITE_LOCKED)
+			break;
+		if (tg_now_ms() - start > REG_BUSY_RETRY_MS)
+			break;
+		sqlite3_sleep(5);
+	}
+	if (rc != SQLITE_OK)
+		return reg_sqlerr(r, rc, "prepare");
+	return 0;
+}
+
+int reg_step(sqlite3_stmt *st)
+{
+	uint64_t start = tg_now_ms();
+	int rc;
+
+	for (;;) {
+		rc = sqlite3_step(st);
+		if ((rc & 0xff) != SQLITE_BUSY && (rc & 0xff) != SQLITE_LOCKED)
+			return rc;
+		if (tg_now_ms() - start > REG_BUSY_RETRY_MS)
+			return rc;
+		sqlite3_reset(st);
+		sqlite3_sleep(5);
+	}
+}
+
+int reg_exec(tg_registry *r, const char *sql)
+{
+	uint64_t start = tg_now_ms();
+	int rc;
+
+	for (;;) {
+		rc = sqlite3_exec(r->db, sql, NULL, NULL, NULL);
+		if ((rc & 0xff) != SQLITE_BUSY && (rc & 0xff) != SQLITE_LOCKED)
+			break;
+		if (tg_now_ms() - start > REG_BUSY_RETRY_MS)
+			break;
+		sqlite3_sleep(5);
+	}
+	if (rc != SQLITE_OK)
+		return reg_sqlerr(r, rc, "exec");
+	return 0;
+}
+
+int reg_bind_text(sqlite3_stmt *st, int i, const char *s)
+{
+	if (!s)
+		return sqlite3_bind_null(st, i);
+	return sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
+}
+
+char *reg_col_strdup(sqlite3_stmt *st, int i)
+{
+	const unsigned char *t = sqlite3_column_text(st, i);
+	return t ? strdup((const char *)t) : NULL;
+}
+
+json_t *reg_col_json(sqlite3_stmt *st, int i)
+{
+	const char *t = (const char *)sqlite3_column_text(st, i);
+	json_t *v = NULL;
+	tg_json_limits lim = { 16u << 20, 128 };
+
+	if (!t || tg_json_parse(&v, t, strlen(t), &lim) < 0) {
+		tg_error_clear();
+		return json_null();
+	}
+	return v;
+}
+
+int reg_begin(tg_registry *r)
+{
+	int rc = reg_exec(r, "BEGIN IMMEDIATE");
+	if (rc < 0)
+		return rc;
+	r->in_txn = 1;
+	r->audit_seq_pending = 0;
+	return 0;
+}
+
+void reg_rollback(tg_registry *r)
+{
+	if (!r->in_txn)
+		return;
+	sqlite3_exec(r->db, "ROLLBACK", NULL, NULL, NULL);
+	r->in_txn = 0;
+	r->audit_seq_pending = 0;
+}
+
+int reg_commit(tg_registry *r)
+{
+	int rc = reg_exec(r, "COMMIT");
+	if (rc < 0) {
+		reg_rollback(r);
+		return rc;
+	}
+	r->in_txn = 0;
+	if (r->audit_seq_pending > 0) {
+		/* The transaction is durable; an anchor that could not be advanced
+		 * only lags behind, which verify accepts. Failing here would report
+		 * a committed operation as failed. */
+		if (reg_audit_anchor_update(r) < 0)
+			tg_error_clear();
+		r->audit_seq_pending = 0;
+	}
+	return 0;
+}
+
+int reg_meta_get_int(tg_registry *r, const char *key, int64_t *out)
+{
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	int rc = reg_prepare(r, &st, "SELECT value FROM meta WHERE key = ?1");
+
+	if (rc < 0)
+		return rc;
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+	rc = reg_step(st);
+	if (rc == SQLITE_ROW) {
+		*out = sqlite3_column_int64(st, 0);
+		return 1;
+	}
+	if (rc != SQLITE_DONE)
+		return reg_sqlerr(r, rc, "read meta");
+	*out = 0;
+	return 0;
+}
+
+int reg_meta_set_int(tg_registry *r, const char *key, int64_t v)
+{
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	int rc = reg_prepare(r, &st, "INSERT INTO meta(key, value) VALUES(?1, ?2) "
+				     "ON CONFLICT(key) DO UPDATE SET value = excluded.value");
+	if (rc < 0)
+		return rc;
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, v);
+	rc = reg_step(st);
+	if (rc != SQLITE_DONE)
+		return reg_sqlerr(r, rc, "write meta");
+	return 0;
+}
+
+int reg_meta_get_text(tg_registry *r, const char *key, char **out)
+{
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	int rc = reg_prepare(r, &st, "SELECT value FROM meta WHERE key = ?1");
+
+	*out = NULL;
+	if (rc < 0)
+		return rc;
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+	rc = reg_step(st);
+	if (rc == SQLITE_ROW) {
+		*out = reg_col_strdup(st, 0);
+		return *out ? 1 : 0;
+	}
+	if (rc != SQLITE_DONE)
+		return reg_sqlerr(r, rc, "read meta");
+	return 0;
+}
+
+int reg_meta_set_text(tg_registry *r, const char *key, const char *v)
+{
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	int rc = reg_prepare(r, &st, "INSERT INTO meta(key, value) VALUES(?1, ?2) "
+				     "ON CONFLICT(key) DO UPDATE SET value = excluded.value");
+	if (rc < 0)
+		return rc;
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+	reg_bind_text(st, 2, v);
+	rc = reg_step(st);
+	if (rc != SQLITE_DONE)
+		return reg_sqlerr(r, rc, "write meta");
+	return 0;
+}
+
+int reg_bump_generation(tg_registry *r)
+{
+	return reg_exec(r, "UPDATE meta SET value = value + 1 WHERE key = 'generation'");
+}
+
+int reg_tool_id(tg_registry *r, const char *name, int create, int64_t *out)
+{
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	int rc = reg_prepare(r, &st, "SELECT id FROM tools WHERE name = ?1");
+
+	*out = 0;
+	if (rc < 0)
+		return rc;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	rc = reg_step(st);
+	if (rc == SQLITE_ROW) {
+		*out = sqlite3_column_int64(st, 0);
+		return 0;
+	}
+	if (rc != SQLITE_DONE)
+		return reg_sqlerr(r, rc, "find tool");
+	if (!create)
+		return 0;
+	sqlite3_finalize(st);
+	st = NULL;
+	rc = reg_prepare(r, &st, "INSERT INTO tools(name, created_at) VALUES(?1, ?2)");
+	if (rc < 0)
+		return rc;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, tg_time_now());
+	rc = reg_step(st);
+	if (rc != SQLITE_DONE)
+		return reg_sqlerr(r, rc, "add tool");
+	*out = sqlite3_last_insert_rowid(r->db);
+	return 0;
+}
+
+static int get_user_version(tg_registry *r, int *out)
+{
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	int rc = reg_prepare(r, &st, "PRAGMA user_version");
+
+	if (rc < 0)
+		return rc;
+	rc = reg_step(st);
+	if (rc != SQLITE_ROW)
+		return reg_sqlerr(r, rc, "read user_version");
+	*out = sqlite3_column_int(st, 0);
+	return 0;
+}
+
+static int migrate(tg_registry *r, int *created)
+{
+	int v, rc, i;
+	char sql[64];
+
+	rc = get_user_version(r, &v);
+	if (rc < 0)
+		return rc;
+	if (v > REG_SCHEMA_VERSION)
+		return tg_error_set(TG_ERR_UNAVAILABLE,
+				    "registry database %s has schema version %d, newer than this "
+				    "toolgate understands (%d): upgrade toolgate",
+				    r->db_path, v, REG_SCHEMA_VERSION);
+	if (v == REG_SCHEMA_VERSION)
+		return 0;
+	rc = reg_begin(r);
+	if (rc < 0)
+		return rc;
+	/* another process may have migrated meanwhile */
+	rc = get_user_version(r, &v);
+	if (rc < 0)
+		goto fail;
+	if (v == 0)
+		*created = 1;
+	for (i = v + 1; i <= REG_SCHEMA_VERSION; i++) {
+		rc = reg_exec(r, migrations[i]);
+		if (rc < 0) {
+			tg_error_prefix("migration to schema version %d", i);
+			goto fail;
+		}
+	}
+	if (v < REG_SCHEMA_VERSION) {
+		snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", REG_SCHEMA_VERSION);
+		rc = reg_exec(r, sql);
+		if (rc < 0)
+			goto fail;
+	}
+	return reg_commit(r);
+fail:
+	reg_rollback(r);
+	return rc;
+}
+
+static int ensure_db_id(tg_registry *r)
+{
+	_cleanup_free_ char *id = NULL;
+	unsigned char rnd[16];
+	int rc, i;
+
+	rc = reg_meta_get_text(r, "db_id", &id);
+	if (rc < 0)
+		return rc;
+	if (rc > 0 && strlen(id) == 32) {
+		memcpy(r->db_id, id, 33);
+		return 0;
+	}
+	sqlite3_randomness(sizeof(rnd), rnd);
+	for (i = 0; i < 16; i++)
+		snprintf(r->db_id + 2 * i, 3, "%02x", rnd[i]);
+	rc = reg_begin(r);
+	if (rc < 0)
+		return rc;
+	free(id);
+	id = NULL;
+	rc = reg_meta_get_text(r, "db_id", &id);
+	if (rc < 0)
+		goto fail;
+	if (rc > 0 && strlen(id) == 32) {
+		memcpy(r->db_id, id, 33);
+		reg_rollback(r);
+		return 0;
+	}
+	rc = reg_meta_set_text(r, "db_id", r->db_id);
+	if (rc < 0)
+		goto fail;
+	rc = reg_meta_set_int(r, "created_at", tg_time_now());
+	if (rc < 0)
+		goto fail;
+	return reg_commit(r);
+fail:
+	reg_rollback(r);
+	return rc;
+}
+
+int reg_db_open(tg_registry *r, int *created)
+{
+	int rc;
+
+	*created = 0;
+	rc = sqlite3_open_v2(r->db_path, &r->db,
+			     SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
+	if (rc != SQLITE_OK)
+		return reg_sqlerr(r, rc, "open");
+	sqlite3_extended_result_codes(r->db, 1);
+	sqlite3_busy_timeout(r->db, REG_BUSY_TIMEOUT_MS);
+	rc = reg_exec(r, "PRAGMA journal_mode = WAL");
+	if (rc < 0)
+		return rc;
+	rc = reg_exec(r, "PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON; "
+			 "PRAGMA trusted_schema = OFF");
+	if (rc < 0)
+		return rc;
+	rc = migrate(r, created);
+	if (rc < 0)
+		return rc;
+	return ensure_db_id(r);
+}

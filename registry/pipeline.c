@@ -1,0 +1,501 @@
+/*
+ * registry/pipeline.c: tg_registry_create, the create_tool pipeline of
+ * DESIGN.md. validate the manifest (nothing is recorded for a bad one) ->
+ * vet the source -> build in the sandbox and check the object -> run every
+ * test in the tool sandbox -> commit the version, with its results, to the
+ * store -> move refs/active (CAS) when it passed and needs no approval ->
+ * one SQLite transaction. Every valid submission gets a version, rejected
+ * ones too, with the reason.
+ */
+#include "reg_internal.h"
+
+#include <string.h>
+
+#define DETAIL_CAP 600
+
+static json_t *findings_of(const tg_report *rep, const char *stage)
+{
+	_cleanup_json_ json_t *doc = NULL;
+	json_t *fs, *f;
+	size_t i;
+
+	if (tg_report_to_json(&doc, rep) < 0)
+		return NULL;
+	fs = json_object_get(doc, "findings");
+	if (!json_is_array(fs))
+		return json_array();
+	json_array_foreach(fs, i, f)
+		json_object_set_new(f, "stage", json_string(stage));
+	return json_incref(fs);
+}
+
+/* JSON equality for `expect`: like json_equal, except that numbers compare
+ * by value, so 4 equals 4.0 (JSON has one number type; jansson has two). */
+static int values_equal(const json_t *a, const json_t *b)
+{
+	const char *key;
+	json_t *va;
+	size_t i;
+
+	if (json_is_number(a) && json_is_number(b)) {
+		if (json_is_integer(a) && json_is_integer(b))
+			return json_integer_value(a) == json_integer_value(b);
+		return json_number_value(a) == json_number_value(b);
+	}
+	if (json_typeof(a) != json_typeof(b))
+		return 0;
+	if (json_is_array(a)) {
+		if (json_array_size(a) != json_array_size(b))
+			return 0;
+		for (i = 0; i < json_array_size(a); i++) {
+			if (!values_equal(json_array_get(a, i), json_array_get(b, i)))
+				return 0;
+		}
+		return 1;
+	}
+	if (json_is_object(a)) {
+		if (json_object_size(a) != json_object_size(b))
+			return 0;
+		json_object_foreach((json_t *)a, key, va) {
+			json_t *vb = json_object_get(b, key);
+			if (!vb || !values_equal(va, vb))
+				return 0;
+		}
+		return 1;
+	}
+	return json_equal((json_t *)a, (json_t *)b);
+}
+
+/* A short, valid rendering of a JSON value for a test detail. */
+static char *short_json(const json_t *v)
+{
+	_cleanup_free_ char *s = tg_json_dump(v);
+	char *o;
+
+	if (!s)
+		return NULL;
+	if (strlen(s) <= DETAIL_CAP)
+		return TG_TAKE_PTR(s);
+	o = malloc(DETAIL_CAP + 8);
+	if (!o)
+		return NULL;
+	/* cut at a UTF-8 boundary */
+	size_t n = DETAIL_CAP;
+	while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80)
+		n--;
+	memcpy(o, s, n);
+	strcpy(o + n, "...");
+	return o;
+}
+
+static int run_tests(json_t **out, int *all_passed, char **first_failure, tg_registry *r,
+		     const char *binary, const json_t *m, int ws_read, int ws_write)
+{
+	_cleanup_json_ json_t *results = json_array();
+	json_t *schema = json_object_get(m, "input_schema");
+	json_t *limits = json_object_get(m, "limits");
+	uint64_t start = tg_now_ms();
+	json_t *t;
+	size_t i;
+	int rc;
+
+	*all_passed = 1;
+	*first_failure = NULL;
+	if (!results)
+		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	json_array_foreach(json_object_get(m, "tests"), i, t) {
+		_cleanup_json_ json_t *res = NULL;
+		_cleanup_free_ char *detail = NULL, *got = NULL, *want = NULL;
+		const char *name = json_string_value(json_object_get(t, "name"));
+		json_t *args = json_object_get(t, "args");
+		json_t *expect = json_object_get(t, "expect");
+		int expect_error = json_is_true(json_object_get(t, "expect_error"));
+		int passed = 0;
+		json_int_t wall = 0;
+
+		if (tg_now_ms() - start > REG_TEST_BUDGET_MS) {
+			if (asprintf(&detail, "not run: the tests used up their total budget of %u s",
+				     REG_TEST_BUDGET_MS / 1000) < 0)
+				detail = NULL;
+		} else if (expect_error && tg_schema_validate(schema, args) < 0) {
+			/* a call with these arguments never reaches the tool */
+			passed = 1;
+			if (asprintf(&detail, "ok: refused by input_schema: %s",
+				     tg_error_last()->message) < 0)
+				detail = NULL;
+			tg_error_clear();
+		} else {
+			rc = reg_run_tool(&res, r, binary, limits, ws_read, ws_write, args);
+			if (rc < 0)
+				return rc;
+			wall = json_integer_value(json_object_get(res, "wall_ms"));
+			if (json_is_true(json_object_get(res, "ok"))) {
+				json_t *value = json_object_get(res, "result");
+				got = short_json(value);
+				if (expect_error) {
+					if (asprintf(&detail, "expected an error, got %s", got ?: "?") < 0)
+						detail = NULL;
+				} else if (values_equal(value, expect)) {
+					passed = 1;
+					detail = strdup("ok");
+				} else {
+					want = short_json(expect);
+					if (asprintf(&detail, "expected %s, got %s", want ?: "?",
+						     got ?: "?") < 0)
+						detail = NULL;
+				}
+			} else {
+				const char *err = json_string_value(json_object_get(res, "error"));
+				const char *reason = json_string_value(json_object_get(res, "reason"));
+				int killed_by_filter = reason && strcmp(reason, "seccomp") == 0;
+				if (expect_error && reason && strcmp(reason, "exited") == 0 &&
+				    !killed_by_filter) {
+					passed = 1;
+					if (asprintf(&detail, "ok: error: %.*s", DETAIL_CAP, err ?: "") < 0)
+						detail = NULL;
+				} else if (asprintf(&detail, "%s: %.*s",
+						    expect_error ? "expected the tool to exit with an error, "
+								   "but it was stopped"
+								 : "error",
+						    DETAIL_CAP, err ?: "") < 0) {
+					detail = NULL;
+				}
+			}
+		}
+		if (!detail)
+			return tg_error_set(TG_ERR_NOMEM, "out of memory");
+		if (!passed && *all_passed) {
+			*all_passed = 0;
+			if (asprintf(first_failure, "test \"%s\" failed: %s", name, detail) < 0)
+				*first_failure = NULL;
+		}
+		if (json_array_append_new(results,
+					  json_pack("{s:s, s:b, s:s, s:I}", "name", name, "passed",
+						    passed, "detail", detail, "wall_ms", wall)) < 0)
+			return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	}
+	*out = TG_TAKE_PTR(results);
+	return 0;
+}
+
+/* What the vetting, build and tests found. */
+typedef struct outcome {
+	const char *status;   /* rejected, failed, pending, active */
+	const char *verdict;  /* pass, reject */
+	char *reason;
+	json_t *findings;
+	json_t *tests;
+	char hash[65];
+} outcome;
+
+static void outcome_clear(outcome *o)
+{
+	free(o->reason);
+	json_decref(o->findings);
+	json_decref(o->tests);
+}
+
+static int set_reason(outcome *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int set_reason(outcome *o, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	free(o->reason);
+	o->reason = NULL;
+	va_start(ap, fmt);
+	n = vasprintf(&o->reason, fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		o->reason = NULL;
+		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	}
+	return 0;
+}
+
+static int vet_build_test(outcome *o, tg_registry *r, const tg_submission *sub,
+			  const char *const *caps, size_t ncaps, int ws_read, int ws_write)
+{
+	tg_analyze_opts ao = { 0 };
+	tg_report *rep = NULL, *orep = NULL;
+	_cleanup_free_ char *log = NULL, *binary = NULL, *first_fail = NULL;
+	const tg_policy *pol;
+	json_t *more;
+	int rc, ok = 0, all = 0;
+	size_t nerr = 0, i;
+
+	o->status = "rejected";
+	o->verdict = "reject";
+	o->tests = json_array();
+	rc = reg_policy(r, &pol);
+	if (rc < 0)
+		return rc;
+	ao.capabilities = caps;
+	ao.ncapabilities = ncaps;
+	ao.sdk_include_dir = r->sdk_include;
+	rc = tg_analyze(&rep, pol, "tool.c", sub->source, sub->source_len, &ao);
+	if (rc < 0)
+		return tg_error_prefix("analysis");
+	o->findings = findings_of(rep, "source");
+	for (i = 0; i < rep->nfindings; i++)
+		nerr += rep->findings[i].severity == TG_SEV_ERROR;
+	if (!rep->pass) {
+		rc = set_reason(o, "the analyzer rejected the source (%zu error finding%s)", nerr,
+				nerr == 1 ? "" : "s");
+		tg_report_free(rep);
+		return rc;
+	}
+	tg_report_free(rep);
+	if (!o->findings || !o->tests)
+		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	reg_content_hash(o->hash, sub->source, sub->source_len);
+	rc = reg_build(r, o->hash, sub->source, sub->source_len, caps, ncaps, &ok, &orep, &log,
+		       &binary);
+	if (rc < 0)
+		return rc;
+	if (log) {
+		o->status = "failed";
+		o->verdict = "pass";
+		return set_reason(o, "the build failed: %.2000s", log);
+	}
+	more = findings_of(orep, "object");
+	if (more) {
+		json_array_extend(o->findings, more);
+		json_decref(more);
+	}
+	if (!ok) {
+		tg_report_free(orep);
+		return set_reason(o, "the object file check rejected the build (undefined symbols "
+				     "outside the policy)");
+	}
+	tg_report_free(orep);
+	o->verdict = "pass";
+	json_decref(o->tests);
+	o->tests = NULL;
+	rc = run_tests(&o->tests, &all, &first_fail, r, binary, sub->manifest, ws_read, ws_write);
+	if (rc < 0)
+		return rc;
+	if (!all) {
+		size_t nf = 0;
+		json_t *t;
+		json_array_foreach(o->tests, i, t)
+			nf += !json_is_true(json_object_get(t, "passed"));
+		o->status = "failed";
+		return set_reason(o, "%zu of %zu tests failed; %s", nf, json_array_size(o->tests),
+				  first_fail ? first_fail : "");
+	}
+	o->status = "active";
+	return 0;
+}
+
+static int commit_version(tg_store_version **out, tg_registry *r, const tg_submission *sub,
+			  const outcome *o, const char *submitter)
+{
+	_cleanup_json_ json_t *manifest = json_deep_copy(sub->manifest);
+	_cleanup_json_ json_t *analysis = NULL;
+	_cleanup_free_ char *mj = NULL, *aj = NULL, *tj = NULL;
+	tg_store_file files[4];
+	tg_store_trailer tr[4];
+	tg_store_put_opts po = { 0 };
+	char subject[200];
+	const char *name = json_string_value(json_object_get(sub->manifest, "name"));
+
+	if (!manifest)
+		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	json_object_set_new(manifest, "source", json_string("tool.c"));
+	analysis = json_pack("{s:s, s:O, s:s}", "verdict", o->verdict, "findings", o->findings,
+			     "reason", o->reason ? o->reason : "");
+	mj = tg_json_dump_pretty(manifest);
+	aj = analysis ? tg_json_dump_pretty(analysis) : NULL;
+	tj = tg_json_dump_pretty(o->tests);
+	if (!mj || !aj || !tj)
+		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	files[0] = (tg_store_file){ "tool.json", mj, strlen(mj) };
+	files[1] = (tg_store_file){ "tool.c", sub->source, sub->source_len };
+	files[2] = (tg_store_file){ "analysis.json", aj, strlen(aj) };
+	files[3] = (tg_store_file){ "tests.json", tj, strlen(tj) };
+	tr[0] = (tg_store_trailer){ "Toolgate-Status", o->status };
+	tr[1] = (tg_store_trailer){ "Toolgate-Verdict", o->verdict };
+	tr[2] = (tg_store_trailer){ "Toolgate-Content-Hash", o->hash };
+	tr[3] = (tg_store_trailer){ "Toolgate-Submitter", submitter };
+	snprintf(subject, sizeof(subject), "%s: %s", name, o->status);
+	po.tool = name;
+	po.files = files;
+	po.nfiles = 4;
+	po.trailers = tr;
+	po.ntrailers = 4;
+	po.subject = subject;
+	if (tg_store_put(out, r->store, &po) < 0)
+		return tg_error_prefix("store");
+	return 0;
+}
+
+int tg_registry_create(json_t **out, tg_registry *r, const tg_submission *sub,
+		       const tg_actor *who)
+{
+	_cleanup_free_ char *submitter = reg_actor_string(who);
+	_cleanup_free_ const char **caps = NULL;
+	_cleanup_json_ json_t *res = NULL, *details = NULL, *emptycaps = json_array();
+	json_t *capj = json_object_get(sub->manifest, "capabilities");
+	const char *name;
+	tg_store_version *sv = NULL;
+	outcome o = { 0 };
+	reg_version_rec rec = { 0 };
+	int64_t tool_id = 0;
+	size_t ncaps = json_array_size(capj), i;
+	int rc, ws_read, ws_write, approved = 0, inserted, do_activate = 0;
+	unsigned cur = 0;
+
+	*out = NULL;
+	if (!submitter)
+		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	rc = tg_manifest_validate(r, sub->manifest, sub->source, sub->source_len);
+	if (rc < 0)
+		return rc;
+	name = json_string_value(json_object_get(sub->manifest, "name"));
+	caps = calloc(ncaps + 1, sizeof(*caps));
+	if (!caps)
+		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	for (i = 0; i < ncaps; i++)
+		caps[i] = json_string_value(json_array_get(capj, i));
+	reg_caps_from_json(capj, &ws_read, &ws_write);
+	reg_content_hash(o.hash, sub->source, sub->source_len);
+
+	rc = vet_build_test(&o, r, sub, caps, ncaps, ws_read, ws_write);
+	if (rc < 0)
+		goto out;
+	if (!o.findings)
+		o.findings = json_array();
+	if (!o.tests)
+		o.tests = json_array();
+	if (!o.findings || !o.tests || !emptycaps) {
+		rc = tg_error_set(TG_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	if (strcmp(o.status, "active") == 0) {
+		rc = reg_tool_id(r, name, 0, &tool_id);
+		if (rc < 0)
+			goto out;
+		rc = reg_caps_approved(r, tool_id, capj, &approved);
+		if (rc < 0)
+			goto out;
+		if (!approved) {
+			o.status = "pending";
+			rc = set_reason(&o, "passed; its capabilities need approval by a person "
+					    "(toolgate approve)");
+			if (rc < 0)
+				goto out;
+		}
+	}
+	rc = commit_version(&sv, r, sub, &o, submitter);
+	if (rc < 0)
+		goto out;
+	if (o.reason && strcmp(o.status, "pending") == 0) {
+		rc = set_reason(&o, "passed; its capabilities need approval: toolgate approve %s@%u",
+				name, sv->version);
+		if (rc < 0)
+			goto out;
+	}
+
+	/* one transaction: the version, its results, activation, audit */
+	rc = reg_begin(r);
+	if (rc < 0)
+		goto out;
+	rc = reg_tool_id(r, name, 1, &tool_id);
+	if (rc < 0)
+		goto fail;
+	rec.version = sv->version;
+	rec.status = strcmp(o.status, "active") == 0 ? "inactive" : o.status;
+	rec.verdict = o.verdict;
+	rec.reason = o.reason;
+	rec.commit = sv->commit;
+	rec.content_hash = o.hash;
+	rec.submitter = submitter;
+	rec.time = sv->time;
+	rec.manifest = sub->manifest;
+	details = json_pack("{s:s, s:s}", "verdict", o.verdict, "commit", sv->commit);
+	rec.analysis = details ? json_pack("{s:s, s:O}", "verdict", o.verdict, "findings",
+					   o.findings)
+			       : NULL;
+	if (!details || !rec.analysis) {
+		rc = tg_error_set(TG_ERR_NOMEM, "out of memory");
+		goto fail;
+	}
+	rec.tests = o.tests;
+	rc = reg_insert_version(r, tool_id, &rec, &inserted);
+	json_decref((json_t *)rec.analysis);
+	if (rc < 0)
+		goto fail;
+	if (strcmp(o.status, "active") == 0) {
+		rc = reg_caps_approved(r, tool_id, capj, &approved);
+		if (rc < 0)
+			goto fail;
+		rc = reg_active_version(r, tool_id, &cur);
+		if (rc < 0)
+			goto fail;
+		if (!approved) {
+			/* approvals changed since the check above: be conservative */
+			o.status = "pending";
+			rc = set_reason(&o, "passed; its capabilities need approval: toolgate "
+					    "approve %s@%u", name, sv->version);
+			if (rc < 0)
+				goto fail;
+		} else if (cur > sv->version) {
+			/* a newer version was activated meanwhile by another process */
+			o.status = "inactive";
+			rc = set_reason(&o, "passed; not activated because v%u, submitted later, is "
+					    "already active", cur);
+			if (rc < 0)
+				goto fail;
+		} else {
+			do_activate = 1;
+		}
+		if (strcmp(o.status, "active") != 0) {
+			_cleanup_stmt_ sqlite3_stmt *st = NULL;
+			rc = reg_prepare(r, &st, "UPDATE versions SET status = ?3, reason = ?4 WHERE "
+						 "tool_id = ?1 AND version = ?2");
+			if (rc < 0)
+				goto fail;
+			sqlite3_bind_int64(st, 1, tool_id);
+			sqlite3_bind_int64(st, 2, sv->version);
+			reg_bind_text(st, 3, o.status);
+			reg_bind_text(st, 4, o.reason ? o.reason : "");
+			if ((rc = reg_step(st)) != SQLITE_DONE) {
+				rc = reg_sqlerr(r, rc, "update status");
+				goto fail;
+			}
+		}
+	}
+	json_object_set_new(details, "version", json_integer(sv->version));
+	json_object_set_new(details, "status", json_string(o.status));
+	rc = reg_audit_append(r, who, "create", name, details);
+	if (rc < 0)
+		goto fail;
+	if (do_activate) {
+		rc = reg_activate(r, tool_id, name, sv->version, "activate", who);
+		if (rc < 0)
+			goto fail;
+	}
+	rc = reg_commit(r);
+	if (rc < 0)
+		goto out;
+
+	res = json_pack("{s:s, s:i, s:s, s:s, s:s, s:s, s:O, s:O, s:s, s:O}", "name", name,
+			"version", (int)sv->version, "status", o.status, "verdict", o.verdict,
+			"commit", sv->commit, "content_hash", o.hash, "findings", o.findings,
+			"tests", o.tests, "reason", o.reason ? o.reason : "", "capabilities",
+			capj ? capj : emptycaps);
+	if (!res) {
+		rc = tg_error_set(TG_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	*out = TG_TAKE_PTR(res);
+	rc = 0;
+	goto out;
+fail:
+	reg_rollback(r);
+out:
+	tg_store_version_free(sv);
+	outcome_clear(&o);
+	return rc;
+}

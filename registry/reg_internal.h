@@ -1,0 +1,164 @@
+/*
+ * registry/reg_internal.h: what the files of registry/ share and nobody
+ * else sees: the tg_registry handle, the SQLite helpers (open, migrations,
+ * BEGIN IMMEDIATE with retries, error mapping), the audit chain, the
+ * re-index from the store, activation (the one place that moves a tool's
+ * active pointer) and the build cache.
+ */
+#ifndef TG_REG_INTERNAL_H
+#define TG_REG_INTERNAL_H
+
+#include "registry.h"
+#include "schema.h"
+#include "analyzer/analyzer.h"
+#include "sandbox/sandbox.h"
+#include "store/store.h"
+
+#include <sqlite3.h>
+
+/* The schema version this binary writes (PRAGMA user_version). */
+#define REG_SCHEMA_VERSION 1
+
+/* Caps on what the agent controls. */
+#define REG_MAX_SOURCE (256u * 1024u)
+#define REG_MAX_TESTS 100
+#define REG_MAX_DESCRIPTION 4096
+#define REG_MAX_TEST_NAME 128
+#define REG_MAX_ERROR_TEXT 4096
+#define REG_MAX_ARGS (1u << 20)
+/* Wall-clock budget for all the tests of one submission together. */
+#define REG_TEST_BUDGET_MS 120000u
+
+struct tg_registry {
+	char *home;
+	char *db_path;
+	char *cache_dir;
+	char *anchor_path;
+	char *sdk_include;
+	sqlite3 *db;
+	tg_store *store;
+	tg_config cfg;
+	tg_policy *policy;     /* loaded on first use */
+	int in_txn;
+	/* audit head written in the current transaction, for the anchor */
+	int64_t audit_seq_pending;
+	char audit_hash_pending[65];
+	char db_id[33];
+	json_t *repairs;       /* what the re-index on open fixed (for verify) */
+	json_t *reindex_problems; /* tools it could not re-index (for verify) */
+};
+
+/* ---- db.c -------------------------------------------------------------- */
+int reg_db_open(tg_registry *r, int *created);
+int reg_sqlerr(tg_registry *r, int rc, const char *what);
+int reg_prepare(tg_registry *r, sqlite3_stmt **out, const char *sql);
+void reg_finalizep(sqlite3_stmt **st);
+#define _cleanup_stmt_ TG_CLEANUP(reg_finalizep)
+/* BEGIN IMMEDIATE, waiting out SQLITE_BUSY (never surfaces to the user). */
+int reg_begin(tg_registry *r);
+/* COMMIT (then write the audit anchor if this transaction appended to the
+ * audit log); on failure the transaction is rolled back. */
+int reg_commit(tg_registry *r);
+void reg_rollback(tg_registry *r);
+/* sqlite3_step with SQLITE_BUSY retried; returns the sqlite rc. */
+int reg_step(sqlite3_stmt *st);
+int reg_exec(tg_registry *r, const char *sql);
+/* Bind text that may be NULL. */
+int reg_bind_text(sqlite3_stmt *st, int i, const char *s);
+/* Column text duplicated (NULL stays NULL). */
+char *reg_col_strdup(sqlite3_stmt *st, int i);
+/* A column holding JSON text, parsed (json null when NULL or bad). */
+json_t *reg_col_json(sqlite3_stmt *st, int i);
+/* meta table */
+int reg_meta_get_int(tg_registry *r, const char *key, int64_t *out);
+int reg_meta_set_int(tg_registry *r, const char *key, int64_t v);
+int reg_meta_get_text(tg_registry *r, const char *key, char **out);
+int reg_meta_set_text(tg_registry *r, const char *key, const char *v);
+/* Bump the toolset generation (inside a transaction). */
+int reg_bump_generation(tg_registry *r);
+/* tools.id for name; create=1 inserts it. 0 and *out = 0 when absent. */
+int reg_tool_id(tg_registry *r, const char *name, int create, int64_t *out);
+
+/* ---- config.c ---------------------------------------------------------- */
+int reg_config_load(tg_config *cfg, const char *home);
+void reg_config_clear(tg_config *cfg);
+
+/* ---- audit.c ----------------------------------------------------------- */
+/* Append one entry (inside a transaction). */
+int reg_audit_append(tg_registry *r, const tg_actor *who, const char *event,
+		     const char *tool, const json_t *details);
+/* After COMMIT: advance the anchor file to the head written (monotonic). */
+int reg_audit_anchor_update(tg_registry *r);
+/* Check the chain, the meta head and the anchor; append problems and notes. */
+int reg_audit_verify(tg_registry *r, json_t *problems, json_t *notes);
+/* A fresh database in a home whose anchor names another one: record it. */
+int reg_audit_note_rebuild(tg_registry *r, const tg_actor *who);
+/* "cli", "mcp:SESSION" */
+char *reg_actor_string(const tg_actor *who);
+
+/* ---- manifest.c -------------------------------------------------------- */
+int reg_caps_from_json(const json_t *caps, int *read, int *write);
+
+/* ---- activate.c -------------------------------------------------------- */
+/* Inside a transaction: make version v of tool the active one (CAS on
+ * refs/active), mark the previous active inactive, record the event, bump
+ * the generation. event: "activate", "rollback", "approve", "reindex". */
+int reg_activate(tg_registry *r, int64_t tool_id, const char *tool, unsigned v,
+		 const char *event, const tg_actor *who);
+/* The active version per SQLite (0 = none). */
+int reg_active_version(tg_registry *r, int64_t tool_id, unsigned *out);
+/* Is every capability of caps (JSON array) in the tool's approved set? */
+int reg_caps_approved(tg_registry *r, int64_t tool_id, const json_t *caps, int *out);
+
+/* ---- versions.c -------------------------------------------------------- */
+/* One version row as written by create and by the re-index. */
+typedef struct reg_version_rec {
+	unsigned version;
+	const char *status;
+	const char *verdict;
+	const char *reason;
+	const char *commit;
+	const char *content_hash;
+	const char *submitter;
+	int64_t time;
+	const json_t *manifest;  /* tool.json */
+	const json_t *analysis;  /* {"verdict","findings":[{..,"stage"}]} */
+	const json_t *tests;     /* [{"name","passed","detail","wall_ms"}] */
+} reg_version_rec;
+/* Insert (inside a transaction); *out_inserted = 0 when that version was
+ * already there (indexed meanwhile by another process). */
+int reg_insert_version(tg_registry *r, int64_t tool_id, const reg_version_rec *v,
+		       int *out_inserted);
+/* Status of one version ("" when absent, caller frees). */
+int reg_version_status(tg_registry *r, int64_t tool_id, unsigned v, char **out);
+/* A version as JSON for show/history (full=1 adds manifest parts, findings
+ * and tests). */
+int reg_version_json(json_t **out, tg_registry *r, int64_t tool_id, const char *tool,
+		     unsigned v, int full);
+/* tools.id of an existing tool; TG_ERR_NOTFOUND / TG_ERR_INVALID else. */
+int reg_need_tool(tg_registry *r, const char *name, int64_t *id);
+/* Highest version number SQLite holds for the tool (0 = none). */
+int reg_max_version(tg_registry *r, int64_t tool_id, unsigned *out);
+
+/* ---- reindex.c --------------------------------------------------------- */
+int reg_reindex(tg_registry *r, int full);
+/* Insert one store version into SQLite (inside a transaction). */
+int reg_index_store_version(tg_registry *r, const char *tool, const tg_store_version *sv,
+			    unsigned active);
+
+/* ---- build.c ----------------------------------------------------------- */
+int reg_policy(tg_registry *r, const tg_policy **out);
+/* Build source into the cache (cache/<hash>/tool), checking the object
+ * file; *out_ok = 0 with *out_report / *out_log telling why when it does not
+ * build or the object check fails. */
+int reg_build(tg_registry *r, const char *hash, const char *source, size_t len,
+	      const char *const *caps, size_t ncaps, int *out_ok,
+	      tg_report **out_report, char **out_log, char **out_binary);
+/* The content hash of a source (hex). */
+void reg_content_hash(char out[65], const char *source, size_t len);
+/* Run a built tool once: the call contract. *out = {"ok",..,"result"|"error",
+ * "wall_ms","reason"} */
+int reg_run_tool(json_t **out, tg_registry *r, const char *binary, const json_t *limits,
+		 int ws_read, int ws_write, const json_t *args);
+
+#endif

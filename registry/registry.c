@@ -1,0 +1,210 @@
+/*
+ * registry/registry.c: the registry handle. Opening a home (creating it
+ * when asked: store.git, registry.db, cache/), the config, the SDK include
+ * folder handed to the analyzer and the compiler, the toolset generation
+ * and the public audit entry point.
+ */
+#include "reg_internal.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static char *sdk_include_dir(void)
+{
+	struct stat st;
+
+	if (stat(TG_DATADIR "/include/toolgate/tool.h", &st) == 0)
+		return strdup(TG_DATADIR "/include");
+	return strdup(TG_SOURCE_DATADIR);
+}
+
+void tg_registry_free(tg_registry *r)
+{
+	if (!r)
+		return;
+	if (r->db) {
+		if (r->in_txn)
+			sqlite3_exec(r->db, "ROLLBACK", NULL, NULL, NULL);
+		sqlite3_close_v2(r->db);
+	}
+	tg_store_free(r->store);
+	tg_policy_free(r->policy);
+	reg_config_clear(&r->cfg);
+	free(r->home);
+	free(r->db_path);
+	free(r->cache_dir);
+	free(r->anchor_path);
+	free(r->sdk_include);
+	json_decref(r->repairs);
+	json_decref(r->reindex_problems);
+	free(r);
+}
+
+int tg_registry_open(tg_registry **out, const char *home, int create)
+{
+	tg_registry *r;
+	_cleanup_free_ char *store_path = NULL;
+	struct stat st;
+	int rc, fresh = 0;
+
+	*out = NULL;
+	if (!home || !home[0])
+		return tg_error_set(TG_ERR_INVALID, "no home folder given");
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	r->home = strdup(home);
+	r->db_path = tg_path_join(home, "registry.db");
+	r->cache_dir = tg_path_join(home, "cache");
+	r->anchor_path = tg_path_join(home, "audit.anchor");
+	r->sdk_include = sdk_include_dir();
+	r->repairs = json_array();
+	r->reindex_problems = json_array();
+	store_path = tg_path_join(home, "store.git");
+	if (!r->home || !r->db_path || !r->cache_dir || !r->anchor_path || !r->sdk_include ||
+	    !r->repairs || !r->reindex_problems || !store_path) {
+		rc = tg_error_set(TG_ERR_NOMEM, "out of memory");
+		goto fail;
+	}
+	if (!create && stat(store_path, &st) != 0) {
+		rc = tg_error_set(TG_ERR_NOTFOUND, "no toolgate home at %s (run 'toolgate init')",
+				  home);
+		goto fail;
+	}
+	if (create) {
+		if ((rc = tg_mkdir_p(home, 0700)) < 0)
+			goto fail;
+	}
+	if ((rc = tg_mkdir_p(r->cache_dir, 0700)) < 0)
+		goto fail;
+	rc = reg_config_load(&r->cfg, home);
+	if (rc < 0)
+		goto fail;
+	rc = tg_store_open(&r->store, store_path, 1);
+	if (rc < 0) {
+		tg_error_prefix("store");
+		goto fail;
+	}
+	rc = reg_db_open(r, &fresh);
+	if (rc < 0)
+		goto fail;
+	rc = reg_reindex(r, fresh);
+	if (rc < 0) {
+		tg_error_prefix("re-index from the store");
+		goto fail;
+	}
+	*out = r;
+	return 0;
+fail:
+	tg_registry_free(r);
+	return rc;
+}
+
+const tg_config *tg_registry_config(const tg_registry *r)
+{
+	return &r->cfg;
+}
+
+int tg_registry_toolset_generation(uint64_t *out, tg_registry *r)
+{
+	int64_t g = 0;
+	int rc = reg_meta_get_int(r, "generation", &g);
+
+	if (rc < 0)
+		return rc;
+	*out = (uint64_t)g;
+	return 0;
+}
+
+int tg_registry_audit(tg_registry *r, const tg_actor *who, const char *event,
+		      const char *tool, const json_t *details)
+{
+	int rc;
+
+	if (!event || !event[0] || strlen(event) > 64)
+		return tg_error_set(TG_ERR_INVALID, "audit event: must be 1 to 64 bytes");
+	rc = reg_begin(r);
+	if (rc < 0)
+		return rc;
+	rc = reg_audit_append(r, who, event, tool, details);
+	if (rc < 0) {
+		reg_rollback(r);
+		return rc;
+	}
+	return reg_commit(r);
+}
+
+int tg_registry_open_flag(tg_registry **out, const char *home_flag, int create)
+{
+	_cleanup_free_ char *home = NULL;
+	int rc = tg_home_resolve(&home, home_flag);
+
+	*out = NULL;
+	if (rc < 0)
+		return rc;
+	return tg_registry_open(out, home, create);
+}
+
+int tg_registry_parse_ref(char **out_name, unsigned *version, const char *ref)
+{
+	const char *at = strchr(ref, '@');
+	size_t n = at ? (size_t)(at - ref) : strlen(ref);
+	unsigned long v = 0;
+	char *end = NULL;
+	char *name;
+
+	*out_name = NULL;
+	*version = 0;
+	if (at) {
+		if (!at[1] || at[1] < '1' || at[1] > '9')
+			return tg_error_set(TG_ERR_INVALID, "version after '@' must be a positive number");
+		errno = 0;
+		v = strtoul(at + 1, &end, 10);
+		if (errno || *end || v > 1000000000ul)
+			return tg_error_set(TG_ERR_INVALID, "version after '@' must be a positive number");
+	}
+	if (n == 0 || n > 64)
+		return tg_error_set(TG_ERR_INVALID, "not a valid tool name");
+	name = strndup(ref, n);
+	if (!name)
+		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	if (!tg_name_valid(name)) {
+		free(name);
+		return tg_error_set(TG_ERR_INVALID, "not a valid tool name (^[a-z][a-z0-9_]{0,63}$)");
+	}
+	*out_name = name;
+	*version = (unsigned)v;
+	return 0;
+}
+
+char *tg_registry_scrub(const char *s)
+{
+	const unsigned char *u = (const unsigned char *)(s ? s : "");
+	size_t n = strlen((const char *)u), i = 0, j = 0;
+	char *o = malloc(n + 1);
+
+	if (!o)
+		return NULL;
+	while (i < n) {
+		unsigned char c = u[i];
+		if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f) {
+			o[j++] = '?';
+			i++;
+		} else if (c == 0xe2 && i + 2 < n &&
+			   ((u[i + 1] == 0x80 && ((u[i + 2] >= 0xaa && u[i + 2] <= 0xae) ||
+						  u[i + 2] == 0x8e || u[i + 2] == 0x8f)) ||
+			    (u[i + 1] == 0x81 && u[i + 2] >= 0xa6 && u[i + 2] <= 0xa9))) {
+			o[j++] = '?';
+			i += 3;
+		} else if (c == 0xd8 && i + 1 < n && u[i + 1] == 0x9c) {
+			o[j++] = '?';
+			i += 2;
+		} else {
+			o[j++] = (char)c;
+			i++;
+		}
+	}
+	o[j] = '\0';
+	return o;
+}

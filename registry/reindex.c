@@ -1,0 +1,275 @@
+/*
+ * registry/reindex.c: bring SQLite up to what the store (the source of
+ * truth) holds. Run on every open: for each tool in the store, versions the
+ * registry lacks are indexed from their commit (trailers + tool.json,
+ * analysis.json, tests.json) and the active pointer follows
+ * refs/active/<tool>. A crash between the store write and the SQLite
+ * transaction, or a deleted registry.db, is repaired here. What cannot be
+ * recovered from git (audit and call logs, approval records, activation
+ * events) is said so by verify.
+ */
+#include "reg_internal.h"
+
+#include <errno.h>
+#include <string.h>
+
+static void note(tg_registry *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note(tg_registry *r, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (r->repairs)
+		json_array_append_new(r->repairs, json_string(buf));
+}
+
+static void problem(tg_registry *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void problem(tg_registry *r, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (r->reindex_problems)
+		json_array_append_new(r->reindex_problems, json_string(buf));
+}
+
+static int read_json_file(json_t **out, tg_registry *r, const char *tool, unsigned v,
+			  const char *path)
+{
+	_cleanup_free_ char *data = NULL;
+	size_t len = 0;
+	tg_json_limits lim = { 16u << 20, 128 };
+	int rc = tg_store_get_file(&data, &len, r->store, tool, v, path);
+
+	*out = NULL;
+	if (rc == TG_ERR_NOTFOUND) {
+		tg_error_clear();
+		return 0;
+	}
+	if (rc < 0)
+		return rc;
+	rc = tg_json_parse(out, data, len, &lim);
+	if (rc < 0) {
+		tg_error_clear();
+		*out = NULL;
+	}
+	return 0;
+}
+
+int reg_index_store_version(tg_registry *r, const char *tool, const tg_store_version *sv,
+			    unsigned active)
+{
+	_cleanup_json_ json_t *manifest = NULL, *analysis = NULL, *tests = NULL;
+	reg_version_rec rec = { 0 };
+	const char *status = tg_store_version_trailer(sv, "Toolgate-Status");
+	const char *verdict = tg_store_version_trailer(sv, "Toolgate-Verdict");
+	int64_t tool_id;
+	int rc, inserted;
+
+	if ((rc = read_json_file(&manifest, r, tool, sv->version, "tool.json")) < 0 ||
+	    (rc = read_json_file(&analysis, r, tool, sv->version, "analysis.json")) < 0 ||
+	    (rc = read_json_file(&tests, r, tool, sv->version, "tests.json")) < 0)
+		return rc;
+	if (!manifest || !json_is_object(manifest)) {
+		json_decref(manifest);
+		manifest = json_object();
+	}
+	if (!status)
+		status = "failed";
+	if (strcmp(status, "active") == 0 || strcmp(status, "inactive") == 0)
+		status = sv->version == active ? "active" : "inactive";
+	else if (strcmp(status, "pending") == 0)
+		status = sv->version == active ? "active" : "pending";
+	else if (strcmp(status, "rejected") != 0)
+		status = "failed";
+	if (!verdict || strcmp(verdict, "pass") != 0)
+		verdict = "reject";
+	rec.version = sv->version;
+	rec.status = status;
+	rec.verdict = verdict;
+	rec.reason = json_string_value(json_object_get(analysis, "reason"));
+	rec.commit = sv->commit;
+	rec.content_hash = tg_store_version_trailer(sv, "Toolgate-Content-Hash");
+	rec.submitter = tg_store_version_trailer(sv, "Toolgate-Submitter");
+	rec.time = sv->time;
+	rec.manifest = manifest;
+	rec.analysis = json_is_object(analysis) ? analysis : NULL;
+	rec.tests = json_is_array(tests) ? tests : NULL;
+	rc = reg_tool_id(r, tool, 1, &tool_id);
+	if (rc < 0)
+		return rc;
+	return reg_insert_version(r, tool_id, &rec, &inserted);
+}
+
+/* Make SQLite's active pointer for tool follow the store's, read again
+ * under the transaction's write lock (activations hold it while they move
+ * the ref, so what is read here cannot be overtaken). */
+static int follow_active(tg_registry *r, const char *tool)
+{
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	int64_t tool_id;
+	unsigned cur, store_active = 0;
+	int rc;
+
+	rc = tg_store_get_active(&store_active, NULL, r->store, tool);
+	if (rc < 0)
+		return tg_error_prefix("store");
+	rc = reg_tool_id(r, tool, 1, &tool_id);
+	if (rc < 0)
+		return rc;
+	rc = reg_active_version(r, tool_id, &cur);
+	if (rc < 0 || cur == store_active)
+		return rc;
+	note(r, "%s: the active version follows the store's refs/active: v%u (the registry had "
+		"v%u)", tool, store_active, cur);
+	if (store_active)
+		return reg_activate(r, tool_id, tool, store_active, "reindex", NULL);
+	rc = reg_prepare(r, &st, "UPDATE versions SET status = 'inactive' WHERE tool_id = ?1 AND "
+				 "status = 'active'");
+	if (rc < 0)
+		return rc;
+	sqlite3_bind_int64(st, 1, tool_id);
+	if ((rc = reg_step(st)) != SQLITE_DONE)
+		return reg_sqlerr(r, rc, "deactivate");
+	sqlite3_finalize(st);
+	st = NULL;
+	rc = reg_prepare(r, &st, "UPDATE tools SET active_version = 0 WHERE id = ?1");
+	if (rc < 0)
+		return rc;
+	sqlite3_bind_int64(st, 1, tool_id);
+	if ((rc = reg_step(st)) != SQLITE_DONE)
+		return reg_sqlerr(r, rc, "deactivate");
+	return reg_bump_generation(r);
+}
+
+/* Index what is missing for one tool; *changed when anything was. */
+static int reindex_tool(tg_registry *r, const char *tool, int *began, int fresh)
+{
+	tg_store_version_list *l = NULL;
+	int64_t tool_id = 0;
+	tg_store_version *next = NULL;
+	unsigned have = 0, sql_active = 0, store_active = 0;
+	size_t i;
+	int rc, missing;
+
+	rc = tg_store_get_active(&store_active, NULL, r->store, tool);
+	if (rc < 0)
+		return tg_error_prefix("store");
+	rc = reg_tool_id(r, tool, 0, &tool_id);
+	if (rc < 0)
+		return rc;
+	if (tool_id) {
+		if ((rc = reg_max_version(r, tool_id, &have)) < 0 ||
+		    (rc = reg_active_version(r, tool_id, &sql_active)) < 0)
+			return rc;
+	}
+	/* cheap test first: only the tip is read when version have+1 is absent */
+	rc = tg_store_get_version(&next, r->store, tool, have + 1);
+	tg_store_version_free(next);
+	if (rc < 0 && rc != TG_ERR_NOTFOUND)
+		return tg_error_prefix("store");
+	tg_error_clear();
+	missing = rc == 0;
+	if (!missing && store_active == sql_active)
+		return 0;
+	if (missing) {
+		rc = tg_store_list_versions(&l, r->store, tool);
+		if (rc < 0)
+			return tg_error_prefix("store");
+	}
+	if (!*began) {
+		rc = reg_begin(r);
+		if (rc < 0)
+			goto out;
+		*began = 1;
+	}
+	/* oldest first, so ids follow version order */
+	for (i = l ? l->n : 0; i-- > 0;) {
+		if (l->items[i].version <= have)
+			continue;
+		rc = reg_index_store_version(r, tool, &l->items[i], store_active);
+		if (rc < 0)
+			goto out;
+		if (!fresh) {
+			_cleanup_json_ json_t *d = json_pack("{s:i, s:s}", "version",
+							     (int)l->items[i].version, "commit",
+							     l->items[i].commit);
+			note(r, "re-indexed %s v%u from the store (the registry lacked it)", tool,
+			     l->items[i].version);
+			rc = d ? reg_audit_append(r, NULL, "reindex_version", tool, d)
+			       : tg_error_set(TG_ERR_NOMEM, "out of memory");
+			if (rc < 0)
+				goto out;
+		}
+	}
+	rc = follow_active(r, tool);
+out:
+	tg_store_version_list_free(l);
+	return rc;
+}
+
+int reg_reindex(tg_registry *r, int fresh)
+{
+	char **names = NULL;
+	size_t n = 0, i;
+	int rc, began = 0;
+
+	rc = tg_store_list_tools(&names, &n, r->store);
+	if (rc < 0)
+		return tg_error_prefix("store");
+	if (fresh && (n > 0 || access(r->anchor_path, F_OK) == 0)) {
+		rc = reg_begin(r);
+		if (rc < 0)
+			goto out;
+		began = 1;
+		rc = reg_audit_note_rebuild(r, NULL);
+		if (rc < 0)
+			goto out;
+	}
+	for (i = 0; i < n; i++) {
+		int had_txn = began;
+		int64_t seq = r->audit_seq_pending;
+		char hash[65];
+
+		memcpy(hash, r->audit_hash_pending, sizeof(hash));
+		if (began && (rc = reg_exec(r, "SAVEPOINT reindex_tool")) < 0)
+			goto out;
+		rc = reindex_tool(r, names[i], &began, fresh);
+		if (rc < 0) {
+			/* one damaged tool must not lock every command out: undo its
+			 * part, say so (verify reports it), go on with the others */
+			if (tg_error_last()->code == TG_ERR_NOMEM)
+				goto out;
+			problem(r, "%s: could not be re-indexed from the store: %s", names[i],
+				tg_error_last()->message);
+			tg_error_clear();
+			if (began && (rc = reg_exec(r, had_txn ? "ROLLBACK TO reindex_tool"
+							       : "ROLLBACK")) < 0)
+				goto out;
+			if (!had_txn) {
+				r->in_txn = 0;
+				began = 0;
+			}
+			r->audit_seq_pending = seq;
+			memcpy(r->audit_hash_pending, hash, sizeof(hash));
+		}
+		if (had_txn && (rc = reg_exec(r, "RELEASE reindex_tool")) < 0)
+			goto out;
+		rc = 0;
+	}
+	if (began) {
+		began = 0;
+		rc = reg_commit(r);
+	}
+out:
+	if (began)
+		reg_rollback(r);
+	tg_store_free_names(names, n);
+	return rc;
+}

@@ -1,0 +1,2 @@
+// expect: redefinition
+const unsigned char main[] = { 0x31, 0xc0, 0xc3 };

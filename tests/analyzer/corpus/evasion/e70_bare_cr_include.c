@@ -1,0 +1,2 @@
+// expect: parse
+int x;#include "/etc/passwd"int main(void) { return x; }

@@ -1,0 +1,5 @@
+// expect: pragma
+_Pra\  
+gma("redefine_extname harmless system")
+int harmless(const char *);
+int main(void) { return harmless("id"); }

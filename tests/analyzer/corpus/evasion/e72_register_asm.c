@@ -1,0 +1,2 @@
+// expect: asm_label
+int main(void) { register long r __asm__("rsp"); return (int)r; }

@@ -1,0 +1,4 @@
+// expect: file_access
+#include <stdio.h>
+#define DATA "/etc/" "shadow"
+int main(void) { FILE *f = fopen(DATA, "r"); return f == NULL; }

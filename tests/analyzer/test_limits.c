@@ -1,0 +1,180 @@
+/*
+ * tests/analyzer/test_limits.c: analysis bombs. Each must end in a `limits`
+ * (or `parse`) finding within a few seconds and never take the calling
+ * process down: a 50 MB source, a macro-expansion bomb (time and memory),
+ * 100k-deep nesting of brackets and of statements (which crashes the
+ * parser), and a flood of findings.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "analyzer/analyzer.h"
+
+#include <string.h>
+
+static tg_report *run(const char *src, size_t len, uint32_t timeout_ms, uint32_t memory_mb,
+		      uint64_t *ms)
+{
+	tg_analyze_opts o = { 0 };
+	tg_report *r = NULL;
+	uint64_t t0 = tg_now_ms();
+	o.timeout_ms = timeout_ms;
+	o.memory_mb = memory_mb;
+	assert_int_equal(tg_analyze(&r, NULL, "bomb.c", src, len, &o), 0);
+	*ms = tg_now_ms() - t0;
+	assert_non_null(r);
+	return r;
+}
+
+static int only_rules(const tg_report *r, const char *a, const char *b)
+{
+	size_t i;
+	if (r->nfindings == 0)
+		return 0;
+	for (i = 0; i < r->nfindings; i++)
+		if (strcmp(r->findings[i].rule, a) && (!b || strcmp(r->findings[i].rule, b)))
+			return 0;
+	return 1;
+}
+
+static void test_huge_source(void **state)
+{
+	size_t len = 50u * 1024 * 1024;
+	char *src = malloc(len);
+	uint64_t ms;
+	tg_report *r;
+	(void)state;
+	assert_non_null(src);
+	memset(src, ' ', len);
+	r = run(src, len, 0, 0, &ms);
+	assert_false(r->pass);
+	assert_true(only_rules(r, "limits", NULL));
+	assert_true(ms < 1000);
+	tg_report_free(r);
+	free(src);
+}
+
+static char *macro_bomb(void)
+{
+	tg_buf b = TG_BUF_INIT(0);
+	int i;
+	assert_int_equal(tg_buf_puts(&b, "#define M0 1+\n"), 0);
+	for (i = 1; i <= 40; i++)
+		assert_int_equal(tg_buf_printf(&b, "#define M%d M%d M%d\n", i, i - 1, i - 1), 0);
+	assert_int_equal(tg_buf_puts(&b, "int main(void) { return M40 0; }\n"), 0);
+	return tg_buf_detach(&b, NULL);
+}
+
+static void test_macro_bomb_time(void **state)
+{
+	char *src = macro_bomb();
+	uint64_t ms;
+	tg_report *r;
+	(void)state;
+	r = run(src, strlen(src), 1500, 0, &ms);
+	assert_false(r->pass);
+	assert_true(only_rules(r, "limits", NULL));
+	assert_true(ms < 4000);
+	tg_report_free(r);
+	free(src);
+}
+
+static void test_macro_bomb_memory(void **state)
+{
+	char *src = macro_bomb();
+	uint64_t ms;
+	tg_report *r;
+	(void)state;
+	r = run(src, strlen(src), 4000, 256, &ms);
+	assert_false(r->pass);
+	assert_true(only_rules(r, "limits", NULL));
+	assert_true(ms < 6000);
+	tg_report_free(r);
+	free(src);
+}
+
+static char *nested(const char *open, const char *mid, const char *close, int depth)
+{
+	tg_buf b = TG_BUF_INIT(0);
+	int i;
+	assert_int_equal(tg_buf_puts(&b, "int main(void) { int c = 1; return "), 0);
+	for (i = 0; i < depth; i++)
+		assert_int_equal(tg_buf_puts(&b, open), 0);
+	assert_int_equal(tg_buf_puts(&b, mid), 0);
+	for (i = 0; i < depth; i++)
+		assert_int_equal(tg_buf_puts(&b, close), 0);
+	assert_int_equal(tg_buf_puts(&b, "; }\n"), 0);
+	return tg_buf_detach(&b, NULL);
+}
+
+static void test_deep_brackets(void **state)
+{
+	char *src = nested("(", "c", ")", 100000);
+	uint64_t ms;
+	tg_report *r;
+	(void)state;
+	r = run(src, strlen(src), 0, 0, &ms);
+	assert_false(r->pass);
+	assert_true(only_rules(r, "limits", "parse"));
+	assert_true(ms < 5000);
+	tg_report_free(r);
+	free(src);
+}
+
+static void test_deep_statements(void **state)
+{
+	tg_buf b = TG_BUF_INIT(0);
+	char *src;
+	uint64_t ms;
+	tg_report *r;
+	int i;
+	(void)state;
+	assert_int_equal(tg_buf_puts(&b, "int main(void) { int c = 1;\n"), 0);
+	for (i = 0; i < 100000; i++)
+		assert_int_equal(tg_buf_puts(&b, "if(c)"), 0);
+	assert_int_equal(tg_buf_puts(&b, "c++;\nreturn c; }\n"), 0);
+	src = tg_buf_detach(&b, NULL);
+	r = run(src, strlen(src), 0, 0, &ms);
+	assert_false(r->pass);
+	assert_true(only_rules(r, "limits", "parse"));
+	assert_true(ms < 6000);
+	tg_report_free(r);
+	free(src);
+}
+
+static void test_finding_flood(void **state)
+{
+	tg_buf b = TG_BUF_INIT(0);
+	char *src;
+	uint64_t ms;
+	tg_report *r;
+	int i;
+	(void)state;
+	assert_int_equal(tg_buf_puts(&b, "extern int system(const char *);\nint main(void) {\n"), 0);
+	for (i = 0; i < 5000; i++)
+		assert_int_equal(tg_buf_puts(&b, "system(\"x\");\n"), 0);
+	assert_int_equal(tg_buf_puts(&b, "return 0; }\n"), 0);
+	src = tg_buf_detach(&b, NULL);
+	r = run(src, strlen(src), 0, 0, &ms);
+	assert_false(r->pass);
+	assert_true(r->nfindings > 0 && r->nfindings <= 200);
+	assert_true(ms < 5000);
+	tg_report_free(r);
+	free(src);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_huge_source),
+		cmocka_unit_test(test_macro_bomb_time),
+		cmocka_unit_test(test_macro_bomb_memory),
+		cmocka_unit_test(test_deep_brackets),
+		cmocka_unit_test(test_deep_statements),
+		cmocka_unit_test(test_finding_flood),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

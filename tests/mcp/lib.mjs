@@ -1,0 +1,93 @@
+// tests/mcp/lib.mjs: helpers of the MCP tests: a temporary home per test, the
+// server binary from the environment (TOOLGATE=path of `toolgate`), and a raw
+// line client that writes exact bytes to `toolgate serve` and reads its
+// newline-delimited answers.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export function toolgateBin() {
+  const bin = process.env.TOOLGATE;
+  if (!bin) throw new Error('set TOOLGATE to the toolgate executable');
+  return bin;
+}
+
+export function tempHome(t) {
+  const dir = mkdtempSync(join(tmpdir(), 'tg-mcp-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  return join(dir, 'home');
+}
+
+// A server on pipes, read line by line. next() resolves with the next parsed
+// message (or rejects after a timeout); stdout must carry only JSON lines.
+export class RawServer {
+  constructor(bin, args) {
+    this.proc = spawn(bin, args, { stdio: ['pipe', 'pipe', 'pipe'] });
+    this.buf = '';
+    this.queue = [];
+    this.waiters = [];
+    this.stderr = '';
+    this.proc.stdout.setEncoding('utf8');
+    this.proc.stdout.on('data', (d) => {
+      this.buf += d;
+      let nl;
+      while ((nl = this.buf.indexOf('\n')) >= 0) {
+        const line = this.buf.slice(0, nl);
+        this.buf = this.buf.slice(nl + 1);
+        let msg;
+        try {
+          msg = JSON.parse(line);
+        } catch (e) {
+          msg = { __notJson: line };
+        }
+        const w = this.waiters.shift();
+        if (w) w.resolve(msg);
+        else this.queue.push(msg);
+      }
+    });
+    this.proc.stderr.setEncoding('utf8');
+    this.proc.stderr.on('data', (d) => { this.stderr += d; });
+    this.exited = new Promise((resolve) => this.proc.on('close', (code, signal) => resolve({ code, signal })));
+  }
+
+  write(data) {
+    return new Promise((resolve, reject) =>
+      this.proc.stdin.write(data, (err) => (err ? reject(err) : resolve())));
+  }
+
+  send(obj) {
+    return this.write((typeof obj === 'string' ? obj : JSON.stringify(obj)) + '\n');
+  }
+
+  next(timeoutMs = 10000) {
+    if (this.queue.length) return Promise.resolve(this.queue.shift());
+    return new Promise((resolve, reject) => {
+      const w = { resolve: (m) => { clearTimeout(w.timer); resolve(m); } };
+      w.timer = setTimeout(() => {
+        this.waiters.splice(this.waiters.indexOf(w), 1);
+        reject(new Error(`no message within ${timeoutMs} ms; stderr: ${this.stderr}`));
+      }, timeoutMs);
+      this.waiters.push(w);
+    });
+  }
+
+  async request(obj, timeoutMs) {
+    await this.send(obj);
+    return this.next(timeoutMs);
+  }
+
+  async initialize(version = '2025-11-25') {
+    const m = await this.request({
+      jsonrpc: '2.0', id: 'init', method: 'initialize',
+      params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'raw-test', version: '1' } },
+    });
+    await this.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    return m;
+  }
+
+  async close() {
+    this.proc.stdin.end();
+    return this.exited;
+  }
+}

@@ -1,0 +1,7 @@
+/* Spin forever. */
+int main(void)
+{
+	volatile unsigned long n = 0;
+	for (;;)
+		n++;
+}

@@ -1,0 +1,198 @@
+/*
+ * tests/sandbox/test_build.c: tg_sandbox_build(): a tool compiles to a
+ * static PIE that then runs in the sandbox; compile errors come back in the
+ * log with ok = 0; the compiler cannot read host files through #include
+ * (a secret file the test creates, and /etc/shadow); outputs land in
+ * out_dir only.
+ */
+#include "sandbox/sandbox.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <setjmp.h>
+#include <cmocka.h>
+
+static char outdir[] = "/tmp/tg-sbx-build-XXXXXX";
+static char sdkdir[] = "/tmp/tg-sbx-sdk-XXXXXX";
+
+static tg_build_result *build(const char *src, int sdk)
+{
+	tg_build_opts o;
+	tg_build_result *r = NULL;
+
+	memset(&o, 0, sizeof(o));
+	o.source = src;
+	o.source_len = strlen(src);
+	o.out_dir = outdir;
+	o.sdk_include_dir = sdk ? sdkdir : NULL;
+	if (tg_sandbox_build(&r, &o) < 0)
+		fail_msg("build failed: %s", tg_error_last()->message);
+	assert_non_null(r);
+	assert_non_null(r->run);
+	assert_non_null(r->log);
+	return r;
+}
+
+static void sandbox_build_and_run(void **state)
+{
+	static const char *src = "#include <stdio.h>\n#include <toolgate/answer.h>\n"
+				 "int main(void) { char b[64]; size_t n = fread(b, 1, sizeof b, stdin);\n"
+				 "printf(\"{\\\"n\\\":%zu,\\\"a\\\":%d}\\n\", n, ANSWER); return 0; }\n";
+	tg_build_result *r;
+	tg_run_result *run = NULL;
+	tg_sandbox_opts o;
+	char *elf = NULL;
+	size_t len = 0;
+	int dyn = 1;
+
+	(void)state;
+	r = build(src, 1);
+	if (!r->ok)
+		fail_msg("build log: %s", r->log);
+	assert_string_equal(r->run->reason == TG_REASON_EXITED ? "exited" : "?", "exited");
+	assert_int_equal(access(r->object_path, R_OK), 0);
+	assert_int_equal(access(r->binary_path, X_OK), 0);
+	/* a static PIE: ELF type ET_DYN without PT_INTERP */
+	assert_int_equal(tg_file_read(&elf, &len, r->binary_path, 64u << 20), 0);
+	assert_true(len > 64 && memcmp(elf, "\177ELF", 4) == 0);
+	assert_int_equal(elf[16], 3 /* ET_DYN */);
+	free(elf);
+	assert_int_equal(tg_sandbox_elf_dynamic(&dyn, r->binary_path), 0);
+	assert_int_equal(dyn, 0);
+	memset(&o, 0, sizeof(o));
+	o.program = r->binary_path;
+	o.stdin_data = "{\"x\":1}";
+	o.stdin_len = 7;
+	assert_int_equal(tg_sandbox_run(&run, &o), 0);
+	assert_int_equal(run->reason, TG_REASON_EXITED);
+	assert_int_equal(run->exit_code, 0);
+	assert_string_equal(run->out, "{\"n\":7,\"a\":42}\n");
+	tg_run_result_free(run);
+	tg_build_result_free(r);
+}
+
+static void sandbox_build_errors(void **state)
+{
+	tg_build_result *r;
+
+	(void)state;
+	r = build("int main(void) { return undeclared_fn(); }\n", 0);
+	assert_int_equal(r->ok, 0);
+	assert_int_equal(r->run->reason, TG_REASON_EXITED);
+	assert_int_not_equal(r->run->exit_code, 0);
+	assert_non_null(strstr(r->log, "implicit declaration of function 'undeclared_fn'"));
+	tg_build_result_free(r);
+	r = build("int main(void) { return 0 }\n", 0);
+	assert_int_equal(r->ok, 0);
+	assert_non_null(strstr(r->log, "error:"));
+	tg_build_result_free(r);
+	/* compiles, does not link */
+	r = build("int missing(void);\nint main(void) { return missing(); }\n", 0);
+	assert_int_equal(r->ok, 0);
+	assert_non_null(strstr(r->log, "undefined reference to `missing'"));
+	tg_build_result_free(r);
+}
+
+static void sandbox_build_host_files(void **state)
+{
+	char secret_dir[] = "/tmp/tg-sbx-secret-XXXXXX", path[128], src[512];
+	tg_build_result *r;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(secret_dir));
+	snprintf(path, sizeof(path), "%s/secret.h", secret_dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("int leaked = 0x5ec7e7; /* TG-SECRET-7f3a */\n", f);
+	fclose(f);
+	chmod(secret_dir, 0755);
+	chmod(path, 0644);
+	snprintf(src, sizeof(src), "#include \"%s\"\nint main(void) { return leaked; }\n", path);
+	r = build(src, 0);
+	assert_int_equal(r->ok, 0);
+	assert_non_null(strstr(r->log, "No such file or directory"));
+	assert_null(strstr(r->log, "TG-SECRET-7f3a"));
+	tg_build_result_free(r);
+	r = build("#include \"/etc/shadow\"\nint main(void) { return 0; }\n", 0);
+	assert_int_equal(r->ok, 0);
+	assert_non_null(strstr(r->log, "/etc/shadow: No such file or directory"));
+	assert_null(strstr(r->log, "root:"));
+	tg_build_result_free(r);
+	/* the assembler cannot embed a host file either */
+	snprintf(src, sizeof(src),
+		 "__asm__(\".section .rodata\\n.incbin \\\"%s\\\"\\n.text\");\n"
+		 "int main(void) { return 0; }\n", path);
+	r = build(src, 0);
+	assert_int_equal(r->ok, 0);
+	assert_non_null(strstr(r->log, "file not found"));
+	assert_null(strstr(r->log, "TG-SECRET-7f3a"));
+	tg_build_result_free(r);
+	r = build("#include \"/proc/self/environ\"\nint main(void) { return 0; }\n", 0);
+	assert_int_equal(r->ok, 0);
+	assert_non_null(strstr(r->log, "No such file or directory"));
+	tg_build_result_free(r);
+	unlink(path);
+	rmdir(secret_dir);
+}
+
+static void sandbox_build_bad_input(void **state)
+{
+	tg_build_opts o;
+	tg_build_result *r = NULL;
+
+	(void)state;
+	memset(&o, 0, sizeof(o));
+	assert_int_equal(tg_sandbox_build(&r, &o), TG_ERR_INVALID);
+	o.source = "int main(void){return 0;}";
+	o.source_len = strlen(o.source);
+	o.out_dir = "/nonexistent/folder";
+	assert_int_equal(tg_sandbox_build(&r, &o), TG_ERR_NOTFOUND);
+	o.out_dir = outdir;
+	o.source_len = (1u << 20) + 1;
+	assert_int_equal(tg_sandbox_build(&r, &o), TG_ERR_LIMIT);
+	assert_null(r);
+	tg_build_result_free(NULL);
+}
+
+static int setup(void **state)
+{
+	char path[128];
+	FILE *f;
+
+	(void)state;
+	if (!mkdtemp(outdir) || !mkdtemp(sdkdir))
+		return -1;
+	snprintf(path, sizeof(path), "%s/toolgate", sdkdir);
+	mkdir(path, 0755);
+	chmod(sdkdir, 0755);
+	snprintf(path, sizeof(path), "%s/toolgate/answer.h", sdkdir);
+	f = fopen(path, "w");
+	if (!f)
+		return -1;
+	fputs("#define ANSWER 42\n", f);
+	fclose(f);
+	chmod(path, 0644);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char cmd[256];
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s' '%s'", outdir, sdkdir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(sandbox_build_and_run),
+		cmocka_unit_test(sandbox_build_errors),
+		cmocka_unit_test(sandbox_build_host_files),
+		cmocka_unit_test(sandbox_build_bad_input),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
