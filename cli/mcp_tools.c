@@ -427,6 +427,11 @@ static int call_registered(tg_mcp_server *s, const json_t *id, const char *name,
 		tg_error_set(r, "%s", why);
 		return reply_failure(s, id, r, name);
 	}
+	/* every call of the session is in the audit chain (issue: calls and
+	 * submissions land in the audit log with the session id) */
+	audit(s, "mcp_call", name,
+	      json_pack("{s:O?, s:b}", "version", json_object_get(res, "version"), "ok",
+			json_is_true(json_object_get(res, "ok"))));
 	if (json_is_true(json_object_get(res, "ok"))) {
 		_cleanup_free_ char *text = NULL;
 		result = json_object_get(res, "result");

@@ -203,6 +203,11 @@ test('session budgets: creates and calls are capped, denials are audited', async
   const events = mine.map((e) => e.event);
   assert.ok(events.includes('mcp_session_start'), events.join());
   assert.ok(events.includes('create'), events.join());
+  // the call that ran is in the audit chain too, with its version
+  const calls = mine.filter((e) => e.event === 'mcp_call');
+  assert.equal(calls.length, 1, events.join());
+  assert.equal(calls[0].tool, 'word_count');
+  assert.deepEqual(calls[0].details, { version: 1, ok: true });
   const denied = mine.filter((e) => e.event === 'mcp_denied');
   assert.equal(denied.length, 4, events.join());
   assert.deepEqual(denied.map((e) => e.details.budget), ['creates', 'calls', 'calls', 'calls']);
