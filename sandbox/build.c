@@ -178,11 +178,11 @@ int tg_sandbox_build(tg_build_result **out, const tg_build_opts *o)
 	/* 2: tool.o -> tool, static PIE, else static */
 	if (obj) {
 		static const char *const link_pie[] = { "gcc", "-static-pie", "-Wl,-z,relro,-z,now",
-							"-Wl,-z,noexecstack", "tool.o", "-o", "tool",
+							"-Wl,-z,noexecstack", "tool.o", "-lm", "-o", "tool",
 							NULL };
 		static const char *const link_static[] = { "gcc", "-static", "-no-pie",
 							   "-Wl,-z,relro,-z,now",
-							   "-Wl,-z,noexecstack", "tool.o", "-o",
+							   "-Wl,-z,noexecstack", "tool.o", "-lm", "-o",
 							   "tool", NULL };
 		in.name = "tool.o";
 		in.data = obj;

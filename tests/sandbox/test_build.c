@@ -73,6 +73,29 @@ static void sandbox_build_and_run(void **state)
 	tg_build_result_free(r);
 }
 
+/* <math.h> is allowed by the analyzer, so the link must bring libm */
+static void sandbox_build_links_libm(void **state)
+{
+	static const char *src = "#include <math.h>\n#include <stdio.h>\n#include <stdlib.h>\n"
+				 "int main(void) { volatile double x = 2.0; double y = sqrt(x) * pow(x, 3.0);\n"
+				 "printf(\"%.4f\\n\", y); return 0; }\n";
+	tg_build_result *r;
+	tg_run_result *run = NULL;
+	tg_sandbox_opts o;
+
+	(void)state;
+	r = build(src, 0);
+	if (!r->ok)
+		fail_msg("build log: %s", r->log);
+	memset(&o, 0, sizeof(o));
+	o.program = r->binary_path;
+	assert_int_equal(tg_sandbox_run(&run, &o), 0);
+	assert_int_equal(run->reason, TG_REASON_EXITED);
+	assert_string_equal(run->out, "11.3137\n");
+	tg_run_result_free(run);
+	tg_build_result_free(r);
+}
+
 static void sandbox_build_errors(void **state)
 {
 	tg_build_result *r;
@@ -190,6 +213,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(sandbox_build_and_run),
+		cmocka_unit_test(sandbox_build_links_libm),
 		cmocka_unit_test(sandbox_build_errors),
 		cmocka_unit_test(sandbox_build_host_files),
 		cmocka_unit_test(sandbox_build_bad_input),
