@@ -58,6 +58,14 @@ json() {
 		console.log(v === undefined || v === null ? "" : typeof v === "object" ? JSON.stringify(v) : String(v));
 	' "$1"
 }
+# created FIELD < `toolgate create` text output: "version" or "status" of
+# its first line, "NAME vN: STATUS (verdict ..., commit ...)".
+created() {
+	case "$1" in
+	version) sed -n '1s/^[a-z0-9_]* v\([0-9]*\): .*/\1/p' ;;
+	status) sed -n '1s/^[a-z0-9_]* v[0-9]*: \([a-z]*\).*/\1/p' ;;
+	esac
+}
 expect_rc() { # want what
 	[ "$rc" -eq "$1" ] || die "$2: exit status $rc, expected $1"
 }
@@ -67,10 +75,10 @@ run init
 expect_rc 0 "init"
 
 header "Register a good tool: word_count v1 (vetted, built, its 3 tests run in the sandbox)"
-run --json create "$ex/word_count"
+run create "$ex/word_count"
 expect_rc 0 "create word_count v1"
-v1=$(json version <"$out")
-[ "$(json status <"$out")" = active ] || die "word_count v1 is not active"
+v1=$(created version <"$out")
+[ "$(created status <"$out")" = active ] || die "word_count v1 is not active"
 echo "-> word_count v$v1 is active"
 
 header "Call it"
@@ -79,15 +87,15 @@ expect_rc 0 "call word_count v1"
 [ "$(json words <"$out")" = 5 ] || die "word_count v1 gave a wrong result"
 
 header "A malicious tool: weather runs curl and opens a socket -> rejected (exit 1 expected)"
-run --json create "$ex/weather"
+run create "$ex/weather"
 expect_rc 1 "create weather"
-[ "$(json status <"$out")" = rejected ] || die "weather was not rejected"
-echo "-> weather v$(json version <"$out") rejected by the analyzer; it is kept for review but never built or run"
+[ "$(created status <"$out")" = rejected ] || die "weather was not rejected"
+echo "-> weather v$(created version <"$out") rejected by the analyzer; it is kept for review but never built or run"
 
 header "A buggy word_count v2: its own tests fail -> not activated (exit 1 expected)"
-run --json create "$ex/word_count_v2_buggy"
+run create "$ex/word_count_v2_buggy"
 expect_rc 1 "create buggy word_count v2"
-status=$(json status <"$out")
+status=$(created status <"$out")
 [ "$status" = failed ] || die "the buggy v2 has status '$status', expected failed"
 run_quiet --json show word_count
 expect_rc 0 "show word_count"
@@ -95,10 +103,10 @@ expect_rc 0 "show word_count"
 echo "-> word_count v$(json version <"$out") is still the active version (toolgate show word_count)"
 
 header "A good word_count v2 (adds the longest word) -> activated"
-run --json create "$ex/word_count_v2"
+run create "$ex/word_count_v2"
 expect_rc 0 "create word_count v2"
-v2=$(json version <"$out")
-[ "$(json status <"$out")" = active ] || die "word_count v2 is not active"
+v2=$(created version <"$out")
+[ "$(created status <"$out")" = active ] || die "word_count v2 is not active"
 echo "-> word_count v$v2 is active"
 
 header "Call the new version"
