@@ -39,11 +39,12 @@ void tg_flist_free(tg_flist *l)
 	l->n = l->cap = 0;
 }
 
-/* Keep messages printable: control bytes become '?'. */
+/* Keep messages printable ASCII (control and non-ASCII bytes become '?'):
+ * they go into JSON, SARIF and terminals, and must never fail to encode. */
 static void sanitize(char *s)
 {
 	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+		if ((unsigned char)*s < 0x20 || (unsigned char)*s >= 0x7f)
 			*s = '?';
 }
 
