@@ -526,7 +526,16 @@ static void diagnostics(ctx *c)
 						   NULL);
 			if (!f || !clang_File_isEqual(f, c->main))
 				w.line = w.col = 0;
-			if (o && (strstr(o, "implicit-function-declaration") || strstr(o, "implicit-int")))
+			CXString sp = clang_getDiagnosticSpelling(d);
+			const char *text = clang_getCString(sp);
+			/* the text is read to classify, never shown */
+			int deep = text && (strstr(text, "nesting level exceeded") ||
+					    strstr(text, "nested too deeply") ||
+					    strstr(text, "too many nested"));
+			clang_disposeString(sp);
+			if (deep)
+				ADD(c, w, "limits", NULL, "the code nests too deeply for the analysis");
+			else if (o && (strstr(o, "implicit-function-declaration") || strstr(o, "implicit-int")))
 				ADD(c, w, "implicit_decl", NULL,
 				    "implicit declaration (a function or type used without a declaration)");
 			else

@@ -62,6 +62,8 @@ int tg_attribute_allowed(const char *name);
 /* 1 when a reserved identifier (leading "__" or "_" + capital, or "_") may
  * appear in a tool's source. */
 int tg_reserved_allowed(const char *name, size_t len);
+/* 1 for a feature-test macro (_GNU_SOURCE, _POSIX_C_SOURCE, ...). */
+int tg_feature_macro(const char *name, size_t len);
 /* 1 when the include name (between <> or "") is allowed. */
 int tg_include_allowed(const char *name);
 /* Functions whose path arguments are checked: the indexes of the path
