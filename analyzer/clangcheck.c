@@ -11,7 +11,7 @@
  */
 #include "internal.h"
 
-#include <clang-c/Index.h>
+#include "clang_dl.h"
 #include <string.h>
 
 #define TG_MAX_DEPTH 600
@@ -598,6 +598,10 @@ int tg_clang_check(tg_flist *l, const tg_clang_job *job)
 			c.has_ws_read = 1;
 		else if (!strcmp(job->capabilities[i], "workspace:write"))
 			c.has_ws_write = 1;
+	}
+	if (tg_clang_load() < 0) {
+		tg_flist_add(l, job->policy, "limits", 0, 0, NULL, "the parser could not start");
+		return TG_ERR_UNAVAILABLE;
 	}
 	idx = clang_createIndex(0, 0);
 	if (!idx) {

@@ -117,6 +117,8 @@ typedef struct tg_clang_job {
 /* Parse and walk; findings go to l. Returns 0, or a negative code when the
  * parse itself failed (a finding describing it is added anyway). */
 int tg_clang_check(tg_flist *l, const tg_clang_job *job);
+/* dlopen libclang once per process (clang_dl.c); 0 or TG_ERR_UNAVAILABLE */
+int tg_clang_load(void);
 
 /* ---- virtual sysroot (vfs.c) ----------------------------------------------- */
 
