@@ -58,6 +58,15 @@ int cmd_call(tg_cli *cli, int argc, char **argv)
 	} else {
 		_cleanup_free_ char *msg =
 			tg_registry_scrub(json_string_value(json_object_get(res, "error")));
+		/* one line: the tool's own line breaks become spaces */
+		if (msg) {
+			size_t k = strlen(msg);
+			while (k > 0 && (msg[k - 1] == '\n' || msg[k - 1] == ' ' || msg[k - 1] == '\t'))
+				msg[--k] = '\0';
+			for (char *p = msg; *p; p++)
+				if (*p == '\n' || *p == '\t')
+					*p = ' ';
+		}
 		fprintf(stderr, "toolgate: call %s: %s\n", argv[1], msg ? msg : "?");
 	}
 	if (json_is_true(json_object_get(res, "ok")))

@@ -167,6 +167,10 @@ void tg_sha256_hex(char out[65], const void *data, size_t len);
 
 /* A tool name: ^[a-z][a-z0-9_]{0,63}$. */
 int tg_name_valid(const char *name);
+/* Copy at most max_in bytes of s into out (outsz bytes, always terminated),
+ * writing every control byte (< 0x20, 0x7f) as \xNN: an agent-controlled
+ * string made safe to put in a one-line message. */
+void tg_str_printable(char *out, size_t outsz, const char *s, size_t max_in);
 /* 0 if s is valid UTF-8 of len bytes with no NUL. */
 int tg_utf8_valid(const char *s, size_t len);
 /* The home: flag, else $TOOLGATE_HOME, else $XDG_DATA_HOME/toolgate, else

@@ -212,8 +212,11 @@ int tg_json_check_keys(const json_t *obj, const char *const *allowed, const char
 				break;
 			}
 		}
-		if (!ok)
-			return tg_error_set(TG_ERR_INVALID, "%s: unknown key \"%.64s\"", what, key);
+		if (!ok) {
+			char shown[300];
+			tg_str_printable(shown, sizeof(shown), key, 64);
+			return tg_error_set(TG_ERR_INVALID, "%s: unknown key \"%s\"", what, shown);
+		}
 	}
 	return 0;
 }

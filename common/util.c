@@ -23,6 +23,31 @@ int tg_name_valid(const char *name)
 	return 1;
 }
 
+void tg_str_printable(char *out, size_t outsz, const char *s, size_t max_in)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t i, j = 0;
+
+	if (!outsz)
+		return;
+	for (i = 0; s && s[i] && i < max_in; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c < 0x20 || c == 0x7f) {
+			if (j + 4 >= outsz)
+				break;
+			out[j++] = '\\';
+			out[j++] = 'x';
+			out[j++] = hex[c >> 4];
+			out[j++] = hex[c & 15];
+		} else {
+			if (j + 1 >= outsz)
+				break;
+			out[j++] = (char)c;
+		}
+	}
+	out[j] = '\0';
+}
+
 int tg_utf8_valid(const char *str, size_t len)
 {
 	const unsigned char *s = (const unsigned char *)str;

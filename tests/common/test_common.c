@@ -145,6 +145,11 @@ static void test_json_getters(void **state)
 	json_object_set_new(v, "evil", json_true());
 	assert_int_equal(tg_json_check_keys(v, allowed, "manifest"), TG_ERR_INVALID);
 	assert_string_equal(tg_error_last()->message, "manifest: unknown key \"evil\"");
+	json_object_set_new(v, "\x1b[2J\r\nx", json_true());
+	json_object_del(v, "evil");
+	assert_int_equal(tg_json_check_keys(v, allowed, "manifest"), TG_ERR_INVALID);
+	assert_string_equal(tg_error_last()->message,
+			    "manifest: unknown key \"\\x1b[2J\\x0d\\x0ax\"");
 	json_decref(v);
 }
 
