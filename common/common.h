@@ -148,6 +148,14 @@ char *tg_path_join(const char *a, const char *b);
 /* Read all of fd until EOF into a buffer capped at max bytes. */
 int tg_fd_read_all(char **out, size_t *len_out, int fd, size_t max);
 
+/* ---- shared libraries loaded on first use ------------------------------ */
+
+/* dlopen(path), else dlopen(fallback) when not NULL, then *slots[i] =
+ * dlsym(names[i]) for i < n. 0, or TG_ERR_UNAVAILABLE naming the library and
+ * what is missing. The handle stays open for the life of the process. */
+int tg_dl_load(const char *path, const char *fallback, const char *const *names,
+	       void **const *slots, size_t n);
+
 /* ---- hashing ----------------------------------------------------------- */
 
 typedef struct tg_sha256 {

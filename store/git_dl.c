@@ -8,36 +8,28 @@
 
 #include "common/common.h"
 
-#include <dlfcn.h>
 #include <pthread.h>
+#include <string.h>
 
 struct tg_git_api tg_git_api;
 
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 static int load_code;
-static char load_error[512];
+static char load_error[sizeof(((tg_error *)0)->message)];
 
 static void load(void)
 {
-	void *h = dlopen(TG_LIBGIT2_PATH, RTLD_NOW | RTLD_LOCAL);
+#define TG_DL_NAME(f) #f,
+#define TG_DL_SLOT(f) (void **)&tg_git_api.f,
+	static const char *const names[] = { TG_GIT_FUNCTIONS(TG_DL_NAME) };
+	void **const slots[] = { TG_GIT_FUNCTIONS(TG_DL_SLOT) };
+#undef TG_DL_NAME
+#undef TG_DL_SLOT
 
-	if (!h)
-		h = dlopen(TG_LIBGIT2_SONAME, RTLD_NOW | RTLD_LOCAL);
-	if (!h) {
-		snprintf(load_error, sizeof(load_error), "cannot load %s: %s", TG_LIBGIT2_PATH,
-			 dlerror());
-		load_code = TG_ERR_UNAVAILABLE;
-		return;
-	}
-#define TG_GIT_RESOLVE(f)                                                                \
-	*(void **)&tg_git_api.f = dlsym(h, #f);                                          \
-	if (!tg_git_api.f) {                                                             \
-		snprintf(load_error, sizeof(load_error), "%s lacks %s", TG_LIBGIT2_PATH, #f); \
-		load_code = TG_ERR_UNAVAILABLE;                                          \
-		return;                                                                  \
-	}
-	TG_GIT_FUNCTIONS(TG_GIT_RESOLVE)
-#undef TG_GIT_RESOLVE
+	load_code = tg_dl_load(TG_LIBGIT2_PATH, TG_LIBGIT2_SONAME, names, slots,
+			       TG_ARRAY_SIZE(names));
+	if (load_code < 0)
+		memcpy(load_error, tg_error_last()->message, sizeof(load_error));
 }
 
 int tg_git_load(void)
