@@ -242,6 +242,23 @@ static void test_home(void **state)
 	free(h);
 }
 
+static void test_dl_load(void **state)
+{
+	static const char *const names[] = { "cos", "sqrt" };
+	static const char *const bad[] = { "cos", "no_such_function_tg" };
+	void *fcos = NULL, *fsqrt = NULL;
+	void **const slots[] = { &fcos, &fsqrt };
+	(void)state;
+	assert_int_equal(tg_dl_load("/nonexistent/libm.so", "libm.so.6", names, slots, 2), 0);
+	assert_non_null(fcos);
+	assert_non_null(fsqrt);
+	assert_true(((double (*)(double))fsqrt)(16.0) == 4.0);
+	assert_int_equal(tg_dl_load("/nonexistent/libx.so", NULL, names, slots, 2), TG_ERR_UNAVAILABLE);
+	assert_non_null(strstr(tg_error_last()->message, "cannot load /nonexistent/libx.so"));
+	assert_int_equal(tg_dl_load("libm.so.6", NULL, bad, slots, 2), TG_ERR_UNAVAILABLE);
+	assert_string_equal(tg_error_last()->message, "libm.so.6 lacks no_such_function_tg");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -256,6 +273,7 @@ int main(void)
 		cmocka_unit_test(test_sha256),
 		cmocka_unit_test(test_names_and_utf8),
 		cmocka_unit_test(test_home),
+		cmocka_unit_test(test_dl_load),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
