@@ -36,7 +36,9 @@ struct tg_registry {
 	char *anchor_path;
 	char *sdk_include;
 	sqlite3 *db;
-	tg_store *store;
+	char *store_path;
+	tg_store *store;       /* opened on first use: always through reg_store() */
+	int reindexed;         /* the re-index ran in this handle */
 	tg_config cfg;
 	tg_policy *policy;     /* loaded on first use */
 	int in_txn;
@@ -47,6 +49,12 @@ struct tg_registry {
 	json_t *repairs;       /* what the re-index on open fixed (for verify) */
 	json_t *reindex_problems; /* tools it could not re-index (for verify) */
 };
+
+/* ---- registry.c ------------------------------------------------------- */
+/* The store, opened (and created when missing) on first use: opening it
+ * initialises libgit2, which costs milliseconds that an open whose store
+ * fingerprint matched the one recorded in meta does not pay. */
+int reg_store(tg_registry *r, tg_store **out);
 
 /* ---- db.c -------------------------------------------------------------- */
 int reg_db_open(tg_registry *r, int *created);

@@ -101,6 +101,12 @@ int tg_registry_verify(json_t **out, tg_registry *r);
 int tg_registry_audit(tg_registry *r, const tg_actor *who, const char *event,
 		      const char *tool, const json_t *details);
 
+/* Has this handle opened the store (initialised libgit2)? An open whose
+ * store fingerprint matches the one the registry recorded does not; the
+ * store is opened on the first operation that needs it. For tests and
+ * benchmarks. */
+int tg_registry_store_opened(const tg_registry *r);
+
 /* A number that changes whenever the set of active tools changes, also when
  * another process changed it (for notifications/tools/list_changed). */
 int tg_registry_toolset_generation(uint64_t *out, tg_registry *r);
