@@ -5,10 +5,23 @@
  * refused), BEGIN IMMEDIATE transactions that wait out SQLITE_BUSY instead
  * of surfacing it, and small statement helpers. All data is bound, never
  * spliced into SQL text.
+ *
+ * A handle that committed no transaction (reads, the call log, the store
+ * fingerprint: writes without fsync) closes without checkpointing the WAL
+ * (tg_registry_free), so that `toolgate call` pays no fsync: registry.db-wal
+ * and -shm then stay next to registry.db between commands, as they do
+ * whenever `toolgate serve` is running. They belong to registry.db: a WAL
+ * left behind by a deleted registry.db would be replayed into the new one,
+ * so an open that finds no registry.db removes them first (under an flock
+ * of the home folder, against a concurrent creator).
  */
 #include "reg_internal.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #define REG_BUSY_TIMEOUT_MS 10000
@@ -232,6 +245,7 @@ int reg_commit(tg_registry *r)
 		return rc;
 	}
 	r->in_txn = 0;
+	r->durable_writes = 1;
 	if (r->audit_seq_pending > 0) {
 		/* The transaction is durable; an anchor that could not be advanced
 		 * only lags behind, which verify accepts. Failing here would report
@@ -446,15 +460,47 @@ fail:
 	return rc;
 }
 
+/* Open registry.db; when it does not exist, first remove a -wal and -shm
+ * that a deleted database left behind (under an flock of the home folder,
+ * held until sqlite3_open_v2 has created the new file). */
+static int open_db_file(tg_registry *r)
+{
+	static const char *const leftovers[] = { "-wal", "-shm" };
+	_cleanup_close_ int fd = -1;
+	struct stat st;
+	size_t i;
+	int rc;
+
+	if (stat(r->db_path, &st) != 0) {
+		fd = open(r->home, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0)
+			return tg_error_errno(TG_ERR_IO, errno, "open %s", r->home);
+		while (flock(fd, LOCK_EX) < 0)
+			if (errno != EINTR)
+				return tg_error_errno(TG_ERR_IO, errno, "flock %s", r->home);
+		for (i = 0; i < TG_ARRAY_SIZE(leftovers) && stat(r->db_path, &st) != 0; i++) {
+			char p[4096];
+			if ((size_t)snprintf(p, sizeof(p), "%s%s", r->db_path, leftovers[i]) >=
+			    sizeof(p))
+				return tg_error_set(TG_ERR_LIMIT, "home path too long");
+			if (unlink(p) < 0 && errno != ENOENT)
+				return tg_error_errno(TG_ERR_IO, errno, "remove the stale %s", p);
+		}
+	}
+	rc = sqlite3_open_v2(r->db_path, &r->db,
+			     SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
+	if (rc != SQLITE_OK)
+		return reg_sqlerr(r, rc, "open");
+	return 0; /* the flock goes with fd */
+}
+
 int reg_db_open(tg_registry *r, int *created)
 {
 	int rc;
 
 	*created = 0;
-	rc = sqlite3_open_v2(r->db_path, &r->db,
-			     SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
-	if (rc != SQLITE_OK)
-		return reg_sqlerr(r, rc, "open");
+	if ((rc = open_db_file(r)) < 0)
+		return rc;
 	sqlite3_extended_result_codes(r->db, 1);
 	sqlite3_busy_timeout(r->db, REG_BUSY_TIMEOUT_MS);
 	rc = reg_exec(r, "PRAGMA journal_mode = WAL");

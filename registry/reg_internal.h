@@ -42,6 +42,7 @@ struct tg_registry {
 	tg_config cfg;
 	tg_policy *policy;     /* loaded on first use */
 	int in_txn;
+	int durable_writes;    /* a transaction committed (fsynced): checkpoint on close */
 	/* audit head written in the current transaction, for the anchor */
 	int64_t audit_seq_pending;
 	char audit_hash_pending[65];
