@@ -10,18 +10,15 @@
  * fingerprint: writes without fsync) closes without checkpointing the WAL
  * (tg_registry_free), so that `toolgate call` pays no fsync: registry.db-wal
  * and -shm then stay next to registry.db between commands, as they do
- * whenever `toolgate serve` is running. They belong to registry.db: a WAL
- * left behind by a deleted registry.db would be replayed into the new one,
- * so an open that finds no registry.db removes them first (under an flock
- * of the home folder, against a concurrent creator).
+ * whenever `toolgate serve` is running. They belong to registry.db (copy
+ * or move the three together); a registry.db deleted alone is still rebuilt
+ * cleanly: SQLite deletes a WAL it finds next to an empty database file
+ * before using it (pagerOpenWalIfPresent), and a database in WAL mode is
+ * never empty.
  */
 #include "reg_internal.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <string.h>
-#include <sys/file.h>
-#include <sys/stat.h>
 #include <time.h>
 
 #define REG_BUSY_TIMEOUT_MS 10000
@@ -460,47 +457,15 @@ fail:
 	return rc;
 }
 
-/* Open registry.db; when it does not exist, first remove a -wal and -shm
- * that a deleted database left behind (under an flock of the home folder,
- * held until sqlite3_open_v2 has created the new file). */
-static int open_db_file(tg_registry *r)
-{
-	static const char *const leftovers[] = { "-wal", "-shm" };
-	_cleanup_close_ int fd = -1;
-	struct stat st;
-	size_t i;
-	int rc;
-
-	if (stat(r->db_path, &st) != 0) {
-		fd = open(r->home, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (fd < 0)
-			return tg_error_errno(TG_ERR_IO, errno, "open %s", r->home);
-		while (flock(fd, LOCK_EX) < 0)
-			if (errno != EINTR)
-				return tg_error_errno(TG_ERR_IO, errno, "flock %s", r->home);
-		for (i = 0; i < TG_ARRAY_SIZE(leftovers) && stat(r->db_path, &st) != 0; i++) {
-			char p[4096];
-			if ((size_t)snprintf(p, sizeof(p), "%s%s", r->db_path, leftovers[i]) >=
-			    sizeof(p))
-				return tg_error_set(TG_ERR_LIMIT, "home path too long");
-			if (unlink(p) < 0 && errno != ENOENT)
-				return tg_error_errno(TG_ERR_IO, errno, "remove the stale %s", p);
-		}
-	}
-	rc = sqlite3_open_v2(r->db_path, &r->db,
-			     SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
-	if (rc != SQLITE_OK)
-		return reg_sqlerr(r, rc, "open");
-	return 0; /* the flock goes with fd */
-}
-
 int reg_db_open(tg_registry *r, int *created)
 {
 	int rc;
 
 	*created = 0;
-	if ((rc = open_db_file(r)) < 0)
-		return rc;
+	rc = sqlite3_open_v2(r->db_path, &r->db,
+			     SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
+	if (rc != SQLITE_OK)
+		return reg_sqlerr(r, rc, "open");
 	sqlite3_extended_result_codes(r->db, 1);
 	sqlite3_busy_timeout(r->db, REG_BUSY_TIMEOUT_MS);
 	rc = reg_exec(r, "PRAGMA journal_mode = WAL");

@@ -321,11 +321,62 @@ static void test_changes_elsewhere_are_seen(void **state)
 	rm_home(home);
 }
 
+/* A handle that committed nothing leaves the WAL unchecked (no fsync per
+ * call); a registry.db deleted without its -wal is still rebuilt cleanly,
+ * the stale WAL not replayed into the new database. */
+static void test_wal_left_and_stale_wal(void **state)
+{
+	char *home = make_home();
+	_cleanup_free_ char *db = tg_path_join(home, "registry.db");
+	_cleanup_free_ char *wal = tg_path_join(home, "registry.db-wal");
+	tg_registry *r = NULL;
+	tg_store *s;
+	tg_actor who = { "cli", NULL };
+	json_t *j = NULL, *args;
+	struct stat st;
+	int i;
+
+	(void)state;
+	assert_int_equal(tg_registry_open(&r, home, 1), 0);
+	tg_registry_free(r);
+	s = open_store(home);
+	put_version(s, "adder", "int a1;\n");
+	assert_int_equal(tg_store_set_active(s, "adder", 1, 0, "t"), 0);
+	tg_store_free(s);
+	assert_int_equal(tg_registry_open(&r, home, 0), 0); /* re-index: commits */
+	tg_registry_free(r);
+	assert_int_equal(stat(wal, &st), -1); /* a committing handle checkpoints */
+	args = json_pack("{s:s}", "n", "x");
+	for (i = 0; i < 3; i++) {
+		assert_int_equal(tg_registry_open(&r, home, 0), 0);
+		assert_int_equal(tg_registry_call(&j, r, "adder", args, &who), 0);
+		json_decref(j);
+		tg_registry_free(r);
+	}
+	json_decref(args);
+	assert_int_equal(stat(wal, &st), 0);
+	assert_true(st.st_size > 0);
+	assert_int_equal(sql_int(home, "SELECT count(*) FROM calls"), 3);
+
+	/* the documented way is to delete all three; delete only registry.db */
+	assert_int_equal(unlink(db), 0);
+	assert_int_equal(tg_registry_open(&r, home, 0), 0);
+	assert_int_equal(active_of(r, "adder"), 1);
+	assert_int_equal(tg_registry_verify(&j, r), 0);
+	assert_true(json_is_true(json_object_get(j, "ok")));
+	json_decref(j);
+	tg_registry_free(r);
+	assert_int_equal(sql_int(home, "SELECT count(*) FROM calls"), 0);
+	assert_int_equal(sql_int(home, "SELECT count(*) FROM pragma_integrity_check WHERE integrity_check != 'ok'"), 0);
+	rm_home(home);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fast_open_and_call_sequence),
 		cmocka_unit_test(test_changes_elsewhere_are_seen),
+		cmocka_unit_test(test_wal_left_and_stale_wal),
 	};
 	tg_store_set_fsync(0);
 	return cmocka_run_group_tests(tests, NULL, NULL);
