@@ -258,12 +258,13 @@ int tg_store_fingerprint(char out[65], const char *path)
 	tg_sha256_update(&h, "toolgate-store-fingerprint-1\n", 29);
 	for (i = 0; i < w.n; i++) {
 		const fp_entry *e = &w.items[i];
-		char line[1200];
-		int len = snprintf(line, sizeof(line), "%s%c%s %llu %lld %lld %lld\n", e->name, 0,
-				   S_ISDIR(e->st.st_mode) ? "D" : "F",
-				   (unsigned long long)e->st.st_ino, (long long)e->st.st_size,
-				   (long long)ts_ns(&e->st.st_mtim), (long long)ts_ns(&e->st.st_ctim));
-		tg_sha256_update(&h, line, (size_t)len);
+		/* name, NUL, kind, then the numbers in host byte order (the value
+		 * never leaves this machine) */
+		uint64_t num[4] = { (uint64_t)e->st.st_ino, (uint64_t)e->st.st_size,
+				    (uint64_t)ts_ns(&e->st.st_mtim), (uint64_t)ts_ns(&e->st.st_ctim) };
+		tg_sha256_update(&h, e->name, strlen(e->name) + 1);
+		tg_sha256_update(&h, S_ISDIR(e->st.st_mode) ? "D" : "F", 1);
+		tg_sha256_update(&h, num, sizeof(num));
 		if (S_ISREG(e->st.st_mode) && (ts_ns(&e->st.st_mtim) >= racy_after ||
 					       ts_ns(&e->st.st_ctim) >= racy_after)) {
 			if ((rc = fp_hash_content(&h, repofd, e, &changed)) < 0)
