@@ -253,7 +253,8 @@ int tg_store_fingerprint(char out[65], const char *path)
 		rc = 1;
 		goto out;
 	}
-	qsort(w.items, w.n, sizeof(*w.items), fp_cmp);
+	if (w.n > 1)
+		qsort(w.items, w.n, sizeof(*w.items), fp_cmp);
 	tg_sha256_init(&h);
 	tg_sha256_update(&h, "toolgate-store-fingerprint-1\n", 29);
 	for (i = 0; i < w.n; i++) {
