@@ -31,7 +31,9 @@ typedef struct tg_config {
 } tg_config;
 
 /* Open the home (create=1: create it if missing): store.git, registry.db,
- * cache/. Re-indexes from the store whatever the database lacks. */
+ * cache/. Re-indexes from the store whatever the database lacks, unless the
+ * store's fingerprint shows it unchanged since the last re-index (then the
+ * store is opened only when first needed). */
 int tg_registry_open(tg_registry **out, const char *home, int create);
 void tg_registry_free(tg_registry *r);
 /* tg_registry_open on the home resolved from a --home flag (NULL: the

@@ -1,6 +1,7 @@
 /*
  * registry/reindex.c: bring SQLite up to what the store (the source of
- * truth) holds. Run on every open: for each tool in the store, versions the
+ * truth) holds. Run by an open that finds the store changed since the last
+ * re-index (registry.c), and by verify: for each tool in the store, versions the
  * registry lacks are indexed from their commit (trailers + tool.json,
  * analysis.json, tests.json) and the active pointer follows
  * refs/active/<tool>. A crash between the store write and the SQLite
