@@ -262,6 +262,10 @@ int tg_analyze(tg_report **out, const tg_policy *p, const char *filename, const 
 	}
 	if (r < 0)
 		goto fail;
+	/* load libclang here, once per process, so every parse child inherits it */
+	r = tg_clang_load();
+	if (r < 0)
+		goto fail;
 	if (pipe2(fds, O_CLOEXEC) < 0) {
 		r = tg_error_errno(TG_ERR_IO, errno, "pipe");
 		goto fail;

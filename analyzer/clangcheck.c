@@ -11,7 +11,7 @@
  */
 #include "internal.h"
 
-#include <clang-c/Index.h>
+#include "clang_dl.h"
 #include <string.h>
 
 #define TG_MAX_DEPTH 600
@@ -526,7 +526,16 @@ static void diagnostics(ctx *c)
 						   NULL);
 			if (!f || !clang_File_isEqual(f, c->main))
 				w.line = w.col = 0;
-			if (o && (strstr(o, "implicit-function-declaration") || strstr(o, "implicit-int")))
+			CXString sp = clang_getDiagnosticSpelling(d);
+			const char *text = clang_getCString(sp);
+			/* the text is read to classify, never shown */
+			int deep = text && (strstr(text, "nesting level exceeded") ||
+					    strstr(text, "nested too deeply") ||
+					    strstr(text, "too many nested"));
+			clang_disposeString(sp);
+			if (deep)
+				ADD(c, w, "limits", NULL, "the code nests too deeply for the analysis");
+			else if (o && (strstr(o, "implicit-function-declaration") || strstr(o, "implicit-int")))
 				ADD(c, w, "implicit_decl", NULL,
 				    "implicit declaration (a function or type used without a declaration)");
 			else
@@ -589,6 +598,10 @@ int tg_clang_check(tg_flist *l, const tg_clang_job *job)
 			c.has_ws_read = 1;
 		else if (!strcmp(job->capabilities[i], "workspace:write"))
 			c.has_ws_write = 1;
+	}
+	if (tg_clang_load() < 0) {
+		tg_flist_add(l, job->policy, "limits", 0, 0, NULL, "the parser could not start");
+		return TG_ERR_UNAVAILABLE;
 	}
 	idx = clang_createIndex(0, 0);
 	if (!idx) {

@@ -62,6 +62,8 @@ int tg_attribute_allowed(const char *name);
 /* 1 when a reserved identifier (leading "__" or "_" + capital, or "_") may
  * appear in a tool's source. */
 int tg_reserved_allowed(const char *name, size_t len);
+/* 1 for a feature-test macro (_GNU_SOURCE, _POSIX_C_SOURCE, ...). */
+int tg_feature_macro(const char *name, size_t len);
 /* 1 when the include name (between <> or "") is allowed. */
 int tg_include_allowed(const char *name);
 /* Functions whose path arguments are checked: the indexes of the path
@@ -115,6 +117,8 @@ typedef struct tg_clang_job {
 /* Parse and walk; findings go to l. Returns 0, or a negative code when the
  * parse itself failed (a finding describing it is added anyway). */
 int tg_clang_check(tg_flist *l, const tg_clang_job *job);
+/* dlopen libclang once per process (clang_dl.c); 0 or TG_ERR_UNAVAILABLE */
+int tg_clang_load(void);
 
 /* ---- virtual sysroot (vfs.c) ----------------------------------------------- */
 

@@ -24,6 +24,11 @@ typedef struct scan {
 	size_t *lines;   /* raw offsets of line starts */
 	size_t nlines;
 	int nfind;
+	int have_include;
+	size_t last_include;   /* logical offset of the last #include */
+	int have_early;
+	size_t first_macro;    /* first #define/#undef of a non-feature macro */
+	char first_macro_name[48];
 } scan;
 
 static void pos_of(const scan *sc, size_t logical, unsigned *line, unsigned *col)
@@ -185,8 +190,22 @@ static size_t directive(scan *sc, size_t hash, size_t i)
 	}
 	memcpy(kw, sc->s + i, n);
 	kw[n] = 0;
-	if (!strcmp(kw, "include") || !strcmp(kw, "include_next") || !strcmp(kw, "import"))
+	if (!strcmp(kw, "include") || !strcmp(kw, "include_next") || !strcmp(kw, "import")) {
+		sc->have_include = 1;
+		sc->last_include = hash;
 		return do_include(sc, hash, k, kw);
+	}
+	if ((!strcmp(kw, "define") || !strcmp(kw, "undef")) && !sc->have_early) {
+		/* the headers included after it would see this macro */
+		size_t a = skip_blank(sc, k), b = a;
+		while (b < sc->n && is_ident(sc->s[b]))
+			b++;
+		if (b == a || !tg_feature_macro(sc->s + a, b - a)) {
+			sc->have_early = 1;
+			sc->first_macro = hash;
+			safe_name(sc->first_macro_name, sizeof(sc->first_macro_name), sc->s + a, b - a);
+		}
+	}
 	if (!strcmp(kw, "line")) {
 		FIND(sc, hash, "line_marker", NULL, "#line is not allowed");
 		return k;
@@ -353,6 +372,10 @@ void tg_prescan_run(tg_prescan *st, tg_flist *l, const tg_policy *p, const char 
 	sc.n = o;
 	sc.s[o] = 0;
 	lex(&sc);
+	if (sc.have_early && sc.have_include && sc.first_macro < sc.last_include)
+		FIND(&sc, sc.first_macro, "directive", NULL,
+		     "#define or #undef of %s before an #include: only feature-test macros may come "
+		     "before the headers", sc.first_macro_name);
 	if (ntri || sc.nfind)
 		st->blocking = 1;
 out:

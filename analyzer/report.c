@@ -39,11 +39,12 @@ void tg_flist_free(tg_flist *l)
 	l->n = l->cap = 0;
 }
 
-/* Keep messages printable: control bytes become '?'. */
+/* Keep messages printable ASCII (control and non-ASCII bytes become '?'):
+ * they go into JSON, SARIF and terminals, and must never fail to encode. */
 static void sanitize(char *s)
 {
 	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+		if ((unsigned char)*s < 0x20 || (unsigned char)*s >= 0x7f)
 			*s = '?';
 }
 
@@ -63,10 +64,16 @@ static int add_raw(tg_flist *l, const tg_policy *p, const char *rule, unsigned l
 		    ((!f->symbol && !symbol) || (f->symbol && symbol && !strcmp(f->symbol, symbol))))
 			return 0;
 	}
-	if (l->n >= TG_MAX_FINDINGS) {
+	if (l->n >= TG_MAX_FINDINGS - 1 && strcmp(tg_rules[idx].id, "limits") != 0) {
+		/* the last slot says that the list is cut */
+		if (l->truncated)
+			return 0;
 		l->truncated = 1;
-		return 0;
+		return add_raw(l, p, "limits", 0, 0, NULL,
+			       "too many findings: only the first ones are shown");
 	}
+	if (l->n >= TG_MAX_FINDINGS)
+		return 0;
 	if (l->n == l->cap) {
 		size_t nc = l->cap ? l->cap * 2 : 16;
 		tg_finding *nv = realloc(l->v, nc * sizeof(*nv));

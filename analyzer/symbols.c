@@ -314,6 +314,26 @@ static const char *const reserved_allow[] = {
 	"__STDC_FORMAT_MACROS", "__STDC_LIMIT_MACROS", "__STDC_CONSTANT_MACROS", NULL,
 };
 
+int tg_feature_macro(const char *name, size_t len)
+{
+	static const char *const features[] = {
+		"_GNU_SOURCE", "_DEFAULT_SOURCE", "_POSIX_C_SOURCE", "_POSIX_SOURCE",
+		"_XOPEN_SOURCE", "_XOPEN_SOURCE_EXTENDED", "_ISOC99_SOURCE", "_ISOC11_SOURCE",
+		"_ISOC2X_SOURCE", "_LARGEFILE_SOURCE", "_LARGEFILE64_SOURCE", "_FILE_OFFSET_BITS",
+		"_TIME_BITS", "_BSD_SOURCE", "_SVID_SOURCE", "_REENTRANT", "_THREAD_SAFE",
+		"__STDC_WANT_LIB_EXT1__", "__STDC_WANT_LIB_EXT2__",
+		"__STDC_WANT_IEC_60559_BFP_EXT__", "__STDC_WANT_IEC_60559_DFP_EXT__",
+		"__STDC_WANT_IEC_60559_FUNCS_EXT__", "__STDC_WANT_IEC_60559_TYPES_EXT__",
+		"__STDC_WANT_IEC_60559_EXT__", "__STDC_FORMAT_MACROS", "__STDC_LIMIT_MACROS",
+		"__STDC_CONSTANT_MACROS", NULL,
+	};
+	size_t i;
+	for (i = 0; features[i]; i++)
+		if (strlen(features[i]) == len && memcmp(features[i], name, len) == 0)
+			return 1;
+	return 0;
+}
+
 int tg_reserved_allowed(const char *name, size_t len)
 {
 	size_t i;

@@ -92,7 +92,8 @@ int cmd_check(tg_cli *cli, int argc, char **argv)
 	_cleanup_json_ json_t *doc = NULL;
 	tg_policy *policy = NULL;
 	tg_report *rep = NULL;
-	size_t len = 0, n;
+	const char *caps[2];
+	size_t len = 0, n, ncaps = 0;
 	int i, r, status;
 
 	for (i = 1; i < argc; i++) {
@@ -104,6 +105,15 @@ int cmd_check(tg_cli *cli, int argc, char **argv)
 				format = argv[++i];
 			else
 				policy_flag = argv[++i];
+		} else if (strcmp(a, "--capability") == 0) {
+			/* vet as for a tool granted this capability (widens file access) */
+			if (i + 1 >= argc)
+				return cli_usage(cli, "%s needs a value", a);
+			a = argv[++i];
+			if (strcmp(a, "workspace:read") && strcmp(a, "workspace:write"))
+				return cli_usage(cli, "--capability must be workspace:read or workspace:write");
+			if (ncaps < TG_ARRAY_SIZE(caps))
+				caps[ncaps++] = a;
 		} else if (strncmp(a, "--format=", 9) == 0) {
 			format = a + 9;
 		} else if (strncmp(a, "--policy=", 9) == 0) {
@@ -132,6 +142,8 @@ int cmd_check(tg_cli *cli, int argc, char **argv)
 	{
 		tg_analyze_opts o = { 0 };
 		o.max_source_bytes = CHECK_MAX_SOURCE;
+		o.capabilities = caps;
+		o.ncapabilities = ncaps;
 		r = tg_analyze(&rep, policy, file, src, len, &o);
 	}
 	tg_policy_free(policy);

@@ -13,8 +13,11 @@
 
 static const tg_cli_command commands[] = {
 	{ "init", cmd_init, "", "create the home (store.git, registry.db, cache/)", NULL },
-	{ "check", cmd_check, "FILE.c [--format text|json|sarif] [--policy FILE]",
-	  "vet a C source file (exit 0 pass, 1 reject, 2 bad input)", NULL },
+	{ "check", cmd_check, "FILE.c [--format text|json|sarif] [--policy FILE] [--capability CAP]",
+	  "vet a C source file (exit 0 pass, 1 reject, 2 bad input)",
+	  "--capability workspace:read|workspace:write vets as for a tool granted it\n"
+	  "(file access under /workspace). The policy is --policy FILE, else\n"
+	  "<home>/policy.json when it exists, else the built-in default (docs/POLICY.md)." },
 	{ "create", cmd_create, "PATH", "submit a tool: a manifest file or a folder holding tool.json",
 	  NULL },
 	{ "list", cmd_list, "", "list the active tools", NULL },

@@ -21,6 +21,8 @@ static int st_fsync_enabled = 1;
 void tg_store_set_fsync(int enabled)
 {
 	st_fsync_enabled = enabled ? 1 : 0;
+	if (tg_git_load() < 0)
+		return; /* tg_store_open reports it; the option is applied there too */
 	git_libgit2_init();
 	git_libgit2_opts(GIT_OPT_ENABLE_FSYNC_GITDIR, st_fsync_enabled);
 	git_libgit2_shutdown();
@@ -140,6 +142,9 @@ int tg_store_open(tg_store **out, const char *path, int create)
 	*out = NULL;
 	if (!path || !*path)
 		return tg_error_set(TG_ERR_INVALID, "store path: empty");
+	rc = tg_git_load();
+	if (rc < 0)
+		return rc;
 	if (git_libgit2_init() < 0)
 		return st_git_fail(-1, "libgit2 init");
 	git_libgit2_opts(GIT_OPT_ENABLE_FSYNC_GITDIR, st_fsync_enabled);

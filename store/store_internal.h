@@ -9,7 +9,7 @@
 
 #include "store/store.h"
 
-#include <git2.h>
+#include "git_dl.h"
 
 /* Limits on what a caller (ultimately an agent) controls. */
 #define ST_MAX_FILE_BYTES     (4u * 1024u * 1024u) /* per file */

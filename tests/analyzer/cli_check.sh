@@ -44,6 +44,16 @@ fi
 check 0 "pass --json" "$tg" --home "$home" --json check "$benign"
 grep -q '"verdict": "pass"' "$out" || { echo "FAIL: pass verdict"; fail=1; }
 
+# --capability widens file access to /workspace, and only that
+cat > "$tmp/ws.c" <<'EOC'
+#include <stdio.h>
+int main(void) { FILE *f = fopen("/workspace/data.txt", "r"); if (f) fclose(f); return 0; }
+EOC
+check 1 "/workspace without the capability" "$tg" --home "$home" check "$tmp/ws.c"
+grep -q "file_access" "$out" || { echo "FAIL: /workspace finding"; fail=1; }
+check 0 "/workspace with workspace:read" "$tg" --home "$home" check --capability workspace:read "$tmp/ws.c"
+check 2 "unknown capability" "$tg" --home "$home" check --capability net "$tmp/ws.c"
+
 check 2 "missing file" "$tg" --home "$home" check "$tmp/nope.c"
 grep -q "^toolgate: " "$err" || { echo "FAIL: error line"; fail=1; }
 [ "$(wc -l < "$err")" -eq 1 ] || { echo "FAIL: error not one line"; fail=1; }

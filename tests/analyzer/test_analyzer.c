@@ -340,6 +340,25 @@ static void test_null_function_pointer_is_fine(void **state)
 	tg_report_free(r);
 }
 
+static void test_non_ascii_names(void **state)
+{
+	tg_report *r;
+	json_t *j = NULL;
+	(void)state;
+	r = analyze("extern int caf\xc3\xa9(void);\nint main(void) { return caf\xc3\xa9(); }\n");
+	assert_false(r->pass);
+	assert_int_equal(tg_report_to_json(&j, r), 0);
+	json_decref(j);
+	assert_int_equal(tg_report_to_sarif(&j, r, "t.c"), 0);
+	json_decref(j);
+	tg_report_free(r);
+	r = analyze("#include \"\xff\xfe/etc\"\nint main(void) { return 0; }\n");
+	assert_true(has_rule(r, "include"));
+	assert_int_equal(tg_report_to_json(&j, r), 0);
+	json_decref(j);
+	tg_report_free(r);
+}
+
 static void test_empty_and_nul(void **state)
 {
 	tg_report *r = NULL;
@@ -603,6 +622,7 @@ int main(void)
 		cmocka_unit_test(test_allowed_attributes_and_macros),
 		cmocka_unit_test(test_null_function_pointer_is_fine),
 		cmocka_unit_test(test_empty_and_nul),
+		cmocka_unit_test(test_non_ascii_names),
 		cmocka_unit_test(test_allowed_headers_all_modes),
 		cmocka_unit_test(test_policy_rejects),
 		cmocka_unit_test(test_policy_effects),
