@@ -26,6 +26,9 @@
 #define REG_MAX_TEST_NAME 128
 #define REG_MAX_ERROR_TEXT 4096
 #define REG_MAX_ARGS (1u << 20)
+/* A handle that committed nothing closes without checkpointing the WAL
+ * while the WAL is at most this long (about 60 pages; registry.c). */
+#define REG_WAL_KEEP_BYTES (256u * 1024u)
 /* Wall-clock budget for all the tests of one submission together. */
 #define REG_TEST_BUDGET_MS 120000u
 

@@ -7,7 +7,8 @@
  * pack-refs`, a second registry handle's rollback) is seen by the next open;
  * a version deleted from SQLite while the fingerprint matches is still
  * reported and repaired by verify (the full comparison); a deleted
- * registry.db is rebuilt. Versions are put into the store directly, as the
+ * registry.db is rebuilt; call-only handles leave the WAL unchecked but
+ * bounded. Versions are put into the store directly, as the
  * pipeline commits them (no sandbox needed).
  */
 #include <setjmp.h>
@@ -371,12 +372,51 @@ static void test_wal_left_and_stale_wal(void **state)
 	rm_home(home);
 }
 
+/* The WAL a call-only handle leaves is bounded: every process rebuilds its
+ * index by reading all of it, and without a checkpoint at close it would
+ * grow by a page per call forever (256 KiB = REG_WAL_KEEP_BYTES). */
+static void test_wal_bounded(void **state)
+{
+	char *home = make_home();
+	_cleanup_free_ char *wal = tg_path_join(home, "registry.db-wal");
+	tg_registry *r = NULL;
+	tg_store *s;
+	tg_actor who = { "cli", NULL };
+	json_t *j = NULL, *args;
+	struct stat st;
+	off_t max = 0;
+	int i;
+
+	(void)state;
+	assert_int_equal(tg_registry_open(&r, home, 1), 0);
+	tg_registry_free(r);
+	s = open_store(home);
+	put_version(s, "adder", "int a1;\n");
+	assert_int_equal(tg_store_set_active(s, "adder", 1, 0, "t"), 0);
+	tg_store_free(s);
+	args = json_pack("{s:s}", "n", "x");
+	for (i = 0; i < 200; i++) {
+		assert_int_equal(tg_registry_open(&r, home, 0), 0);
+		assert_int_equal(tg_registry_call(&j, r, "adder", args, &who), 0);
+		json_decref(j);
+		tg_registry_free(r);
+		if (stat(wal, &st) == 0 && st.st_size > max)
+			max = st.st_size;
+	}
+	json_decref(args);
+	assert_true(max > 0);                   /* calls did leave it */
+	assert_true(max <= 256 * 1024 + 5 * 4120); /* and it was checkpointed */
+	assert_int_equal(sql_int(home, "SELECT count(*) FROM calls"), 200);
+	rm_home(home);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fast_open_and_call_sequence),
 		cmocka_unit_test(test_changes_elsewhere_are_seen),
 		cmocka_unit_test(test_wal_left_and_stale_wal),
+		cmocka_unit_test(test_wal_bounded),
 	};
 	tg_store_set_fsync(0);
 	return cmocka_run_group_tests(tests, NULL, NULL);
