@@ -8,9 +8,9 @@
  *
  * A handle that committed no transaction (reads, the call log, the store
  * fingerprint: writes without fsync) closes without checkpointing the WAL
- * (tg_registry_free), so that `toolgate call` pays no fsync: registry.db-wal
- * and -shm then stay next to registry.db between commands, as they do
- * whenever `toolgate serve` is running. They belong to registry.db (copy
+ * while it is short (tg_registry_free), so that `toolgate call` pays no
+ * fsync: registry.db-wal and -shm then stay next to registry.db between
+ * commands, as they do whenever `toolgate serve` is running. They belong to registry.db (copy
  * or move the three together); a registry.db deleted alone is still rebuilt
  * cleanly: SQLite deletes a WAL it finds next to an empty database file
  * before using it (pagerOpenWalIfPresent), and a database in WAL mode is
