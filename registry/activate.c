@@ -94,21 +94,24 @@ int reg_activate(tg_registry *r, int64_t tool_id, const char *tool, unsigned v,
 	_cleanup_json_ json_t *details = NULL;
 	char msg[160];
 	unsigned cur = 0, prev_sql = 0;
+	tg_store *s;
 	int rc, tries;
 
 	if (!actor)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	if ((rc = reg_store(r, &s)) < 0)
+		return rc;
 	rc = reg_active_version(r, tool_id, &prev_sql);
 	if (rc < 0)
 		return rc;
 	snprintf(msg, sizeof(msg), "toolgate %s: %s v%u", event, tool, v);
 	for (tries = 0;; tries++) {
-		rc = tg_store_get_active(&cur, NULL, r->store, tool);
+		rc = tg_store_get_active(&cur, NULL, s, tool);
 		if (rc < 0)
 			return tg_error_prefix("store");
 		if (cur == v)
 			break;
-		rc = tg_store_set_active(r->store, tool, v, cur, msg);
+		rc = tg_store_set_active(s, tool, v, cur, msg);
 		if (rc == 0)
 			break;
 		if (rc != TG_ERR_CONFLICT || tries >= 50)

@@ -50,6 +50,7 @@ static int binary_for(char **out, tg_registry *r, const char *name, unsigned v,
 	_cleanup_free_ char *dir = NULL, *bin = NULL, *src = NULL, *log = NULL;
 	_cleanup_free_ const char **capv = NULL;
 	tg_report *rep = NULL;
+	tg_store *s;
 	struct stat st;
 	size_t len = 0, n = json_array_size(caps), i;
 	char want[65];
@@ -66,7 +67,9 @@ static int binary_for(char **out, tg_registry *r, const char *name, unsigned v,
 		*out = TG_TAKE_PTR(bin);
 		return 0;
 	}
-	rc = tg_store_get_file(&src, &len, r->store, name, v, "tool.c");
+	if ((rc = reg_store(r, &s)) < 0)
+		return rc;
+	rc = tg_store_get_file(&src, &len, s, name, v, "tool.c");
 	if (rc < 0)
 		return tg_error_prefix("store");
 	reg_content_hash(want, src, len);

@@ -5,6 +5,16 @@
  * refused), BEGIN IMMEDIATE transactions that wait out SQLITE_BUSY instead
  * of surfacing it, and small statement helpers. All data is bound, never
  * spliced into SQL text.
+ *
+ * A handle that committed no transaction (reads, the call log, the store
+ * fingerprint: writes without fsync) closes without checkpointing the WAL
+ * while it is short (tg_registry_free), so that `toolgate call` pays no
+ * fsync: registry.db-wal and -shm then stay next to registry.db between
+ * commands, as they do whenever `toolgate serve` is running. They belong to registry.db (copy
+ * or move the three together); a registry.db deleted alone is still rebuilt
+ * cleanly: SQLite deletes a WAL it finds next to an empty database file
+ * before using it (pagerOpenWalIfPresent), and a database in WAL mode is
+ * never empty.
  */
 #include "reg_internal.h"
 
@@ -232,6 +242,7 @@ int reg_commit(tg_registry *r)
 		return rc;
 	}
 	r->in_txn = 0;
+	r->durable_writes = 1;
 	if (r->audit_seq_pending > 0) {
 		/* The transaction is durable; an anchor that could not be advanced
 		 * only lags behind, which verify accepts. Failing here would report

@@ -297,7 +297,9 @@ static int commit_version(tg_store_version **out, tg_registry *r, const tg_submi
 	tg_store_file files[4];
 	tg_store_trailer tr[4];
 	tg_store_put_opts po = { 0 };
+	tg_store *s;
 	char subject[200];
+	int rc;
 	const char *name = json_string_value(json_object_get(sub->manifest, "name"));
 
 	if (!manifest)
@@ -325,7 +327,9 @@ static int commit_version(tg_store_version **out, tg_registry *r, const tg_submi
 	po.trailers = tr;
 	po.ntrailers = 4;
 	po.subject = subject;
-	if (tg_store_put(out, r->store, &po) < 0)
+	if ((rc = reg_store(r, &s)) < 0)
+		return rc;
+	if (tg_store_put(out, s, &po) < 0)
 		return tg_error_prefix("store");
 	return 0;
 }

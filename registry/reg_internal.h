@@ -26,6 +26,9 @@
 #define REG_MAX_TEST_NAME 128
 #define REG_MAX_ERROR_TEXT 4096
 #define REG_MAX_ARGS (1u << 20)
+/* A handle that committed nothing closes without checkpointing the WAL
+ * while the WAL is at most this long (about 60 pages; registry.c). */
+#define REG_WAL_KEEP_BYTES (256u * 1024u)
 /* Wall-clock budget for all the tests of one submission together. */
 #define REG_TEST_BUDGET_MS 120000u
 
@@ -36,10 +39,13 @@ struct tg_registry {
 	char *anchor_path;
 	char *sdk_include;
 	sqlite3 *db;
-	tg_store *store;
+	char *store_path;
+	tg_store *store;       /* opened on first use: always through reg_store() */
+	int reindexed;         /* the re-index ran in this handle */
 	tg_config cfg;
 	tg_policy *policy;     /* loaded on first use */
 	int in_txn;
+	int durable_writes;    /* a transaction committed (fsynced): checkpoint on close */
 	/* audit head written in the current transaction, for the anchor */
 	int64_t audit_seq_pending;
 	char audit_hash_pending[65];
@@ -47,6 +53,12 @@ struct tg_registry {
 	json_t *repairs;       /* what the re-index on open fixed (for verify) */
 	json_t *reindex_problems; /* tools it could not re-index (for verify) */
 };
+
+/* ---- registry.c ------------------------------------------------------- */
+/* The store, opened (and created when missing) on first use: opening it
+ * initialises libgit2, which costs milliseconds that an open whose store
+ * fingerprint matched the one recorded in meta does not pay. */
+int reg_store(tg_registry *r, tg_store **out);
 
 /* ---- db.c -------------------------------------------------------------- */
 int reg_db_open(tg_registry *r, int *created);

@@ -3,6 +3,18 @@
  * when asked: store.git, registry.db, cache/), the config, the SDK include
  * folder handed to the analyzer and the compiler, the toolset generation
  * and the public audit entry point.
+ *
+ * The open is on the path of every CLI command, `toolgate call` included,
+ * so it does the least it safely can: it computes the store's fingerprint
+ * (tg_store_fingerprint: stat calls, no libgit2) and, when it equals the one
+ * recorded in meta by the last complete re-index, it neither opens the
+ * store nor re-indexes: nothing changed in the store since SQLite was
+ * brought up to it. Otherwise it opens the store, re-indexes and records
+ * the fingerprint computed BEFORE the re-index (a change racing with the
+ * re-index makes the next open re-index again). Our own writes (create,
+ * rollback, approve, activations by the re-index) do not record anything:
+ * they leave meta's fingerprint stale, and the next open re-indexes, which
+ * is cheap when nothing is missing. Why this is sound: docs/REGISTRY.md.
  */
 #include "reg_internal.h"
 
@@ -19,6 +31,22 @@ static char *sdk_include_dir(void)
 	return strdup(TG_SOURCE_DATADIR);
 }
 
+/* Is registry.db-wal at most REG_WAL_KEEP_BYTES (or absent)? Each process
+ * that opens the database first rebuilds the WAL index by reading the whole
+ * WAL (~3 us a page), and a WAL is only reset by a checkpoint that the same
+ * connection follows with a write, or deleted by a checkpoint at the close
+ * of the last connection: so a handle that would leave a longer WAL closes
+ * with the checkpoint (about one call in 60 pays it). */
+static int wal_is_short(const tg_registry *r)
+{
+	char p[4096];
+	struct stat st;
+
+	if ((size_t)snprintf(p, sizeof(p), "%s-wal", r->db_path) >= sizeof(p))
+		return 0;
+	return stat(p, &st) != 0 || st.st_size <= (off_t)REG_WAL_KEEP_BYTES;
+}
+
 void tg_registry_free(tg_registry *r)
 {
 	if (!r)
@@ -26,9 +54,14 @@ void tg_registry_free(tg_registry *r)
 	if (r->db) {
 		if (r->in_txn)
 			sqlite3_exec(r->db, "ROLLBACK", NULL, NULL, NULL);
+		/* nothing fsynced by this handle and a short WAL: leave it for
+		 * a later checkpoint instead of paying its fsyncs now */
+		if (!r->durable_writes && wal_is_short(r))
+			sqlite3_db_config(r->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
 		sqlite3_close_v2(r->db);
 	}
 	tg_store_free(r->store);
+	free(r->store_path);
 	tg_policy_free(r->policy);
 	reg_config_clear(&r->cfg);
 	free(r->home);
@@ -41,12 +74,56 @@ void tg_registry_free(tg_registry *r)
 	free(r);
 }
 
+int reg_store(tg_registry *r, tg_store **out)
+{
+	int rc;
+
+	*out = NULL;
+	if (!r->store) {
+		rc = tg_store_open(&r->store, r->store_path, 1);
+		if (rc < 0)
+			return tg_error_prefix("store");
+	}
+	*out = r->store;
+	return 0;
+}
+
+int tg_registry_store_opened(const tg_registry *r)
+{
+	return r && r->store ? 1 : 0;
+}
+
+/* Record fp as the store state SQLite is up to date with. Without fsync:
+ * losing it on power loss costs one re-index, nothing else. */
+static int record_fingerprint(tg_registry *r, const char *fp)
+{
+	int rc;
+
+	if ((rc = reg_exec(r, "PRAGMA synchronous = NORMAL")) < 0)
+		return rc;
+	rc = reg_meta_set_text(r, "store_fingerprint", fp);
+	reg_exec(r, "PRAGMA synchronous = FULL");
+	return rc;
+}
+
+/* Does the fingerprint recorded in meta equal fp? */
+static int fingerprint_matches(tg_registry *r, const char *fp)
+{
+	_cleanup_free_ char *have = NULL;
+	int rc = reg_meta_get_text(r, "store_fingerprint", &have);
+
+	if (rc < 0)
+		return rc;
+	return rc > 0 && strcmp(have, fp) == 0;
+}
+
 int tg_registry_open(tg_registry **out, const char *home, int create)
 {
 	tg_registry *r;
-	_cleanup_free_ char *store_path = NULL;
+	tg_store *s;
 	struct stat st;
-	int rc, fresh = 0;
+	char fp[65];
+	int rc, fprc, fresh = 0;
 
 	*out = NULL;
 	if (!home || !home[0])
@@ -61,13 +138,13 @@ int tg_registry_open(tg_registry **out, const char *home, int create)
 	r->sdk_include = sdk_include_dir();
 	r->repairs = json_array();
 	r->reindex_problems = json_array();
-	store_path = tg_path_join(home, "store.git");
+	r->store_path = tg_path_join(home, "store.git");
 	if (!r->home || !r->db_path || !r->cache_dir || !r->anchor_path || !r->sdk_include ||
-	    !r->repairs || !r->reindex_problems || !store_path) {
+	    !r->repairs || !r->reindex_problems || !r->store_path) {
 		rc = tg_error_set(TG_ERR_NOMEM, "out of memory");
 		goto fail;
 	}
-	if (!create && stat(store_path, &st) != 0) {
+	if (!create && stat(r->store_path, &st) != 0) {
 		rc = tg_error_set(TG_ERR_NOTFOUND, "no toolgate home at %s (run 'toolgate init')",
 				  home);
 		goto fail;
@@ -81,19 +158,41 @@ int tg_registry_open(tg_registry **out, const char *home, int create)
 	rc = reg_config_load(&r->cfg, home);
 	if (rc < 0)
 		goto fail;
-	rc = tg_store_open(&r->store, store_path, 1);
-	if (rc < 0) {
-		tg_error_prefix("store");
-		goto fail;
-	}
+	/* the fingerprint first: a store change after it is seen next time */
+	fprc = tg_store_fingerprint(fp, r->store_path);
+	if (fprc < 0)
+		tg_error_clear(); /* no store yet (created below) or unreadable */
 	rc = reg_db_open(r, &fresh);
 	if (rc < 0)
 		goto fail;
+	if (fprc == 0 && !fresh) {
+		rc = fingerprint_matches(r, fp);
+		if (rc < 0)
+			goto fail;
+		if (rc > 0) {
+			*out = r; /* SQLite is up to date with the store */
+			return 0;
+		}
+	}
+	rc = reg_store(r, &s);
+	if (rc < 0)
+		goto fail;
+	if (fprc < 0) {
+		/* the store was just made: nothing can have been indexed from it */
+		fprc = tg_store_fingerprint(fp, r->store_path);
+		if (fprc < 0)
+			tg_error_clear();
+	}
 	rc = reg_reindex(r, fresh);
 	if (rc < 0) {
 		tg_error_prefix("re-index from the store");
 		goto fail;
 	}
+	r->reindexed = 1;
+	/* a tool the re-index could not index keeps the next open trying */
+	if (fprc == 0 && json_array_size(r->reindex_problems) == 0 &&
+	    record_fingerprint(r, fp) < 0)
+		tg_error_clear(); /* only costs a re-index next time */
 	*out = r;
 	return 0;
 fail:

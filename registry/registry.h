@@ -31,7 +31,9 @@ typedef struct tg_config {
 } tg_config;
 
 /* Open the home (create=1: create it if missing): store.git, registry.db,
- * cache/. Re-indexes from the store whatever the database lacks. */
+ * cache/. Re-indexes from the store whatever the database lacks, unless the
+ * store's fingerprint shows it unchanged since the last re-index (then the
+ * store is opened only when first needed). */
 int tg_registry_open(tg_registry **out, const char *home, int create);
 void tg_registry_free(tg_registry *r);
 /* tg_registry_open on the home resolved from a --home flag (NULL: the
@@ -100,6 +102,12 @@ int tg_registry_verify(json_t **out, tg_registry *r);
 /* Append an audit event (e.g. an MCP budget denial). details may be NULL. */
 int tg_registry_audit(tg_registry *r, const tg_actor *who, const char *event,
 		      const char *tool, const json_t *details);
+
+/* Has this handle opened the store (initialised libgit2)? An open whose
+ * store fingerprint matches the one the registry recorded does not; the
+ * store is opened on the first operation that needs it. For tests and
+ * benchmarks. */
+int tg_registry_store_opened(const tg_registry *r);
 
 /* A number that changes whenever the set of active tools changes, also when
  * another process changed it (for notifications/tools/list_changed). */

@@ -1,6 +1,7 @@
 /*
  * registry/reindex.c: bring SQLite up to what the store (the source of
- * truth) holds. Run on every open: for each tool in the store, versions the
+ * truth) holds. Run by an open that finds the store changed since the last
+ * re-index (registry.c), and by verify: for each tool in the store, versions the
  * registry lacks are indexed from their commit (trailers + tool.json,
  * analysis.json, tests.json) and the active pointer follows
  * refs/active/<tool>. A crash between the store write and the SQLite
@@ -45,9 +46,13 @@ static int read_json_file(json_t **out, tg_registry *r, const char *tool, unsign
 	_cleanup_free_ char *data = NULL;
 	size_t len = 0;
 	tg_json_limits lim = { 16u << 20, 128 };
-	int rc = tg_store_get_file(&data, &len, r->store, tool, v, path);
+	tg_store *s;
+	int rc;
 
 	*out = NULL;
+	if ((rc = reg_store(r, &s)) < 0)
+		return rc;
+	rc = tg_store_get_file(&data, &len, s, tool, v, path);
 	if (rc == TG_ERR_NOTFOUND) {
 		tg_error_clear();
 		return 0;
@@ -115,9 +120,12 @@ static int follow_active(tg_registry *r, const char *tool)
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
 	int64_t tool_id;
 	unsigned cur, store_active = 0;
+	tg_store *s;
 	int rc;
 
-	rc = tg_store_get_active(&store_active, NULL, r->store, tool);
+	if ((rc = reg_store(r, &s)) < 0)
+		return rc;
+	rc = tg_store_get_active(&store_active, NULL, s, tool);
 	if (rc < 0)
 		return tg_error_prefix("store");
 	rc = reg_tool_id(r, tool, 1, &tool_id);
@@ -155,10 +163,13 @@ static int reindex_tool(tg_registry *r, const char *tool, int *began, int fresh)
 	int64_t tool_id = 0;
 	tg_store_version *next = NULL;
 	unsigned have = 0, sql_active = 0, store_active = 0;
+	tg_store *s;
 	size_t i;
 	int rc, missing;
 
-	rc = tg_store_get_active(&store_active, NULL, r->store, tool);
+	if ((rc = reg_store(r, &s)) < 0)
+		return rc;
+	rc = tg_store_get_active(&store_active, NULL, s, tool);
 	if (rc < 0)
 		return tg_error_prefix("store");
 	rc = reg_tool_id(r, tool, 0, &tool_id);
@@ -170,7 +181,7 @@ static int reindex_tool(tg_registry *r, const char *tool, int *began, int fresh)
 			return rc;
 	}
 	/* cheap test first: only the tip is read when version have+1 is absent */
-	rc = tg_store_get_version(&next, r->store, tool, have + 1);
+	rc = tg_store_get_version(&next, s, tool, have + 1);
 	tg_store_version_free(next);
 	if (rc < 0 && rc != TG_ERR_NOTFOUND)
 		return tg_error_prefix("store");
@@ -179,7 +190,7 @@ static int reindex_tool(tg_registry *r, const char *tool, int *began, int fresh)
 	if (!missing && store_active == sql_active)
 		return 0;
 	if (missing) {
-		rc = tg_store_list_versions(&l, r->store, tool);
+		rc = tg_store_list_versions(&l, s, tool);
 		if (rc < 0)
 			return tg_error_prefix("store");
 	}
@@ -218,9 +229,12 @@ int reg_reindex(tg_registry *r, int fresh)
 {
 	char **names = NULL;
 	size_t n = 0, i;
+	tg_store *s;
 	int rc, began = 0;
 
-	rc = tg_store_list_tools(&names, &n, r->store);
+	if ((rc = reg_store(r, &s)) < 0)
+		return rc;
+	rc = tg_store_list_tools(&names, &n, s);
 	if (rc < 0)
 		return tg_error_prefix("store");
 	if (fresh && (n > 0 || access(r->anchor_path, F_OK) == 0)) {

@@ -42,6 +42,7 @@ int tg_registry_show(json_t **out, tg_registry *r, const char *name, unsigned ve
 {
 	_cleanup_json_ json_t *o = NULL;
 	_cleanup_free_ char *src = NULL;
+	tg_store *store;
 	size_t len = 0;
 	int64_t id;
 	int rc;
@@ -60,7 +61,9 @@ int tg_registry_show(json_t **out, tg_registry *r, const char *name, unsigned ve
 	rc = reg_version_json(&o, r, id, name, version, 1);
 	if (rc < 0)
 		return rc;
-	rc = tg_store_get_file(&src, &len, r->store, name, version, "tool.c");
+	if ((rc = reg_store(r, &store)) < 0)
+		return rc;
+	rc = tg_store_get_file(&src, &len, store, name, version, "tool.c");
 	if (rc < 0)
 		return tg_error_prefix("store");
 	json_object_set_new(o, "source", json_stringn(src, len));
@@ -129,6 +132,7 @@ int tg_registry_history(json_t **out, tg_registry *r, const char *name)
 int tg_registry_diff(char **out, tg_registry *r, const char *name, unsigned v1, unsigned v2)
 {
 	_cleanup_free_ char *s1 = NULL, *s2 = NULL;
+	tg_store *store;
 	int64_t id;
 	int rc;
 
@@ -143,7 +147,9 @@ int tg_registry_diff(char **out, tg_registry *r, const char *name, unsigned v1, 
 		return tg_error_set(TG_ERR_NOTFOUND, "%s has no version %u", name, v1);
 	if (!s2[0])
 		return tg_error_set(TG_ERR_NOTFOUND, "%s has no version %u", name, v2);
-	rc = tg_store_diff(out, r->store, name, v1, v2);
+	if ((rc = reg_store(r, &store)) < 0)
+		return rc;
+	rc = tg_store_diff(out, store, name, v1, v2);
 	if (rc < 0)
 		return tg_error_prefix("store");
 	return 0;

@@ -28,10 +28,13 @@ static int check_tool(tg_registry *r, const char *tool, json_t *problems, size_t
 	tg_store_version_list *l = NULL;
 	unsigned store_active = 0, sql_active = 0;
 	int64_t id = 0, sql_count = 0;
+	tg_store *s;
 	size_t i;
 	int rc;
 
-	rc = tg_store_get_active(&store_active, NULL, r->store, tool);
+	if ((rc = reg_store(r, &s)) < 0)
+		return rc;
+	rc = tg_store_get_active(&store_active, NULL, s, tool);
 	if (rc < 0) {
 		add(problems, "store: %s: active ref unreadable: %s", tool, tg_error_last()->message);
 		tg_error_clear();
@@ -43,7 +46,7 @@ static int check_tool(tg_registry *r, const char *tool, json_t *problems, size_t
 		add(problems, "registry: the store has tool %s but the registry does not", tool);
 		return 0;
 	}
-	rc = tg_store_list_versions(&l, r->store, tool);
+	rc = tg_store_list_versions(&l, s, tool);
 	if (rc < 0) {
 		add(problems, "store: %s: history unreadable: %s", tool, tg_error_last()->message);
 		tg_error_clear();
@@ -108,6 +111,7 @@ int tg_registry_verify(json_t **out, tg_registry *r)
 	_cleanup_json_ json_t *problems = json_array(), *notes = json_array(), *res = NULL;
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
 	tg_store_problem_list *pl = NULL;
+	tg_store *s;
 	char **names = NULL;
 	json_t *rep;
 	size_t n = 0, i, nversions = 0;
@@ -116,7 +120,16 @@ int tg_registry_verify(json_t **out, tg_registry *r)
 	*out = NULL;
 	if (!problems || !notes)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
-	rc = tg_store_verify(&pl, r->store);
+	if ((rc = reg_store(r, &s)) < 0)
+		return rc;
+	/* the full comparison, whatever the fingerprint said at open: first the
+	 * re-index the open skipped (its repairs and problems are reported) */
+	if (!r->reindexed) {
+		if ((rc = reg_reindex(r, 0)) < 0)
+			return tg_error_prefix("re-index from the store");
+		r->reindexed = 1;
+	}
+	rc = tg_store_verify(&pl, s);
 	if (pl) {
 		for (i = 0; i < pl->n; i++)
 			add(problems, "store: %s", pl->items[i]);
@@ -125,7 +138,7 @@ int tg_registry_verify(json_t **out, tg_registry *r)
 		add(problems, "store: verify could not run: %s", tg_error_last()->message);
 	}
 	tg_error_clear();
-	rc = tg_store_list_tools(&names, &n, r->store);
+	rc = tg_store_list_tools(&names, &n, s);
 	if (rc < 0)
 		return tg_error_prefix("store");
 	for (i = 0; i < n; i++) {

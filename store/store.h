@@ -107,6 +107,19 @@ int tg_store_verify(tg_store_problem_list **out, tg_store *s);
 int tg_store_push(tg_store *s, const char *url);
 int tg_store_fetch(tg_store *s, const char *url);
 
+/* A cheap fingerprint of the ref state of the bare repository at path,
+ * computed without libgit2 (plain stat calls, no git_libgit2_init): the
+ * hex SHA-256 of the sorted (name, inode, size, mtime, ctime) of every file
+ * under refs/tools/ and refs/active/ and of packed-refs, with the content of
+ * files changed in the last 2 seconds. Any ref update by libgit2 or git
+ * changes it; reads do not. Returns 0 with out = 64 hex digits; 1 with out =
+ * TG_STORE_FINGERPRINT_CHANGED when no cheap answer exists (over 100000
+ * entries, a symlink, a file changing while read...): treat the store as
+ * changed and never record that value; negative on error (TG_ERR_NOTFOUND
+ * when path does not exist). Soundness and limits: docs/STORE.md. */
+#define TG_STORE_FINGERPRINT_CHANGED "changed"
+int tg_store_fingerprint(char out[65], const char *path);
+
 /* Value of a trailer of a version (NULL when absent). */
 const char *tg_store_version_trailer(const tg_store_version *v, const char *key);
 void tg_store_version_free(tg_store_version *v);

@@ -9,8 +9,13 @@
 #  2. `toolgate call` of that tool against running its binary bare.
 #     Target: call <= bare + 3 ms. Shown with the floors that explain it:
 #     `toolgate --version` (process start: libclang/LLVM, libgit2 load) and
-#     `toolgate sandbox exec` of the same binary (the sandbox alone).
-# TG_BENCH_RUNS (default 10 for create, 30 for call) sets the run counts.
+#     `toolgate sandbox exec` of the same binary (the sandbox alone); then
+#     without a shell (-N), and inside one process (bench_registry_call).
+#  3. tg_registry_open as the toolset grows (bench_registry_open): the store
+#     fingerprint, the open that matches it (no libgit2, no re-index) and the
+#     open that does not (libgit2 + the re-index check of every tool).
+# TG_BENCH_RUNS (default 10 for create, 30 for call) sets the run counts;
+# TG_BENCH_OPEN_TOOLS (default "10 300") the toolset sizes of part 3.
 set -eu
 build=$(cd "${1:-build}" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
@@ -76,7 +81,17 @@ echo "bare binary:             median $(ms "$bare_m") ms"
 echo "toolgate call:           median $(ms "$call_m") ms  over bare: $(diffms "$call_m" "$bare_m") ms (target <= 3 ms)"
 echo "  toolgate --version:    median $(ms "$ver_m") ms  (process start alone)"
 echo "  toolgate sandbox exec: median $(ms "$sbx_m") ms  (start + sandbox, no registry)"
-echo "  registry share of call: $(diffms "$call_m" "$sbx_m") ms (open registry + store, schema check, call log)"
+echo "  registry share of call: $(diffms "$call_m" "$sbx_m") ms (open registry, schema check, call log)"
+echo "  call over --version:   $(diffms "$call_m" "$ver_m") ms (sandbox + registry: what start-up does not explain)"
+
+echo "-- the same without a shell (hyperfine -N, arguments on the command line)"
+hyperfine -N -w 3 -r "$call_runs" --export-json "$work/calln.json" \
+	"$tg --version" \
+	"$tg --home $home call bench_stats '$args'" >"$work/calln.txt" 2>&1 || { cat "$work/calln.txt"; exit 1; }
+vern_m=$(median "$work/calln.json" 0)
+calln_m=$(median "$work/calln.json" 1)
+echo "toolgate --version:      median $(ms "$vern_m") ms"
+echo "toolgate call:           median $(ms "$calln_m") ms  over --version: $(diffms "$calln_m" "$vern_m") ms"
 
 echo "-- call inside one process (as toolgate serve runs it), medians of $call_runs"
 "$build/bench/registry/bench_registry_call" "$home" bench_stats "$args" "$call_runs" >"$work/inproc.txt"
@@ -89,3 +104,11 @@ print("tg_sandbox_run alone:       %.2f ms  (+%.2f ms over bare)" % (sbx, sbx - 
 print("tg_registry_call:           %.2f ms  (+%.2f ms over bare, target <= 3 ms; registry share %.2f ms)" % (call, call - bare, call - sbx))
 print("tg_registry_open + free:    %.2f ms  (paid once per CLI command)" % opn)
 PY
+
+echo "-- tg_registry_open as the toolset grows, medians of $call_runs"
+for n in ${TG_BENCH_OPEN_TOOLS:-10 300}; do
+	mkdir -p "$work/open$n"
+	"$build/bench/registry/bench_registry_open" "$work/open$n" "$n" "$call_runs" >"$work/open$n.txt"
+	o() { awk -v k="$1" '$1 == k { print $2 }' "$work/open$n.txt"; }
+	echo "$n tools: fingerprint $(o fp) ms, open (fingerprint matches) $(o fast) ms, open (re-index check, libgit2) $(o slow) ms"
+done
