@@ -179,6 +179,9 @@ int tg_name_valid(const char *name);
  * writing every control byte (< 0x20, 0x7f) as \xNN: an agent-controlled
  * string made safe to put in a one-line message. */
 void tg_str_printable(char *out, size_t outsz, const char *s, size_t max_in);
+/* Replace, in place, every byte of s that is not part of a valid UTF-8
+ * sequence with '?'. */
+void tg_str_utf8_repair(char *s);
 /* 0 if s is valid UTF-8 of len bytes with no NUL. */
 int tg_utf8_valid(const char *s, size_t len);
 /* The home: flag, else $TOOLGATE_HOME, else $XDG_DATA_HOME/toolgate, else

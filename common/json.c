@@ -62,9 +62,15 @@ int tg_json_parse(json_t **out, const char *data, size_t len, const tg_json_limi
 	if (scan_depth(data, len, max_depth) > max_depth)
 		return tg_error_set(TG_ERR_LIMIT, "JSON nesting deeper than %zu", max_depth);
 	v = json_loadb(data, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &err);
-	if (!v)
+	if (!v) {
+		/* jansson's "near '...'" may cut a multi-byte character or quote
+		 * control bytes of the input: make it one valid, printable line */
+		char text[sizeof(err.text) * 4];
+		tg_str_printable(text, sizeof(text), err.text, sizeof(err.text));
+		tg_str_utf8_repair(text);
 		return tg_error_set(TG_ERR_INVALID, "invalid JSON at line %d column %d: %s",
-				    err.line, err.column, err.text);
+				    err.line, err.column, text);
+	}
 	*out = v;
 	return 0;
 }

@@ -48,44 +48,66 @@ void tg_str_printable(char *out, size_t outsz, const char *s, size_t max_in)
 	out[j] = '\0';
 }
 
+/* Length of the valid UTF-8 sequence at s (1..4) within avail bytes, 0 if
+ * invalid or cut. */
+static size_t utf8_seq_len(const unsigned char *s, size_t avail)
+{
+	size_t n, k;
+	uint32_t cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if ((s[0] & 0xe0) == 0xc0) {
+		n = 1;
+		cp = s[0] & 0x1f;
+	} else if ((s[0] & 0xf0) == 0xe0) {
+		n = 2;
+		cp = s[0] & 0x0f;
+	} else if ((s[0] & 0xf8) == 0xf0) {
+		n = 3;
+		cp = s[0] & 0x07;
+	} else {
+		return 0;
+	}
+	if (n >= avail)
+		return 0;
+	for (k = 1; k <= n; k++) {
+		if ((s[k] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[k] & 0x3f);
+	}
+	if ((n == 1 && cp < 0x80) || (n == 2 && cp < 0x800) || (n == 3 && cp < 0x10000) ||
+	    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n + 1;
+}
+
+void tg_str_utf8_repair(char *s)
+{
+	unsigned char *u = (unsigned char *)s;
+	size_t left = strlen(s);
+
+	while (left > 0) {
+		size_t n = utf8_seq_len(u, left);
+		if (n == 0) {
+			*u = '?';
+			n = 1;
+		}
+		u += n;
+		left -= n;
+	}
+}
+
 int tg_utf8_valid(const char *str, size_t len)
 {
 	const unsigned char *s = (const unsigned char *)str;
 	size_t i = 0;
 
 	while (i < len) {
-		unsigned char c = s[i];
-		size_t n, k;
-		uint32_t cp;
-
-		if (c == 0)
+		size_t n = s[i] ? utf8_seq_len(s + i, len - i) : 0;
+		if (n == 0)
 			return -1;
-		if (c < 0x80) {
-			i++;
-			continue;
-		} else if ((c & 0xe0) == 0xc0) {
-			n = 1;
-			cp = c & 0x1f;
-		} else if ((c & 0xf0) == 0xe0) {
-			n = 2;
-			cp = c & 0x0f;
-		} else if ((c & 0xf8) == 0xf0) {
-			n = 3;
-			cp = c & 0x07;
-		} else {
-			return -1;
-		}
-		if (i + n >= len)
-			return -1;
-		for (k = 1; k <= n; k++) {
-			if ((s[i + k] & 0xc0) != 0x80)
-				return -1;
-			cp = (cp << 6) | (s[i + k] & 0x3f);
-		}
-		if ((n == 1 && cp < 0x80) || (n == 2 && cp < 0x800) || (n == 3 && cp < 0x10000) ||
-		    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-			return -1;
-		i += n + 1;
+		i += n;
 	}
 	return 0;
 }

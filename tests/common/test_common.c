@@ -92,6 +92,26 @@ static void test_json_rejects_hostile(void **state)
 	assert_int_equal(parse_code("", 0, 0), TG_ERR_INVALID);
 }
 
+static void test_json_error_text_is_safe(void **state)
+{
+	json_t *v = NULL;
+	const char *in = "{\"a\":\"\\\xc3\xa9\"}";
+	(void)state;
+	assert_int_equal(tg_json_parse(&v, in, strlen(in), NULL), TG_ERR_INVALID);
+	assert_int_equal(tg_utf8_valid(tg_error_last()->message, strlen(tg_error_last()->message)), 0);
+	in = "{\"a\x1b[2J\":1,\"a\x1b[2J\":2}";
+	assert_int_equal(tg_json_parse(&v, in, strlen(in), NULL), TG_ERR_INVALID);
+	assert_null(strchr(tg_error_last()->message, '\x1b'));
+}
+
+static void test_utf8_repair(void **state)
+{
+	char s[] = "ok \xc3\xa9 bad \xc3 end \xff\xf0\x9f\x98\x80";
+	(void)state;
+	tg_str_utf8_repair(s);
+	assert_string_equal(s, "ok \xc3\xa9 bad ? end ?\xf0\x9f\x98\x80");
+}
+
 static void test_json_rejects_raw_nul(void **state)
 {
 	json_t *v = NULL;
@@ -267,6 +287,8 @@ int main(void)
 		cmocka_unit_test(test_buf_limit),
 		cmocka_unit_test(test_json_rejects_hostile),
 		cmocka_unit_test(test_json_rejects_raw_nul),
+		cmocka_unit_test(test_json_error_text_is_safe),
+		cmocka_unit_test(test_utf8_repair),
 		cmocka_unit_test(test_json_deep_default),
 		cmocka_unit_test(test_json_getters),
 		cmocka_unit_test(test_files),
