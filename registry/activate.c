@@ -112,8 +112,15 @@ int reg_activate(tg_registry *r, int64_t tool_id, const char *tool, unsigned v,
 		if (cur == v)
 			break;
 		rc = tg_store_set_active(s, tool, v, cur, msg);
-		if (rc == 0)
+		if (rc == 0) {
+			if (r->in_txn && !r->undo_pending) {
+				r->undo_pending = 1;
+				snprintf(r->undo_tool, sizeof(r->undo_tool), "%s", tool);
+				r->undo_from = v;
+				r->undo_to = cur;
+			}
 			break;
+		}
 		if (rc != TG_ERR_CONFLICT || tries >= 50)
 			return tg_error_prefix("store");
 		tg_error_clear();

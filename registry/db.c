@@ -222,7 +222,28 @@ int reg_begin(tg_registry *r)
 		return rc;
 	r->in_txn = 1;
 	r->audit_seq_pending = 0;
+	r->undo_pending = 0;
 	return 0;
+}
+
+/* Move refs/active back after a failed transaction (compare-and-swap: if
+ * another process moved it meanwhile, leave it). The caller's error stays. */
+static void undo_activation(tg_registry *r)
+{
+	tg_error saved = *tg_error_last();
+	char msg[160];
+	tg_store *s;
+
+	r->undo_pending = 0;
+	if (reg_store(r, &s) == 0) {
+		snprintf(msg, sizeof(msg), "toolgate undo: v%u (the registry write failed)",
+			 r->undo_to);
+		if (r->undo_to)
+			tg_store_set_active(s, r->undo_tool, r->undo_to, r->undo_from, msg);
+		else
+			tg_store_clear_active(s, r->undo_tool, r->undo_from, msg);
+	}
+	tg_error_set(saved.code, "%s", saved.message);
 }
 
 void reg_rollback(tg_registry *r)
@@ -232,6 +253,8 @@ void reg_rollback(tg_registry *r)
 	sqlite3_exec(r->db, "ROLLBACK", NULL, NULL, NULL);
 	r->in_txn = 0;
 	r->audit_seq_pending = 0;
+	if (r->undo_pending)
+		undo_activation(r);
 }
 
 int reg_commit(tg_registry *r)
@@ -242,6 +265,7 @@ int reg_commit(tg_registry *r)
 		return rc;
 	}
 	r->in_txn = 0;
+	r->undo_pending = 0;
 	r->durable_writes = 1;
 	if (r->audit_seq_pending > 0) {
 		/* The transaction is durable; an anchor that could not be advanced

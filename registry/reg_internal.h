@@ -50,6 +50,12 @@ struct tg_registry {
 	int64_t audit_seq_pending;
 	char audit_hash_pending[65];
 	char db_id[33];
+	/* refs/active/<undo_tool> moved from undo_to (0: absent) to undo_from in
+	 * the current transaction: a rollback of the transaction moves it back,
+	 * so a command that fails after its activation changes no toolset */
+	int undo_pending;
+	char undo_tool[65];
+	unsigned undo_from, undo_to;
 	json_t *repairs;       /* what the re-index on open fixed (for verify) */
 	json_t *reindex_problems; /* tools it could not re-index (for verify) */
 };
