@@ -25,9 +25,11 @@ submitter() { # id dir...
 	id=$1; shift
 	r=0
 	while [ $r -lt "$rounds" ]; do
+		k=0
 		for d in "$@"; do
-			"$tg" --home "$home" --json create "$d" > "$work/c.$id.$r.out" 2> "$work/c.$id.$r.err"
-			echo $? > "$work/c.$id.$r.rc"
+			"$tg" --home "$home" --json create "$d" > "$work/c.$id.$r.$k.out" 2> "$work/c.$id.$r.$k.err"
+			echo $? > "$work/c.$id.$r.$k.rc"
+			k=$(( k + 1 ))
 		done
 		r=$(( r + 1 ))
 	done
@@ -69,6 +71,7 @@ if grep -il -E 'busy|locked|SQLITE' "$work"/*.err; then fail "a lock error surfa
 for f in "$work"/c.*.out; do
 	[ "$(cat "${f%.out}.rc")" -le 1 ] || fail "$(basename "$f") failed: $(cat "${f%.out}.err")"
 	echo "$(jget "$f" 'd.name') $(jget "$f" 'd.version')" >> "$work/versions"
+	echo "$(jget "$f" 'd.name') $(jget "$f" 'd.version') $(jget "$f" 'd.verdict') $(jget "$f" 'd.commit')" >> "$work/reported"
 done
 echo "rel_tool 1" >> "$work/versions"
 dups=$(sort "$work/versions" | uniq -d)
@@ -79,10 +82,22 @@ for t in rel_tool rel_a rel_b; do
 	got=$(jget "$work/hist" '(d.versions||d).map(v=>v.version).sort((a,b)=>a-b).join(",")')
 	want=$(seq -s, 1 "$n")
 	[ "$got" = "$want" ] || fail "$t versions: got $got want $want"
+	# one active version, passing, the one history names
+	act=$(jget "$work/hist" 'd.versions.filter(v=>v.status==="active").map(v=>v.version+"/"+v.verdict).join(",")')
+	[ "$act" = "$(jget "$work/hist" 'd.active')/pass" ] || fail "$t: active versions [$act], history says $(jget "$work/hist" 'd.active')"
+	# every reported submission is there with its verdict and commit
+	grep "^$t " "$work/reported" | while read -r n v vd c; do
+		got=$(jget "$work/hist" "(d.versions.find(x=>x.version===$v)||{}).verdict+' '+(d.versions.find(x=>x.version===$v)||{}).commit")
+		[ "$got" = "$vd $c" ] || fail "$t@$v reported $vd $c, history has $got"
+	done || exit 1
 done
-# successful calls answered the fixture's value
+# rollbacks succeed or find nothing to roll back to (exit 2); every call
+# succeeds (only passing versions are ever active) with the fixture's value
+for f in "$work"/r.*.rc; do
+	case "$(cat "$f")" in 0|2) ;; *) fail "$(basename "$f" .rc) exit $(cat "$f")";; esac
+done
 for f in "$work"/k.*.out; do
-	[ "$(cat "${f%.out}.rc")" = 0 ] || continue
+	[ "$(cat "${f%.out}.rc")" = 0 ] || fail "$(basename "$f" .out) exit $(cat "${f%.out}.rc"): $(cat "${f%.out}.err")"
 	[ "$(jget "$f" 'd.v')" = 1 ] || fail "$(basename "$f"): $(cat "$f")"
 done
 "$tg" --home "$home" verify > "$work/verify" 2>&1 || { cat "$work/verify"; fail "verify"; }
