@@ -99,7 +99,7 @@ int tg_mcp_reader_next(tg_mcp_reader *r, const char **line, size_t *len)
 {
 	for (;;) {
 		size_t avail = r->len - r->start;
-		char *base = r->buf + r->start;
+		char *base = r->buf ? r->buf + r->start : NULL; /* no arithmetic on NULL */
 		char *nl = avail > r->scanned ? memchr(base + r->scanned, '\n', avail - r->scanned) : NULL;
 
 		if (r->discarding) {

@@ -127,6 +127,11 @@ int reg_sqlerr(tg_registry *r, int rc, const char *what)
 		code = TG_ERR_NOMEM;
 	else if (prim == SQLITE_CORRUPT || prim == SQLITE_NOTADB)
 		code = TG_ERR_IO;
+	if (code == TG_ERR_IO && r && r->db && sqlite3_system_errno(r->db) > 0)
+		/* say why the OS refused: "No space left on device", "Read-only
+		 * file system" (SQLite's own text only says "disk I/O error") */
+		return tg_error_set(code, "registry database: %s: %s (%s)", what,
+				    sqlite3_errmsg(r->db), strerror(sqlite3_system_errno(r->db)));
 	return tg_error_set(code, "registry database: %s: %s", what,
 			    r && r->db ? sqlite3_errmsg(r->db) : sqlite3_errstr(rc));
 }

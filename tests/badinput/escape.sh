@@ -7,9 +7,6 @@
 #     control characters;
 #  3. a registered tool failing with ESC, CR and LF on stderr: `toolgate call`
 #     prints one error line free of control characters.
-# Currently fails on 1 and 2 (common/json.c tg_json_check_keys echoes the
-# unknown key raw) and 3 (the tool's newline is kept): registered DISABLED
-# and reported. Run it by hand: tests/badinput/escape.sh build/cli/toolgate
 set -u
 tg=$1
 here=$(cd "$(dirname "$0")" && pwd)

@@ -105,16 +105,17 @@ for free in 0 4 8 12 16 20 24 32 40 48 56 64 80 96 128; do
 		one_line_error "cached create with $free KiB free" "$work/err"
 		snapshot "$work/after"
 		if "$tg" --home "$home" --json history "rel_c$k" > "$work/h" 2>&1; then
-			# Known bug (reported): when moving refs/active fails after the
-			# version commit, create exits 3 but refs/tools/<name> keeps the
-			# commit, and the next open re-indexes it as a version.
-			# (When refs/active was moved too and SQLite failed, the next
-			# open even activates it, recorded as a "reindex" by "system".)
-			# It must at least be the passing version and nothing else;
-			# TG_FS_STRICT=1 fails on it.
+			# Known limit: when a step after the version commit fails
+			# (moving refs/active, the SQLite transaction), create exits 3
+			# and refs/tools/<name> keeps the commit, which the next open
+			# re-indexes as a version. The activation itself is undone
+			# (compare-and-swap back), so the toolset is unchanged: the
+			# leftover must be the passing version, and never active.
+			# TG_FS_STRICT=1 fails on the leftover itself.
 			[ "$(jget "$work/h" 'd.versions.map(v=>v.version+"/"+v.verdict).join(",")')" = 1/pass ] || fail "failed create left rel_c$k: $(cat "$work/h")"
+			[ "$(jget "$work/h" 'd.versions[0].status')" != active ] || fail "failed create left rel_c$k v1 active: $(cat "$work/h")"
 			leftover=$(( leftover + 1 ))
-			echo "fs: KNOWN BUG: create with $free KiB free exited 3 ($(cat "$work/err")) but left rel_c$k v1 $(jget "$work/h" 'd.versions[0].status')"
+			echo "fs: KNOWN LIMIT: create with $free KiB free exited 3 ($(cat "$work/err")) but left rel_c$k v1 $(jget "$work/h" 'd.versions[0].status')"
 			[ "${TG_FS_STRICT:-0}" = 1 ] && fail "failed create left rel_c$k in the registry"
 		else
 			cmp -s "$work/before" "$work/after" || { diff "$work/before" "$work/after" | head; fail "cached create with $free KiB free failed but changed the home"; }
@@ -152,11 +153,17 @@ pend=1
 for c in "create $fix/good" "rollback rel_new" "approve rel_cap@$pend" "call rel_tool {}" "list" "verify"; do
 	# shellcheck disable=SC2086
 	"$tg" --home "$home" $c > "$work/out" 2> "$work/err"; rc=$?
+	case "$c" in
+	list|verify)
+		# readers may work on a read-only home (the open then needs no
+		# write); if they cannot, they say so like the writers
+		[ $rc -eq 0 ] && continue ;;
+	esac
 	[ $rc -eq 3 ] || { cat "$work/err"; fail "read-only home: $c: exit $rc, want 3"; }
-	one_line_error "read-only home: $c" "$work/err" "read-only"
+	one_line_error "read-only home: $c" "$work/err" "read-only\|readonly"
 done
 mount -o remount,rw "$mnt" || fail "remount rw"
 snapshot "$work/after"
 cmp -s "$work/before" "$work/after" || { diff "$work/before" "$work/after" | head; fail "the read-only home changed"; }
 check_home "after the read-only period"
-echo "fs: read-only home: every command refused with one line, nothing changed: ok"
+echo "fs: read-only home: every writer refused with one line, readers answered or refused, nothing changed: ok"
