@@ -215,6 +215,7 @@ static struct {
 	int ok[3];          /* v2, v1 memory, v1 pids */
 	char mnt[3][512];
 	char own[3][512];
+	int v2_ctrl;        /* v2: memory and pids enabled for our children */
 } where;
 static pthread_once_t where_once = PTHREAD_ONCE_INIT;
 
@@ -226,6 +227,13 @@ static void where_init(void)
 	own_paths(where.own, o);
 	for (i = 0; i < 3; i++)
 		where.ok[i] = m[i] && o[i];
+	if (where.ok[0]) {
+		char ctl[1100], buf[256];
+		snprintf(ctl, sizeof(ctl), "%s%s/cgroup.subtree_control", where.mnt[0],
+			 strcmp(where.own[0], "/") == 0 ? "" : where.own[0]);
+		where.v2_ctrl = read_small(ctl, buf, sizeof(buf)) == 0 && has_word(buf, "memory") &&
+				has_word(buf, "pids");
+	}
 }
 
 static int lookup(int which, char *mnt, char *own)
@@ -240,15 +248,13 @@ static int lookup(int which, char *mnt, char *own)
 
 static int try_v2(struct sbx_cgroup *cg, uint64_t mem_bytes, uint32_t max_pids, unsigned id)
 {
-	char mnt[512], own[512], ctl[1100], buf[256];
+	char mnt[512], own[512], buf[256];
 	int e;
 
-	if (lookup(0, mnt, own) < 0)
-		return -1;
-	snprintf(ctl, sizeof(ctl), "%s%s/cgroup.subtree_control", mnt,
-		 strcmp(own, "/") == 0 ? "" : own);
-	if (read_small(ctl, buf, sizeof(buf)) < 0 || !has_word(buf, "memory") ||
-	    !has_word(buf, "pids"))
+	/* The controllers enabled for our children are checked once per
+	 * process (with the mounts): re-reading subtree_control cost an
+	 * open+read+close on every run. */
+	if (lookup(0, mnt, own) < 0 || !where.v2_ctrl)
 		return -1;
 	snprintf(sweep_dirs[0], sizeof(sweep_dirs[0]), "%s%s", mnt,
 		 strcmp(own, "/") == 0 ? "" : own);
