@@ -322,9 +322,9 @@ static int v1_limits(struct sbx_cgroup *cg, uint64_t mem_bytes, uint32_t max_pid
  * hierarchy (memcg and css allocation, the control files, an RCU-deferred
  * free: about 0.1-0.15 ms of a 1.8 ms run). A process that runs sandboxes
  * one after the other keeps up to SBX_POOL_MAX empty pairs and reuses them.
- * A pair goes back only when the run's whole tree is reaped, pids.current
- * reads 0 and little memory is still charged; its oom_kill count is
- * remembered, since v1 cannot reset it. The pool belongs to the process
+ * A pair goes back only when the run's whole tree is reaped; it is taken
+ * again only when pids.current reads 0 and little memory is still charged
+ * (pool_check); its oom_kill count is remembered, since v1 cannot reset it. The pool belongs to the process
  * that made it (a fork starts with none) and is emptied by an atexit
  * handler; folders of a SIGKILLed process are swept like any leftovers.
  */
@@ -413,49 +413,54 @@ int sbx_cgroup_pool_list(char (*mem)[512], char (*pids)[512], int max)
 	return n;
 }
 
-void sbx_cgroup_release(struct sbx_cgroup *cg, int empty)
+/* A pooled pair, taken for a new run: nothing left in it, its oom_kill
+ * count remembered (v1 cannot reset it), little memory still charged (page
+ * cache of files the last run read, slab: it would count against this
+ * run's limit). Checked here rather than at release, so that a process
+ * with a single run (the CLI) reads nothing. */
+static int pool_check(struct sbx_cgroup *cg)
 {
 	uint64_t v;
-	int ok, kept = 0;
+	int ok;
 
-	if (cg->version != 1 || !empty || !cg->mem[0] || !cg->pids[0]) {
-		sbx_cgroup_destroy(cg);
-		return;
-	}
-	/* nothing left in it */
 	v = read_u64_after(cg->pids, "pids.current", NULL, &ok);
 	if (!ok || v != 0)
-		goto destroy;
-	/* the next run's OOM is counted from here */
+		return -1;
 	v = read_u64_after(cg->mem, "memory.oom_control", "oom_kill ", &ok);
 	if (!ok)
-		goto destroy;
+		return -1;
 	cg->oom_base = v;
-	/* what is still charged (page cache of files it read, slab) counts
-	 * against the next run's limit: keep only nearly clean folders */
 	v = read_u64_after(cg->mem, "memory.usage_in_bytes", NULL, &ok);
 	if (!ok || v > SBX_POOL_MAX_USAGE)
-		goto destroy;
-	pthread_mutex_lock(&pool_lock);
-	if (pool_owner != getpid()) {
-		pool_n = 0;
-		pool_owner = getpid();
-	}
-	if (pool_n < SBX_POOL_MAX && !pool_closed) {
-		if (!pool_atexit)
-			pool_atexit = atexit(pool_drain_atexit) == 0;
-		if (pool_atexit) {
-			pool[pool_n++] = *cg;
-			kept = 1;
+		return -1;
+	return 0;
+}
+
+void sbx_cgroup_release(struct sbx_cgroup *cg, int empty)
+{
+	int kept = 0;
+
+	if (cg->version == 1 && empty && cg->mem[0] && cg->pids[0]) {
+		pthread_mutex_lock(&pool_lock);
+		if (pool_owner != getpid()) {
+			pool_n = 0;
+			pool_owner = getpid();
 		}
+		if (pool_n < SBX_POOL_MAX && !pool_closed) {
+			if (!pool_atexit)
+				pool_atexit = atexit(pool_drain_atexit) == 0;
+			if (pool_atexit) {
+				pool[pool_n++] = *cg;
+				kept = 1;
+			}
+		}
+		pthread_mutex_unlock(&pool_lock);
 	}
-	pthread_mutex_unlock(&pool_lock);
 	if (kept) {
 		memset(cg, 0, sizeof(*cg));
 		cg->v2fd = -1;
 		return;
 	}
-destroy:
 	sbx_cgroup_destroy(cg);
 }
 
@@ -471,7 +476,7 @@ static int try_v1(struct sbx_cgroup *cg, uint64_t mem_bytes, uint32_t max_pids, 
 		snprintf(sweep_dirs[2], sizeof(sweep_dirs[2]), "%s%s", mnt,
 			 strcmp(own, "/") == 0 ? "" : own);
 	while (pool_take(cg)) {
-		if (v1_limits(cg, mem_bytes, max_pids) == 0)
+		if (pool_check(cg) == 0 && v1_limits(cg, mem_bytes, max_pids) == 0)
 			return 0;
 		/* e.g. usage above a lower limit: drop this pair, try the next */
 		sbx_cgroup_destroy(cg);
