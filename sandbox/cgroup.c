@@ -20,6 +20,7 @@
 #include <stdatomic.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <time.h>
 
 static int write_file(const char *dir, const char *name, const char *val)
@@ -210,39 +211,123 @@ static int mk(char *out, size_t n, const char *mnt, const char *own, unsigned id
 }
 
 /* Where the hierarchies are and where we sit in them: looked up once per
- * process (a supervisor does not move between cgroups). */
-static struct {
+ * process (a supervisor does not move between cgroups). Our own paths come
+ * from /proc/self/cgroup. The mount points are first taken at the usual
+ * places (/sys/fs/cgroup/{unified,memory,pids}, /sys/fs/cgroup for v2), each
+ * checked with statfs (and, for a v1 memory hierarchy, its control file in
+ * our folder): generating /proc/self/mountinfo costs 50-100 us, a quarter of
+ * the cgroup set-up of a single-run process. If that guess leads to any
+ * failure, the mount table is read after all and the run retries with it
+ * (sbx_cgroup_create): a wrong guess never costs the limits. */
+struct where_tab {
 	int ok[3];          /* v2, v1 memory, v1 pids */
 	char mnt[3][512];
 	char own[3][512];
 	int v2_ctrl;        /* v2: memory and pids enabled for our children */
-} where;
+	int guessed;        /* the mount points are the usual places, unchecked */
+};
+static struct where_tab where_guess, where_read;
+static struct where_tab *_Atomic where_cur;
 static pthread_once_t where_once = PTHREAD_ONCE_INIT;
+static pthread_once_t where_read_once = PTHREAD_ONCE_INIT;
+
+#ifndef CGROUP_SUPER_MAGIC
+#define CGROUP_SUPER_MAGIC 0x27e0eb
+#endif
+#ifndef CGROUP2_SUPER_MAGIC
+#define CGROUP2_SUPER_MAGIC 0x63677270
+#endif
+
+static void where_v2_ctrl(struct where_tab *w)
+{
+	if (w->ok[0]) {
+		char ctl[1100], buf[256];
+		snprintf(ctl, sizeof(ctl), "%s%s/cgroup.subtree_control", w->mnt[0],
+			 strcmp(w->own[0], "/") == 0 ? "" : w->own[0]);
+		w->v2_ctrl = read_small(ctl, buf, sizeof(buf)) == 0 && has_word(buf, "memory") &&
+			     has_word(buf, "pids");
+	}
+}
+
+static void where_read_init(void)
+{
+	int m[3] = { 0, 0, 0 }, o[3] = { 0, 0, 0 }, i;
+	struct where_tab *w = &where_read;
+
+	find_mounts(w->mnt, m);
+	own_paths(w->own, o);
+	for (i = 0; i < 3; i++)
+		w->ok[i] = m[i] && o[i];
+	where_v2_ctrl(w);
+	atomic_store(&where_cur, w);
+}
+
+static int is_fs(const char *path, long magic)
+{
+	struct statfs sf;
+	return statfs(path, &sf) == 0 && (long)sf.f_type == magic;
+}
 
 static void where_init(void)
 {
-	int m[3] = { 0, 0, 0 }, o[3] = { 0, 0, 0 }, i;
+	static const char *const v2[] = { "/sys/fs/cgroup/unified", "/sys/fs/cgroup" };
+	static const char *const v1[3] = { NULL, "/sys/fs/cgroup/memory", "/sys/fs/cgroup/pids" };
+	struct where_tab *w = &where_guess;
+	int o[3] = { 0, 0, 0 }, i;
+	size_t k;
 
-	find_mounts(where.mnt, m);
-	own_paths(where.own, o);
-	for (i = 0; i < 3; i++)
-		where.ok[i] = m[i] && o[i];
-	if (where.ok[0]) {
-		char ctl[1100], buf[256];
-		snprintf(ctl, sizeof(ctl), "%s%s/cgroup.subtree_control", where.mnt[0],
-			 strcmp(where.own[0], "/") == 0 ? "" : where.own[0]);
-		where.v2_ctrl = read_small(ctl, buf, sizeof(buf)) == 0 && has_word(buf, "memory") &&
-				has_word(buf, "pids");
+	own_paths(w->own, o);
+	for (k = 0; k < TG_ARRAY_SIZE(v2) && o[0]; k++) {
+		if (is_fs(v2[k], CGROUP2_SUPER_MAGIC)) {
+			snprintf(w->mnt[0], sizeof(w->mnt[0]), "%s", v2[k]);
+			w->ok[0] = 1;
+			break;
+		}
 	}
+	for (i = 1; i < 3; i++)
+		if (o[i] && is_fs(v1[i], CGROUP_SUPER_MAGIC)) {
+			snprintf(w->mnt[i], sizeof(w->mnt[i]), "%s", v1[i]);
+			w->ok[i] = 1;
+		}
+	if (w->ok[1]) { /* the memory hierarchy has its file in our folder */
+		char f[1100];
+		snprintf(f, sizeof(f), "%.511s%.511s/memory.limit_in_bytes", w->mnt[1],
+			 strcmp(w->own[1], "/") == 0 ? "" : w->own[1]);
+		w->ok[1] = access(f, F_OK) == 0;
+	}
+	where_v2_ctrl(w);
+	if (!(w->ok[0] && w->v2_ctrl) && !(w->ok[1] && w->ok[2])) {
+		where_read_init(); /* no usable guess: read the table now */
+		return;
+	}
+	w->guessed = 1;
+	atomic_store(&where_cur, w);
+}
+
+static struct where_tab *where_get(void)
+{
+	pthread_once(&where_once, where_init);
+	return atomic_load(&where_cur);
+}
+
+/* The guess failed somewhere: from now on, the mount table. Returns 1 if
+ * that changed anything (worth a retry). */
+static int where_reread(void)
+{
+	if (!where_get()->guessed)
+		return 0;
+	pthread_once(&where_read_once, where_read_init);
+	return 1;
 }
 
 static int lookup(int which, char *mnt, char *own)
 {
-	pthread_once(&where_once, where_init);
-	if (!where.ok[which])
+	struct where_tab *w = where_get();
+
+	if (!w->ok[which])
 		return -1;
-	memcpy(mnt, where.mnt[which], sizeof(where.mnt[which]));
-	memcpy(own, where.own[which], sizeof(where.own[which]));
+	memcpy(mnt, w->mnt[which], sizeof(w->mnt[which]));
+	memcpy(own, w->own[which], sizeof(w->own[which]));
 	return 0;
 }
 
@@ -254,7 +339,7 @@ static int try_v2(struct sbx_cgroup *cg, uint64_t mem_bytes, uint32_t max_pids, 
 	/* The controllers enabled for our children are checked once per
 	 * process (with the mounts): re-reading subtree_control cost an
 	 * open+read+close on every run. */
-	if (lookup(0, mnt, own) < 0 || !where.v2_ctrl)
+	if (lookup(0, mnt, own) < 0 || !where_get()->v2_ctrl)
 		return -1;
 	snprintf(sweep_dirs[0], sizeof(sweep_dirs[0]), "%s%s", mnt,
 		 strcmp(own, "/") == 0 ? "" : own);
@@ -526,6 +611,13 @@ int sbx_cgroup_create(struct sbx_cgroup *cg, uint64_t mem_bytes, uint32_t max_pi
 	cg->v2fd = -1;
 	if (try_v2(cg, mem_bytes, max_pids, id) == 0 || try_v1(cg, mem_bytes, max_pids, id) == 0)
 		return 0;
+	if (where_reread()) { /* the usual places were wrong: the mount table */
+		memset(cg, 0, sizeof(*cg));
+		cg->v2fd = -1;
+		if (try_v2(cg, mem_bytes, max_pids, id) == 0 ||
+		    try_v1(cg, mem_bytes, max_pids, id) == 0)
+			return 0;
+	}
 	if (!cg->why[0])
 		snprintf(cg->why, sizeof(cg->why), "no usable cgroup v1 or v2 memory+pids controllers");
 	return -1;
