@@ -20,6 +20,7 @@
 #include <stdatomic.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <time.h>
 
 static int write_file(const char *dir, const char *name, const char *val)
@@ -210,45 +211,135 @@ static int mk(char *out, size_t n, const char *mnt, const char *own, unsigned id
 }
 
 /* Where the hierarchies are and where we sit in them: looked up once per
- * process (a supervisor does not move between cgroups). */
-static struct {
+ * process (a supervisor does not move between cgroups). Our own paths come
+ * from /proc/self/cgroup. The mount points are first taken at the usual
+ * places (/sys/fs/cgroup/{unified,memory,pids}, /sys/fs/cgroup for v2), each
+ * checked with statfs (and, for a v1 memory hierarchy, its control file in
+ * our folder): generating /proc/self/mountinfo costs 50-100 us, a quarter of
+ * the cgroup set-up of a single-run process. If that guess leads to any
+ * failure, the mount table is read after all and the run retries with it
+ * (sbx_cgroup_create): a wrong guess never costs the limits. */
+struct where_tab {
 	int ok[3];          /* v2, v1 memory, v1 pids */
 	char mnt[3][512];
 	char own[3][512];
-} where;
+	int v2_ctrl;        /* v2: memory and pids enabled for our children */
+	int guessed;        /* the mount points are the usual places, unchecked */
+};
+static struct where_tab where_guess, where_read;
+static struct where_tab *_Atomic where_cur;
 static pthread_once_t where_once = PTHREAD_ONCE_INIT;
+static pthread_once_t where_read_once = PTHREAD_ONCE_INIT;
+
+#ifndef CGROUP_SUPER_MAGIC
+#define CGROUP_SUPER_MAGIC 0x27e0eb
+#endif
+#ifndef CGROUP2_SUPER_MAGIC
+#define CGROUP2_SUPER_MAGIC 0x63677270
+#endif
+
+static void where_v2_ctrl(struct where_tab *w)
+{
+	if (w->ok[0]) {
+		char ctl[1100], buf[256];
+		snprintf(ctl, sizeof(ctl), "%s%s/cgroup.subtree_control", w->mnt[0],
+			 strcmp(w->own[0], "/") == 0 ? "" : w->own[0]);
+		w->v2_ctrl = read_small(ctl, buf, sizeof(buf)) == 0 && has_word(buf, "memory") &&
+			     has_word(buf, "pids");
+	}
+}
+
+static void where_read_init(void)
+{
+	int m[3] = { 0, 0, 0 }, o[3] = { 0, 0, 0 }, i;
+	struct where_tab *w = &where_read;
+
+	find_mounts(w->mnt, m);
+	own_paths(w->own, o);
+	for (i = 0; i < 3; i++)
+		w->ok[i] = m[i] && o[i];
+	where_v2_ctrl(w);
+	atomic_store(&where_cur, w);
+}
+
+static int is_fs(const char *path, long magic)
+{
+	struct statfs sf;
+	return statfs(path, &sf) == 0 && (long)sf.f_type == magic;
+}
 
 static void where_init(void)
 {
-	int m[3] = { 0, 0, 0 }, o[3] = { 0, 0, 0 }, i;
+	static const char *const v2[] = { "/sys/fs/cgroup/unified", "/sys/fs/cgroup" };
+	static const char *const v1[3] = { NULL, "/sys/fs/cgroup/memory", "/sys/fs/cgroup/pids" };
+	struct where_tab *w = &where_guess;
+	int o[3] = { 0, 0, 0 }, i;
+	size_t k;
 
-	find_mounts(where.mnt, m);
-	own_paths(where.own, o);
-	for (i = 0; i < 3; i++)
-		where.ok[i] = m[i] && o[i];
+	own_paths(w->own, o);
+	for (k = 0; k < TG_ARRAY_SIZE(v2) && o[0]; k++) {
+		if (is_fs(v2[k], CGROUP2_SUPER_MAGIC)) {
+			snprintf(w->mnt[0], sizeof(w->mnt[0]), "%s", v2[k]);
+			w->ok[0] = 1;
+			break;
+		}
+	}
+	for (i = 1; i < 3; i++)
+		if (o[i] && is_fs(v1[i], CGROUP_SUPER_MAGIC)) {
+			snprintf(w->mnt[i], sizeof(w->mnt[i]), "%s", v1[i]);
+			w->ok[i] = 1;
+		}
+	if (w->ok[1]) { /* the memory hierarchy has its file in our folder */
+		char f[1100];
+		snprintf(f, sizeof(f), "%.511s%.511s/memory.limit_in_bytes", w->mnt[1],
+			 strcmp(w->own[1], "/") == 0 ? "" : w->own[1]);
+		w->ok[1] = access(f, F_OK) == 0;
+	}
+	where_v2_ctrl(w);
+	if (!(w->ok[0] && w->v2_ctrl) && !(w->ok[1] && w->ok[2])) {
+		where_read_init(); /* no usable guess: read the table now */
+		return;
+	}
+	w->guessed = 1;
+	atomic_store(&where_cur, w);
+}
+
+static struct where_tab *where_get(void)
+{
+	pthread_once(&where_once, where_init);
+	return atomic_load(&where_cur);
+}
+
+/* The guess failed somewhere: from now on, the mount table. Returns 1 if
+ * that changed anything (worth a retry). */
+static int where_reread(void)
+{
+	if (!where_get()->guessed)
+		return 0;
+	pthread_once(&where_read_once, where_read_init);
+	return 1;
 }
 
 static int lookup(int which, char *mnt, char *own)
 {
-	pthread_once(&where_once, where_init);
-	if (!where.ok[which])
+	struct where_tab *w = where_get();
+
+	if (!w->ok[which])
 		return -1;
-	memcpy(mnt, where.mnt[which], sizeof(where.mnt[which]));
-	memcpy(own, where.own[which], sizeof(where.own[which]));
+	memcpy(mnt, w->mnt[which], sizeof(w->mnt[which]));
+	memcpy(own, w->own[which], sizeof(w->own[which]));
 	return 0;
 }
 
 static int try_v2(struct sbx_cgroup *cg, uint64_t mem_bytes, uint32_t max_pids, unsigned id)
 {
-	char mnt[512], own[512], ctl[1100], buf[256];
+	char mnt[512], own[512], buf[256];
 	int e;
 
-	if (lookup(0, mnt, own) < 0)
-		return -1;
-	snprintf(ctl, sizeof(ctl), "%s%s/cgroup.subtree_control", mnt,
-		 strcmp(own, "/") == 0 ? "" : own);
-	if (read_small(ctl, buf, sizeof(buf)) < 0 || !has_word(buf, "memory") ||
-	    !has_word(buf, "pids"))
+	/* The controllers enabled for our children are checked once per
+	 * process (with the mounts): re-reading subtree_control cost an
+	 * open+read+close on every run. */
+	if (lookup(0, mnt, own) < 0 || !where_get()->v2_ctrl)
 		return -1;
 	snprintf(sweep_dirs[0], sizeof(sweep_dirs[0]), "%s%s", mnt,
 		 strcmp(own, "/") == 0 ? "" : own);
@@ -275,14 +366,213 @@ static int try_v2(struct sbx_cgroup *cg, uint64_t mem_bytes, uint32_t max_pids, 
 	return 0;
 }
 
+/* v1 limits of a fresh or reused pair of folders. The memory and
+ * memory+swap limits must keep mem <= memsw at every step: raise memsw
+ * first, lower mem first. Writes whose value is already there are skipped. */
+static int v1_limits(struct sbx_cgroup *cg, uint64_t mem_bytes, uint32_t max_pids)
+{
+	char buf[64];
+	int e = 0;
+
+	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)mem_bytes);
+	if (cg->mem_limit == UINT64_MAX) { /* fresh: both unlimited */
+		e = write_file(cg->mem, "memory.limit_in_bytes", buf);
+		/* no swap either, where swap accounting exists */
+		if (e == 0)
+			cg->memsw = write_file(cg->mem, "memory.memsw.limit_in_bytes", buf) == 0;
+	} else if (cg->mem_limit != mem_bytes) {
+		int up = mem_bytes > cg->mem_limit;
+		if (up && cg->memsw)
+			e = write_file(cg->mem, "memory.memsw.limit_in_bytes", buf);
+		if (e == 0)
+			e = write_file(cg->mem, "memory.limit_in_bytes", buf);
+		if (e == 0 && !up && cg->memsw)
+			e = write_file(cg->mem, "memory.memsw.limit_in_bytes", buf);
+	}
+	if (e < 0)
+		return e;
+	cg->mem_limit = mem_bytes;
+	if (cg->pids_max != max_pids) {
+		pids_value(buf, sizeof(buf), max_pids);
+		e = write_file(cg->pids, "pids.max", buf);
+		if (e < 0)
+			return e;
+		cg->pids_max = max_pids;
+	}
+	return 0;
+}
+
+/*
+ * The pool: a pair of v1 folders costs a mkdir and an rmdir in each
+ * hierarchy (memcg and css allocation, the control files, an RCU-deferred
+ * free: about 0.1-0.15 ms of a 1.8 ms run). A process that runs sandboxes
+ * one after the other keeps up to SBX_POOL_MAX empty pairs and reuses them.
+ * A pair goes back only when the run's whole tree is reaped; it is taken
+ * again only when pids.current reads 0 and little memory is still charged
+ * (pool_check); its oom_kill count is remembered, since v1 cannot reset it. The pool belongs to the process
+ * that made it (a fork starts with none) and is emptied by an atexit
+ * handler; folders of a SIGKILLed process are swept like any leftovers.
+ */
+#define SBX_POOL_MAX 4
+#define SBX_POOL_MAX_USAGE (8ull << 20)
+static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct sbx_cgroup pool[SBX_POOL_MAX];
+static int pool_n;
+static pid_t pool_owner;
+static int pool_atexit;
+static int pool_closed; /* drained at exit: later releases destroy */
+
+static int pool_take(struct sbx_cgroup *cg)
+{
+	int got = 0;
+
+	pthread_mutex_lock(&pool_lock);
+	if (pool_owner != getpid()) { /* a fork: the entries are the parent's */
+		pool_n = 0;
+		pool_owner = getpid();
+	}
+	if (pool_n > 0) {
+		*cg = pool[--pool_n];
+		got = 1;
+	}
+	pthread_mutex_unlock(&pool_lock);
+	return got;
+}
+
+static uint64_t read_u64_after(const char *dir, const char *name, const char *key, int *ok)
+{
+	char path[600], buf[1024], *p = buf;
+
+	*ok = 0;
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (read_small(path, buf, sizeof(buf)) < 0)
+		return 0;
+	if (key) {
+		p = strstr(buf, key);
+		if (!p)
+			return 0;
+		p += strlen(key);
+	}
+	if (*p < '0' || *p > '9')
+		return 0;
+	*ok = 1;
+	return strtoull(p, NULL, 10);
+}
+
+static void pool_drain_atexit(void)
+{
+	pthread_mutex_lock(&pool_lock);
+	pool_closed = 1;
+	pthread_mutex_unlock(&pool_lock);
+	sbx_cgroup_pool_drain();
+}
+
+int sbx_cgroup_pool_drain(void)
+{
+	int n = 0;
+
+	pthread_mutex_lock(&pool_lock);
+	if (pool_owner == getpid()) {
+		while (pool_n > 0) {
+			struct sbx_cgroup *c = &pool[--pool_n];
+			remove_dir(c->mem);
+			remove_dir(c->pids);
+			n++;
+		}
+	}
+	pool_n = 0;
+	pthread_mutex_unlock(&pool_lock);
+	return n;
+}
+
+int sbx_cgroup_pool_list(char (*mem)[512], char (*pids)[512], int max)
+{
+	int i, n = 0;
+
+	pthread_mutex_lock(&pool_lock);
+	for (i = 0; pool_owner == getpid() && i < pool_n && n < max; i++, n++) {
+		memcpy(mem[n], pool[i].mem, sizeof(pool[i].mem));
+		memcpy(pids[n], pool[i].pids, sizeof(pool[i].pids));
+	}
+	pthread_mutex_unlock(&pool_lock);
+	return n;
+}
+
+/* A pooled pair, taken for a new run: nothing left in it, its oom_kill
+ * count remembered (v1 cannot reset it), little memory still charged (page
+ * cache of files the last run read, slab: it would count against this
+ * run's limit). Checked here rather than at release, so that a process
+ * with a single run (the CLI) reads nothing. */
+static int pool_check(struct sbx_cgroup *cg)
+{
+	uint64_t v;
+	int ok;
+
+	v = read_u64_after(cg->pids, "pids.current", NULL, &ok);
+	if (!ok || v != 0)
+		return -1;
+	v = read_u64_after(cg->mem, "memory.oom_control", "oom_kill ", &ok);
+	if (!ok)
+		return -1;
+	cg->oom_base = v;
+	v = read_u64_after(cg->mem, "memory.usage_in_bytes", NULL, &ok);
+	if (!ok || v > SBX_POOL_MAX_USAGE)
+		return -1;
+	return 0;
+}
+
+void sbx_cgroup_release(struct sbx_cgroup *cg, int empty)
+{
+	int kept = 0;
+
+	if (cg->version == 1 && empty && cg->mem[0] && cg->pids[0]) {
+		pthread_mutex_lock(&pool_lock);
+		if (pool_owner != getpid()) {
+			pool_n = 0;
+			pool_owner = getpid();
+		}
+		if (pool_n < SBX_POOL_MAX && !pool_closed) {
+			if (!pool_atexit)
+				pool_atexit = atexit(pool_drain_atexit) == 0;
+			if (pool_atexit) {
+				pool[pool_n++] = *cg;
+				kept = 1;
+			}
+		}
+		pthread_mutex_unlock(&pool_lock);
+	}
+	if (kept) {
+		memset(cg, 0, sizeof(*cg));
+		cg->v2fd = -1;
+		return;
+	}
+	sbx_cgroup_destroy(cg);
+}
+
 static int try_v1(struct sbx_cgroup *cg, uint64_t mem_bytes, uint32_t max_pids, unsigned id)
 {
-	char mnt[512], own[512], buf[64];
+	char mnt[512], own[512];
 	int e;
 
 	if (lookup(1, mnt, own) < 0)
 		return -1;
 	snprintf(sweep_dirs[1], sizeof(sweep_dirs[1]), "%s%s", mnt, strcmp(own, "/") == 0 ? "" : own);
+	if (lookup(2, mnt, own) == 0)
+		snprintf(sweep_dirs[2], sizeof(sweep_dirs[2]), "%s%s", mnt,
+			 strcmp(own, "/") == 0 ? "" : own);
+	while (pool_take(cg)) {
+		if (pool_check(cg) == 0 && v1_limits(cg, mem_bytes, max_pids) == 0)
+			return 0;
+		/* e.g. usage above a lower limit: drop this pair, try the next */
+		sbx_cgroup_destroy(cg);
+		memset(cg, 0, sizeof(*cg));
+		cg->v2fd = -1;
+	}
+	if (lookup(1, mnt, own) < 0)
+		return -1;
+	cg->mem_limit = UINT64_MAX;
+	cg->pids_max = 0;
+	cg->oom_base = 0;
 	e = mk(cg->mem, sizeof(cg->mem), mnt, own, id);
 	if (e < 0) {
 		snprintf(cg->why, sizeof(cg->why), "cannot create a v1 memory cgroup: %s",
@@ -290,26 +580,20 @@ static int try_v1(struct sbx_cgroup *cg, uint64_t mem_bytes, uint32_t max_pids, 
 		cg->mem[0] = '\0';
 		return -1;
 	}
-	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)mem_bytes);
-	e = write_file(cg->mem, "memory.limit_in_bytes", buf);
-	if (e == 0) /* no swap either, where swap accounting exists */
-		write_file(cg->mem, "memory.memsw.limit_in_bytes", buf);
-	if (e == 0 && lookup(2, mnt, own) == 0) {
-		snprintf(sweep_dirs[2], sizeof(sweep_dirs[2]), "%s%s", mnt,
-			 strcmp(own, "/") == 0 ? "" : own);
+	if (lookup(2, mnt, own) == 0) {
 		e = mk(cg->pids, sizeof(cg->pids), mnt, own, id);
-		pids_value(buf, sizeof(buf), max_pids);
-		if (e == 0)
-			e = write_file(cg->pids, "pids.max", buf);
 		if (e < 0)
 			snprintf(cg->why, sizeof(cg->why), "v1 pids cgroup: %s", strerror(-e));
-	} else if (e == 0) {
+	} else {
 		e = -ENOENT;
 		snprintf(cg->why, sizeof(cg->why), "no v1 pids hierarchy");
 	}
+	if (e == 0) {
+		e = v1_limits(cg, mem_bytes, max_pids);
+		if (e < 0)
+			snprintf(cg->why, sizeof(cg->why), "v1 memory/pids limits: %s", strerror(-e));
+	}
 	if (e < 0) {
-		if (!cg->why[0])
-			snprintf(cg->why, sizeof(cg->why), "v1 memory cgroup: %s", strerror(-e));
 		sbx_cgroup_destroy(cg);
 		return -1;
 	}
@@ -327,6 +611,13 @@ int sbx_cgroup_create(struct sbx_cgroup *cg, uint64_t mem_bytes, uint32_t max_pi
 	cg->v2fd = -1;
 	if (try_v2(cg, mem_bytes, max_pids, id) == 0 || try_v1(cg, mem_bytes, max_pids, id) == 0)
 		return 0;
+	if (where_reread()) { /* the usual places were wrong: the mount table */
+		memset(cg, 0, sizeof(*cg));
+		cg->v2fd = -1;
+		if (try_v2(cg, mem_bytes, max_pids, id) == 0 ||
+		    try_v1(cg, mem_bytes, max_pids, id) == 0)
+			return 0;
+	}
 	if (!cg->why[0])
 		snprintf(cg->why, sizeof(cg->why), "no usable cgroup v1 or v2 memory+pids controllers");
 	return -1;
@@ -348,7 +639,7 @@ int sbx_cgroup_oom(const struct sbx_cgroup *cg)
 	if (read_small(path, buf, sizeof(buf)) < 0)
 		return 0;
 	p = strstr(buf, "oom_kill ");
-	return p && strtoull(p + 9, NULL, 10) > 0;
+	return p && strtoull(p + 9, NULL, 10) > (cg->version == 1 ? cg->oom_base : 0);
 }
 
 void sbx_cgroup_destroy(struct sbx_cgroup *cg)

@@ -71,6 +71,7 @@ struct run {
 	int clone_errno;
 	int ready;           /* the child was told to go on */
 	int exec_done;
+	int reaped;          /* the init was reaped: the whole tree is gone */
 	int status;          /* wait status of the init */
 	struct rusage ru;
 	struct sbx_msg msg;  /* setup error, if any */
@@ -215,6 +216,7 @@ static void trace_loop(struct run *r)
 		}
 		if (w == r->pid) {
 			r->status = st;
+			r->reaped = 1;
 			r->ru = ru;
 			/* Everything the child said before it went is still queued. A
 			 * child that reported no failure reached execve: the sync
@@ -586,7 +588,8 @@ out:
 		close(atomic_load(&r.pidfd));
 	if (r.tmpfd >= 0)
 		close(r.tmpfd);
-	sbx_cgroup_destroy(&r.cg);
+	/* reaped (or never started): nothing can be left in the cgroup */
+	sbx_cgroup_release(&r.cg, r.reaped || r.pid <= 0);
 	tg_closep(&outp[0]);
 	tg_closep(&outp[1]);
 	tg_closep(&errp[0]);

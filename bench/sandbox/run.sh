@@ -5,7 +5,8 @@
 # equivalent binds, `toolgate --version` (the process start-up part of
 # toolgate itself) and bench_sandbox_exec (the same run from an executable
 # that links only the sandbox). Prints medians and ratios; RUNS=N for the
-# count.
+# count. Then bench_sandbox_loop: RUNS runs in one process (first run and
+# steady state, as the registry runs tools).
 set -eu
 build=$(cd "${1:-build}" && pwd)
 hello=$build/bench/sandbox/bench_sandbox_hello
@@ -40,3 +41,8 @@ END {
 		printf "sandbox part of toolgate sandbox exec (exec - --version - bare): %.2f ms\n",
 			tg - ver - bare
 }' "$out/r.csv"
+loop=$build/bench/sandbox/bench_sandbox_loop
+if [ -x "$loop" ]; then
+	echo "in one process (bench_sandbox_loop $runs):"
+	"$loop" "$runs" "$hello" | sed 's/^/  /'
+fi

@@ -817,6 +817,9 @@ static void sandbox_cgroups_cleaned(void **state)
 		skip();
 		return;
 	}
+	/* the folders this process keeps for reuse are empty (see
+	 * sandbox_cgroup_pool) and go at exit; drop them now to look */
+	sbx_cgroup_pool_drain();
 	snprintf(prefix, sizeof(prefix), "tg-%d-", (int)getpid());
 	for (i = 0; i < TG_ARRAY_SIZE(roots); i++) {
 		char cmd[256];
@@ -824,6 +827,129 @@ static void sandbox_cgroups_cleaned(void **state)
 			 roots[i], prefix);
 		assert_int_not_equal(system(cmd), 0);
 	}
+}
+
+/* ---- the v1 cgroup pool ---------------------------------------------- */
+
+static void read_cg(const char *dir, const char *name, char *buf, size_t n)
+{
+	char path[700];
+	int fd;
+	ssize_t k;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	k = read(fd, buf, n - 1);
+	close(fd);
+	assert_true(k >= 0);
+	buf[k] = '\0';
+}
+
+static tg_run_result *run_mem(const char *prog, uint32_t memory_mb)
+{
+	tg_sandbox_opts o;
+
+	memset(&o, 0, sizeof(o));
+	o.program = prog;
+	o.memory_mb = memory_mb;
+	o.timeout_ms = 10000;
+	return run_opts(&o, 0);
+}
+
+/* The pooled pair of folders is the same one run after run, empty between
+ * runs, with each run's own limits (raised and lowered: the memory+swap
+ * ordering), and an OOM kill of an earlier run is not counted again. */
+static void sandbox_cgroup_pool(void **state)
+{
+	char mem[4][512], pids[4][512], first[512], why[200], buf[256];
+	tg_run_result *r;
+	int n;
+
+	(void)state;
+	if (!tg_sandbox_cgroups(why, sizeof(why)) || !strstr(why, "v1")) {
+		skip();
+		return;
+	}
+	sbx_cgroup_pool_drain();
+	assert_int_equal(sbx_cgroup_pool_list(mem, pids, 4), 0);
+	r = run_mem(ATTACK("memory_bomb"), 32);
+	assert_int_equal(r->reason, TG_REASON_MEMORY);
+	tg_run_result_free(r);
+	n = sbx_cgroup_pool_list(mem, pids, 4);
+	if (n == 0) { /* too much left charged after the bomb: removed, fine */
+		expect_exit(run_mem(ATTACK("echo_stdin"), 32), 0, "");
+		n = sbx_cgroup_pool_list(mem, pids, 4);
+	}
+	assert_int_equal(n, 1);
+	snprintf(first, sizeof(first), "%s", mem[0]);
+	read_cg(mem[0], "tasks", buf, sizeof(buf));
+	assert_string_equal(buf, "");
+	read_cg(pids[0], "tasks", buf, sizeof(buf));
+	assert_string_equal(buf, "");
+	read_cg(pids[0], "pids.current", buf, sizeof(buf));
+	assert_string_equal(buf, "0\n");
+
+	/* reused, and the earlier OOM does not make this run a memory kill */
+	expect_exit(run_mem(ATTACK("echo_stdin"), 32), 0, "");
+	assert_int_equal(sbx_cgroup_pool_list(mem, pids, 4), 1);
+	assert_string_equal(mem[0], first);
+	/* raised */
+	expect_exit(run_mem(ATTACK("echo_stdin"), 300), 0, "");
+	assert_int_equal(sbx_cgroup_pool_list(mem, pids, 4), 1);
+	assert_string_equal(mem[0], first);
+	read_cg(mem[0], "memory.limit_in_bytes", buf, sizeof(buf));
+	assert_string_equal(buf, "314572800\n");
+	read_cg(pids[0], "pids.max", buf, sizeof(buf));
+	assert_string_equal(buf, "1\n");
+	/* lowered: the limit holds again in the reused folder */
+	r = run_mem(ATTACK("memory_bomb"), 16);
+	assert_int_equal(r->reason, TG_REASON_MEMORY);
+	assert_true(r->max_rss_kb < 32 * 1024);
+	tg_run_result_free(r);
+	/* the pids limit of a reused folder (1 -> 4), without the filter */
+	r = run_attack(SBX_TEST_NO_SECCOMP, 4, "fork_bomb", NULL);
+	assert_int_equal(r->reason, TG_REASON_EXITED);
+	assert_non_null(strstr(r->out, "forked=3\n"));
+	tg_run_result_free(r);
+	assert_true(sbx_cgroup_pool_list(mem, pids, 4) >= 1);
+	read_cg(pids[0], "pids.current", buf, sizeof(buf));
+	assert_string_equal(buf, "0\n");
+}
+
+/* A process that ran sandboxes and exits normally leaves no folder. */
+static void sandbox_cgroup_pool_exit(void **state)
+{
+	char why[200], cmd[300];
+	pid_t pid;
+	int st;
+
+	(void)state;
+	if (!tg_sandbox_cgroups(why, sizeof(why))) {
+		skip();
+		return;
+	}
+	pid = fork();
+	if (pid == 0) {
+		tg_run_result *r = NULL;
+		tg_sandbox_opts o;
+		memset(&o, 0, sizeof(o));
+		o.program = ATTACK("echo_stdin");
+		if (sbx_run_with(&r, &o, 0) < 0 || r->reason != TG_REASON_EXITED)
+			_exit(3);
+		tg_run_result_free(r);
+		if (sbx_run_with(&r, &o, 0) < 0 || r->reason != TG_REASON_EXITED)
+			_exit(3);
+		tg_run_result_free(r);
+		exit(0);
+	}
+	assert_true(pid > 0);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	snprintf(cmd, sizeof(cmd),
+		 "find /sys/fs/cgroup/memory /sys/fs/cgroup/pids /sys/fs/cgroup/unified "
+		 "-maxdepth 4 -name 'tg-%d-*' 2>/dev/null | grep -q .", (int)pid);
+	assert_int_not_equal(system(cmd), 0);
 }
 
 int main(void)
@@ -891,6 +1017,8 @@ int main(void)
 		cmocka_unit_test(sandbox_json_shape),
 		cmocka_unit_test(sandbox_concurrent),
 		cmocka_unit_test(sandbox_filter_fresh),
+		cmocka_unit_test(sandbox_cgroup_pool),
+		cmocka_unit_test(sandbox_cgroup_pool_exit),
 		cmocka_unit_test(sandbox_cgroups_cleaned),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
