@@ -108,6 +108,8 @@ function runAsync(home, args, input = '') {
     p.stdout.on('data', (d) => { stdout += d; });
     p.stderr.on('data', (d) => { stderr += d; });
     p.on('close', (status) => resolve({ pid: p.pid, status, stdout, stderr }));
+    // a command that needs no input may exit before this write: EPIPE is fine
+    p.stdin.on('error', () => {});
     p.stdin.end(input);
   });
 }
