@@ -343,6 +343,7 @@ int tg_registry_create(json_t **out, tg_registry *r, const tg_submission *sub,
 	json_t *capj = json_object_get(sub->manifest, "capabilities");
 	const char *name;
 	tg_store_version *sv = NULL;
+	int recorded = 0; /* the SQLite transaction committed */
 	outcome o = { 0 };
 	reg_version_rec rec = { 0 };
 	int64_t tool_id = 0;
@@ -483,6 +484,7 @@ int tg_registry_create(json_t **out, tg_registry *r, const tg_submission *sub,
 	rc = reg_commit(r);
 	if (rc < 0)
 		goto out;
+	recorded = 1;
 
 	res = json_pack("{s:s, s:i, s:s, s:s, s:s, s:s, s:O, s:O, s:s, s:O}", "name", name,
 			"version", (int)sv->version, "status", o.status, "verdict", o.verdict,
@@ -497,8 +499,20 @@ int tg_registry_create(json_t **out, tg_registry *r, const tg_submission *sub,
 	rc = 0;
 	goto out;
 fail:
-	reg_rollback(r);
+	reg_rollback(r); /* also moves refs/active back if this run moved it */
 out:
+	if (rc < 0 && sv && !recorded) {
+		/* the version was committed but the registry write failed: take it
+		 * back out of the store (best effort: on a full disk even this can
+		 * fail, and the next open then re-indexes it, inactive) */
+		tg_error saved = *tg_error_last();
+		char msg[128];
+		tg_store *st;
+		snprintf(msg, sizeof(msg), "toolgate: drop v%u (its registry write failed)", sv->version);
+		if (reg_store(r, &st) == 0)
+			tg_store_drop_version(st, name, sv->version, sv->commit, msg);
+		tg_error_set(saved.code, "%s", saved.message);
+	}
 	tg_store_version_free(sv);
 	outcome_clear(&o);
 	return rc;

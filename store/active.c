@@ -168,3 +168,63 @@ int tg_store_clear_active(tg_store *s, const char *tool, unsigned expected_versi
 		st_backoff(attempt);
 	}
 }
+
+/* Undo a put whose caller failed afterwards: refs/tools/<tool> goes back
+ * from the commit of version (which must still be its tip, and not active)
+ * to that commit's parent, or is deleted for version 1. */
+int tg_store_drop_version(tg_store *s, const char *tool, unsigned version, const char *commit,
+			  const char *message)
+{
+	char ref[128], logmsg[ST_MAX_SUBJECT + 1];
+	git_commit *c = NULL;
+	git_oid tip, parent;
+	unsigned active = 0, attempt;
+	uint64_t start = tg_now_ms();
+	int rc;
+
+	if ((rc = st_check_tool(tool)) < 0 || (rc = check_message(message)) < 0)
+		return rc;
+	if ((rc = version_oid(&tip, s, tool, version)) < 0)
+		return rc;
+	if (!commit || strcmp(git_oid_tostr_s(&tip), commit) != 0)
+		return tg_error_set(TG_ERR_CONFLICT, "tool %s: v%u is not commit %.40s", tool, version,
+				    commit ? commit : "(none)");
+	if ((rc = tg_store_get_active(&active, NULL, s, tool)) < 0)
+		return rc;
+	if (active == version)
+		return tg_error_set(TG_ERR_CONFLICT, "tool %s: v%u is active; not dropped", tool, version);
+	st_ref_name(ref, sizeof(ref), ST_TOOLS_PREFIX, tool);
+	snprintf(logmsg, sizeof(logmsg), "%s", message && *message ? message : "toolgate: drop version");
+	if (version > 1) {
+		if ((rc = git_commit_lookup(&c, s->repo, &tip)) < 0)
+			return st_git_fail(rc, "tool %s: read v%u", tool, version);
+		git_oid_cpy(&parent, git_commit_parent_id(c, 0));
+		git_commit_free(c);
+	}
+	for (attempt = 0;; attempt++) {
+		if (version > 1) {
+			rc = st_ref_cas(s, ref, &parent, &tip, logmsg);
+		} else {
+			/* deleting: exclusive, as in tg_store_clear_active */
+			git_reference *r = NULL;
+			if ((rc = st_lock_exclusive(s, start)) < 0)
+				return tg_error_prefix("tool %s", tool);
+			rc = git_reference_lookup(&r, s->repo, ref);
+			if (rc == 0 && (git_reference_type(r) != GIT_REFERENCE_DIRECT ||
+					!git_oid_equal(git_reference_target(r), &tip)))
+				rc = GIT_EMODIFIED;
+			else if (rc == 0)
+				rc = git_reference_delete(r);
+			st_unlock(s);
+			git_reference_free(r);
+		}
+		if (rc == 0)
+			return 0;
+		if (rc == GIT_EMODIFIED || rc == GIT_ENOTFOUND)
+			return tg_error_set(TG_ERR_CONFLICT, "tool %s: v%u is no longer the tip; not dropped",
+					    tool, version);
+		if (rc != GIT_ELOCKED || !st_may_retry(attempt, start))
+			return st_git_fail(rc, "tool %s: drop v%u", tool, version);
+		st_backoff(attempt);
+	}
+}

@@ -95,6 +95,14 @@ int tg_store_set_active(tg_store *s, const char *tool, unsigned version,
 int tg_store_clear_active(tg_store *s, const char *tool, unsigned expected_version,
 			  const char *message);
 
+/* Undo the put of version when its caller failed afterwards: move
+ * refs/tools/<tool> back from commit (it must still be the tip, and not the
+ * active version) to its parent, or delete the ref for version 1. The
+ * reflog keeps the record. TG_ERR_CONFLICT when another writer got there
+ * first (then nothing changes). */
+int tg_store_drop_version(tg_store *s, const char *tool, unsigned version, const char *commit,
+			  const char *message);
+
 /* Check every ref resolves and every version commit has tool.json, a
  * source, and the Toolgate-Version trailer in sequence. 0 = no problem.
  * When the check ran, *out holds the problems found (one line each, n == 0

@@ -105,13 +105,12 @@ for free in 0 4 8 12 16 20 24 32 40 48 56 64 80 96 128; do
 		one_line_error "cached create with $free KiB free" "$work/err"
 		snapshot "$work/after"
 		if "$tg" --home "$home" --json history "rel_c$k" > "$work/h" 2>&1; then
-			# Known limit: when a step after the version commit fails
-			# (moving refs/active, the SQLite transaction), create exits 3
-			# and refs/tools/<name> keeps the commit, which the next open
-			# re-indexes as a version. The activation itself is undone
-			# (compare-and-swap back), so the toolset is unchanged: the
-			# leftover must be the passing version, and never active.
-			# TG_FS_STRICT=1 fails on the leftover itself.
+			# When a step after the version commit fails (moving
+			# refs/active, the SQLite transaction), create undoes the
+			# activation and drops the commit again (compare-and-swap);
+			# on a full disk that undo can itself fail, and the next open
+			# re-indexes the version. It must then be the passing version,
+			# and never active; TG_FS_STRICT=1 fails on any leftover.
 			[ "$(jget "$work/h" 'd.versions.map(v=>v.version+"/"+v.verdict).join(",")')" = 1/pass ] || fail "failed create left rel_c$k: $(cat "$work/h")"
 			[ "$(jget "$work/h" 'd.versions[0].status')" != active ] || fail "failed create left rel_c$k v1 active: $(cat "$work/h")"
 			leftover=$(( leftover + 1 ))
@@ -143,7 +142,7 @@ unfill
 [ $rc -eq 0 ] || [ $rc -eq 3 ] || { cat "$work/err"; fail "call on a full disk: exit $rc"; }
 [ $rc -eq 0 ] || one_line_error "call on a full disk" "$work/err"
 check_home "after call on a full disk"
-echo "fs: disk full: $refused creates refused ($leftover of them left a version behind: known bug), $ok succeeded"
+echo "fs: disk full: $refused creates refused ($leftover of them left a version behind), $ok succeeded"
 
 # ---- read-only home
 snapshot "$work/before"

@@ -283,6 +283,42 @@ static void test_active_cas(void **state)
 	tg_store_version_free(v2);
 }
 
+static void test_drop_version(void **state)
+{
+	fixture *f = *state;
+	tg_store_version *v1 = NULL, *v2 = NULL, *v3 = NULL;
+	tg_store_version_list *l = NULL;
+	char **names = NULL;
+	size_t n = 0;
+
+	assert_int_equal(st_test_put(&v1, f->s, "drop", "one", "pass"), 0);
+	assert_int_equal(st_test_put(&v2, f->s, "drop", "two", "pass"), 0);
+	/* not the tip's commit, or not the tip: conflict, nothing changed */
+	assert_int_equal(tg_store_drop_version(f->s, "drop", 2, v1->commit, "x"), TG_ERR_CONFLICT);
+	assert_int_equal(tg_store_drop_version(f->s, "drop", 1, v1->commit, "x"), TG_ERR_CONFLICT);
+	/* the active version is never dropped */
+	assert_int_equal(tg_store_set_active(f->s, "drop", 2, 0, "activate v2"), 0);
+	assert_int_equal(tg_store_drop_version(f->s, "drop", 2, v2->commit, "x"), TG_ERR_CONFLICT);
+	assert_int_equal(tg_store_clear_active(f->s, "drop", 2, "clear"), 0);
+	/* the tip goes back to its parent; the next put takes the number again */
+	assert_int_equal(tg_store_drop_version(f->s, "drop", 2, v2->commit, "drop v2"), 0);
+	assert_int_equal(tg_store_list_versions(&l, f->s, "drop"), 0);
+	assert_int_equal(l->n, 1);
+	assert_int_equal(l->items[0].version, 1);
+	tg_store_version_list_free(l);
+	assert_int_equal(st_test_put(&v3, f->s, "drop", "three", "pass"), 0);
+	assert_int_equal(v3->version, 2);
+	/* version 1 (after dropping the tip again): the tool's ref goes away */
+	assert_int_equal(tg_store_drop_version(f->s, "drop", 2, v3->commit, "drop"), 0);
+	assert_int_equal(tg_store_drop_version(f->s, "drop", 1, v1->commit, "drop v1"), 0);
+	assert_int_equal(tg_store_list_tools(&names, &n, f->s), 0);
+	assert_int_equal(n, 0);
+	tg_store_free_names(names, n);
+	tg_store_version_free(v1);
+	tg_store_version_free(v2);
+	tg_store_version_free(v3);
+}
+
 static void test_bad_names(void **state)
 {
 	fixture *f = *state;
@@ -533,6 +569,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_diff, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_diff_manifest, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_active_cas, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_drop_version, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_names, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_files, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_limits, setup, teardown),
