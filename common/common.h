@@ -168,6 +168,8 @@ typedef struct tg_sha256 {
 void tg_sha256_init(tg_sha256 *s);
 void tg_sha256_update(tg_sha256 *s, const void *data, size_t len);
 void tg_sha256_final(tg_sha256 *s, unsigned char out[32]);
+/* tg_sha256_final as lowercase hex into out[65]. */
+void tg_sha256_final_hex(tg_sha256 *s, char out[65]);
 /* Hex SHA-256 of data into out[65]. */
 void tg_sha256_hex(char out[65], const void *data, size_t len);
 

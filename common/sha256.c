@@ -93,19 +93,25 @@ void tg_sha256_final(tg_sha256 *s, unsigned char out[32])
 	}
 }
 
-void tg_sha256_hex(char out[65], const void *data, size_t len)
+void tg_sha256_final_hex(tg_sha256 *s, char out[65])
 {
 	static const char hex[] = "0123456789abcdef";
 	unsigned char d[32];
-	tg_sha256 s;
 	int i;
 
-	tg_sha256_init(&s);
-	tg_sha256_update(&s, data, len);
-	tg_sha256_final(&s, d);
+	tg_sha256_final(s, d);
 	for (i = 0; i < 32; i++) {
 		out[2 * i] = hex[d[i] >> 4];
 		out[2 * i + 1] = hex[d[i] & 15];
 	}
 	out[64] = '\0';
+}
+
+void tg_sha256_hex(char out[65], const void *data, size_t len)
+{
+	tg_sha256 s;
+
+	tg_sha256_init(&s);
+	tg_sha256_update(&s, data, len);
+	tg_sha256_final_hex(&s, out);
 }

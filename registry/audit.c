@@ -67,9 +67,7 @@ static void entry_hash(char out[65], int64_t seq, int64_t at, const char *actor,
 		       const char *prev)
 {
 	tg_sha256 s;
-	unsigned char d[32];
 	char num[32];
-	int i;
 
 	tg_sha256_init(&s);
 	put_field(&s, "toolgate-audit-v1");
@@ -82,9 +80,7 @@ static void entry_hash(char out[65], int64_t seq, int64_t at, const char *actor,
 	put_field(&s, tool);
 	put_field(&s, details);
 	put_field(&s, prev);
-	tg_sha256_final(&s, d);
-	for (i = 0; i < 32; i++)
-		snprintf(out + 2 * i, 3, "%02x", d[i]);
+	tg_sha256_final_hex(&s, out);
 }
 
 int reg_audit_append(tg_registry *r, const tg_actor *who, const char *event,

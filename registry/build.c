@@ -42,15 +42,11 @@ int reg_policy(tg_registry *r, const tg_policy **out)
 void reg_content_hash(char out[65], const char *source, size_t len)
 {
 	tg_sha256 s;
-	unsigned char d[32];
-	int i;
 
 	tg_sha256_init(&s);
 	tg_sha256_update(&s, "toolgate-build-v1\n", 18);
 	tg_sha256_update(&s, source, len);
-	tg_sha256_final(&s, d);
-	for (i = 0; i < 32; i++)
-		snprintf(out + 2 * i, 3, "%02x", d[i]);
+	tg_sha256_final_hex(&s, out);
 }
 
 static void rm_tree(const char *dir)

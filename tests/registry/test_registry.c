@@ -81,16 +81,12 @@ static unsigned put_version(tg_store *s, const char *tool, const char *status, c
 	tg_store_trailer tr[4];
 	tg_store_put_opts o = { 0 };
 	tg_sha256 h;
-	unsigned char d[32];
 	unsigned ver;
-	int i;
 
 	tg_sha256_init(&h);
 	tg_sha256_update(&h, "toolgate-build-v1\n", 18);
 	tg_sha256_update(&h, src, strlen(src));
-	tg_sha256_final(&h, d);
-	for (i = 0; i < 32; i++)
-		snprintf(hash + 2 * i, 3, "%02x", d[i]);
+	tg_sha256_final_hex(&h, hash);
 	snprintf(manifest, sizeof(manifest),
 		 "{\"name\":\"%s\",\"description\":\"d\",\"input_schema\":{\"type\":\"object\"},"
 		 "\"source\":\"tool.c\",\"tests\":[{\"name\":\"t\",\"args\":{},\"expect\":1}]}",
