@@ -4,10 +4,11 @@
  * controllers enabled for our own cgroup's children (the child is then
  * cloned straight into it with CLONE_INTO_CGROUP); otherwise the v1 memory
  * and pids hierarchies, which the child joins itself (child.c) before it
- * tells the supervisor it is ready. Each run gets its own cgroup
- * "tg-<supervisor pid>-<n>" next to ours; it is removed after the run, and
- * leftovers of dead (SIGKILLed) supervisors are swept by one process in
- * eight and by tg_sandbox_available(). Without
+ * tells the supervisor it is ready. v1 runs use persistent, flock-owned
+ * slots "tg-slot-<n>" next to our cgroup (see below); a v2 run, or a v1 run
+ * when every slot is taken, gets its own cgroup "tg-<supervisor pid>-<n>",
+ * removed after the run; leftovers of dead (SIGKILLed) supervisors are
+ * swept by one process in eight and by tg_sandbox_available(). Without
  * cgroups (not root, nothing delegated) the caller degrades to rlimits.
  */
 #include "sandbox/internal.h"
@@ -19,6 +20,7 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <time.h>
@@ -366,68 +368,85 @@ static int try_v2(struct sbx_cgroup *cg, uint64_t mem_bytes, uint32_t max_pids, 
 	return 0;
 }
 
-/* v1 limits of a fresh or reused pair of folders. The memory and
- * memory+swap limits must keep mem <= memsw at every step: raise memsw
- * first, lower mem first. Writes whose value is already there are skipped. */
+/* Write a memory+swap limit; a hierarchy without swap accounting has no
+ * such file, which is fine. */
+static int write_memsw(struct sbx_cgroup *cg, const char *buf, uint64_t v)
+{
+	int e = write_file(cg->mem, "memory.memsw.limit_in_bytes", buf);
+
+	if (e == -ENOENT) {
+		cg->memsw = 0;
+		return 0;
+	}
+	if (e == 0)
+		cg->memsw_limit = v;
+	return e;
+}
+
+/* v1 limits of a fresh, reused or newly claimed pair of folders. The memory
+ * and memory+swap limits must keep mem <= memsw at every step: memsw is
+ * raised first and lowered last. Writes whose value is already there are
+ * skipped. */
 static int v1_limits(struct sbx_cgroup *cg, uint64_t mem_bytes, uint32_t max_pids)
 {
 	char buf[64];
 	int e = 0;
 
 	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)mem_bytes);
-	if (cg->mem_limit == UINT64_MAX) { /* fresh: both unlimited */
+	if (cg->memsw && cg->memsw_limit < mem_bytes)
+		e = write_memsw(cg, buf, mem_bytes);
+	if (e == 0 && cg->mem_limit != mem_bytes) {
 		e = write_file(cg->mem, "memory.limit_in_bytes", buf);
-		/* no swap either, where swap accounting exists */
 		if (e == 0)
-			cg->memsw = write_file(cg->mem, "memory.memsw.limit_in_bytes", buf) == 0;
-	} else if (cg->mem_limit != mem_bytes) {
-		int up = mem_bytes > cg->mem_limit;
-		if (up && cg->memsw)
-			e = write_file(cg->mem, "memory.memsw.limit_in_bytes", buf);
-		if (e == 0)
-			e = write_file(cg->mem, "memory.limit_in_bytes", buf);
-		if (e == 0 && !up && cg->memsw)
-			e = write_file(cg->mem, "memory.memsw.limit_in_bytes", buf);
+			cg->mem_limit = mem_bytes;
 	}
+	/* no swap either, where swap accounting exists */
+	if (e == 0 && cg->memsw && cg->memsw_limit != mem_bytes)
+		e = write_memsw(cg, buf, mem_bytes);
 	if (e < 0)
 		return e;
-	cg->mem_limit = mem_bytes;
-	if (cg->pids_max != max_pids) {
+	if (!cg->pids_known || cg->pids_max != max_pids) {
 		pids_value(buf, sizeof(buf), max_pids);
 		e = write_file(cg->pids, "pids.max", buf);
 		if (e < 0)
 			return e;
 		cg->pids_max = max_pids;
+		cg->pids_known = 1;
 	}
 	return 0;
 }
 
 /*
- * The pool: a pair of v1 folders costs a mkdir and an rmdir in each
+ * Slots (v1). A pair of v1 folders costs a mkdir and an rmdir in each
  * hierarchy (memcg and css allocation, the control files, an RCU-deferred
- * free: about 0.1-0.15 ms of a 1.8 ms run). A process that runs sandboxes
- * one after the other keeps up to SBX_POOL_MAX empty pairs and reuses them.
- * A pair goes back only when the run's whole tree is reaped; it is taken
- * again only when pids.current reads 0 and little memory is still charged
- * (pool_check); its oom_kill count is remembered, since v1 cannot reset it. The pool belongs to the process
- * that made it (a fork starts with none) and is emptied by an atexit
- * handler; folders of a SIGKILLed process are swept like any leftovers.
+ * free: 0.25-0.3 ms of a one-run process such as `toolgate call`). So runs
+ * use up to SBX_SLOTS persistent pairs "tg-slot-<n>" next to our cgroup,
+ * shared by every toolgate process: a process owns a slot while it holds an
+ * flock on the slot's memory folder (released by the kernel when the
+ * process dies, however it dies), and keeps up to SBX_POOL_MAX slots
+ * locked for its next runs. A slot is used only when pids.current reads 0
+ * and at most SBX_POOL_MAX_USAGE is still charged to it (page cache of
+ * files earlier runs read; more would count against this run's limit: such
+ * a slot is removed and made again); its oom_kill count is remembered,
+ * since v1 cannot reset it. Slots are never removed at exit. When every
+ * slot is taken, a run gets its own pair "tg-<pid>-<n>", removed after the
+ * run (leftovers of SIGKILLed processes are swept).
  */
+#define SBX_SLOTS 16
 #define SBX_POOL_MAX 4
 #define SBX_POOL_MAX_USAGE (8ull << 20)
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct sbx_cgroup pool[SBX_POOL_MAX];
 static int pool_n;
 static pid_t pool_owner;
-static int pool_atexit;
-static int pool_closed; /* drained at exit: later releases destroy */
 
+/* A slot of this process, free for its next run. */
 static int pool_take(struct sbx_cgroup *cg)
 {
 	int got = 0;
 
 	pthread_mutex_lock(&pool_lock);
-	if (pool_owner != getpid()) { /* a fork: the entries are the parent's */
+	if (pool_owner != getpid()) { /* a fork: the locks are the parent's */
 		pool_n = 0;
 		pool_owner = getpid();
 	}
@@ -459,12 +478,14 @@ static uint64_t read_u64_after(const char *dir, const char *name, const char *ke
 	return strtoull(p, NULL, 10);
 }
 
-static void pool_drain_atexit(void)
+/* Give a slot up: unlock it, leave the folders. */
+static void slot_unlock(struct sbx_cgroup *cg)
 {
-	pthread_mutex_lock(&pool_lock);
-	pool_closed = 1;
-	pthread_mutex_unlock(&pool_lock);
-	sbx_cgroup_pool_drain();
+	if (cg->slot_fd >= 0)
+		close(cg->slot_fd);
+	cg->slot_fd = -1;
+	cg->mem[0] = cg->pids[0] = '\0';
+	cg->version = 0;
 }
 
 int sbx_cgroup_pool_drain(void)
@@ -477,6 +498,7 @@ int sbx_cgroup_pool_drain(void)
 			struct sbx_cgroup *c = &pool[--pool_n];
 			remove_dir(c->mem);
 			remove_dir(c->pids);
+			slot_unlock(c);
 			n++;
 		}
 	}
@@ -498,12 +520,9 @@ int sbx_cgroup_pool_list(char (*mem)[512], char (*pids)[512], int max)
 	return n;
 }
 
-/* A pooled pair, taken for a new run: nothing left in it, its oom_kill
- * count remembered (v1 cannot reset it), little memory still charged (page
- * cache of files the last run read, slab: it would count against this
- * run's limit). Checked here rather than at release, so that a process
- * with a single run (the CLI) reads nothing. */
-static int pool_check(struct sbx_cgroup *cg)
+/* A slot, taken for a new run: nothing left in it, its oom_kill count
+ * remembered, little memory still charged. */
+static int slot_check(struct sbx_cgroup *cg)
 {
 	uint64_t v;
 	int ok;
@@ -517,7 +536,7 @@ static int pool_check(struct sbx_cgroup *cg)
 	cg->oom_base = v;
 	v = read_u64_after(cg->mem, "memory.usage_in_bytes", NULL, &ok);
 	if (!ok || v > SBX_POOL_MAX_USAGE)
-		return -1;
+		return -2;
 	return 0;
 }
 
@@ -525,53 +544,144 @@ void sbx_cgroup_release(struct sbx_cgroup *cg, int empty)
 {
 	int kept = 0;
 
-	if (cg->version == 1 && empty && cg->mem[0] && cg->pids[0]) {
+	if (cg->slot_fd < 0) {
+		sbx_cgroup_destroy(cg);
+		return;
+	}
+	if (cg->version == 1 && empty) {
 		pthread_mutex_lock(&pool_lock);
 		if (pool_owner != getpid()) {
 			pool_n = 0;
 			pool_owner = getpid();
 		}
-		if (pool_n < SBX_POOL_MAX && !pool_closed) {
-			if (!pool_atexit)
-				pool_atexit = atexit(pool_drain_atexit) == 0;
-			if (pool_atexit) {
-				pool[pool_n++] = *cg;
-				kept = 1;
-			}
+		if (pool_n < SBX_POOL_MAX) {
+			pool[pool_n++] = *cg;
+			kept = 1;
 		}
 		pthread_mutex_unlock(&pool_lock);
 	}
 	if (kept) {
 		memset(cg, 0, sizeof(*cg));
-		cg->v2fd = -1;
+		cg->v2fd = cg->slot_fd = -1;
 		return;
 	}
-	sbx_cgroup_destroy(cg);
+	/* Not verifiably empty (the next owner checks pids.current), or
+	 * enough kept: unlocked, the folders stay. */
+	slot_unlock(cg);
+}
+
+/* Open and lock slot n's memory folder (made if missing). */
+static int slot_lock(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0 && errno == ENOENT) {
+		if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+			return -1;
+		fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	}
+	if (fd < 0)
+		return -1;
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* The current v1 memory limits of a slot this process has not used yet. */
+static int slot_read_limits(struct sbx_cgroup *cg)
+{
+	int ok;
+	uint64_t v = read_u64_after(cg->mem, "memory.limit_in_bytes", NULL, &ok);
+
+	if (!ok)
+		return -1;
+	cg->mem_limit = v;
+	v = read_u64_after(cg->mem, "memory.memsw.limit_in_bytes", NULL, &ok);
+	cg->memsw = ok;
+	cg->memsw_limit = ok ? v : 0;
+	cg->pids_known = 0; /* written */
+	return 0;
+}
+
+/* Lock a free slot and make it ready for a run. */
+static int slot_claim(struct sbx_cgroup *cg, const char *memroot, const char *pidsroot,
+		      uint64_t mem_bytes, uint32_t max_pids)
+{
+	int n, attempt;
+
+	for (n = 0; n < SBX_SLOTS; n++) {
+		for (attempt = 0; attempt < 2; attempt++) {
+			int k1, k2, e;
+
+			k1 = snprintf(cg->mem, sizeof(cg->mem), "%s/tg-slot-%d", memroot, n);
+			k2 = snprintf(cg->pids, sizeof(cg->pids), "%s/tg-slot-%d", pidsroot, n);
+			if (k1 < 0 || (size_t)k1 >= sizeof(cg->mem) || k2 < 0 ||
+			    (size_t)k2 >= sizeof(cg->pids))
+				goto none;
+			cg->slot_fd = slot_lock(cg->mem);
+			if (cg->slot_fd < 0)
+				break; /* another process has it */
+			cg->version = 1;
+			if (mkdir(cg->pids, 0755) < 0 && errno != EEXIST) {
+				slot_unlock(cg);
+				break;
+			}
+			e = slot_check(cg);
+			if (e == -2 && attempt == 0) {
+				/* too much still charged: the pair is made again
+				 * (the charge goes to the parent) and locked anew */
+				remove_dir(cg->mem);
+				remove_dir(cg->pids);
+				slot_unlock(cg);
+				continue;
+			}
+			if (e < 0 || slot_read_limits(cg) < 0 || v1_limits(cg, mem_bytes, max_pids) < 0) {
+				slot_unlock(cg);
+				break;
+			}
+			return 0;
+		}
+	}
+none:
+	cg->mem[0] = cg->pids[0] = '\0';
+	cg->slot_fd = -1;
+	cg->version = 0;
+	return -1;
 }
 
 static int try_v1(struct sbx_cgroup *cg, uint64_t mem_bytes, uint32_t max_pids, unsigned id)
 {
-	char mnt[512], own[512];
+	char mnt[512], own[512], memroot[1100], pidsroot[1100];
 	int e;
 
 	if (lookup(1, mnt, own) < 0)
 		return -1;
-	snprintf(sweep_dirs[1], sizeof(sweep_dirs[1]), "%s%s", mnt, strcmp(own, "/") == 0 ? "" : own);
-	if (lookup(2, mnt, own) == 0)
-		snprintf(sweep_dirs[2], sizeof(sweep_dirs[2]), "%s%s", mnt,
-			 strcmp(own, "/") == 0 ? "" : own);
-	while (pool_take(cg)) {
-		if (pool_check(cg) == 0 && v1_limits(cg, mem_bytes, max_pids) == 0)
-			return 0;
-		/* e.g. usage above a lower limit: drop this pair, try the next */
-		sbx_cgroup_destroy(cg);
-		memset(cg, 0, sizeof(*cg));
-		cg->v2fd = -1;
+	snprintf(memroot, sizeof(memroot), "%s%s", mnt, strcmp(own, "/") == 0 ? "" : own);
+	snprintf(sweep_dirs[1], sizeof(sweep_dirs[1]), "%s", memroot);
+	pidsroot[0] = '\0';
+	if (lookup(2, mnt, own) == 0) {
+		snprintf(pidsroot, sizeof(pidsroot), "%s%s", mnt, strcmp(own, "/") == 0 ? "" : own);
+		snprintf(sweep_dirs[2], sizeof(sweep_dirs[2]), "%s", pidsroot);
 	}
+	while (pool_take(cg)) {
+		if (slot_check(cg) == 0 && v1_limits(cg, mem_bytes, max_pids) == 0)
+			goto ready;
+		/* e.g. usage above a lower limit: give it up, try the next */
+		slot_unlock(cg);
+		memset(cg, 0, sizeof(*cg));
+		cg->v2fd = cg->slot_fd = -1;
+	}
+	if (pidsroot[0] && slot_claim(cg, memroot, pidsroot, mem_bytes, max_pids) == 0)
+		goto ready;
+
+	/* every slot taken (or none can be made): a pair of our own */
 	if (lookup(1, mnt, own) < 0)
 		return -1;
-	cg->mem_limit = UINT64_MAX;
-	cg->pids_max = 0;
+	cg->mem_limit = cg->memsw_limit = UINT64_MAX; /* fresh: unlimited */
+	cg->memsw = 1;
+	cg->pids_known = 0;
 	cg->oom_base = 0;
 	e = mk(cg->mem, sizeof(cg->mem), mnt, own, id);
 	if (e < 0) {
@@ -597,6 +707,7 @@ static int try_v1(struct sbx_cgroup *cg, uint64_t mem_bytes, uint32_t max_pids, 
 		sbx_cgroup_destroy(cg);
 		return -1;
 	}
+ready:
 	snprintf(cg->tasks[0], sizeof(cg->tasks[0]), "%s/tasks", cg->mem);
 	snprintf(cg->tasks[1], sizeof(cg->tasks[1]), "%s/tasks", cg->pids);
 	cg->version = 1;
@@ -608,12 +719,12 @@ int sbx_cgroup_create(struct sbx_cgroup *cg, uint64_t mem_bytes, uint32_t max_pi
 	unsigned id = atomic_fetch_add(&counter, 1);
 
 	memset(cg, 0, sizeof(*cg));
-	cg->v2fd = -1;
+	cg->v2fd = cg->slot_fd = -1;
 	if (try_v2(cg, mem_bytes, max_pids, id) == 0 || try_v1(cg, mem_bytes, max_pids, id) == 0)
 		return 0;
 	if (where_reread()) { /* the usual places were wrong: the mount table */
 		memset(cg, 0, sizeof(*cg));
-		cg->v2fd = -1;
+		cg->v2fd = cg->slot_fd = -1;
 		if (try_v2(cg, mem_bytes, max_pids, id) == 0 ||
 		    try_v1(cg, mem_bytes, max_pids, id) == 0)
 			return 0;
@@ -644,6 +755,10 @@ int sbx_cgroup_oom(const struct sbx_cgroup *cg)
 
 void sbx_cgroup_destroy(struct sbx_cgroup *cg)
 {
+	if (cg->slot_fd >= 0) { /* a slot stays; only our lock goes */
+		slot_unlock(cg);
+		return;
+	}
 	if (cg->v2fd >= 0) {
 		close(cg->v2fd);
 		cg->v2fd = -1;

@@ -108,22 +108,24 @@ struct sbx_cgroup {
 	char why[160];      /* when version == 0: why not */
 	char tasks[2][540]; /* v1: the tasks files of both folders */
 	uint64_t mem_limit; /* v1: memory.limit_in_bytes now (UINT64_MAX: fresh) */
-	uint32_t pids_max;  /* v1: pids.max now (0: fresh, "max") */
-	int memsw;          /* v1: memory.memsw.limit_in_bytes is set too */
+	uint64_t memsw_limit; /* v1: memory.memsw.limit_in_bytes now */
+	uint32_t pids_max;  /* v1: pids.max now, when pids_known */
+	int pids_known;
+	int memsw;          /* v1: memory.memsw.limit_in_bytes exists */
 	uint64_t oom_base;  /* v1: oom_kill count before this run (reused folder) */
+	int slot_fd;        /* v1 slot: its locked memory folder, else -1 */
 };
 int sbx_cgroup_create(struct sbx_cgroup *cg, uint64_t mem_bytes, uint32_t max_pids);
 /* 1 if the OOM killer fired in this cgroup (during this run). */
 int sbx_cgroup_oom(const struct sbx_cgroup *cg);
 void sbx_cgroup_destroy(struct sbx_cgroup *cg);
 /* After a run whose whole tree is known to be gone (empty = 1: the init was
- * reaped, or never started): keep a v1 pair of folders for the next run of
- * this process (a small pool, emptied at exit) instead of removing them.
- * Anything else (or a folder that is not verifiably empty and clean) is
- * destroyed. */
+ * reaped, or never started): a v1 slot stays locked by this process for
+ * its next run (up to four); otherwise it is unlocked for any process (its
+ * folders stay). A run's own folders are removed. */
 void sbx_cgroup_release(struct sbx_cgroup *cg, int empty);
-/* Remove the pooled folders of this process now (also done at exit);
- * returns how many were removed. */
+/* Remove the slots this process holds now (unlocked and removed: tests);
+ * returns how many. */
 int sbx_cgroup_pool_drain(void);
 /* Test hook: the pooled folders' paths (mem, pids) of this process. */
 int sbx_cgroup_pool_list(char (*mem)[512], char (*pids)[512], int max);

@@ -19,6 +19,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -917,7 +918,8 @@ static void sandbox_cgroup_pool(void **state)
 	assert_string_equal(buf, "0\n");
 }
 
-/* A process that ran sandboxes and exits normally leaves no folder. */
+/* A process that ran sandboxes and exits normally leaves no folder of its
+ * own (tg-<pid>-<n>); the slots stay, see sandbox_cgroup_slots. */
 static void sandbox_cgroup_pool_exit(void **state)
 {
 	char why[200], cmd[300];
@@ -950,6 +952,90 @@ static void sandbox_cgroup_pool_exit(void **state)
 		 "find /sys/fs/cgroup/memory /sys/fs/cgroup/pids /sys/fs/cgroup/unified "
 		 "-maxdepth 4 -name 'tg-%d-*' 2>/dev/null | grep -q .", (int)pid);
 	assert_int_not_equal(system(cmd), 0);
+}
+
+/* One run in a child process; returns the slot (memory folder) it kept, or
+ * "" when it ran in a pair of its own. With hold_kill, the child runs
+ * sleep_forever and is SIGKILLed mid-run instead. */
+static void slot_of_child(char *slot, size_t n, int hold_kill)
+{
+	int p[2], st;
+	pid_t pid;
+	ssize_t k;
+
+	assert_int_equal(pipe(p), 0);
+	pid = fork();
+	if (pid == 0) {
+		char mem[4][512], pids[4][512];
+		tg_run_result *r = NULL;
+		tg_sandbox_opts o;
+		close(p[0]);
+		memset(&o, 0, sizeof(o));
+		o.program = hold_kill ? ATTACK("sleep_forever") : ATTACK("echo_stdin");
+		o.timeout_ms = 60000;
+		if (hold_kill) {
+			/* say "running" once the run's cgroup is set up */
+			struct sbx_cgroup cg;
+			if (sbx_cgroup_create(&cg, 64ull << 20, 1) < 0)
+				_exit(3);
+			(void)!write(p[1], cg.mem, strlen(cg.mem));
+			close(p[1]);
+			pause();
+			_exit(0);
+		}
+		if (sbx_run_with(&r, &o, 0) < 0 || r->reason != TG_REASON_EXITED)
+			_exit(3);
+		tg_run_result_free(r);
+		if (sbx_cgroup_pool_list(mem, pids, 4) == 1)
+			(void)!write(p[1], mem[0], strlen(mem[0]));
+		_exit(0);
+	}
+	assert_true(pid > 0);
+	close(p[1]);
+	k = read(p[0], slot, n - 1);
+	assert_true(k >= 0);
+	slot[k] = '\0';
+	close(p[0]);
+	if (hold_kill)
+		assert_int_equal(kill(pid, SIGKILL), 0);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	if (!hold_kill)
+		assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+
+/* v1 slots outlive the process that used them, belong to one process at a
+ * time (flock), and are free again when their process exits or is killed. */
+static void sandbox_cgroup_slots(void **state)
+{
+	char why[200], a[512], b[512], c[512], buf[256];
+	int fd;
+
+	(void)state;
+	if (!tg_sandbox_cgroups(why, sizeof(why)) || !strstr(why, "v1")) {
+		skip();
+		return;
+	}
+	sbx_cgroup_pool_drain();
+	slot_of_child(a, sizeof(a), 0);
+	assert_non_null(strstr(a, "/tg-slot-"));
+	/* still there after the process exited, empty, and free */
+	read_cg(a, "tasks", buf, sizeof(buf));
+	assert_string_equal(buf, "");
+	fd = open(a, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(flock(fd, LOCK_EX | LOCK_NB), 0);
+	/* while we hold it, another process gets another slot */
+	slot_of_child(b, sizeof(b), 0);
+	assert_non_null(strstr(b, "/tg-slot-"));
+	assert_string_not_equal(a, b);
+	close(fd);
+	/* a process killed while it holds a slot leaves it free */
+	slot_of_child(c, sizeof(c), 1);
+	assert_non_null(strstr(c, "/tg-slot-"));
+	fd = open(c, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(flock(fd, LOCK_EX | LOCK_NB), 0);
+	close(fd);
 }
 
 int main(void)
@@ -1019,6 +1105,7 @@ int main(void)
 		cmocka_unit_test(sandbox_filter_fresh),
 		cmocka_unit_test(sandbox_cgroup_pool),
 		cmocka_unit_test(sandbox_cgroup_pool_exit),
+		cmocka_unit_test(sandbox_cgroup_slots),
 		cmocka_unit_test(sandbox_cgroups_cleaned),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
