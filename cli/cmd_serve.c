@@ -9,6 +9,7 @@
  */
 #include "cli.h"
 #include "mcp_server.h"
+#include "sandbox/sandbox.h"
 
 #include <signal.h>
 #include <string.h>
@@ -73,6 +74,8 @@ int cmd_serve(tg_cli *cli, int argc, char **argv)
 	r = tg_registry_open(&reg, home, 1);
 	if (r < 0)
 		return cli_fail(r, "serve");
+	/* calls come one after another: make each run's net namespace ahead */
+	tg_sandbox_prepare(1);
 	cfg = tg_registry_config(reg);
 	opt.max_calls = have_calls ? max_calls : cfg ? cfg->session_max_calls : 0;
 	opt.max_creates = have_creates ? max_creates : cfg ? cfg->session_max_creates : 0;

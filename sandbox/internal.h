@@ -99,6 +99,16 @@ uint32_t sbx_bpf_eval(const struct sock_fprog *f, const struct seccomp_data *d);
 /* "name", "x32:name" or "i386:name" for a syscall; "#NR" when unknown. */
 void sbx_syscall_name(char *buf, size_t n, uint32_t audit_arch, uint64_t nr);
 
+/* Network namespaces (netns.c). Called by a run's tracer thread: puts the
+ * thread into a fresh network namespace (a spare made ahead, else a new
+ * one) and returns 1, or 0 when it may not (no CAP_SYS_ADMIN: the child
+ * then gets CLONE_NEWNET). */
+int sbx_net_enter(void);
+/* Tests: the inode of the spare namespace now (0: none), and of the spare
+ * the last run took. */
+unsigned long sbx_net_spare_ino(void);
+unsigned long sbx_net_last_ino(void);
+
 /* cgroups: memory and pids limits for one run (v2 with controllers, else v1). */
 struct sbx_cgroup {
 	int version;        /* 0 none, 1, 2 */

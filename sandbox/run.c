@@ -248,7 +248,7 @@ static void *tracer_main(void *arg)
 	 * the child to inherit; the thread is used for this run only. With
 	 * CAP_SYS_ADMIN (root) only: otherwise clone3 makes it below, after
 	 * the new user namespace. */
-	own_net = unshare(CLONE_NEWNET) == 0;
+	own_net = sbx_net_enter();
 	pthread_mutex_lock(&r->mu);
 	while (!r->start)
 		pthread_cond_wait(&r->cv, &r->mu);

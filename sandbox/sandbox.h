@@ -92,6 +92,12 @@ typedef struct tg_build_result {
 int tg_sandbox_build(tg_build_result **out, const tg_build_opts *o);
 void tg_build_result_free(tg_build_result *r);
 
+/* Added: in a long-lived process (the MCP server), on = 1 keeps one fresh
+ * network namespace made ahead, in a background thread after each run, so
+ * that the next run does not wait for it (root only; each namespace still
+ * serves one run). on = 0 stops that and drops the spare. */
+void tg_sandbox_prepare(int on);
+
 /* 0 if this machine can run the sandbox, else TG_ERR_UNAVAILABLE saying why. */
 int tg_sandbox_available(void);
 

@@ -235,6 +235,59 @@ static void sandbox_net_abstract(void **state)
 	assert_nothing_received(s, 1);
 }
 
+/* Wait (up to 3 s) for the spare net namespace; its inode, 0 if none. */
+static unsigned long wait_spare(void)
+{
+	int i;
+
+	for (i = 0; i < 300; i++) {
+		unsigned long ino = sbx_net_spare_ino();
+		if (ino)
+			return ino;
+		nanosleep(&(struct timespec){ 0, 10000000 }, NULL);
+	}
+	return 0;
+}
+
+/* tg_sandbox_prepare (the MCP server): each run takes the spare made
+ * ahead, a different one each time, and the network is as closed as with
+ * one made on the spot (the same attacks, seccomp off). */
+static void sandbox_net_prepared(void **state)
+{
+	struct sockaddr_in a;
+	char port[16], name[64];
+	unsigned long n1, n2;
+	int s, u;
+
+	(void)state;
+	if (geteuid() != 0) {
+		skip(); /* spares need CAP_SYS_ADMIN */
+		return;
+	}
+	s = listener(SOCK_STREAM, &a);
+	snprintf(port, sizeof(port), "%d", ntohs(a.sin_port));
+	snprintf(name, sizeof(name), "tg-sbx-prep-%d", (int)getpid());
+	u = unix_listener(name, 1);
+	tg_sandbox_prepare(1);
+	n1 = wait_spare();
+	assert_true(n1 != 0);
+	expect_exit(run_attack(SBX_TEST_NO_SECCOMP, 0, "net_tcp", port, NULL), 0,
+		    "socket: ok\nconnect: ENETUNREACH\n");
+	assert_true(sbx_net_last_ino() == n1);
+	n2 = wait_spare();
+	assert_true(n2 != 0 && n2 != n1);
+	expect_exit(run_attack(SBX_TEST_NO_SECCOMP, 0, "net_unix", name, "abstract", NULL), 0,
+		    "socket: ok\nconnect: ECONNREFUSED\n");
+	assert_true(sbx_net_last_ino() == n2);
+	assert_nothing_received(s, 1);
+	assert_nothing_received(u, 1);
+	tg_sandbox_prepare(0);
+	assert_true(sbx_net_spare_ino() == 0);
+	/* without a spare, runs make their own again */
+	expect_exit(run_attack(0, 0, "net_tcp", port, NULL), 0, "socket: EACCES\n");
+	assert_true(sbx_net_spare_ino() == 0);
+}
+
 static void sandbox_net_other_families(void **state)
 {
 	(void)state;
@@ -1047,6 +1100,7 @@ int main(void)
 		cmocka_unit_test(sandbox_net_udp),
 		cmocka_unit_test(sandbox_net_unix),
 		cmocka_unit_test(sandbox_net_abstract),
+		cmocka_unit_test(sandbox_net_prepared),
 		cmocka_unit_test(sandbox_net_other_families),
 		cmocka_unit_test(sandbox_host_files),
 		cmocka_unit_test(sandbox_env_secret),

@@ -1,0 +1,155 @@
+/*
+ * sandbox/netns.c: the network namespace of a run, when the supervisor may
+ * make it itself (CAP_SYS_ADMIN in its own user namespace: root).
+ *
+ * Making a network namespace is the most expensive part of a run's set-up
+ * (about 0.25-0.4 ms of kernel CPU here, most of it registering the
+ * per-namespace sysctl tables). The tracer thread of a run enters a fresh
+ * one before it clones the child, which then inherits it: the namespace is
+ * owned by the host's user namespace, so nothing inside the sandbox has any
+ * capability over it (its loopback stays down).
+ *
+ * A long-lived process (the MCP server) can ask for one namespace to be
+ * made ahead (tg_sandbox_prepare): after each run a short background
+ * thread makes the next one, so that cost leaves the next call's path.
+ * Every namespace still serves exactly one run; a spare is never shared
+ * and never handed to a forked child.
+ */
+#include "sandbox/internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static pthread_mutex_t net_lock = PTHREAD_MUTEX_INITIALIZER;
+static int spare_fd = -1;     /* a fresh, unused namespace */
+static pid_t spare_owner;     /* the process that made it */
+static int prepare_on;        /* keep a spare */
+static int refilling;         /* a maker thread is on its way */
+static unsigned long last_ino; /* tests: the spare the last run used */
+
+static int take_spare(void)
+{
+	int fd = -1;
+
+	pthread_mutex_lock(&net_lock);
+	if (spare_fd >= 0 && spare_owner == getpid()) {
+		fd = spare_fd;
+		spare_fd = -1;
+	} else if (spare_fd >= 0) {
+		/* inherited through fork(): the parent may use it, not us */
+		close(spare_fd);
+		spare_fd = -1;
+	}
+	pthread_mutex_unlock(&net_lock);
+	return fd;
+}
+
+static void *maker_main(void *arg)
+{
+	int fd = -1;
+
+	(void)arg;
+	/* this thread's own namespace; the fd keeps it once the thread ends */
+	if (unshare(CLONE_NEWNET) == 0)
+		fd = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
+	pthread_mutex_lock(&net_lock);
+	refilling = 0;
+	if (fd >= 0 && spare_fd < 0 && prepare_on) {
+		spare_fd = fd;
+		spare_owner = getpid();
+		fd = -1;
+	}
+	pthread_mutex_unlock(&net_lock);
+	if (fd >= 0)
+		close(fd);
+	return NULL;
+}
+
+/* Start a maker thread when a spare is wanted and none is there or coming. */
+static void refill(void)
+{
+	pthread_attr_t at;
+	pthread_t th;
+	int go;
+
+	pthread_mutex_lock(&net_lock);
+	go = prepare_on && spare_fd < 0 && !refilling;
+	if (go)
+		refilling = 1;
+	pthread_mutex_unlock(&net_lock);
+	if (!go)
+		return;
+	pthread_attr_init(&at);
+	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+	pthread_attr_setstacksize(&at, 64 * 1024);
+	if (pthread_create(&th, &at, maker_main, NULL) != 0) {
+		pthread_mutex_lock(&net_lock);
+		refilling = 0;
+		pthread_mutex_unlock(&net_lock);
+	}
+	pthread_attr_destroy(&at);
+}
+
+int sbx_net_enter(void)
+{
+	int fd = take_spare(), ok = 0;
+
+	if (fd >= 0) {
+		struct stat st;
+		ok = setns(fd, CLONE_NEWNET) == 0;
+		if (ok && fstat(fd, &st) == 0) {
+			pthread_mutex_lock(&net_lock);
+			last_ino = (unsigned long)st.st_ino;
+			pthread_mutex_unlock(&net_lock);
+		}
+		close(fd);
+	}
+	if (!ok)
+		ok = unshare(CLONE_NEWNET) == 0;
+	if (ok)
+		refill();
+	return ok;
+}
+
+void tg_sandbox_prepare(int on)
+{
+	int fd = -1;
+
+	pthread_mutex_lock(&net_lock);
+	prepare_on = on;
+	if (!on && spare_fd >= 0) {
+		fd = spare_fd;
+		spare_fd = -1;
+	}
+	pthread_mutex_unlock(&net_lock);
+	if (fd >= 0)
+		close(fd);
+	if (on && geteuid() == 0)
+		refill();
+}
+
+unsigned long sbx_net_spare_ino(void)
+{
+	struct stat st;
+	unsigned long r = 0;
+
+	pthread_mutex_lock(&net_lock);
+	if (spare_fd >= 0 && spare_owner == getpid() && fstat(spare_fd, &st) == 0)
+		r = (unsigned long)st.st_ino;
+	pthread_mutex_unlock(&net_lock);
+	return r;
+}
+
+unsigned long sbx_net_last_ino(void)
+{
+	unsigned long r;
+
+	pthread_mutex_lock(&net_lock);
+	r = last_ino;
+	pthread_mutex_unlock(&net_lock);
+	return r;
+}
