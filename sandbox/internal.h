@@ -104,6 +104,8 @@ void sbx_syscall_name(char *buf, size_t n, uint32_t audit_arch, uint64_t nr);
  * one) and returns 1, or 0 when it may not (no CAP_SYS_ADMIN: the child
  * then gets CLONE_NEWNET). */
 int sbx_net_enter(void);
+/* After a run: start making the next spare (tg_sandbox_prepare). */
+void sbx_net_after_run(void);
 /* Tests: the inode of the spare namespace now (0: none), and of the spare
  * the last run took. */
 unsigned long sbx_net_spare_ino(void);

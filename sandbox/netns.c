@@ -10,8 +10,10 @@
  * capability over it (its loopback stays down).
  *
  * A long-lived process (the MCP server) can ask for one namespace to be
- * made ahead (tg_sandbox_prepare): after each run a short background
- * thread makes the next one, so that cost leaves the next call's path.
+ * made ahead (tg_sandbox_prepare): after each run (not during it: on two
+ * cores the maker would slow the run down by as much as it saves) a short
+ * background thread makes the next one, so that cost leaves the next
+ * call's path.
  * Every namespace still serves exactly one run; a spare is never shared
  * and never handed to a forked child.
  */
@@ -110,9 +112,12 @@ int sbx_net_enter(void)
 	}
 	if (!ok)
 		ok = unshare(CLONE_NEWNET) == 0;
-	if (ok)
-		refill();
 	return ok;
+}
+
+void sbx_net_after_run(void)
+{
+	refill();
 }
 
 void tg_sandbox_prepare(int on)

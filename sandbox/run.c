@@ -644,5 +644,6 @@ out:
 	tg_closep(&r.evfd);
 	tg_buf_free(&ob);
 	tg_buf_free(&eb);
+	sbx_net_after_run();
 	return ret;
 }
