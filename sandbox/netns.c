@@ -24,26 +24,50 @@
 #include <pthread.h>
 #include <sched.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static pthread_mutex_t net_lock = PTHREAD_MUTEX_INITIALIZER;
-static int spare_fd = -1;     /* a fresh, unused namespace */
-static pid_t spare_owner;     /* the process that made it */
-static int prepare_on;        /* keep a spare */
-static int refilling;         /* a maker thread is on its way */
+static pthread_cond_t net_made = PTHREAD_COND_INITIALIZER;
+static int spare_fd = -1;      /* a fresh, unused namespace */
+static pid_t spare_owner;      /* the process that made it */
+static int prepare_on;         /* keep a spare: make one after each run */
+static int refilling;          /* a maker thread is on its way */
+static pid_t refill_owner;     /* ... in this process */
 static unsigned long last_ino; /* tests: the spare the last run used */
+
+/* State inherited through fork() is the parent's: a spare it may use, a
+ * maker thread that does not exist here. Called with net_lock held. */
+static void forget_parent(void)
+{
+	if (spare_fd >= 0 && spare_owner != getpid()) {
+		close(spare_fd);
+		spare_fd = -1;
+	}
+	if (refilling && refill_owner != getpid())
+		refilling = 0;
+}
 
 static int take_spare(void)
 {
+	struct timespec until;
 	int fd = -1;
 
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_nsec += 50 * 1000000L; /* a maker takes ~0.3 ms; never hang on it */
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
 	pthread_mutex_lock(&net_lock);
-	if (spare_fd >= 0 && spare_owner == getpid()) {
+	forget_parent();
+	/* One on its way: waiting for it is cheaper than making another at
+	 * the same time (two makers slow each other down). */
+	while (spare_fd < 0 && refilling && prepare_on)
+		if (pthread_cond_timedwait(&net_made, &net_lock, &until) != 0)
+			break;
+	if (spare_fd >= 0) {
 		fd = spare_fd;
-		spare_fd = -1;
-	} else if (spare_fd >= 0) {
-		/* inherited through fork(): the parent may use it, not us */
-		close(spare_fd);
 		spare_fd = -1;
 	}
 	pthread_mutex_unlock(&net_lock);
@@ -65,6 +89,7 @@ static void *maker_main(void *arg)
 		spare_owner = getpid();
 		fd = -1;
 	}
+	pthread_cond_broadcast(&net_made);
 	pthread_mutex_unlock(&net_lock);
 	if (fd >= 0)
 		close(fd);
@@ -79,9 +104,12 @@ static void refill(void)
 	int go;
 
 	pthread_mutex_lock(&net_lock);
+	forget_parent();
 	go = prepare_on && spare_fd < 0 && !refilling;
-	if (go)
+	if (go) {
 		refilling = 1;
+		refill_owner = getpid();
+	}
 	pthread_mutex_unlock(&net_lock);
 	if (!go)
 		return;
@@ -91,6 +119,7 @@ static void refill(void)
 	if (pthread_create(&th, &at, maker_main, NULL) != 0) {
 		pthread_mutex_lock(&net_lock);
 		refilling = 0;
+		pthread_cond_broadcast(&net_made);
 		pthread_mutex_unlock(&net_lock);
 	}
 	pthread_attr_destroy(&at);
