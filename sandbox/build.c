@@ -122,6 +122,13 @@ static int run_step(tg_run_result **res, char **data, size_t *len, const struct 
 	return r;
 }
 
+static int test_no_static_pie; /* tests: take the -static fallback */
+
+void sbx_build_test_no_static_pie(int on)
+{
+	test_no_static_pie = on;
+}
+
 int tg_sandbox_build(tg_build_result **out, const tg_build_opts *o)
 {
 	static const char *const cflags[] = { "-std=gnu11", "-O2", "-fstack-protector-strong",
@@ -189,9 +196,13 @@ int tg_sandbox_build(tg_build_result **out, const tg_build_opts *o)
 		in.len = obj_len;
 		tg_run_result_free(run);
 		run = NULL;
-		r = run_step(&run, &bin, &bin_len, &st, link_pie, &in, "tool", "link (static-pie)");
+		r = test_no_static_pie ? 0
+				       : run_step(&run, &bin, &bin_len, &st, link_pie, &in, "tool",
+						  "link (static-pie)");
 		if (r == 0 && !bin) {
-			tg_buf_puts(&log, "toolgate: build: static-pie failed, linking with -static\n");
+			tg_buf_puts(&log, test_no_static_pie
+						  ? "toolgate: build: static-pie off (test), linking with -static\n"
+						  : "toolgate: build: static-pie failed, linking with -static\n");
 			tg_run_result_free(run);
 			run = NULL;
 			r = run_step(&run, &bin, &bin_len, &st, link_static, &in, "tool",

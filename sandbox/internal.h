@@ -86,6 +86,9 @@ int sbx_spec_bind(struct sbx_spec *s, const char *src, const char *dst, unsigned
 int sbx_spec_bind_system(struct sbx_spec *s);
 
 void sbx_spec_defaults(struct sbx_spec *s, const tg_sandbox_opts *o);
+/* Tests: make tg_sandbox_build skip the static-pie link (the -static
+ * fallback then links). */
+void sbx_build_test_no_static_pie(int on);
 /* tg_sandbox_run with test switches (SBX_TEST_*). */
 int sbx_run_with(tg_run_result **out, const tg_sandbox_opts *o, unsigned test_flags);
 

@@ -6,6 +6,7 @@
  * out_dir only.
  */
 #include "sandbox/sandbox.h"
+#include "sandbox/internal.h"
 
 #include <errno.h>
 #include <string.h>
@@ -92,6 +93,37 @@ static void sandbox_build_links_libm(void **state)
 	assert_int_equal(tg_sandbox_run(&run, &o), 0);
 	assert_int_equal(run->reason, TG_REASON_EXITED);
 	assert_string_equal(run->out, "11.3137\n");
+	tg_run_result_free(run);
+	tg_build_result_free(r);
+}
+
+/* Where static-pie cannot link, the fallback: a static, non-PIE binary
+ * (ELF type ET_EXEC), still full RELRO, that runs in the sandbox. */
+static void sandbox_build_static_fallback(void **state)
+{
+	static const char *src = "#include <stdio.h>\nint main(void) { puts(\"fallback\"); return 0; }\n";
+	tg_build_result *r;
+	tg_run_result *run = NULL;
+	tg_sandbox_opts o;
+	char *elf = NULL;
+	size_t len = 0;
+
+	(void)state;
+	sbx_build_test_no_static_pie(1);
+	r = build(src, 0);
+	sbx_build_test_no_static_pie(0);
+	if (!r->ok)
+		fail_msg("build log: %s", r->log);
+	assert_non_null(strstr(r->log, "linking with -static"));
+	assert_int_equal(tg_file_read(&elf, &len, r->binary_path, 64u << 20), 0);
+	assert_true(len > 64 && memcmp(elf, "\177ELF", 4) == 0);
+	assert_int_equal(elf[16], 2 /* ET_EXEC */);
+	free(elf);
+	memset(&o, 0, sizeof(o));
+	o.program = r->binary_path;
+	assert_int_equal(tg_sandbox_run(&run, &o), 0);
+	assert_int_equal(run->reason, TG_REASON_EXITED);
+	assert_string_equal(run->out, "fallback\n");
 	tg_run_result_free(run);
 	tg_build_result_free(r);
 }
@@ -214,6 +246,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(sandbox_build_and_run),
 		cmocka_unit_test(sandbox_build_links_libm),
+		cmocka_unit_test(sandbox_build_static_fallback),
 		cmocka_unit_test(sandbox_build_errors),
 		cmocka_unit_test(sandbox_build_host_files),
 		cmocka_unit_test(sandbox_build_bad_input),

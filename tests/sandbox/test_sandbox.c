@@ -378,6 +378,29 @@ static void sandbox_busy_loop(void **state)
 	tg_run_result_free(r);
 }
 
+/* Threads spinning on both cores reach RLIMIT_CPU (timeout + 1 s = 7 s)
+ * at about 3.5 s, before the 6 s wall-clock timeout: reason "cpu". */
+static void sandbox_cpu_limit(void **state)
+{
+	tg_sandbox_opts o;
+	tg_run_result *r;
+
+	(void)state;
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
+		skip(); /* one core cannot burn CPU faster than wall time */
+		return;
+	}
+	memset(&o, 0, sizeof(o));
+	o.program = ATTACK("cpu_threads");
+	o.timeout_ms = 6000;
+	o.max_procs = 4;
+	r = run_opts(&o, 0);
+	assert_int_equal(r->reason, TG_REASON_CPU);
+	assert_true(r->cpu_ms >= 6900);
+	assert_true(r->wall_ms < 6000);
+	tg_run_result_free(r);
+}
+
 static void sandbox_sleep_forever(void **state)
 {
 	tg_sandbox_opts o;
@@ -1108,6 +1131,7 @@ int main(void)
 		cmocka_unit_test(sandbox_thread_bomb),
 		cmocka_unit_test(sandbox_memory_bomb),
 		cmocka_unit_test(sandbox_busy_loop),
+		cmocka_unit_test(sandbox_cpu_limit),
 		cmocka_unit_test(sandbox_sleep_forever),
 		cmocka_unit_test(sandbox_stdout_flood),
 		cmocka_unit_test(sandbox_disk_fill),
