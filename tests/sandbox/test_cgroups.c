@@ -1,0 +1,242 @@
+/*
+ * tests/sandbox/test_cgroups.c: the cgroups of runs, with real runs: no
+ * folder of its own left by a process, v1 slots reused (empty between runs,
+ * limits raised and lowered, an earlier OOM not counted again, the pids
+ * limit of a reused folder), slots that outlive their process, belong to
+ * one process at a time and are free again after it exits or is killed.
+ */
+#include "sandbox/internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "sbx_test.h"
+
+/* ---- the v1 cgroup pool ---------------------------------------------- */
+
+static void read_cg(const char *dir, const char *name, char *buf, size_t n)
+{
+	char path[700];
+	int fd;
+	ssize_t k;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	k = read(fd, buf, n - 1);
+	close(fd);
+	assert_true(k >= 0);
+	buf[k] = '\0';
+}
+
+static tg_run_result *run_mem(const char *prog, uint32_t memory_mb)
+{
+	tg_sandbox_opts o;
+
+	memset(&o, 0, sizeof(o));
+	o.program = prog;
+	o.memory_mb = memory_mb;
+	o.timeout_ms = 10000;
+	return run_opts(&o, 0);
+}
+
+/* The pooled pair of folders is the same one run after run, empty between
+ * runs, with each run's own limits (raised and lowered: the memory+swap
+ * ordering), and an OOM kill of an earlier run is not counted again. */
+static void sandbox_cgroup_pool(void **state)
+{
+	char mem[4][512], pids[4][512], first[512], why[200], buf[256];
+	tg_run_result *r;
+	int n;
+
+	(void)state;
+	if (!tg_sandbox_cgroups(why, sizeof(why)) || !strstr(why, "v1")) {
+		skip();
+		return;
+	}
+	sbx_cgroup_pool_drain();
+	assert_int_equal(sbx_cgroup_pool_list(mem, pids, 4), 0);
+	r = run_mem(ATTACK("memory_bomb"), 32);
+	assert_int_equal(r->reason, TG_REASON_MEMORY);
+	tg_run_result_free(r);
+	n = sbx_cgroup_pool_list(mem, pids, 4);
+	if (n == 0) { /* too much left charged after the bomb: removed, fine */
+		expect_exit(run_mem(ATTACK("echo_stdin"), 32), 0, "");
+		n = sbx_cgroup_pool_list(mem, pids, 4);
+	}
+	assert_int_equal(n, 1);
+	snprintf(first, sizeof(first), "%s", mem[0]);
+	read_cg(mem[0], "tasks", buf, sizeof(buf));
+	assert_string_equal(buf, "");
+	read_cg(pids[0], "tasks", buf, sizeof(buf));
+	assert_string_equal(buf, "");
+	read_cg(pids[0], "pids.current", buf, sizeof(buf));
+	assert_string_equal(buf, "0\n");
+
+	/* reused, and the earlier OOM does not make this run a memory kill */
+	expect_exit(run_mem(ATTACK("echo_stdin"), 32), 0, "");
+	assert_int_equal(sbx_cgroup_pool_list(mem, pids, 4), 1);
+	assert_string_equal(mem[0], first);
+	/* raised */
+	expect_exit(run_mem(ATTACK("echo_stdin"), 300), 0, "");
+	assert_int_equal(sbx_cgroup_pool_list(mem, pids, 4), 1);
+	assert_string_equal(mem[0], first);
+	read_cg(mem[0], "memory.limit_in_bytes", buf, sizeof(buf));
+	assert_string_equal(buf, "314572800\n");
+	read_cg(pids[0], "pids.max", buf, sizeof(buf));
+	assert_string_equal(buf, "1\n");
+	/* lowered: the limit holds again in the reused folder */
+	r = run_mem(ATTACK("memory_bomb"), 16);
+	assert_int_equal(r->reason, TG_REASON_MEMORY);
+	assert_true(r->max_rss_kb < 32 * 1024);
+	tg_run_result_free(r);
+	/* the pids limit of a reused folder (1 -> 4), without the filter */
+	r = run_attack(SBX_TEST_NO_SECCOMP, 4, "fork_bomb", NULL);
+	assert_int_equal(r->reason, TG_REASON_EXITED);
+	assert_non_null(strstr(r->out, "forked=3\n"));
+	tg_run_result_free(r);
+	assert_true(sbx_cgroup_pool_list(mem, pids, 4) >= 1);
+	read_cg(pids[0], "pids.current", buf, sizeof(buf));
+	assert_string_equal(buf, "0\n");
+}
+
+/* A process that ran sandboxes and exits normally leaves no folder of its
+ * own (tg-<pid>-<n>); the slots stay, see sandbox_cgroup_slots. */
+static void sandbox_cgroup_pool_exit(void **state)
+{
+	char why[200], cmd[300];
+	pid_t pid;
+	int st;
+
+	(void)state;
+	if (!tg_sandbox_cgroups(why, sizeof(why))) {
+		skip();
+		return;
+	}
+	pid = fork();
+	if (pid == 0) {
+		tg_run_result *r = NULL;
+		tg_sandbox_opts o;
+		memset(&o, 0, sizeof(o));
+		o.program = ATTACK("echo_stdin");
+		if (sbx_run_with(&r, &o, 0) < 0 || r->reason != TG_REASON_EXITED)
+			_exit(3);
+		tg_run_result_free(r);
+		if (sbx_run_with(&r, &o, 0) < 0 || r->reason != TG_REASON_EXITED)
+			_exit(3);
+		tg_run_result_free(r);
+		exit(0);
+	}
+	assert_true(pid > 0);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	snprintf(cmd, sizeof(cmd),
+		 "find /sys/fs/cgroup/memory /sys/fs/cgroup/pids /sys/fs/cgroup/unified "
+		 "-maxdepth 4 -name 'tg-%d-*' 2>/dev/null | grep -q .", (int)pid);
+	assert_int_not_equal(system(cmd), 0);
+}
+
+/* One run in a child process; returns the slot (memory folder) it kept, or
+ * "" when it ran in a pair of its own. With hold_kill, the child runs
+ * sleep_forever and is SIGKILLed mid-run instead. */
+static void slot_of_child(char *slot, size_t n, int hold_kill)
+{
+	int p[2], st;
+	pid_t pid;
+	ssize_t k;
+
+	assert_int_equal(pipe(p), 0);
+	pid = fork();
+	if (pid == 0) {
+		char mem[4][512], pids[4][512];
+		tg_run_result *r = NULL;
+		tg_sandbox_opts o;
+		close(p[0]);
+		memset(&o, 0, sizeof(o));
+		o.program = hold_kill ? ATTACK("sleep_forever") : ATTACK("echo_stdin");
+		o.timeout_ms = 60000;
+		if (hold_kill) {
+			/* say "running" once the run's cgroup is set up */
+			struct sbx_cgroup cg;
+			if (sbx_cgroup_create(&cg, 64ull << 20, 1) < 0)
+				_exit(3);
+			(void)!write(p[1], cg.mem, strlen(cg.mem));
+			close(p[1]);
+			pause();
+			_exit(0);
+		}
+		if (sbx_run_with(&r, &o, 0) < 0 || r->reason != TG_REASON_EXITED)
+			_exit(3);
+		tg_run_result_free(r);
+		if (sbx_cgroup_pool_list(mem, pids, 4) == 1)
+			(void)!write(p[1], mem[0], strlen(mem[0]));
+		_exit(0);
+	}
+	assert_true(pid > 0);
+	close(p[1]);
+	k = read(p[0], slot, n - 1);
+	assert_true(k >= 0);
+	slot[k] = '\0';
+	close(p[0]);
+	if (hold_kill)
+		assert_int_equal(kill(pid, SIGKILL), 0);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	if (!hold_kill)
+		assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+
+/* v1 slots outlive the process that used them, belong to one process at a
+ * time (flock), and are free again when their process exits or is killed. */
+static void sandbox_cgroup_slots(void **state)
+{
+	char why[200], a[512], b[512], c[512], buf[256];
+	int fd;
+
+	(void)state;
+	if (!tg_sandbox_cgroups(why, sizeof(why)) || !strstr(why, "v1")) {
+		skip();
+		return;
+	}
+	sbx_cgroup_pool_drain();
+	slot_of_child(a, sizeof(a), 0);
+	assert_non_null(strstr(a, "/tg-slot-"));
+	/* still there after the process exited, empty, and free */
+	read_cg(a, "tasks", buf, sizeof(buf));
+	assert_string_equal(buf, "");
+	fd = open(a, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(flock(fd, LOCK_EX | LOCK_NB), 0);
+	/* while we hold it, another process gets another slot */
+	slot_of_child(b, sizeof(b), 0);
+	assert_non_null(strstr(b, "/tg-slot-"));
+	assert_string_not_equal(a, b);
+	close(fd);
+	/* a process killed while it holds a slot leaves it free */
+	slot_of_child(c, sizeof(c), 1);
+	assert_non_null(strstr(c, "/tg-slot-"));
+	fd = open(c, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(flock(fd, LOCK_EX | LOCK_NB), 0);
+	close(fd);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(sandbox_cgroup_pool),
+		cmocka_unit_test(sandbox_cgroup_pool_exit),
+		cmocka_unit_test(sandbox_cgroup_slots),
+		cmocka_unit_test(sandbox_cgroups_cleaned),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
