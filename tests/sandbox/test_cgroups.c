@@ -8,6 +8,7 @@
 #include "sandbox/internal.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -230,13 +231,154 @@ static void sandbox_cgroup_slots(void **state)
 	close(fd);
 }
 
-int main(void)
+/* Our own folder in a v1 hierarchy ("memory" or "pids"), from /proc/self/cgroup. */
+static int own_v1(const char *ctrl, char *out, size_t n)
+{
+	FILE *f = fopen("/proc/self/cgroup", "re");
+	char line[1024];
+	int found = 0;
+
+	if (!f)
+		return -1;
+	while (!found && fgets(line, sizeof(line), f)) {
+		char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+		if (!c2)
+			continue;
+		*c2 = '\0';
+		c2[strcspn(c2 + 1, "\n") + 1] = '\0';
+		if (strcmp(c1 + 1, ctrl) == 0) {
+			snprintf(out, n, "/sys/fs/cgroup/%s%s", ctrl, strcmp(c2 + 1, "/") == 0 ? "" : c2 + 1);
+			found = 1;
+		}
+	}
+	fclose(f);
+	return found ? 0 : -1;
+}
+
+static int write_str(const char *dir, const char *file, const char *v)
+{
+	char path[1200];
+	int fd, ok;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ok = write(fd, v, strlen(v)) == (ssize_t)strlen(v);
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+/* One run in a new process; its exit status: 0 when the run ended as
+ * expected and kept the slot named want (or any slot, want empty). */
+static int run_in_child(const char *prog, uint32_t memory_mb, tg_reason reason, const char *want)
+{
+	pid_t pid = fork();
+	int st;
+
+	if (pid == 0) {
+		char mem[4][512], pids[4][512];
+		tg_run_result *r = NULL;
+		tg_sandbox_opts o;
+		memset(&o, 0, sizeof(o));
+		o.program = prog;
+		o.memory_mb = memory_mb;
+		o.timeout_ms = 10000;
+		if (sbx_run_with(&r, &o, 0) < 0)
+			_exit(10);
+		if (r->reason != reason)
+			_exit(11);
+		if (reason == TG_REASON_MEMORY && r->max_rss_kb >= 32 * 1024)
+			_exit(12);
+		if (sbx_cgroup_pool_list(mem, pids, 4) != 1 || !strstr(mem[0], "/tg-slot-0"))
+			_exit(13);
+		if (want[0] && strcmp(mem[0], want) != 0)
+			_exit(14);
+		_exit(0);
+	}
+	if (pid < 0 || waitpid(pid, &st, 0) != pid)
+		return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 100 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+}
+
+/* The scenario of sandbox_cgroup_slot_limits_other_process, in a fresh
+ * process (exec'd: the cgroup paths are looked up once per process, and a
+ * fork would keep the test process's). Returns 0 when it went as expected. */
+static int slot_limits_scenario(void)
+{
+	char mem[600], pids[600], tm[700], tp[700], slot[760], path[800], lim[64];
+	int rc, fd;
+	ssize_t k = -1;
+
+	if (own_v1("memory", mem, sizeof(mem)) < 0 || own_v1("pids", pids, sizeof(pids)) < 0)
+		return 19;
+	snprintf(tm, sizeof(tm), "%s/tg-test-%d", mem, (int)getpid());
+	snprintf(tp, sizeof(tp), "%s/tg-test-%d", pids, (int)getpid());
+	if (mkdir(tm, 0755) < 0 || mkdir(tp, 0755) < 0 || write_str(tm, "cgroup.procs", "0") < 0 ||
+	    write_str(tp, "cgroup.procs", "0") < 0)
+		return 20;
+	snprintf(slot, sizeof(slot), "%s/tg-slot-0", tm);
+	rc = run_in_child(ATTACK("echo_stdin"), 300, TG_REASON_EXITED, slot);
+	if (rc == 0) { /* the slot kept the first process's limit */
+		snprintf(path, sizeof(path), "%s/memory.limit_in_bytes", slot);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			k = read(fd, lim, sizeof(lim) - 1);
+			close(fd);
+		}
+		lim[k > 0 ? k : 0] = '\0';
+		if (strcmp(lim, "314572800\n") != 0)
+			rc = 30;
+	}
+	if (rc == 0)
+		rc = run_in_child(ATTACK("memory_bomb"), 16, TG_REASON_MEMORY, slot);
+	/* clean up: the slots, back to our own folders, the test folders */
+	rmdir(slot);
+	snprintf(slot, sizeof(slot), "%s/tg-slot-0", tp);
+	rmdir(slot);
+	write_str(mem, "cgroup.procs", "0");
+	write_str(pids, "cgroup.procs", "0");
+	rmdir(tm);
+	rmdir(tp);
+	return rc;
+}
+
+/* A slot another process left at 300 MB: the next process reads its
+ * limits and lowers them in the right order, so a 16 MB run is held at
+ * 16 MB. Done under a private parent cgroup, so that no other process of
+ * the test run can take the slot in between. */
+static void sandbox_cgroup_slot_limits_other_process(void **state)
+{
+	char why[200];
+	pid_t pid;
+	int st;
+
+	(void)state;
+	if (!tg_sandbox_cgroups(why, sizeof(why)) || !strstr(why, "v1")) {
+		skip();
+		return;
+	}
+	pid = fork();
+	if (pid == 0) {
+		execl("/proc/self/exe", "test_cgroups", "--slot-limits", (char *)NULL);
+		_exit(127);
+	}
+	assert_true(pid > 0);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+}
+
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(sandbox_cgroup_pool),
 		cmocka_unit_test(sandbox_cgroup_pool_exit),
 		cmocka_unit_test(sandbox_cgroup_slots),
+		cmocka_unit_test(sandbox_cgroup_slot_limits_other_process),
 		cmocka_unit_test(sandbox_cgroups_cleaned),
 	};
+	if (argc == 2 && strcmp(argv[1], "--slot-limits") == 0)
+		return slot_limits_scenario();
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
