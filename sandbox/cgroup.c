@@ -201,10 +201,10 @@ static void pids_value(char *buf, size_t n, uint32_t max_pids)
 		snprintf(buf, n, "%u", max_pids);
 }
 
-static int mk(char *out, size_t n, const char *mnt, const char *own, unsigned id)
+/* A run's own folder "tg-<pid>-<id>" under root (our folder in a hierarchy). */
+static int mk(char *out, size_t n, const char *root, unsigned id)
 {
-	int k = snprintf(out, n, "%s%s/tg-%d-%u", mnt, strcmp(own, "/") == 0 ? "" : own,
-			 (int)getpid(), id);
+	int k = snprintf(out, n, "%s/tg-%d-%u", root, (int)getpid(), id);
 	if (k < 0 || (size_t)k >= n)
 		return -ENAMETOOLONG;
 	if (mkdir(out, 0755) < 0)
@@ -333,19 +333,36 @@ static int lookup(int which, char *mnt, char *own)
 	return 0;
 }
 
+/* Our own folder in hierarchy `which` (0: v2, 1: v1 memory, 2: v1 pids). */
+static int own_dir(char *out, size_t n, int which)
+{
+	char mnt[512], own[512];
+
+	if (lookup(which, mnt, own) < 0)
+		return -1;
+	snprintf(out, n, "%s%s", mnt, strcmp(own, "/") == 0 ? "" : own);
+	return 0;
+}
+
+/* A cgroup handle with nothing in it. */
+static void cg_reset(struct sbx_cgroup *cg)
+{
+	memset(cg, 0, sizeof(*cg));
+	cg->v2fd = cg->slot_fd = -1;
+}
+
 static int try_v2(struct sbx_cgroup *cg, uint64_t mem_bytes, uint32_t max_pids, unsigned id)
 {
-	char mnt[512], own[512], buf[256];
+	char root[1100], buf[256];
 	int e;
 
 	/* The controllers enabled for our children are checked once per
 	 * process (with the mounts): re-reading subtree_control cost an
 	 * open+read+close on every run. */
-	if (lookup(0, mnt, own) < 0 || !where_get()->v2_ctrl)
+	if (!where_get()->v2_ctrl || own_dir(root, sizeof(root), 0) < 0)
 		return -1;
-	snprintf(sweep_dirs[0], sizeof(sweep_dirs[0]), "%s%s", mnt,
-		 strcmp(own, "/") == 0 ? "" : own);
-	if (mk(cg->mem, sizeof(cg->mem), mnt, own, id) < 0)
+	snprintf(sweep_dirs[0], sizeof(sweep_dirs[0]), "%s", root);
+	if (mk(cg->mem, sizeof(cg->mem), root, id) < 0)
 		return -1;
 	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)mem_bytes);
 	e = write_file(cg->mem, "memory.max", buf);
@@ -561,8 +578,7 @@ void sbx_cgroup_release(struct sbx_cgroup *cg, int empty)
 		pthread_mutex_unlock(&pool_lock);
 	}
 	if (kept) {
-		memset(cg, 0, sizeof(*cg));
-		cg->v2fd = cg->slot_fd = -1;
+		cg_reset(cg);
 		return;
 	}
 	/* Not verifiably empty (the next owner checks pids.current), or
@@ -653,45 +669,39 @@ none:
 
 static int try_v1(struct sbx_cgroup *cg, uint64_t mem_bytes, uint32_t max_pids, unsigned id)
 {
-	char mnt[512], own[512], memroot[1100], pidsroot[1100];
-	int e;
+	char memroot[1100], pidsroot[1100];
+	int e, has_pids;
 
-	if (lookup(1, mnt, own) < 0)
+	if (own_dir(memroot, sizeof(memroot), 1) < 0)
 		return -1;
-	snprintf(memroot, sizeof(memroot), "%s%s", mnt, strcmp(own, "/") == 0 ? "" : own);
 	snprintf(sweep_dirs[1], sizeof(sweep_dirs[1]), "%s", memroot);
-	pidsroot[0] = '\0';
-	if (lookup(2, mnt, own) == 0) {
-		snprintf(pidsroot, sizeof(pidsroot), "%s%s", mnt, strcmp(own, "/") == 0 ? "" : own);
+	has_pids = own_dir(pidsroot, sizeof(pidsroot), 2) == 0;
+	if (has_pids)
 		snprintf(sweep_dirs[2], sizeof(sweep_dirs[2]), "%s", pidsroot);
-	}
 	while (pool_take(cg)) {
 		if (slot_check(cg) == 0 && v1_limits(cg, mem_bytes, max_pids) == 0)
 			goto ready;
 		/* e.g. usage above a lower limit: give it up, try the next */
 		slot_unlock(cg);
-		memset(cg, 0, sizeof(*cg));
-		cg->v2fd = cg->slot_fd = -1;
+		cg_reset(cg);
 	}
-	if (pidsroot[0] && slot_claim(cg, memroot, pidsroot, mem_bytes, max_pids) == 0)
+	if (has_pids && slot_claim(cg, memroot, pidsroot, mem_bytes, max_pids) == 0)
 		goto ready;
 
 	/* every slot taken (or none can be made): a pair of our own */
-	if (lookup(1, mnt, own) < 0)
-		return -1;
 	cg->mem_limit = cg->memsw_limit = UINT64_MAX; /* fresh: unlimited */
 	cg->memsw = 1;
 	cg->pids_known = 0;
 	cg->oom_base = 0;
-	e = mk(cg->mem, sizeof(cg->mem), mnt, own, id);
+	e = mk(cg->mem, sizeof(cg->mem), memroot, id);
 	if (e < 0) {
 		snprintf(cg->why, sizeof(cg->why), "cannot create a v1 memory cgroup: %s",
 			 strerror(-e));
 		cg->mem[0] = '\0';
 		return -1;
 	}
-	if (lookup(2, mnt, own) == 0) {
-		e = mk(cg->pids, sizeof(cg->pids), mnt, own, id);
+	if (has_pids) {
+		e = mk(cg->pids, sizeof(cg->pids), pidsroot, id);
 		if (e < 0)
 			snprintf(cg->why, sizeof(cg->why), "v1 pids cgroup: %s", strerror(-e));
 	} else {
@@ -718,13 +728,11 @@ int sbx_cgroup_create(struct sbx_cgroup *cg, uint64_t mem_bytes, uint32_t max_pi
 {
 	unsigned id = atomic_fetch_add(&counter, 1);
 
-	memset(cg, 0, sizeof(*cg));
-	cg->v2fd = cg->slot_fd = -1;
+	cg_reset(cg);
 	if (try_v2(cg, mem_bytes, max_pids, id) == 0 || try_v1(cg, mem_bytes, max_pids, id) == 0)
 		return 0;
 	if (where_reread()) { /* the usual places were wrong: the mount table */
-		memset(cg, 0, sizeof(*cg));
-		cg->v2fd = cg->slot_fd = -1;
+		cg_reset(cg);
 		if (try_v2(cg, mem_bytes, max_pids, id) == 0 ||
 		    try_v1(cg, mem_bytes, max_pids, id) == 0)
 			return 0;

@@ -1,13 +1,13 @@
 /*
  * sandbox/run.c: the supervisor of one sandboxed execution (sbx_execute).
  *
- * Two threads per run. A tracer thread, started first, makes the run's
- * network namespace (unshare() of its own; creating one costs ~250 us of
- * CPU, spent while the calling thread sets up cgroups and pipes) and then
+ * Two threads per run. A tracer thread, started first, enters the run's
+ * fresh network namespace (netns.c: a spare made ahead, or its own
+ * unshare(), ~250 us of CPU spent while the calling thread sets up cgroups
+ * and pipes; without CAP_SYS_ADMIN clone3 makes it instead) and then
  * clone3()s the child into it and into fresh user/pid/mount/ipc/uts/cgroup
- * namespaces (a fresh net namespace too, when the unshare was refused:
- * no CAP_SYS_ADMIN) (and straight into its v2
- * cgroup when there is one; v1 cgroups the child joins itself), maps
+ * namespaces, straight into its v2 cgroup when there is one (v1 cgroups
+ * the child joins itself), maps
  * uid/gid 65534, PTRACE_SEIZEs it (exit, clone and fork events: that is
  * how a seccomp kill is traced back to the denied syscall, since
  * KILL_PROCESS leaves nothing readable in /proc) and then reaps it. The calling thread captures stdout/stderr,
