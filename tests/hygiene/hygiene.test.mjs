@@ -48,8 +48,10 @@ const fdList = (pid) => readdirSync(`/proc/${pid}/fd`).map((fd) => {
 }).sort();
 const threadCount = (pid) => readdirSync(`/proc/${pid}/task`).length;
 // serve keeps one fresh net namespace made ahead for its next run (a new one
-// after every run: tg_sandbox_prepare), so its identity is left out.
-const fdListStable = (pid) => fdList(pid).map((l) => l.replace(/ -> net:\[\d+\]$/, ' -> net:[spare]'));
+// after every run: tg_sandbox_prepare) by a thread that runs while the run's
+// own descriptors close, so its identity and its descriptor number are left out.
+const fdListStable = (pid) => fdList(pid)
+  .map((l) => l.replace(/^\d+ -> net:\[\d+\]$/, '* -> net:[spare]')).sort();
 const spareFds = (pid) => fdList(pid).filter((l) => / -> net:\[/.test(l)).length;
 
 function processes() {
