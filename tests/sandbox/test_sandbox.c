@@ -192,6 +192,33 @@ static unsigned long wait_spare(void)
 	return 0;
 }
 
+/* A descriptor of our own that keeps the net namespace `ino` alive (its
+ * inode number cannot be handed out again while we hold it): a second
+ * open of the spare's descriptor, found in /proc/self/fd. */
+static int hold_net(unsigned long ino)
+{
+	char want[64], link[64], path[300];
+	struct dirent *e;
+	DIR *d = opendir("/proc/self/fd");
+	int fd = -1;
+	ssize_t n;
+
+	assert_non_null(d);
+	snprintf(want, sizeof(want), "net:[%lu]", ino);
+	while (fd < 0 && (e = readdir(d)) != NULL) {
+		snprintf(path, sizeof(path), "/proc/self/fd/%s", e->d_name);
+		n = readlink(path, link, sizeof(link) - 1);
+		if (n <= 0)
+			continue;
+		link[n] = '\0';
+		if (strcmp(link, want) == 0)
+			fd = open(path, O_RDONLY | O_CLOEXEC);
+	}
+	closedir(d);
+	assert_true(fd >= 0);
+	return fd;
+}
+
 /* tg_sandbox_prepare (the MCP server): each run takes the spare made
  * ahead, a different one each time, and the network is as closed as with
  * one made on the spot (the same attacks, seccomp off). */
@@ -200,7 +227,7 @@ static void sandbox_net_prepared(void **state)
 	struct sockaddr_in a;
 	char port[16], name[64];
 	unsigned long n1, n2;
-	int s, u;
+	int s, u, h1;
 
 	(void)state;
 	if (geteuid() != 0) {
@@ -214,6 +241,7 @@ static void sandbox_net_prepared(void **state)
 	tg_sandbox_prepare(1);
 	n1 = wait_spare();
 	assert_true(n1 != 0);
+	h1 = hold_net(n1); /* so that the next spare cannot get its number */
 	expect_exit(run_attack(SBX_TEST_NO_SECCOMP, 0, "net_tcp", port, NULL), 0,
 		    "socket: ok\nconnect: ENETUNREACH\n");
 	assert_true(sbx_net_last_ino() == n1);
@@ -224,6 +252,7 @@ static void sandbox_net_prepared(void **state)
 	assert_true(sbx_net_last_ino() == n2);
 	assert_nothing_received(s, 1);
 	assert_nothing_received(u, 1);
+	close(h1);
 	tg_sandbox_prepare(0);
 	assert_true(sbx_net_spare_ino() == 0);
 	/* without a spare, runs make their own again */
