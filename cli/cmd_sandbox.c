@@ -7,7 +7,8 @@
  *
  * Exit status: the program's own exit status when it exited by itself;
  * 1 when it was killed (timeout, memory, output limit, seccomp, a signal...),
- * with "toolgate: sandbox: killed: <reason> [syscall]" on stderr; 2 for bad
+ * with "toolgate: sandbox: killed: <reason> [syscall | signal name]" on
+ * stderr (e.g. "killed: signaled SIGSEGV"); 2 for bad
  * flags or a PROG that cannot be run (missing, not an ELF file, exec
  * refused); 3 when the sandbox itself cannot be set up. With --json the
  * DESIGN.md document is printed and the same statuses apply.
@@ -139,9 +140,19 @@ int cmd_sandbox(tg_cli *cli, int argc, char **argv)
 	if (!res->cgroups)
 		fprintf(stderr, "toolgate: sandbox: note: no cgroups here (not root or no "
 				"controllers): memory and process limits were rlimits only\n");
-	if (res->reason != TG_REASON_EXITED && res->reason != TG_REASON_SETUP)
+	if (!res->landlock)
+		fprintf(stderr, "toolgate: sandbox: note: no Landlock in this kernel: device nodes "
+				"such as /dev/null were writable\n");
+	if (!res->timens)
+		fprintf(stderr, "toolgate: sandbox: note: no time namespaces in this kernel: the "
+				"monotonic and boot clocks showed the host's uptime\n");
+	if (res->reason != TG_REASON_EXITED && res->reason != TG_REASON_SETUP) {
+		const char *detail = res->syscall[0] ? res->syscall : NULL;
+		if (res->reason == TG_REASON_SIGNALED)
+			detail = tg_signal_name(res->signal);
 		fprintf(stderr, "toolgate: sandbox: killed: %s%s%s\n", tg_reason_name(res->reason),
-			res->syscall[0] ? " " : "", res->syscall);
+			detail ? " " : "", detail ? detail : "");
+	}
 	tg_run_result_free(res);
 	return status;
 }

@@ -9,9 +9,10 @@
  * bind sources with open_tree(); switch to uid/gid 65534 (caps kept by a
  * locked securebit); a tmpfs root with the binds, a minimal /dev, a capped
  * /tmp; pivot_root and detach the old root; root remounted read-only;
- * hostname; rlimits; bounding set, ambient and all capabilities dropped,
- * securebits locked, no_new_privs; the seccomp filter; execve with an empty
- * environment. Any failure is reported on the sync socket and ends the
+ * a time namespace for what it executes (tool runs); hostname; rlimits;
+ * bounding set, ambient and all capabilities dropped, securebits locked,
+ * no_new_privs; Landlock (tool runs: writes only beneath /tmp and writable
+ * binds); the seccomp filter; execve with an empty environment. Any failure is reported on the sync socket and ends the
  * child before the program ever runs.
  */
 #include "sandbox/internal.h"
@@ -20,6 +21,7 @@
 #include <fcntl.h>
 #include <linux/capability.h>
 #include <linux/close_range.h>
+#include <linux/landlock.h>
 #include <linux/mount.h>
 #include <linux/securebits.h>
 #include <poll.h>
@@ -138,6 +140,71 @@ static void send_fd(int fd)
 	CHECK(sendmsg(sync_fd, &mh, MSG_NOSIGNAL), "sending the /tmp fd");
 }
 
+#ifndef LANDLOCK_ACCESS_FS_TRUNCATE
+#define LANDLOCK_ACCESS_FS_TRUNCATE (1ULL << 14)
+#endif
+#ifndef LANDLOCK_ACCESS_FS_IOCTL_DEV
+#define LANDLOCK_ACCESS_FS_IOCTL_DEV (1ULL << 15)
+#endif
+
+/* Landlock: every kind of write (and device ioctl) is refused outside /tmp
+ * and the writable binds, whatever the mount flags say: a read-only
+ * mount does not stop writing to a device node such as /dev/null. */
+static void confine_writes(const struct sbx_spec *s, int abi)
+{
+	struct { uint64_t handled_access_fs; } attr;
+	struct landlock_path_beneath_attr pb;
+	uint64_t w = LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_REMOVE_DIR |
+		     LANDLOCK_ACCESS_FS_REMOVE_FILE | LANDLOCK_ACCESS_FS_MAKE_CHAR |
+		     LANDLOCK_ACCESS_FS_MAKE_DIR | LANDLOCK_ACCESS_FS_MAKE_REG |
+		     LANDLOCK_ACCESS_FS_MAKE_SOCK | LANDLOCK_ACCESS_FS_MAKE_FIFO |
+		     LANDLOCK_ACCESS_FS_MAKE_BLOCK | LANDLOCK_ACCESS_FS_MAKE_SYM;
+	int rs, fd;
+	size_t k;
+
+	if (abi >= 2)
+		w |= LANDLOCK_ACCESS_FS_REFER;
+	if (abi >= 3)
+		w |= LANDLOCK_ACCESS_FS_TRUNCATE;
+	if (abi >= 5)
+		w |= LANDLOCK_ACCESS_FS_IOCTL_DEV;
+	attr.handled_access_fs = w;
+	rs = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0);
+	CHECK(rs, "landlock_create_ruleset");
+	for (k = 0; k <= s->nbinds; k++) {
+		const char *dir = k == s->nbinds ? "/tmp" : s->binds[k].dst;
+		if (k < s->nbinds && !(s->binds[k].flags & SBX_BIND_RW))
+			continue;
+		fd = open(dir, O_PATH | O_CLOEXEC);
+		CHECK(fd, "opening a writable folder for Landlock");
+		memset(&pb, 0, sizeof(pb));
+		pb.allowed_access = w & ~LANDLOCK_ACCESS_FS_IOCTL_DEV;
+		if (k < s->nbinds && !s->binds[k].is_dir) /* a file: file rights only */
+			pb.allowed_access &= LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_TRUNCATE;
+		pb.parent_fd = fd;
+		CHECK(syscall(SYS_landlock_add_rule, rs, LANDLOCK_RULE_PATH_BENEATH, &pb, 0),
+		      "landlock_add_rule");
+		close(fd);
+	}
+	CHECK(syscall(SYS_landlock_restrict_self, rs, 0), "landlock_restrict_self");
+	close(rs);
+}
+
+/* A time namespace for what we execute: its monotonic and boot clocks
+ * start near 0 (offsets computed by the supervisor just before clone). */
+static void own_clocks(const char *offsets)
+{
+	size_t n = strlen(offsets);
+	int fd;
+
+	CHECK(unshare(CLONE_NEWTIME), "unshare(CLONE_NEWTIME)");
+	fd = open("/proc/self/timens_offsets", O_WRONLY | O_CLOEXEC);
+	CHECK(fd, "opening timens_offsets");
+	if (write(fd, offsets, n) != (ssize_t)n)
+		fail(SBX_MSG_ERROR, errno, "writing timens_offsets");
+	close(fd);
+}
+
 static void drop_privileges(void)
 {
 	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
@@ -216,6 +283,11 @@ void sbx_child_main(const struct sbx_child_args *a)
 		CHECK(tree[k], "open_tree of a bind source");
 	}
 	CHECK(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), "making mounts private");
+
+	/* Before the id change: it makes us non-dumpable, and our /proc files
+	 * then belong to root. */
+	if (a->timens_offsets[0])
+		own_clocks(a->timens_offsets);
 
 	/* Become 65534 (capabilities stay: SECBIT_NO_SETUID_FIXUP). */
 	CHECK(prctl(PR_SET_SECUREBITS, SECBIT_NO_SETUID_FIXUP, 0, 0, 0), "securebits");
@@ -297,6 +369,8 @@ void sbx_child_main(const struct sbx_child_args *a)
 	CHECK(chdir("/tmp"), "chdir /tmp");
 
 	drop_privileges();
+	if (a->landlock_abi > 0)
+		confine_writes(s, a->landlock_abi);
 	if (a->filter)
 		CHECK(syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, a->filter),
 		      "loading the seccomp filter");

@@ -56,7 +56,7 @@ static const char *const allow_plain[] = {
 	"getpid", "gettid", "getppid", "getuid", "geteuid", "getgid", "getegid",
 	"getresuid", "getresgid", "getgroups", "getpgrp", "getpgid", "getsid",
 	"clock_gettime", "clock_getres", "clock_nanosleep", "nanosleep", "gettimeofday",
-	"time", "uname", "times", "getrlimit", "sysinfo",
+	"time", "getrlimit",
 	"kill", "tgkill", "tkill", "execve", "wait4", "waitid",
 	"epoll_create1", "epoll_ctl", "epoll_wait", "epoll_pwait", "eventfd2",
 };
@@ -65,7 +65,7 @@ static const char *const allow_plain[] = {
 static const char *const allow_build[] = {
 	"vfork", "getrusage", "setrlimit", "statfs", "fstatfs", "utimensat", "fchown",
 	"chown", "lchown", "link", "linkat", "symlink", "symlinkat", "fallocate",
-	"sched_getaffinity", "prlimit64",
+	"sched_getaffinity", "prlimit64", "uname", "sysinfo", "times",
 };
 
 static int rule(scmp_filter_ctx c, uint32_t action, const char *name, unsigned n,
@@ -104,8 +104,14 @@ static int add_common(scmp_filter_ctx c, int profile)
 		for (i = 0; i < TG_ARRAY_SIZE(allow_build) && r == 0; i++)
 			r = RULE0(c, SCMP_ACT_ALLOW, allow_build[i]);
 	}
-	/* mmap/mprotect: never writable and executable at once. */
-	for (i = 0; i < 3 && r == 0; i++) {
+	/* mmap/mprotect: a static tool (RUN) never maps anything executable
+	 * after exec (the kernel mapped its code); ld.so (RUN_DYNAMIC) and the
+	 * compiler may map read+exec, never writable and executable at once. */
+	for (i = 0; profile == SBX_PROFILE_RUN && i < 2 && r == 0; i++) {
+		const char *name = i == 0 ? "mmap" : "mprotect";
+		r = RULEN(c, SCMP_ACT_ALLOW, name, SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, 0));
+	}
+	for (i = 0; profile != SBX_PROFILE_RUN && i < 3 && r == 0; i++) {
 		uint64_t v = i == 0 ? 0 : i == 1 ? PROT_WRITE : PROT_EXEC;
 		r = RULEN(c, SCMP_ACT_ALLOW, "mmap", SCMP_A2(SCMP_CMP_MASKED_EQ, wx, v));
 		if (r == 0)
@@ -132,7 +138,19 @@ static int add_common(scmp_filter_ctx c, int profile)
 	if (r == 0)
 		r = RULEN(c, SCMP_ACT_ALLOW, "getrandom",
 			  SCMP_A2(SCMP_CMP_MASKED_EQ, ~(uint64_t)1 /* GRND_NONBLOCK */, 0));
-	if (profile == SBX_PROFILE_RUN) {
+	if (profile != SBX_PROFILE_BUILD) {
+		/* Host facts: uname and sysinfo are answered by the supervisor
+		 * with the sandbox's own values (SECCOMP_RET_TRACE; ENOSYS when
+		 * nothing traces the run); the CPU set and times() (ticks since
+		 * the host booted) fail cleanly. */
+		if (r == 0)
+			r = RULE0(c, SCMP_ACT_TRACE(SBX_TRACE_UNAME), "uname");
+		if (r == 0)
+			r = RULE0(c, SCMP_ACT_TRACE(SBX_TRACE_SYSINFO), "sysinfo");
+		if (r == 0)
+			r = RULE0(c, SCMP_ACT_ERRNO(ENOSYS), "sched_getaffinity");
+		if (r == 0)
+			r = RULE0(c, SCMP_ACT_ERRNO(ENOSYS), "times");
 		if (r == 0)
 			r = RULEN(c, SCMP_ACT_ALLOW, "prlimit64", SCMP_A0(SCMP_CMP_EQ, 0),
 				  SCMP_A2(SCMP_CMP_EQ, 0));
@@ -140,8 +158,6 @@ static int add_common(scmp_filter_ctx c, int profile)
 			r = RULEN(c, SCMP_ACT_ALLOW, "getrusage", SCMP_A0(SCMP_CMP_EQ, RUSAGE_SELF));
 		if (r == 0)
 			r = RULEN(c, SCMP_ACT_ALLOW, "getrusage", SCMP_A0(SCMP_CMP_EQ, 1 /* THREAD */));
-		if (r == 0)
-			r = RULEN(c, SCMP_ACT_ALLOW, "sched_getaffinity", SCMP_A0(SCMP_CMP_EQ, 0));
 		/* clone: threads only, the exact glibc flag set; fork-like calls fail. */
 		if (r == 0)
 			r = RULEN(c, SCMP_ACT_ALLOW, "clone",

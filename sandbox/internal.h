@@ -18,6 +18,8 @@
 enum sbx_profile {
 	SBX_PROFILE_RUN = 0,   /* a tool: no fork, threads only, no sockets */
 	SBX_PROFILE_BUILD = 1, /* the compiler: fork/exec of cc1, as, ld */
+	SBX_PROFILE_RUN_DYNAMIC = 2, /* a dynamic program (sandbox exec): RUN
+				      * plus read+exec file mappings for ld.so */
 	SBX_PROFILE_COUNT
 };
 
@@ -92,6 +94,9 @@ void sbx_build_test_no_static_pie(int on);
 /* tg_sandbox_run with test switches (SBX_TEST_*). */
 int sbx_run_with(tg_run_result **out, const tg_sandbox_opts *o, unsigned test_flags);
 
+/* SECCOMP_RET_TRACE data of the calls the tracer answers itself. */
+enum { SBX_TRACE_UNAME = 1, SBX_TRACE_SYSINFO = 2 };
+
 /* seccomp: the filter of a profile, compiled at build time. */
 int sbx_filter_get(const struct sock_fprog **out, int profile);
 /* Compile it now with libseccomp (the generator and the tests); the caller
@@ -156,7 +161,14 @@ struct sbx_child_args {
 	const char *cgroup_tasks[2];     /* v1: tasks files the child joins */
 	uint64_t as_bytes;               /* RLIMIT_AS */
 	char tmp_opts[96];               /* mount options of /tmp */
+	char timens_offsets[96];         /* for a fresh time namespace, or "" */
+	int landlock_abi;                /* > 0: writes only beneath /tmp and rw binds */
 };
+
+/* What this kernel offers (probed once): the Landlock ABI version (0:
+ * none) and time namespaces (1 when /proc/self/timens_offsets exists). */
+int sbx_landlock_abi(void);
+int sbx_timens_available(void);
 __attribute__((noreturn)) void sbx_child_main(const struct sbx_child_args *a);
 
 /* Messages on the sync socket (child -> supervisor). */

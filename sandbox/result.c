@@ -1,6 +1,7 @@
 /*
  * sandbox/result.c: the run result: reason names, freeing, and the JSON
- * shape of `sandbox exec --json` from DESIGN.md. Captured output is
+ * shape of `sandbox exec --json` from DESIGN.md (plus "signal_name"), and
+ * signal names. Captured output is
  * arbitrary bytes; invalid UTF-8 becomes U+FFFD so the JSON stays valid.
  */
 #include "sandbox/internal.h"
@@ -21,6 +22,32 @@ const char *tg_reason_name(tg_reason r)
 	case TG_REASON_SETUP: return "setup";
 	}
 	return "unknown";
+}
+
+const char *tg_signal_name(int sig)
+{
+	static const char *const names[32] = {
+		NULL, "SIGHUP", "SIGINT", "SIGQUIT", "SIGILL", "SIGTRAP", "SIGABRT", "SIGBUS",
+		"SIGFPE", "SIGKILL", "SIGUSR1", "SIGSEGV", "SIGUSR2", "SIGPIPE", "SIGALRM",
+		"SIGTERM", "SIGSTKFLT", "SIGCHLD", "SIGCONT", "SIGSTOP", "SIGTSTP", "SIGTTIN",
+		"SIGTTOU", "SIGURG", "SIGXCPU", "SIGXFSZ", "SIGVTALRM", "SIGPROF", "SIGWINCH",
+		"SIGIO", "SIGPWR", "SIGSYS",
+	};
+	static const char *const rt[] = {
+		"SIGRTMIN", "SIGRTMIN+1", "SIGRTMIN+2", "SIGRTMIN+3", "SIGRTMIN+4", "SIGRTMIN+5",
+		"SIGRTMIN+6", "SIGRTMIN+7", "SIGRTMIN+8", "SIGRTMIN+9", "SIGRTMIN+10",
+		"SIGRTMIN+11", "SIGRTMIN+12", "SIGRTMIN+13", "SIGRTMIN+14", "SIGRTMIN+15",
+		"SIGRTMAX-14", "SIGRTMAX-13", "SIGRTMAX-12", "SIGRTMAX-11", "SIGRTMAX-10",
+		"SIGRTMAX-9", "SIGRTMAX-8", "SIGRTMAX-7", "SIGRTMAX-6", "SIGRTMAX-5",
+		"SIGRTMAX-4", "SIGRTMAX-3", "SIGRTMAX-2", "SIGRTMAX-1", "SIGRTMAX",
+	};
+
+	if (sig > 0 && sig < 32)
+		return names[sig];
+	/* the kernel's real-time signals: 32..64 (glibc keeps 32 and 33) */
+	if (sig >= 34 && sig <= 64)
+		return rt[sig - 34];
+	return NULL;
 }
 
 void tg_run_result_free(tg_run_result *r)
@@ -93,6 +120,9 @@ int tg_run_result_to_json(json_t **out, const tg_run_result *r)
 	e |= json_object_set_new(o, "exit_code",
 				 r->reason == TG_REASON_EXITED ? json_integer(r->exit_code) : json_null());
 	e |= json_object_set_new(o, "signal", r->signal ? json_integer(r->signal) : json_null());
+	e |= json_object_set_new(o, "signal_name", tg_signal_name(r->signal)
+							   ? json_string(tg_signal_name(r->signal))
+							   : json_null());
 	e |= json_object_set_new(o, "reason", json_string(tg_reason_name(r->reason)));
 	e |= json_object_set_new(o, "syscall", r->syscall[0] ? json_string(r->syscall) : json_null());
 	e |= json_object_set_new(o, "stdout", json_bytes(r->out, r->out_len));

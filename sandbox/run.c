@@ -25,6 +25,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/ptrace.h>
@@ -33,8 +34,11 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <sys/sysinfo.h>
 #include <sys/user.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
+#include <time.h>
 
 #ifndef MFD_CLOEXEC
 #define MFD_CLOEXEC 0x0001U
@@ -84,6 +88,8 @@ struct run {
 	struct rusage ru;
 	struct sbx_msg msg;  /* setup error, if any */
 	int tmpfd;
+	int crash_sig;       /* a signal that would have killed a non-init process */
+	uint64_t t0;         /* when the run started (sysinfo's uptime) */
 	int sys_found;       /* 2: the filter says this call kills; 1: a guess */
 	uint32_t sys_arch;
 	uint64_t sys_nr;
@@ -196,6 +202,95 @@ static void inspect_kill(struct run *r, pid_t tid)
 	r->sys_nr = si.arch == SBX_AUDIT_ARCH_I386 ? (uint32_t)regs.orig_rax : regs.orig_rax;
 }
 
+/* Signals whose default action ends the process (term or core). */
+static int sig_default_fatal(int sig)
+{
+	switch (sig) {
+	case SIGCHLD: case SIGCONT: case SIGURG: case SIGWINCH:
+	case SIGSTOP: case SIGTSTP: case SIGTTIN: case SIGTTOU: case SIGKILL:
+		return 0;
+	default:
+		return sig > 0 && sig <= SIGRTMAX;
+	}
+}
+
+/* 1 when thread tid belongs to the init (thread group) and would die of
+ * sig: neither caught nor ignored. Read from /proc/<tid>/status. */
+static int sig_kills_init(pid_t tid, pid_t init, int sig)
+{
+	char path[64], buf[2048];
+	unsigned long long ign = 0, cgt = 0, bit = 1ULL << (sig - 1);
+	long tgid = -1;
+	const char *p;
+	ssize_t k;
+	int fd;
+
+	if (!sig_default_fatal(sig))
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	k = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (k <= 0)
+		return 0;
+	buf[k] = '\0';
+	if ((p = strstr(buf, "\nTgid:")))
+		tgid = strtol(p + 6, NULL, 10);
+	if ((p = strstr(buf, "\nSigIgn:")))
+		ign = strtoull(p + 8, NULL, 16);
+	if ((p = strstr(buf, "\nSigCgt:")))
+		cgt = strtoull(p + 8, NULL, 16);
+	return tgid == init && !(ign & bit) && !(cgt & bit);
+}
+
+/* A SECCOMP_RET_TRACE stop: answer uname or sysinfo with the sandbox's own
+ * values, written into the caller's buffer, and skip the real call. */
+static void answer_call(struct run *r, pid_t tid)
+{
+	struct user_regs_struct regs;
+	unsigned long which = 0;
+	struct utsname u;
+	struct sysinfo si;
+	struct iovec local, remote;
+	long ret = -ENOSYS;
+
+	if (ptrace(PTRACE_GETEVENTMSG, tid, 0, &which) < 0 ||
+	    ptrace(PTRACE_GETREGS, tid, 0, &regs) < 0)
+		return;
+	if (which == SBX_TRACE_UNAME) {
+		memset(&u, 0, sizeof(u));
+		snprintf(u.sysname, sizeof(u.sysname), "Linux");
+		snprintf(u.nodename, sizeof(u.nodename), "toolgate");
+		snprintf(u.release, sizeof(u.release), "0.0.0-toolgate");
+		snprintf(u.version, sizeof(u.version), "#1 toolgate");
+		snprintf(u.machine, sizeof(u.machine), "x86_64");
+		snprintf(u.domainname, sizeof(u.domainname), "toolgate");
+		local.iov_base = &u;
+		local.iov_len = sizeof(u);
+	} else if (which == SBX_TRACE_SYSINFO) {
+		memset(&si, 0, sizeof(si));
+		si.uptime = (long)((tg_now_ms() - r->t0) / 1000);
+		si.totalram = si.freeram = (unsigned long)r->spec->memory_mb << 20;
+		si.procs = 1;
+		si.mem_unit = 1;
+		local.iov_base = &si;
+		local.iov_len = sizeof(si);
+	} else {
+		local.iov_len = 0;
+	}
+	if (local.iov_len) {
+		remote.iov_base = (void *)(uintptr_t)regs.rdi;
+		remote.iov_len = local.iov_len;
+		ret = process_vm_writev(tid, &local, 1, &remote, 1, 0) == (ssize_t)local.iov_len
+			      ? 0 : -EFAULT;
+	}
+	regs.orig_rax = (unsigned long long)-1; /* skip the call */
+	regs.rax = (unsigned long long)ret;
+	(void)ptrace(PTRACE_SETREGS, tid, 0, &regs);
+}
+
 static void trace_loop(struct run *r)
 {
 	for (;;) {
@@ -216,8 +311,20 @@ static void trace_loop(struct run *r)
 				if (ptrace(PTRACE_GETEVENTMSG, w, 0, &msg) == 0 && WIFSIGNALED((int)msg) &&
 				    WTERMSIG((int)msg) == SIGSYS && r->sys_found < 2)
 					inspect_kill(r, w);
+			} else if (ev == PTRACE_EVENT_SECCOMP) {
+				answer_call(r, w);
 			} else if (ev == 0) {
 				sig = WSTOPSIG(st); /* signal-delivery stop: pass it on */
+				/* The init of a pid namespace ignores a fatal signal it
+				 * has no handler for, and under ptrace even a fault is
+				 * not forced on it: a crash would re-fault forever. End
+				 * it as it would end outside: now, by that signal. */
+				if (!r->crash_sig && sig_kills_init(w, r->pid, sig)) {
+					r->crash_sig = sig;
+					syscall(SYS_pidfd_send_signal, atomic_load(&r->pidfd), SIGKILL,
+						NULL, 0);
+					sig = 0;
+				}
 			}
 			ptrace(PTRACE_CONT, w, 0, sig);
 			continue;
@@ -314,7 +421,8 @@ static void *tracer_main(void *arg)
 	if (!(r->spec->test_flags & SBX_TEST_NO_PTRACE))
 		(void)ptrace(PTRACE_SEIZE, pid, 0,
 			     PTRACE_O_TRACEEXIT | PTRACE_O_EXITKILL | PTRACE_O_TRACECLONE |
-				     PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK);
+				     PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK |
+				     PTRACE_O_TRACESECCOMP);
 	c = SBX_MSG_GO;
 	if (send(r->sync_parent, &c, 1, MSG_NOSIGNAL) != 1) {
 		snprintf(r->tracer_err, sizeof(r->tracer_err), "the child went away");
@@ -405,7 +513,8 @@ static int finish_result(tg_run_result **out, struct run *r, tg_buf *ob, tg_buf 
 			 int killed_reason, uint64_t t0, uint32_t cpu_limit_s)
 {
 	tg_run_result *res = calloc(1, sizeof(*res));
-	int st = r->status;
+	/* a crash the tracer ended: as if that signal had killed it */
+	int st = r->crash_sig && killed_reason < 0 ? r->crash_sig : r->status;
 
 	if (!res)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
@@ -415,6 +524,8 @@ static int finish_result(tg_run_result **out, struct run *r, tg_buf *ob, tg_buf 
 		      (uint64_t)(r->ru.ru_utime.tv_usec + r->ru.ru_stime.tv_usec) / 1000;
 	res->max_rss_kb = (uint64_t)r->ru.ru_maxrss;
 	res->cgroups = r->cg.version != 0;
+	res->landlock = r->child.landlock_abi > 0;
+	res->timens = r->child.timens_offsets[0] != '\0';
 	if (WIFSIGNALED(st))
 		res->signal = WTERMSIG(st);
 	if (r->msg.type == SBX_MSG_EXEC) {
@@ -426,9 +537,9 @@ static int finish_result(tg_run_result **out, struct run *r, tg_buf *ob, tg_buf 
 			      strerror(r->msg.err));
 	} else if (killed_reason >= 0) {
 		res->reason = (tg_reason)killed_reason;
-	} else if (WIFSIGNALED(st) && WTERMSIG(st) == SIGSYS) {
+	} else if (WIFSIGNALED(st) && WTERMSIG(st) == SIGSYS && !r->crash_sig) {
 		res->reason = TG_REASON_SECCOMP;
-	} else if (sbx_cgroup_oom(&r->cg)) {
+	} else if (!r->crash_sig && sbx_cgroup_oom(&r->cg)) {
 		res->reason = TG_REASON_MEMORY;
 	} else if (WIFSIGNALED(st) && WTERMSIG(st) == SIGXFSZ) {
 		res->reason = TG_REASON_FILE_SIZE;
@@ -529,6 +640,19 @@ int sbx_execute(tg_run_result **out, const struct sbx_spec *s, int *tmpfd)
 		r.child.cgroup_tasks[1] = r.cg.tasks[1];
 	}
 	r.sync_parent = sp[0];
+	/* Tool runs: clocks that start near 0 (no host uptime or boot time)
+	 * and writes only beneath /tmp (no device node is writable). */
+	if (s->profile != SBX_PROFILE_BUILD && sbx_timens_available()) {
+		struct timespec mono, boot;
+		clock_gettime(CLOCK_MONOTONIC, &mono);
+		clock_gettime(CLOCK_BOOTTIME, &boot);
+		snprintf(r.child.timens_offsets, sizeof(r.child.timens_offsets),
+			 "monotonic %lld 0\nboottime %lld 0\n", -(long long)mono.tv_sec,
+			 -(long long)boot.tv_sec);
+	}
+	if (s->profile != SBX_PROFILE_BUILD)
+		r.child.landlock_abi = sbx_landlock_abi();
+	r.t0 = t0;
 	/* From here the tracer owns (and closes) the child's ends. */
 	start_tracer(&r, 1);
 	in = outp[1] = errp[1] = sp[1] = -1;

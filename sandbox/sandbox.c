@@ -11,8 +11,12 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <linux/landlock.h>
+#include <stdatomic.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 
 int sbx_spec_bind(struct sbx_spec *s, const char *src, const char *dst, unsigned flags)
@@ -46,6 +50,32 @@ int sbx_spec_bind(struct sbx_spec *s, const char *src, const char *dst, unsigned
 	b->flags = flags;
 	b->is_dir = S_ISDIR(st.st_mode);
 	return 0;
+}
+
+int sbx_landlock_abi(void)
+{
+	static atomic_int abi = -1;
+	int v = atomic_load(&abi);
+
+	if (v < 0) {
+		long k = syscall(SYS_landlock_create_ruleset, NULL, 0,
+				 LANDLOCK_CREATE_RULESET_VERSION);
+		v = k > 0 ? (int)k : 0;
+		atomic_store(&abi, v);
+	}
+	return v;
+}
+
+int sbx_timens_available(void)
+{
+	static atomic_int ok = -1;
+	int v = atomic_load(&ok);
+
+	if (v < 0) {
+		v = access("/proc/self/timens_offsets", F_OK) == 0;
+		atomic_store(&ok, v);
+	}
+	return v;
 }
 
 int sbx_spec_bind_system(struct sbx_spec *s)
@@ -121,13 +151,17 @@ int sbx_run_with(tg_run_result **out, const tg_sandbox_opts *o, unsigned test_fl
 	struct sbx_spec *s;
 	const char *argv_default[2];
 	const char *base;
+	char real[PATH_MAX];
 	struct stat st;
 	int r;
 
 	if (!out || !o || !o->program)
 		return tg_error_set(TG_ERR_INVALID, "sandbox: no program");
 	*out = NULL;
-	if (stat(o->program, &st) < 0)
+	/* bind the file itself: /bin/sh may be a link to a relative "dash" */
+	if (!realpath(o->program, real))
+		return tg_error_errno(TG_ERR_NOTFOUND, errno, "sandbox: %s", o->program);
+	if (stat(real, &st) < 0)
 		return tg_error_errno(TG_ERR_NOTFOUND, errno, "sandbox: %s", o->program);
 	if (!S_ISREG(st.st_mode))
 		return tg_error_set(TG_ERR_INVALID, "sandbox: %s: not a regular file", o->program);
@@ -137,7 +171,7 @@ int sbx_run_with(tg_run_result **out, const tg_sandbox_opts *o, unsigned test_fl
 	if (!s)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
 	sbx_spec_defaults(s, o);
-	s->profile = SBX_PROFILE_RUN;
+	s->profile = o->dynamic ? SBX_PROFILE_RUN_DYNAMIC : SBX_PROFILE_RUN;
 	s->test_flags = test_flags;
 	s->exec_path = "/tool";
 	s->display = o->program;
@@ -149,7 +183,7 @@ int sbx_run_with(tg_run_result **out, const tg_sandbox_opts *o, unsigned test_fl
 	s->envp = empty_env;
 	s->stdin_data = o->stdin_data;
 	s->stdin_len = o->stdin_len;
-	r = sbx_spec_bind(s, o->program, "/tool", SBX_BIND_EXEC);
+	r = sbx_spec_bind(s, real, "/tool", SBX_BIND_EXEC);
 	if (r == 0)
 		r = bind_dev(s);
 	if (r == 0 && o->dynamic)

@@ -58,6 +58,13 @@ typedef struct tg_run_result {
 	int cgroups;               /* added: 1 when cgroup memory and pids limits
 				    * applied, 0 when the run had rlimits only
 				    * (not root, no controllers) */
+	int landlock;              /* added: 1 when writes were confined to /tmp
+				    * (and a writable workspace) by Landlock, 0
+				    * when the kernel has no Landlock (device
+				    * nodes are then writable) or a build */
+	int timens;                /* added: 1 when the run had its own time
+				    * namespace (monotonic and boot clocks start
+				    * near 0), 0 when the kernel has none */
 } tg_run_result;
 
 /* 0 with a result for any outcome of the program (exit, kill, timeout...);
@@ -68,6 +75,8 @@ void tg_run_result_free(tg_run_result *r);
 /* "exited", "signaled", "timeout", "cpu", "memory", "output_limit",
  * "file_size", "seccomp", "setup". */
 const char *tg_reason_name(tg_reason r);
+/* Added: "SIGSEGV", "SIGABRT", ... ("SIGRTMIN+n"; NULL for 0 or unknown). */
+const char *tg_signal_name(int sig);
 /* DESIGN.md's `sandbox exec --json` shape. */
 int tg_run_result_to_json(json_t **out, const tg_run_result *r);
 

@@ -10,7 +10,7 @@
 
 int main(void)
 {
-	static const char *const names[SBX_PROFILE_COUNT] = { "run", "build" };
+	static const char *const names[SBX_PROFILE_COUNT] = { "run", "build", "run_dynamic" };
 	int p;
 	unsigned i;
 

@@ -1,0 +1,50 @@
+/* What a tool can learn about the host: kernel release and host name,
+ * process count, memory and uptime, clocks, the CPU set, clock ticks, and
+ * whether the device nodes take writes. One line each, compared with the
+ * host's own values by test_contract.c. */
+#include "attack.h"
+#include <fcntl.h>
+#include <sched.h>
+#include <sys/sysinfo.h>
+#include <sys/times.h>
+#include <sys/utsname.h>
+#include <time.h>
+int main(void)
+{
+	struct utsname u;
+	struct sysinfo si;
+	struct timespec ts;
+	struct tms tm;
+	cpu_set_t set;
+	char host[64] = "";
+	const char *devs[] = { "/dev/null", "/dev/zero", "/dev/urandom" };
+	unsigned i;
+
+	memset(&u, 0, sizeof(u));
+	report("uname", uname(&u));
+	printf("sysname=%s nodename=%s release=%s version=%s machine=%s\n", u.sysname, u.nodename,
+	       u.release, u.version, u.machine);
+	report("gethostname", gethostname(host, sizeof(host)));
+	printf("hostname=%s\n", host);
+	memset(&si, 0, sizeof(si));
+	report("sysinfo", sysinfo(&si));
+	printf("uptime=%ld procs=%u totalram=%lu loads=%lu\n", si.uptime, si.procs,
+	       si.totalram * si.mem_unit, si.loads[0]);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	printf("monotonic=%lld\n", (long long)ts.tv_sec);
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	printf("boottime=%lld\n", (long long)ts.tv_sec);
+	report("sched_getaffinity", sched_getaffinity(0, sizeof(set), &set));
+	report("times", (long)times(&tm));
+	printf("nprocs=%s\n", sysconf(_SC_NPROCESSORS_ONLN) >= 1 ? "ok" : "none");
+	report("open /proc/self/stat", open("/proc/self/stat", O_RDONLY));
+	for (i = 0; i < sizeof(devs) / sizeof(devs[0]); i++) {
+		char what[64];
+		snprintf(what, sizeof(what), "write %s", devs[i]);
+		report(what, open(devs[i], O_WRONLY));
+		snprintf(what, sizeof(what), "read %s", devs[i]);
+		report(what, open(devs[i], O_RDONLY));
+	}
+	report("create /tmp/x", open("/tmp/x", O_WRONLY | O_CREAT, 0600));
+	return 0;
+}
