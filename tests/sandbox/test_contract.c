@@ -1,0 +1,253 @@
+/*
+ * tests/sandbox/test_contract.c: the seccomp filter as the contract of a
+ * tool run (issue 12). A tool can reach any allowed syscall from a ROP
+ * chain, so each case runs a real program through the real sandbox and
+ * compares what it sees with the host's value: uname and sysinfo answer
+ * with the sandbox's own values, the clocks start near 0, the CPU set and
+ * times() fail with ENOSYS, device nodes refuse writes (EACCES), nothing
+ * becomes executable after exec (killed at mmap/mprotect/pkey_mprotect), a
+ * crash ends at once as "signaled" with its signal, and a program given
+ * through a symlink runs.
+ */
+#include "sandbox/internal.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysinfo.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "sbx_test.h"
+
+/* The value after "key=" in out (up to a space or newline), or "". */
+static const char *field(const char *out, const char *key, char *buf, size_t n)
+{
+	char pat[64];
+	const char *p;
+	size_t k = 0;
+
+	snprintf(pat, sizeof(pat), "%s=", key);
+	p = strstr(out, pat);
+	buf[0] = '\0';
+	if (!p)
+		return buf;
+	p += strlen(pat);
+	while (p[k] && p[k] != ' ' && p[k] != '\n' && k + 1 < n) {
+		buf[k] = p[k];
+		k++;
+	}
+	buf[k] = '\0';
+	return buf;
+}
+
+/* 1 when out holds this whole line. */
+static int has_line(const char *out, const char *line)
+{
+	char pat[160];
+	snprintf(pat, sizeof(pat), "%s\n", line);
+	if (strncmp(out, pat, strlen(pat)) == 0)
+		return 1;
+	snprintf(pat, sizeof(pat), "\n%s\n", line);
+	return strstr(out, pat) != NULL;
+}
+
+/* ---- host facts ---------------------------------------------------------- */
+
+static void contract_host_facts(void **state)
+{
+	struct utsname host;
+	struct sysinfo hsi;
+	struct timespec mono, boot;
+	char b[128];
+	tg_run_result *r;
+
+	(void)state;
+	assert_int_equal(uname(&host), 0);
+	assert_int_equal(sysinfo(&hsi), 0);
+	clock_gettime(CLOCK_MONOTONIC, &mono);
+	clock_gettime(CLOCK_BOOTTIME, &boot);
+	r = run_attack(0, 0, "host_facts", NULL);
+	assert_int_equal(r->reason, TG_REASON_EXITED);
+	/* uname: the sandbox's own answer, not the host's release or name */
+	assert_true(has_line(r->out, "uname: ok"));
+	assert_string_equal(field(r->out, "release", b, sizeof(b)), "0.0.0-toolgate");
+	assert_string_not_equal(b, host.release);
+	assert_string_equal(field(r->out, "nodename", b, sizeof(b)), "toolgate");
+	assert_string_equal(field(r->out, "hostname", b, sizeof(b)), "toolgate");
+	/* sysinfo: the run's own uptime, one process, the memory limit */
+	assert_true(has_line(r->out, "sysinfo: ok"));
+	assert_true(atol(field(r->out, "uptime", b, sizeof(b))) <= 5);
+	assert_string_equal(field(r->out, "procs", b, sizeof(b)), "1");
+	assert_string_equal(field(r->out, "totalram", b, sizeof(b)), "67108864"); /* 64 MiB */
+	assert_true(strtoul(b, NULL, 10) != hsi.totalram * hsi.mem_unit);
+	assert_string_equal(field(r->out, "loads", b, sizeof(b)), "0");
+	/* clocks: near 0 in the run's time namespace, whatever the host's uptime */
+	assert_int_equal(r->timens, sbx_timens_available());
+	if (r->timens) {
+		assert_true(atol(field(r->out, "monotonic", b, sizeof(b))) <= 5);
+		assert_true(atol(field(r->out, "boottime", b, sizeof(b))) <= 5);
+		if (boot.tv_sec > 60) /* the host's boot clock is far from it */
+			assert_true(atol(b) < boot.tv_sec - 30);
+	}
+	/* the CPU set and clock ticks since the host's boot: a clean ENOSYS */
+	assert_true(has_line(r->out, "sched_getaffinity: ENOSYS"));
+	assert_true(has_line(r->out, "times: ENOSYS"));
+	assert_true(has_line(r->out, "nprocs=ok")); /* glibc's fallback still answers */
+	assert_true(has_line(r->out, "open /proc/self/stat: ENOENT"));
+	/* device nodes: readable, never writable (Landlock) */
+	assert_int_equal(r->landlock, sbx_landlock_abi() > 0);
+	if (r->landlock) {
+		assert_true(has_line(r->out, "write /dev/null: EACCES"));
+		assert_true(has_line(r->out, "write /dev/zero: EACCES"));
+		assert_true(has_line(r->out, "write /dev/urandom: EACCES"));
+	}
+	assert_true(has_line(r->out, "read /dev/null: ok"));
+	assert_true(has_line(r->out, "read /dev/urandom: ok"));
+	assert_true(has_line(r->out, "create /tmp/x: ok"));
+	tg_run_result_free(r);
+}
+
+/* Without a tracer the calls the supervisor answers fail with ENOSYS. */
+static void contract_host_facts_untraced(void **state)
+{
+	tg_run_result *r;
+
+	(void)state;
+	r = run_attack(SBX_TEST_NO_PTRACE, 0, "host_facts", NULL);
+	assert_int_equal(r->reason, TG_REASON_EXITED);
+	assert_true(has_line(r->out, "uname: ENOSYS"));
+	assert_true(has_line(r->out, "gethostname: ENOSYS"));
+	assert_true(has_line(r->out, "sysinfo: ENOSYS"));
+	tg_run_result_free(r);
+}
+
+/* ---- W^X after exec ------------------------------------------------------ */
+
+static void contract_wx(void **state)
+{
+	(void)state;
+	expect_seccomp(run_attack(0, 0, "wx", "mmap_rx", NULL), "mmap");
+	expect_seccomp(run_attack(0, 0, "wx", "mmap_x", NULL), "mmap");
+	expect_seccomp(run_attack(0, 0, "wx", "mprotect_rx", NULL), "mprotect");
+	expect_seccomp(run_attack(0, 0, "wx", "pkey_mprotect", NULL), "pkey_mprotect");
+	/* a non-executable change still works */
+	expect_exit(run_attack(0, 0, "wx", "mprotect_r", NULL), 0,
+		    "mprotect(PROT_READ): ok\nsurvived\n");
+}
+
+/* ---- crashes end at once ------------------------------------------------- */
+
+static void expect_crash(const char *how, int sig, const char *name)
+{
+	tg_sandbox_opts o;
+	const char *argv[] = { "crash", how, NULL };
+	tg_run_result *r;
+
+	memset(&o, 0, sizeof(o));
+	o.program = ATTACK("crash");
+	o.argv = argv;
+	o.timeout_ms = 10000;
+	r = run_opts(&o, 0);
+	if (r->reason != TG_REASON_SIGNALED || r->signal != sig)
+		fail_msg("%s: expected signaled %s, got %s signal %d after %llu ms", how, name,
+			 tg_reason_name(r->reason), r->signal, (unsigned long long)r->wall_ms);
+	assert_int_equal(r->exit_code, -1);
+	assert_string_equal(tg_signal_name(r->signal), name);
+	assert_true(r->wall_ms < o.timeout_ms / 2);
+	tg_run_result_free(r);
+}
+
+static void contract_crash_segv(void **s) { (void)s; expect_crash("segv", SIGSEGV, "SIGSEGV"); }
+static void contract_crash_bus(void **s) { (void)s; expect_crash("bus", SIGBUS, "SIGBUS"); }
+static void contract_crash_ill(void **s) { (void)s; expect_crash("ill", SIGILL, "SIGILL"); }
+static void contract_crash_fpe(void **s) { (void)s; expect_crash("fpe", SIGFPE, "SIGFPE"); }
+static void contract_crash_abort(void **s) { (void)s; expect_crash("abort", SIGABRT, "SIGABRT"); }
+static void contract_crash_assert(void **s) { (void)s; expect_crash("assert", SIGABRT, "SIGABRT"); }
+static void contract_crash_stack(void **s) { (void)s; expect_crash("stack", SIGSEGV, "SIGSEGV"); }
+static void contract_crash_term(void **s) { (void)s; expect_crash("term_self", SIGTERM, "SIGTERM"); }
+
+/* A handled or ignored signal is the tool's business: it goes on. */
+static void contract_crash_handled(void **state)
+{
+	(void)state;
+	expect_exit(run_attack(0, 0, "crash", "segv_handled", NULL), 7, "");
+	expect_exit(run_attack(0, 0, "crash", "usr1_ignored", NULL), 0, "survived\n");
+}
+
+static void contract_crash_json(void **state)
+{
+	tg_run_result *r;
+	json_t *j = NULL;
+
+	(void)state;
+	r = run_attack(0, 0, "crash", "segv", NULL);
+	assert_int_equal(tg_run_result_to_json(&j, r), 0);
+	assert_string_equal(json_string_value(json_object_get(j, "reason")), "signaled");
+	assert_int_equal(json_integer_value(json_object_get(j, "signal")), SIGSEGV);
+	assert_string_equal(json_string_value(json_object_get(j, "signal_name")), "SIGSEGV");
+	json_decref(j);
+	tg_run_result_free(r);
+	assert_null(tg_signal_name(0));
+	assert_string_equal(tg_signal_name(34), "SIGRTMIN");
+	assert_string_equal(tg_signal_name(64), "SIGRTMAX");
+}
+
+/* ---- a program given through a symlink (relative target) ----------------- */
+
+static void contract_symlink(void **state)
+{
+	char dir[] = "/tmp/tg-contract-XXXXXX", link[600], target[600];
+	tg_sandbox_opts o;
+	tg_run_result *r;
+	const char *argv[] = { "echo_stdin", "x", "0", NULL };
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(target, sizeof(target), "%s/prog", dir);
+	snprintf(link, sizeof(link), "%s/link", dir);
+	{
+		char cmd[1400];
+		snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", ATTACK("echo_stdin"), target);
+		assert_int_equal(system(cmd), 0);
+	}
+	assert_int_equal(symlink("prog", link), 0); /* relative, like /bin/sh -> dash */
+	memset(&o, 0, sizeof(o));
+	o.program = link;
+	o.argv = argv;
+	o.stdin_data = "via link";
+	o.stdin_len = 8;
+	r = run_opts(&o, 0);
+	unlink(link);
+	unlink(target);
+	rmdir(dir);
+	expect_exit(r, 0, "via link");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(contract_host_facts),
+		cmocka_unit_test(contract_host_facts_untraced),
+		cmocka_unit_test(contract_wx),
+		cmocka_unit_test(contract_crash_segv),
+		cmocka_unit_test(contract_crash_bus),
+		cmocka_unit_test(contract_crash_ill),
+		cmocka_unit_test(contract_crash_fpe),
+		cmocka_unit_test(contract_crash_abort),
+		cmocka_unit_test(contract_crash_assert),
+		cmocka_unit_test(contract_crash_stack),
+		cmocka_unit_test(contract_crash_term),
+		cmocka_unit_test(contract_crash_handled),
+		cmocka_unit_test(contract_crash_json),
+		cmocka_unit_test(contract_symlink),
+		cmocka_unit_test(sandbox_cgroups_cleaned),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
