@@ -72,6 +72,26 @@ run sandbox exec -- "$at/attack_identity"
 check "identity rc" 0 "$rc"
 check "hostname" 1 "$(printf '%s\n' "$out" | grep -c '^hostname=toolgate$')"
 
+run sandbox exec -- /bin/sh -c 'echo via sh; exit 4'
+check "program through a symlink" "via sh" "$out"
+check "its status" 4 "$rc"
+
+run sandbox exec --timeout-ms 10000 -- "$at/attack_crash" segv
+check "crash exits 1" 1 "$rc"
+check "crash line" "toolgate: sandbox: killed: signaled SIGSEGV" "$err"
+run --json sandbox exec -- "$at/attack_crash" abort
+check "json signal_name" 1 "$(grep -c '"signal_name": "SIGABRT"' "$tmp/out")"
+check "json signaled" 1 "$(grep -c '"reason": "signaled"' "$tmp/out")"
+
+# every error message ends with a newline
+for args in "sandbox exec -- /nonexistent/prog" "sandbox exec --bogus -- /bin/true" \
+	"sandbox exec" "sandbox exec -- $tmp/script" "sandbox exec -- $tmp"; do
+	# shellcheck disable=SC2086
+	"$tg" $args >/dev/null 2>"$tmp/err" </dev/null
+	check "newline after: $args" "" "$(tail -c 1 "$tmp/err" | tr -d '\n')"
+	check "message for: $args" 1 "$([ -s "$tmp/err" ] && echo 1 || echo 0)"
+done
+
 if [ "$fails" -ne 0 ]; then
 	echo "$fails failure(s)"
 	exit 1
