@@ -4,8 +4,11 @@
  * ready program before execve. Default action: KILL_PROCESS; any other
  * architecture (i386 `int 0x80`, x32 numbers) is killed too. A few calls get
  * a clean errno instead so programs fail rather than hang (fork, clone3,
- * socket, io_uring, flock). Arguments are checked where they matter: no
- * W+X mappings, clone only with the exact pthread flag set, ioctl only
+ * socket, io_uring, flock); uname and sysinfo go to the tracer, which
+ * answers with the sandbox's own values (docs/SANDBOX.md lists what each
+ * allowed call can tell). Arguments are checked where they matter: no
+ * executable mapping at all for a static tool (RUN), no W+X mapping for
+ * ld.so (RUN_DYNAMIC) or the compiler, clone only with the exact pthread flag set, ioctl only
  * TCGETS/FIONREAD compared on 64 bits, fcntl without locks, prlimit64
  * read-only on self. The build profile adds process creation for the
  * compiler driver. This file alone includes seccomp.h.
