@@ -35,7 +35,19 @@ if [ "$who" = nouserns ]; then
 	check "names the sysctl" 1 "$(grep -c 'user namespaces are disabled: user.max_user_namespaces is 0' "$tmp/err")"
 	check "points to doctor" 1 "$(grep -c 'run `toolgate doctor`' "$tmp/err")"
 	check "no ENOSPC text alone" 0 "$(grep -c '^toolgate: sandbox: No space left on device' "$tmp/err")"
+	"$tg" --home "$tmp/home" init >/dev/null 2>&1
+	"$tg" --home "$tmp/home" doctor >"$tmp/out" 2>&1
+	check "doctor exits 1" 1 "$?"
+	check "doctor: userns fails" 1 "$(grep -c '^fail  userns     user namespaces are disabled: user.max_user_namespaces is 0' "$tmp/out")"
+	check "doctor: fix line" 1 "$(grep -c 'fix: sysctl -w user.max_user_namespaces=' "$tmp/out")"
 	exit 0
+fi
+
+if [ "$who" = user ]; then
+	"$tg" --home "$tmp/home" init >/dev/null 2>&1
+	"$tg" --home "$tmp/home" doctor >"$tmp/out" 2>&1
+	check "doctor: cgroups from the delegated folder" 1 \
+		"$(grep -c "^ok    cgroups    cgroup v2 memory and pids limits, hierarchy v2, delegated folder $TOOLGATE_CGROUP" "$tmp/out")"
 fi
 
 # Memory: with cgroups the OOM killer ends it (SIGKILL, reason memory);
