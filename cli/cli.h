@@ -44,6 +44,12 @@ int cli_print_json(const json_t *v);
 /* Parse a decimal uint32 option value; -1 on junk or overflow. */
 int cli_parse_u32(const char *s, uint32_t *out);
 
+/* Before tools run (create, call, serve): 0 when runs get cgroup limits or
+ * fall back to rlimits (said once on stderr), TG_EXIT_ENV when config.json
+ * has require_cgroups and there are none (said). r may be NULL. */
+struct tg_registry;
+int cli_limits_gate(const struct tg_registry *r, const char *what);
+
 /* The commands; each lives in cli/cmd_<name>.c. */
 int cmd_init(tg_cli *cli, int argc, char **argv);
 int cmd_check(tg_cli *cli, int argc, char **argv);
@@ -59,5 +65,6 @@ int cmd_log(tg_cli *cli, int argc, char **argv);
 int cmd_verify(tg_cli *cli, int argc, char **argv);
 int cmd_sandbox(tg_cli *cli, int argc, char **argv);
 int cmd_serve(tg_cli *cli, int argc, char **argv);
+int cmd_doctor(tg_cli *cli, int argc, char **argv);
 
 #endif

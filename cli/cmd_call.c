@@ -43,6 +43,11 @@ int cmd_call(tg_cli *cli, int argc, char **argv)
 	rc = tg_registry_open_flag(&r, cli->home_flag, 0);
 	if (rc < 0)
 		return cli_fail(rc, "call");
+	rc = cli_limits_gate(r, "call");
+	if (rc != 0) {
+		tg_registry_free(r);
+		return rc;
+	}
 	rc = tg_registry_call(&res, r, argv[1], args, &who);
 	tg_registry_free(r);
 	if (rc < 0)

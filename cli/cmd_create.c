@@ -68,6 +68,11 @@ int cmd_create(tg_cli *cli, int argc, char **argv)
 	rc = tg_registry_open_flag(&r, cli->home_flag, 1);
 	if (rc < 0)
 		return cli_fail(rc, "create");
+	rc = cli_limits_gate(r, "create");
+	if (rc != 0) {
+		tg_registry_free(r);
+		return rc;
+	}
 	sub.manifest = manifest;
 	sub.source = source;
 	sub.source_len = len;

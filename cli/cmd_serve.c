@@ -76,6 +76,9 @@ int cmd_serve(tg_cli *cli, int argc, char **argv)
 		return cli_fail(r, "serve");
 	/* calls come one after another: make each run's net namespace ahead */
 	tg_sandbox_prepare(1);
+	status = cli_limits_gate(reg, "serve");
+	if (status != 0)
+		goto out;
 	cfg = tg_registry_config(reg);
 	opt.max_calls = have_calls ? max_calls : cfg ? cfg->session_max_calls : 0;
 	opt.max_creates = have_creates ? max_creates : cfg ? cfg->session_max_creates : 0;

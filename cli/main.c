@@ -30,6 +30,9 @@ static const tg_cli_command commands[] = {
 	{ "call", cmd_call, "NAME [ARGS_JSON|-]", "run the active version of a tool", NULL },
 	{ "log", cmd_log, "[--limit N]", "show the audit log", NULL },
 	{ "verify", cmd_verify, "", "check that store, registry and audit chain agree", NULL },
+	{ "doctor", cmd_doctor, "", "check this machine and the home; print a fix for each problem",
+	  "Items: userns, seccomp, sandbox probe, cgroups, compiler, libclang, sdk, home,\n"
+	  "registry, workspace; each ok, warn or fail. Exit 1 when an item fails." },
 	{ "sandbox", cmd_sandbox,
 	  "exec [--timeout-ms N] [--memory-mb N] [--output-kb N] -- PROG [ARG...]",
 	  "run any program in the tool sandbox", NULL },

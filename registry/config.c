@@ -45,7 +45,7 @@ int reg_config_load(tg_config *cfg, const char *home)
 	static const char *const keys[] = { "max_timeout_ms", "max_memory_mb", "max_output_kb",
 					    "workspace", "session_max_calls",
 					    "session_max_creates", "session_hide_write_tools",
-					    NULL };
+					    "require_cgroups", NULL };
 	_cleanup_free_ char *path = tg_path_join(home, "config.json");
 	_cleanup_json_ json_t *j = NULL;
 	const char *ws = NULL;
@@ -81,6 +81,11 @@ int reg_config_load(tg_config *cfg, const char *home)
 	if (rc < 0)
 		goto bad;
 	cfg->session_hide_write_tools = b;
+	b = 0;
+	rc = tg_json_get_bool(&b, j, "require_cgroups", 0);
+	if (rc < 0)
+		goto bad;
+	cfg->require_cgroups = b;
 	rc = tg_json_get_string(&ws, j, "workspace", 0);
 	if (rc < 0)
 		goto bad;

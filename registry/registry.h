@@ -28,6 +28,7 @@ typedef struct tg_config {
 	uint32_t session_max_creates;
 	int session_hide_write_tools; /* keep workspace:write tools out of a session
 					 until approved */
+	int require_cgroups;         /* refuse to run tools with rlimits only */
 } tg_config;
 
 /* Open the home (create=1: create it if missing): store.git, registry.db,

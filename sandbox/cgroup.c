@@ -8,8 +8,10 @@
  * slots "tg-slot-<n>" next to our cgroup (see below); a v2 run, or a v1 run
  * when every slot is taken, gets its own cgroup "tg-<supervisor pid>-<n>",
  * removed after the run; leftovers of dead (SIGKILLed) supervisors are
- * swept by one process in eight and by tg_sandbox_available(). Without
- * cgroups (not root, nothing delegated) the caller degrades to rlimits.
+ * swept by one process in eight and by tg_sandbox_available(). Rootless,
+ * v2 runs go in a folder the operator delegated (TOOLGATE_CGROUP, below).
+ * Without cgroups (not root, nothing delegated) the caller degrades to
+ * rlimits.
  */
 #include "sandbox/internal.h"
 
@@ -351,19 +353,93 @@ static void cg_reset(struct sbx_cgroup *cg)
 	cg->v2fd = cg->slot_fd = -1;
 }
 
+/*
+ * A delegated v2 folder (rootless runs). An ordinary user cannot enable
+ * controllers in its own cgroup (it holds processes, and is owned by root
+ * or systemd), so the operator delegates a folder instead and names it in
+ * TOOLGATE_CGROUP: a cgroup2 folder the user owns (with its cgroup.procs,
+ * cgroup.subtree_control and cgroup.threads), "+memory +pids" written to
+ * its cgroup.subtree_control, holding no process itself, and under a
+ * common ancestor whose cgroup.procs the user may write (the kernel's rule
+ * for moving a process, which CLONE_INTO_CGROUP follows). Runs then get
+ * their folders "tg-<pid>-<n>" in it. Checked once per process; when the
+ * variable is set but the folder is unusable, that reason is kept for
+ * cg->why and our own folder is not tried.
+ */
+static char deleg_dir[600];
+static char deleg_why[160];
+static int deleg_set;
+static pthread_once_t deleg_once = PTHREAD_ONCE_INIT;
+
+static void deleg_init(void)
+{
+	const char *d = getenv("TOOLGATE_CGROUP");
+	char ctl[700], buf[256];
+	int e;
+
+	if (!d || !d[0])
+		return;
+	deleg_set = 1;
+	if (d[0] != '/' || strlen(d) >= sizeof(deleg_dir)) {
+		snprintf(deleg_why, sizeof(deleg_why), "TOOLGATE_CGROUP: not an absolute path");
+		return;
+	}
+	if (!is_fs(d, CGROUP2_SUPER_MAGIC)) {
+		snprintf(deleg_why, sizeof(deleg_why), "TOOLGATE_CGROUP=%.100s: not a cgroup v2 folder", d);
+		return;
+	}
+	snprintf(ctl, sizeof(ctl), "%s/cgroup.subtree_control", d);
+	e = read_small(ctl, buf, sizeof(buf));
+	if (e < 0 || !has_word(buf, "memory") || !has_word(buf, "pids")) {
+		snprintf(deleg_why, sizeof(deleg_why),
+			 "TOOLGATE_CGROUP=%.60s: memory and pids are not enabled in its cgroup.subtree_control",
+			 d);
+		return;
+	}
+	if (access(d, W_OK) < 0) {
+		snprintf(deleg_why, sizeof(deleg_why), "TOOLGATE_CGROUP=%.80s: not writable (%s)", d,
+			 strerror(errno));
+		return;
+	}
+	snprintf(deleg_dir, sizeof(deleg_dir), "%s", d);
+}
+
+/* The folder v2 runs are made in: the delegated one, else our own (when
+ * memory and pids are enabled for its children). */
+static int v2_root(char *root, size_t n, struct sbx_cgroup *cg)
+{
+	pthread_once(&deleg_once, deleg_init);
+	if (deleg_set) {
+		if (!deleg_dir[0]) {
+			snprintf(cg->why, sizeof(cg->why), "%s", deleg_why);
+			return -1;
+		}
+		snprintf(root, n, "%s", deleg_dir);
+		return 0;
+	}
+	/* The controllers enabled for our children are checked once per
+	 * process (with the mounts): re-reading subtree_control cost an
+	 * open+read+close on every run. */
+	if (!where_get()->v2_ctrl || own_dir(root, n, 0) < 0)
+		return -1;
+	return 0;
+}
+
 static int try_v2(struct sbx_cgroup *cg, uint64_t mem_bytes, uint32_t max_pids, unsigned id)
 {
 	char root[1100], buf[256];
 	int e;
 
-	/* The controllers enabled for our children are checked once per
-	 * process (with the mounts): re-reading subtree_control cost an
-	 * open+read+close on every run. */
-	if (!where_get()->v2_ctrl || own_dir(root, sizeof(root), 0) < 0)
+	if (v2_root(root, sizeof(root), cg) < 0)
 		return -1;
 	snprintf(sweep_dirs[0], sizeof(sweep_dirs[0]), "%s", root);
-	if (mk(cg->mem, sizeof(cg->mem), root, id) < 0)
+	e = mk(cg->mem, sizeof(cg->mem), root, id);
+	if (e < 0) {
+		snprintf(cg->why, sizeof(cg->why), "cannot create a v2 cgroup in %.80s: %s", root,
+			 strerror(-e));
+		cg->mem[0] = '\0';
 		return -1;
+	}
 	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)mem_bytes);
 	e = write_file(cg->mem, "memory.max", buf);
 	if (e == 0)
@@ -377,6 +453,8 @@ static int try_v2(struct sbx_cgroup *cg, uint64_t mem_bytes, uint32_t max_pids, 
 			e = -errno;
 	}
 	if (e < 0) {
+		snprintf(cg->why, sizeof(cg->why), "v2 memory/pids limits in %.80s: %s", root,
+			 strerror(-e));
 		rmdir(cg->mem);
 		cg->mem[0] = '\0';
 		return -1;
@@ -729,7 +807,11 @@ int sbx_cgroup_create(struct sbx_cgroup *cg, uint64_t mem_bytes, uint32_t max_pi
 	unsigned id = atomic_fetch_add(&counter, 1);
 
 	cg_reset(cg);
-	if (try_v2(cg, mem_bytes, max_pids, id) == 0 || try_v1(cg, mem_bytes, max_pids, id) == 0)
+	if (try_v2(cg, mem_bytes, max_pids, id) == 0)
+		return 0;
+	if (deleg_set) /* the operator named the folder: nothing else is tried */
+		return -1;
+	if (try_v1(cg, mem_bytes, max_pids, id) == 0)
 		return 0;
 	if (where_reread()) { /* the usual places were wrong: the mount table */
 		cg_reset(cg);

@@ -136,6 +136,9 @@ struct sbx_cgroup {
 	int slot_fd;        /* v1 slot: its locked memory folder, else -1 */
 };
 int sbx_cgroup_create(struct sbx_cgroup *cg, uint64_t mem_bytes, uint32_t max_pids);
+/* The error of a refused user namespace (clone3 errno e: ENOSPC, EPERM,
+ * EACCES): names the sysctl or AppArmor rule to blame, points to doctor. */
+int sbx_userns_error(int e);
 /* 1 if the OOM killer fired in this cgroup (during this run). */
 int sbx_cgroup_oom(const struct sbx_cgroup *cg);
 void sbx_cgroup_destroy(struct sbx_cgroup *cg);

@@ -721,7 +721,10 @@ int sbx_execute(tg_run_result **out, const struct sbx_spec *s, int *tmpfd)
 	}
 	if (r.clone_errno) {
 		int e = r.clone_errno;
-		ret = tg_error_errno(e == ENOMEM || e == EAGAIN ? TG_ERR_IO : TG_ERR_UNAVAILABLE, e,
+		if (e == ENOSPC || e == EPERM || e == EACCES)
+			ret = sbx_userns_error(e);
+		else
+			ret = tg_error_errno(e == ENOMEM || e == EAGAIN ? TG_ERR_IO : TG_ERR_UNAVAILABLE, e,
 				     "sandbox: cannot create the namespaces (clone3)");
 		goto out;
 	}

@@ -1,0 +1,277 @@
+/*
+ * cli/cmd_doctor.c: `toolgate doctor [--json]`: checks this machine and the
+ * home for what toolgate needs, one item a line with ok, warn or fail and,
+ * unless ok, the fix: user namespaces (user.max_user_namespaces, Debian's
+ * kernel.unprivileged_userns_clone, Ubuntu's AppArmor restriction) and an
+ * end-to-end sandbox probe, seccomp, cgroups (version, memory and pids
+ * controllers, a delegated folder), the compiler, libclang, the SDK header,
+ * the home's permissions, the store and the registry. Exit 0 when nothing
+ * fails (warnings allowed), 1 when an item fails.
+ */
+#include "cli.h"
+#include "registry/registry.h"
+#include "sandbox/sandbox.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+
+enum { OK, WARN, FAIL };
+static const char *const level_name[] = { "ok", "warn", "fail" };
+
+struct doc {
+	json_t *items;
+	int worst;
+	int json;
+};
+
+static void item(struct doc *d, const char *name, int level, const char *fix, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+static void item(struct doc *d, const char *name, int level, const char *fix, const char *fmt, ...)
+{
+	char detail[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(detail, sizeof(detail), fmt, ap);
+	va_end(ap);
+	if (level > d->worst)
+		d->worst = level;
+	if (d->json) {
+		json_array_append_new(d->items,
+				      json_pack("{s:s, s:s, s:s, s:s?}", "name", name, "status",
+						level_name[level], "detail", detail, "fix",
+						level == OK ? NULL : fix));
+		return;
+	}
+	printf("%-4s  %-10s %s\n", level_name[level], name, detail);
+	if (level != OK && fix)
+		printf("      %-10s fix: %s\n", "", fix);
+}
+
+static long sysctl_value(const char *path)
+{
+	FILE *f = fopen(path, "re");
+	long v = -1;
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
+static void check_userns(struct doc *d)
+{
+	long max = sysctl_value("/proc/sys/user/max_user_namespaces");
+	long clone = sysctl_value("/proc/sys/kernel/unprivileged_userns_clone");
+	long aa = sysctl_value("/proc/sys/kernel/apparmor_restrict_unprivileged_userns");
+	int root = geteuid() == 0;
+
+	if (max == 0)
+		item(d, "userns", FAIL, "sysctl -w user.max_user_namespaces=15000 (and set it in /etc/sysctl.d/)",
+		     "user namespaces are disabled: user.max_user_namespaces is 0");
+	else if (!root && clone == 0)
+		item(d, "userns", FAIL, "sysctl -w kernel.unprivileged_userns_clone=1 (and set it in /etc/sysctl.d/)",
+		     "unprivileged user namespaces are disabled: kernel.unprivileged_userns_clone is 0");
+	else if (!root && aa == 1)
+		item(d, "userns", WARN,
+		     "install the package's AppArmor profile for toolgate (userns allowed), or "
+		     "sysctl -w kernel.apparmor_restrict_unprivileged_userns=0",
+		     "AppArmor restricts unprivileged user namespaces "
+		     "(kernel.apparmor_restrict_unprivileged_userns is 1)");
+	else
+		item(d, "userns", OK, NULL, "user namespaces available (max %ld)", max);
+}
+
+static void check_sandbox(struct doc *d)
+{
+	if (tg_sandbox_available() == 0)
+		item(d, "sandbox", OK, NULL, "a probe run (/bin/true) succeeded");
+	else
+		item(d, "sandbox", FAIL, "fix the items above (userns, seccomp)", "%s",
+		     tg_error_last()->message);
+}
+
+static void check_seccomp(struct doc *d)
+{
+	FILE *f = fopen("/proc/sys/kernel/seccomp/actions_avail", "re");
+	char buf[256] = "";
+
+	if (f) {
+		if (!fgets(buf, sizeof(buf), f))
+			buf[0] = '\0';
+		fclose(f);
+	}
+	if (strstr(buf, "kill_process") && strstr(buf, "errno"))
+		item(d, "seccomp", OK, NULL, "seccomp filters with kill_process and errno");
+	else
+		item(d, "seccomp", FAIL, "use a kernel built with CONFIG_SECCOMP_FILTER (4.14 or later)",
+		     "seccomp kill_process/errno actions not available");
+}
+
+static void check_cgroups(struct doc *d, const tg_config *cfg)
+{
+	struct statfs sf;
+	char why[200] = "";
+	const char *deleg = getenv("TOOLGATE_CGROUP");
+	const char *ver = "none";
+	int v2 = 0;
+
+	if (statfs("/sys/fs/cgroup", &sf) == 0) {
+		v2 = (unsigned long)sf.f_type == 0x63677270ul;
+		ver = v2 ? "v2" : "v1 (or hybrid)";
+	}
+	if (tg_sandbox_cgroups(why, sizeof(why))) {
+		item(d, "cgroups", OK, NULL, "%s, hierarchy %s%s%s", why, ver,
+		     deleg && deleg[0] ? ", delegated folder " : "", deleg && deleg[0] ? deleg : "");
+		return;
+	}
+	item(d, "cgroups", cfg && cfg->require_cgroups ? FAIL : WARN,
+	     v2 ? "delegate a cgroup v2 folder with memory and pids enabled and set TOOLGATE_CGROUP "
+		  "to it (docs/SANDBOX.md, \"Rootless\")"
+		: "run as root, or boot with cgroup v2 and delegate a folder (docs/SANDBOX.md)",
+	     "no cgroup memory and pids limits (%s; hierarchy %s): runs fall back to rlimits%s", why,
+	     ver, cfg && cfg->require_cgroups ? ", and config.json sets require_cgroups" : "");
+}
+
+static void check_compiler(struct doc *d)
+{
+	char line[200] = "";
+	const char *cc = access("/usr/bin/gcc", X_OK) == 0 ? "/usr/bin/gcc" : "/usr/bin/cc";
+	char cmd[300];
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "%s --version 2>/dev/null", cc);
+	p = access(cc, X_OK) == 0 ? popen(cmd, "re") : NULL;
+	if (p) {
+		if (!fgets(line, sizeof(line), p))
+			line[0] = '\0';
+		pclose(p);
+	}
+	line[strcspn(line, "\n")] = '\0';
+	if (line[0])
+		item(d, "compiler", OK, NULL, "%s: %s", cc, line);
+	else
+		item(d, "compiler", FAIL, "apt-get install gcc (tools are built with it)",
+		     "no working C compiler at %s", cc);
+	if (access("/usr/bin/clang-14", X_OK) == 0)
+		item(d, "clang", OK, NULL, "/usr/bin/clang-14 present");
+	else
+		item(d, "clang", WARN, "apt-get install clang-14", "/usr/bin/clang-14 missing");
+}
+
+static void check_libclang(struct doc *d)
+{
+	void *h = dlopen(TG_DOCTOR_LIBCLANG, RTLD_NOW | RTLD_LOCAL);
+
+	if (!h)
+		h = dlopen("libclang-14.so.1", RTLD_NOW | RTLD_LOCAL);
+	if (h) {
+		item(d, "libclang", OK, NULL, "libclang 14 loads (%s)", TG_DOCTOR_LIBCLANG);
+		dlclose(h);
+	} else {
+		item(d, "libclang", FAIL, "apt-get install libclang1-14", "cannot load %s: %s",
+		     TG_DOCTOR_LIBCLANG, dlerror());
+	}
+}
+
+static void check_sdk(struct doc *d)
+{
+	if (access(TG_DOCTOR_DATADIR "/include/toolgate/tool.h", R_OK) == 0)
+		item(d, "sdk", OK, NULL, "%s/include/toolgate/tool.h", TG_DOCTOR_DATADIR);
+	else if (access(TG_DOCTOR_SRCDATADIR "/toolgate/tool.h", R_OK) == 0)
+		item(d, "sdk", OK, NULL, "%s/toolgate/tool.h (source tree)", TG_DOCTOR_SRCDATADIR);
+	else
+		item(d, "sdk", FAIL, "reinstall toolgate (make install)",
+		     "toolgate/tool.h found neither in %s/include nor in %s", TG_DOCTOR_DATADIR,
+		     TG_DOCTOR_SRCDATADIR);
+}
+
+/* The home, its store and registry; returns the config when it loads. */
+static void check_home(struct doc *d, const tg_cli *cli, tg_registry **reg)
+{
+	_cleanup_free_ char *home = NULL;
+	struct stat st;
+
+	if (cli_home(cli, &home) < 0) {
+		item(d, "home", FAIL, "set TOOLGATE_HOME or pass --home DIR", "%s",
+		     tg_error_last()->message);
+		return;
+	}
+	if (stat(home, &st) < 0) {
+		item(d, "home", FAIL, "run `toolgate init`", "%s: %s", home, strerror(errno));
+		return;
+	}
+	if (!S_ISDIR(st.st_mode) || access(home, R_OK | W_OK | X_OK) < 0) {
+		item(d, "home", FAIL, "chown the home to this user and chmod 700 it",
+		     "%s: not a folder this user can read and write (owner uid %u, mode %03o)", home,
+		     (unsigned)st.st_uid, (unsigned)(st.st_mode & 0777));
+		return;
+	}
+	if (st.st_mode & 022)
+		item(d, "home", WARN, "chmod go-w on the home", "%s: writable by others (mode %03o)",
+		     home, (unsigned)(st.st_mode & 0777));
+	else
+		item(d, "home", OK, NULL, "%s (mode %03o)", home, (unsigned)(st.st_mode & 0777));
+	if (tg_registry_open(reg, home, 0) < 0) {
+		item(d, "registry", FAIL, "run `toolgate init`, or `toolgate verify` for a damaged home",
+		     "%s", tg_error_last()->message);
+		*reg = NULL;
+		return;
+	}
+	item(d, "registry", OK, NULL, "store and registry open");
+	{
+		const tg_config *cfg = tg_registry_config(*reg);
+		if (cfg && cfg->workspace) {
+			if (access(cfg->workspace, R_OK | W_OK | X_OK) == 0)
+				item(d, "workspace", OK, NULL, "%s writable", cfg->workspace);
+			else
+				item(d, "workspace", WARN,
+				     "make the folder writable by the user running toolgate "
+				     "(the sandbox's user maps to it)",
+				     "%s: not writable by this user: workspace:write tools will fail",
+				     cfg->workspace);
+		}
+	}
+}
+
+int cmd_doctor(tg_cli *cli, int argc, char **argv)
+{
+	struct doc d = { json_array(), OK, cli->json };
+	tg_registry *reg = NULL;
+	int status;
+
+	(void)argv;
+	if (argc > 1) {
+		json_decref(d.items);
+		return cli_usage(cli, "takes no arguments");
+	}
+	if (!d.items)
+		return cli_fail(tg_error_set(TG_ERR_NOMEM, "out of memory"), "doctor");
+	check_home(&d, cli, &reg);
+	check_userns(&d);
+	check_seccomp(&d);
+	check_sandbox(&d);
+	check_cgroups(&d, reg ? tg_registry_config(reg) : NULL);
+	check_compiler(&d);
+	check_libclang(&d);
+	check_sdk(&d);
+	tg_registry_free(reg);
+	status = d.worst == FAIL ? TG_EXIT_VERDICT : TG_EXIT_OK;
+	if (d.json) {
+		json_t *o = json_pack("{s:b, s:o}", "ok", d.worst != FAIL, "items", d.items);
+		if (!o || cli_print_json(o) != TG_EXIT_OK)
+			status = TG_EXIT_ENV;
+		json_decref(o);
+	} else {
+		json_decref(d.items);
+		printf("%s\n", d.worst == FAIL ? "doctor: something fails (see fix lines)"
+					       : "doctor: all ok");
+	}
+	return status;
+}

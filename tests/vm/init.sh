@@ -1,0 +1,49 @@
+#!/bin/busybox sh
+# tests/vm/init.sh: PID 1 of the test VM, in two stages. In the initramfs
+# (rootfs, which pivot_root cannot move: the sandbox pivots into its own
+# root) it copies itself into a tmpfs and switch_roots there; then it mounts
+# proc, sys, dev and cgroup2 only (no v1 hierarchy), enables memory and pids
+# for the root's children, delegates a folder to user "tg" (uid 1000) and
+# runs tests/vm/suite.sh as root, as that user with and without the
+# delegated folder, and with user namespaces disabled. Then it powers off.
+PATH=/bin
+export PATH
+if [ "$1" != stage2 ]; then
+	/bin/busybox --install -s /bin
+	mkdir -p /newroot
+	mount -t tmpfs -o size=300m,mode=755 tmpfs /newroot
+	for d in bin lib lib64 usr etc tg; do
+		[ -e "/$d" ] && cp -a "/$d" /newroot/
+	done
+	exec switch_root /newroot /tg/init.sh stage2
+fi
+mkdir -p /proc /sys /dev /tmp
+chmod 1777 /tmp
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+mount -t cgroup2 cgroup2 /sys/fs/cgroup
+echo "VMTEST kernel $(uname -r) mounts=$(grep -c cgroup /proc/mounts) cgroup2=$(grep -c cgroup2 /proc/mounts) cpus=$(nproc)"
+echo "+memory +pids" >/sys/fs/cgroup/cgroup.subtree_control
+
+t0=$(date +%s)
+/tg/suite.sh root
+
+# The delegated subtree: /sys/fs/cgroup/tg-user owned by uid 1000, the
+# user's shell in its leaf "sup", runs in "runs" (memory+pids enabled).
+cg=/sys/fs/cgroup/tg-user
+mkdir -p $cg/sup $cg/runs
+echo "+memory +pids" >$cg/cgroup.subtree_control
+echo "+memory +pids" >$cg/runs/cgroup.subtree_control
+chown 1000:1000 $cg $cg/cgroup.procs $cg/cgroup.subtree_control $cg/cgroup.threads \
+	$cg/sup $cg/sup/cgroup.procs $cg/sup/cgroup.threads \
+	$cg/runs $cg/runs/cgroup.procs $cg/runs/cgroup.subtree_control $cg/runs/cgroup.threads
+sh -c "echo \$\$ >$cg/sup/cgroup.procs && exec su tg -s /bin/sh -c 'TOOLGATE_CGROUP=$cg/runs /tg/suite.sh user'"
+su tg -s /bin/sh -c "/tg/suite.sh nocg"
+
+sysctl -w user.max_user_namespaces=0 >/dev/null
+/tg/suite.sh nouserns
+echo "VMTEST suite_seconds $(($(date +%s) - t0))"
+echo "VMTEST END"
+sync
+poweroff -f
