@@ -4,11 +4,13 @@
  * "// expect: pass" means no error-level finding; "// expect: r1 r2" means
  * the set of error-level rule ids is exactly {r1, r2}. A line
  * "// capabilities: a b" grants capabilities. With --object, each file is
- * also compiled with the sandbox's gcc flags and tg_analyze_object must pass.
+ * also built by the real build (tg_sandbox_build: the sandboxed clang with
+ * the analyzer's own front-end arguments) and tg_analyze_object must pass.
  * Usage: analyzer_corpus DIR SDK_DIR [--object] (SDK_DIR "-": the default,
  * i.e. the source tree's sdk/ or the installed one)
  */
 #include "analyzer/analyzer.h"
+#include "sandbox/sandbox.h"
 
 #include <dirent.h>
 #include <string.h>
@@ -40,29 +42,39 @@ static int has_word(const char *list, const char *w)
 	return 0;
 }
 
-static int object_check(const char *path, const char *sdk)
+static int object_check(const char *src, size_t len, const char *sdk)
 {
-	char obj[] = "/tmp/tg_corpus_XXXXXX.o", cmd[2048];
+	char dir[] = "/tmp/tg_corpus_XXXXXX";
+	tg_build_opts bo = { 0 };
+	tg_build_result *b = NULL;
 	tg_report *r = NULL;
-	int fd = mkstemps(obj, 2), ok = 0;
+	int ok = 0;
 	size_t i;
-	if (fd < 0)
+
+	if (!mkdtemp(dir))
 		return 0;
-	close(fd);
-	snprintf(cmd, sizeof(cmd),
-		 "gcc -std=gnu11 -O2 -D_FORTIFY_SOURCE=2 -fstack-protector-strong -fPIE -I'%s' -c '%s' -o '%s'",
-		 strcmp(sdk, "-") == 0 ? TG_SOURCE_SDK : sdk, path, obj);
-	if (system(cmd) != 0) {
-		printf("  object: gcc failed\n");
-	} else if (tg_analyze_object(&r, NULL, obj, NULL) < 0) {
+	bo.source = src;
+	bo.source_len = len;
+	bo.sdk_include_dir = strcmp(sdk, "-") == 0 ? TG_SOURCE_SDK : sdk;
+	bo.out_dir = dir;
+	if (tg_sandbox_build(&b, &bo) < 0) {
+		printf("  object: %s\n", tg_error_last()->message);
+	} else if (!b->ok) {
+		printf("  object: the build failed:\n%s\n", b->log);
+	} else if (tg_analyze_object(&r, NULL, b->object_path, NULL) < 0) {
 		printf("  object: %s\n", tg_error_last()->message);
 	} else {
 		ok = r->pass;
 		for (i = 0; i < r->nfindings; i++)
 			printf("  object finding: [%s] %s\n", r->findings[i].rule, r->findings[i].message);
 	}
+	if (b) {
+		unlink(b->object_path);
+		unlink(b->binary_path);
+	}
+	tg_build_result_free(b);
 	tg_report_free(r);
-	unlink(obj);
+	rmdir(dir);
 	return ok;
 }
 
@@ -139,7 +151,7 @@ int main(int argc, char **argv)
 					if (!has_word(got, t))
 						ok = 0;
 			}
-			if (ok && object && want_pass && !object_check(path, argv[2]))
+			if (ok && object && want_pass && !object_check(src, len, argv[2]))
 				ok = 0;
 			printf("%s %s: expect:%s got:%s (%llu ms)\n", ok ? "ok  " : "FAIL", names[i],
 			       expect, got[0] ? got : " pass", (unsigned long long)r->elapsed_ms);
