@@ -100,7 +100,7 @@ static int run_step(tg_run_result **res, char **data, size_t *len, const struct 
 	d.tmp_mb = 128;
 	/* RLIMIT_NPROC counts every process of the sandbox uid on the host
 	 * (other sandboxes too); the build's cgroup caps its own pids */
-	d.max_procs = 32;
+	d.max_procs = 64;
 	d.max_files = 128;
 	sbx_spec_defaults(s, &d);
 	s->profile = SBX_PROFILE_BUILD;
