@@ -15,6 +15,7 @@
 /* every libclang function clangcheck.c calls */
 #define TG_CLANG_FUNCTIONS(X) \
 	X(clang_Cursor_Evaluate) \
+	X(clang_getClangVersion) \
 	X(clang_Cursor_getArgument) \
 	X(clang_Cursor_getMangling) \
 	X(clang_Cursor_getNumArguments) \
@@ -81,6 +82,7 @@ int tg_clang_load(void);
 
 #ifndef TG_CLANG_DL_IMPL
 #define clang_Cursor_Evaluate (tg_clang_api.clang_Cursor_Evaluate)
+#define clang_getClangVersion (tg_clang_api.clang_getClangVersion)
 #define clang_Cursor_getArgument (tg_clang_api.clang_Cursor_getArgument)
 #define clang_Cursor_getMangling (tg_clang_api.clang_Cursor_getMangling)
 #define clang_Cursor_getNumArguments (tg_clang_api.clang_Cursor_getNumArguments)

@@ -535,6 +535,13 @@ static void diagnostics(ctx *c)
 			clang_disposeString(sp);
 			if (deep)
 				ADD(c, w, "limits", NULL, "the code nests too deeply for the analysis");
+			else if (o && (strstr(o, "unknown-attributes") || strstr(o, "ignored-attributes")))
+				/* clang drops them without a cursor; gcc may honour them */
+				ADD(c, w, "attribute", NULL,
+				    "unknown or ignored attribute (%s): only the allowed attributes may be written",
+				    o);
+			else if (o && (strstr(o, "pragma")))
+				ADD(c, w, "pragma", NULL, "unknown or ignored pragma (%s)", o);
 			else if (o && (strstr(o, "implicit-function-declaration") || strstr(o, "implicit-int")))
 				ADD(c, w, "implicit_decl", NULL,
 				    "implicit declaration (a function or type used without a declaration)");
@@ -578,12 +585,8 @@ static enum CXChildVisitResult top(CXCursor cur, CXCursor parent, CXClientData d
 
 int tg_clang_check(tg_flist *l, const tg_clang_job *job)
 {
-	const char *args[] = {
-		"-x", "c", "-std=gnu11", "-nostdinc", "-ivfsoverlay", job->overlay_path,
-		"-isystem", "/vsys/clang", "-isystem", "/vsys/arch", "-isystem", "/vsys/include",
-		"-I", "/vsys/sdk", "-Werror=implicit-function-declaration", "-Werror=implicit-int",
-		"-ferror-limit=20", "-fno-color-diagnostics", "-O2", "-D_FORTIFY_SOURCE=2",
-	};
+	const char *args[64];
+	size_t nargs = tg_cfront_args(args, TG_ARRAY_SIZE(args), job->overlay_path);
 	struct CXUnsavedFile uf = { TG_VFS_MAIN, job->source, (unsigned long)job->len };
 	ctx c = { 0 };
 	CXIndex idx;
@@ -603,12 +606,25 @@ int tg_clang_check(tg_flist *l, const tg_clang_job *job)
 		tg_flist_add(l, job->policy, "limits", 0, 0, NULL, "the parser could not start");
 		return TG_ERR_UNAVAILABLE;
 	}
+	{
+		/* the build runs the clang driver of this release: refuse a
+		 * libclang of any other, whose reading of the source could differ */
+		CXString v = clang_getClangVersion();
+		int same = tg_cfront_version_matches(clang_getCString(v));
+		clang_disposeString(v);
+		if (!same) {
+			tg_flist_add(l, job->policy, "limits", 0, 0, NULL,
+				     "the loaded libclang is not clang %s, the build's compiler",
+				     tg_cfront_clang_version());
+			return TG_ERR_UNAVAILABLE;
+		}
+	}
 	idx = clang_createIndex(0, 0);
 	if (!idx) {
 		tg_flist_add(l, job->policy, "limits", 0, 0, NULL, "the parser could not start");
 		return TG_ERR_INTERNAL;
 	}
-	e = clang_parseTranslationUnit2(idx, TG_VFS_MAIN, args, (int)TG_ARRAY_SIZE(args), &uf, 1,
+	e = clang_parseTranslationUnit2(idx, TG_VFS_MAIN, args, (int)nargs, &uf, 1,
 					CXTranslationUnit_DetailedPreprocessingRecord, &c.tu);
 	if (e != CXError_Success || !c.tu) {
 		if (e == CXError_Crashed)

@@ -122,7 +122,7 @@ int tg_clang_load(void);
 
 /* ---- virtual sysroot (vfs.c) ----------------------------------------------- */
 
-#define TG_VFS_MAIN "/vsys/src/tool.c"
+#define TG_VFS_MAIN TG_CFRONT_MAIN
 /* The overlay YAML text for the given SDK folder (caller frees). */
 int tg_vfs_yaml(char **out, const char *sdk_dir);
 /* The SDK folder to use for opts (never NULL). */

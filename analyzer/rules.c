@@ -103,7 +103,7 @@ const tg_rule tg_rules[] = {
 	  "Make the tool smaller and simpler." },
 	{ "parse", "parse", E, 1, "5.0", "The source does not compile",
 	  "The source has a compile error (the compiler's text is not shown: it could echo host files).",
-	  "Fix the error at the given line; compile with gcc -std=gnu11 -Wall locally." },
+	  "Fix the error at the given line; compile with clang-14 -std=gnu11 -Wall locally (the build uses clang 14)." },
 };
 const size_t tg_nrules = TG_ARRAY_SIZE(tg_rules);
 

@@ -173,6 +173,30 @@ void tg_sha256_final_hex(tg_sha256 *s, char out[65]);
 /* Hex SHA-256 of data into out[65]. */
 void tg_sha256_hex(char out[65], const void *data, size_t len);
 
+/* ---- the C front end (cfront.c) ------------------------------------------ */
+
+/* One front end for the analyzer and the build: the clang 14 driver at
+ * tg_cfront_clang_path() compiles with the arguments the analyzer's
+ * libclang parsed with, in the same virtual sysroot, the source at the same
+ * path. The submitted source is read as TG_CFRONT_MAIN by both. */
+#define TG_CFRONT_DIR "/tmp"
+#define TG_CFRONT_NAME "tool.c"
+#define TG_CFRONT_MAIN TG_CFRONT_DIR "/" TG_CFRONT_NAME
+/* Fill argv (at least 48 slots) with the front-end arguments, the overlay
+ * file at overlay_path; returns their count (0 when max is too small). The
+ * build adds only -c, the source and -o. */
+size_t tg_cfront_args(const char **argv, size_t max, const char *overlay_path);
+/* The overlay YAML (caller frees): sdk_dir is the folder holding
+ * toolgate/tool.h; with_main maps TG_CFRONT_MAIN to the real file there
+ * (the build; the analyzer hands the source in memory). */
+int tg_cfront_overlay(char **out, const char *sdk_dir, int with_main);
+/* The clang driver and the release both sides must be ("14.0.6"). */
+const char *tg_cfront_clang_path(void);
+const char *tg_cfront_clang_version(void);
+/* 1 if a version text ("Debian clang version 14.0.6", libclang's
+ * clang_getClangVersion()) names exactly that release. */
+int tg_cfront_version_matches(const char *text);
+
 /* ---- names and the home ------------------------------------------------ */
 
 /* A tool name: ^[a-z][a-z0-9_]{0,63}$. */

@@ -1,18 +1,26 @@
 /*
  * sandbox/build.c: tg_sandbox_build(): the compiler runs in the sandbox
- * too, under the build profile (fork/exec of cc1, as, collect2 and ld
+ * too, under the build profile (the clang driver, its in-process cc1 and ld
  * allowed, with a pids limit). Its root holds read-only binds of /usr,
  * /lib, /lib64 and /bin (no /etc, /home, /proc or project tree), the SDK
- * include folder at /sdk, and the source written into its /tmp. Step one
- * compiles tool.c to tool.o (-c), step two links tool as a static PIE
- * (plain -static if that fails); each output is read back through a
- * descriptor of the sandbox's /tmp (no symlinks, regular files only,
- * size-capped) and written atomically into out_dir.
+ * include folder at /sdk, and the source and the overlay written into its
+ * /tmp. The compiler is the clang 14 driver of the same release as the
+ * analyzer's libclang (checked once per process with --version), reading
+ * the source with the analyzer's own arguments inside the analyzer's own
+ * virtual sysroot (common/cfront.c): the same dialect, defines, headers and
+ * file name, so the program that was vetted is the program that is built.
+ * Step one compiles tool.c to tool.o (-c), step two links tool as a static
+ * PIE with full RELRO (plain -static if that fails); each output is read
+ * back through a descriptor of the sandbox's /tmp (no symlinks, regular
+ * files only, size-capped) and written atomically into out_dir. The
+ * diagnostics go back to the submitter: without carets, in a sysroot that
+ * holds nothing but public headers and the tool's own source.
  */
 #include "sandbox/internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -21,7 +29,7 @@
 #define BUILD_LOG_MAX (64u << 10)
 
 static const char *const build_env[] = { "PATH=/usr/bin:/bin", "LC_ALL=C", "TMPDIR=/tmp",
-					  "GCC_COLORS=", NULL };
+					  NULL };
 
 void tg_build_result_free(tg_build_result *r)
 {
@@ -74,8 +82,8 @@ struct step {
 
 /* One sandboxed compiler run; *data gets output `want` when it succeeded. */
 static int run_step(tg_run_result **res, char **data, size_t *len, const struct step *st,
-		    const char *const *argv, const struct sbx_file *input, const char *want,
-		    const char *what)
+		    const char *const *argv, const struct sbx_file *input, size_t ninput,
+		    const char *want, const char *what)
 {
 	struct sbx_spec *s = calloc(1, sizeof(*s));
 	tg_sandbox_opts d;
@@ -90,15 +98,17 @@ static int run_step(tg_run_result **res, char **data, size_t *len, const struct 
 	d.memory_mb = st->o->memory_mb ? st->o->memory_mb : 512;
 	d.output_kb = BUILD_LOG_MAX / 1024;
 	d.tmp_mb = 128;
-	d.max_procs = 16;
+	/* RLIMIT_NPROC counts every process of the sandbox uid on the host
+	 * (other sandboxes too); the build's cgroup caps its own pids */
+	d.max_procs = 64;
 	d.max_files = 128;
 	sbx_spec_defaults(s, &d);
 	s->profile = SBX_PROFILE_BUILD;
 	s->exec_path = st->compiler;
 	s->argv = argv;
 	s->envp = build_env;
-	s->files[0] = *input;
-	s->nfiles = 1;
+	for (size_t i = 0; i < ninput && i < SBX_MAX_FILES; i++)
+		s->files[s->nfiles++] = input[i];
 	s->want_tmpfd = 1;
 	r = sbx_spec_bind_system(s);
 	if (r == 0)
@@ -110,6 +120,11 @@ static int run_step(tg_run_result **res, char **data, size_t *len, const struct 
 	free(s);
 	if (r < 0)
 		return r;
+	if (!want) { /* the version probe: its output is the caller's */
+		if (tmpfd >= 0)
+			close(tmpfd);
+		return 0;
+	}
 	log_append(st->log, *res, what);
 	if ((*res)->reason == TG_REASON_EXITED && (*res)->exit_code == 0 && tmpfd >= 0) {
 		r = fetch(data, len, tmpfd, want);
@@ -122,27 +137,77 @@ static int run_step(tg_run_result **res, char **data, size_t *len, const struct 
 	return r;
 }
 
+static pthread_mutex_t version_lock = PTHREAD_MUTEX_INITIALIZER;
+static int version_ok;
 static int test_no_static_pie; /* tests: take the -static fallback */
+static const char *test_compiler; /* tests: another driver (version refusal) */
 
 void sbx_build_test_no_static_pie(int on)
 {
 	test_no_static_pie = on;
 }
 
+void sbx_build_test_compiler(const char *path)
+{
+	pthread_mutex_lock(&version_lock);
+	test_compiler = path;
+	version_ok = 0;
+	pthread_mutex_unlock(&version_lock);
+}
+
+/* The driver in the sandbox must be the release the analyzer parses with:
+ * asked once per process (a later upgrade of the package while a server
+ * runs is caught by the analyzer's own check of its libclang). */
+
+static int check_version(const struct step *st)
+{
+	const char *argv[] = { st->compiler, "--version", NULL };
+	tg_run_result *run = NULL;
+	char *none = NULL;
+	size_t nlen = 0;
+	int r = 0;
+
+	pthread_mutex_lock(&version_lock);
+	if (version_ok)
+		goto out;
+	if (access(st->compiler, X_OK) < 0) {
+		r = tg_error_set(TG_ERR_UNAVAILABLE,
+				 "build: the compiler %s is missing: install clang-%s, the release "
+				 "the analyzer reads with", st->compiler, tg_cfront_clang_version());
+		goto out;
+	}
+	r = run_step(&run, &none, &nlen, st, argv, NULL, 0, NULL, "version");
+	if (r < 0)
+		goto out;
+	if (run->reason != TG_REASON_EXITED || run->exit_code != 0 || !run->out ||
+	    !tg_cfront_version_matches(run->out)) {
+		char shown[80];
+		const char *nl = run->out ? strchr(run->out, '\n') : NULL;
+		tg_str_printable(shown, sizeof(shown), run->out ? run->out : "",
+				 nl ? (size_t)(nl - run->out) : run->out_len);
+		r = tg_error_set(TG_ERR_UNAVAILABLE,
+				 "build: %s is \"%s\", not clang %s, the release the analyzer "
+				 "reads with: refusing to build what was not analysed", st->compiler,
+				 shown, tg_cfront_clang_version());
+		goto out;
+	}
+	version_ok = 1;
+out:
+	pthread_mutex_unlock(&version_lock);
+	tg_run_result_free(run);
+	return r;
+}
+
 int tg_sandbox_build(tg_build_result **out, const tg_build_opts *o)
 {
-	static const char *const cflags[] = { "-std=gnu11", "-O2", "-fstack-protector-strong",
-					      "-D_FORTIFY_SOURCE=2", "-fPIE",
-					      "-Werror=implicit-function-declaration",
-					      "-fdiagnostics-color=never" };
-	const char *argv[32];
+	const char *argv[80];
 	tg_buf log = TG_BUF_INIT(BUILD_LOG_MAX);
 	tg_build_result *res = NULL;
 	tg_run_result *run = NULL;
-	char *obj = NULL, *bin = NULL;
-	size_t obj_len = 0, bin_len = 0, n, i;
+	char *obj = NULL, *bin = NULL, *overlay = NULL;
+	size_t obj_len = 0, bin_len = 0, n;
 	struct step st;
-	struct sbx_file in;
+	struct sbx_file in[2];
 	struct stat sb;
 	int r;
 
@@ -156,48 +221,56 @@ int tg_sandbox_build(tg_build_result **out, const tg_build_opts *o)
 	if (o->sdk_include_dir && (stat(o->sdk_include_dir, &sb) < 0 || !S_ISDIR(sb.st_mode)))
 		return tg_error_set(TG_ERR_NOTFOUND, "build: SDK include dir %s is not a folder",
 				    o->sdk_include_dir);
-	res = calloc(1, sizeof(*res));
-	if (!res)
-		return tg_error_set(TG_ERR_NOMEM, "out of memory");
 	st.o = o;
 	st.log = &log;
-	st.compiler = access("/usr/bin/gcc", X_OK) == 0 ? "/usr/bin/gcc" : "/usr/bin/cc";
+	st.compiler = test_compiler ? test_compiler : tg_cfront_clang_path();
+	r = check_version(&st);
+	if (r < 0)
+		return r;
+	/* the overlay names the SDK where the sandbox binds it (/sdk; when
+	 * there is none, /sdk is an empty name and toolgate/tool.h is not found) */
+	r = tg_cfront_overlay(&overlay, "/sdk", 1);
+	if (r < 0)
+		return r;
+	res = calloc(1, sizeof(*res));
+	if (!res) {
+		free(overlay);
+		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	}
 
-	/* 1: tool.c -> tool.o */
-	n = 0;
-	argv[n++] = "gcc";
-	for (i = 0; i < TG_ARRAY_SIZE(cflags); i++)
-		argv[n++] = cflags[i];
-	if (o->sdk_include_dir)
-		argv[n++] = "-I/sdk";
+	/* 1: tool.c -> tool.o, read exactly as the analyzer read it */
+	argv[0] = st.compiler;
+	n = 1 + tg_cfront_args(argv + 1, TG_ARRAY_SIZE(argv) - 6, "/tmp/cfront.yaml");
 	argv[n++] = "-c";
-	argv[n++] = "tool.c";
+	argv[n++] = TG_CFRONT_MAIN;
 	argv[n++] = "-o";
-	argv[n++] = "tool.o";
+	argv[n++] = "/tmp/tool.o";
 	argv[n] = NULL;
-	in.name = "tool.c";
-	in.data = o->source;
-	in.len = o->source_len;
-	r = run_step(&run, &obj, &obj_len, &st, argv, &in, "tool.o", "compile");
+	in[0].name = TG_CFRONT_NAME;
+	in[0].data = o->source;
+	in[0].len = o->source_len;
+	in[1].name = "cfront.yaml";
+	in[1].data = overlay;
+	in[1].len = strlen(overlay);
+	r = run_step(&run, &obj, &obj_len, &st, argv, in, 2, "tool.o", "compile");
 	if (r < 0)
 		goto out;
 
-	/* 2: tool.o -> tool, static PIE, else static */
+	/* 2: tool.o -> tool, static PIE, else static; full RELRO either way */
 	if (obj) {
-		static const char *const link_pie[] = { "gcc", "-static-pie", "-Wl,-z,relro,-z,now",
-							"-Wl,-z,noexecstack", "tool.o", "-lm", "-o", "tool",
-							NULL };
-		static const char *const link_static[] = { "gcc", "-static", "-no-pie",
-							   "-Wl,-z,relro,-z,now",
-							   "-Wl,-z,noexecstack", "tool.o", "-lm", "-o",
-							   "tool", NULL };
-		in.name = "tool.o";
-		in.data = obj;
-		in.len = obj_len;
+		const char *const link_pie[] = { st.compiler, "-static-pie", "-Wl,-z,relro,-z,now",
+						 "-Wl,-z,noexecstack", "-Wl,--fatal-warnings",
+						 "/tmp/tool.o", "-lm", "-o", "/tmp/tool", NULL };
+		const char *const link_static[] = { st.compiler, "-static", "-Wl,-z,relro,-z,now", "-Wl,-z,noexecstack",
+						    "-Wl,--fatal-warnings", "/tmp/tool.o", "-lm", "-o",
+						    "/tmp/tool", NULL };
+		in[0].name = "tool.o";
+		in[0].data = obj;
+		in[0].len = obj_len;
 		tg_run_result_free(run);
 		run = NULL;
 		r = test_no_static_pie ? 0
-				       : run_step(&run, &bin, &bin_len, &st, link_pie, &in, "tool",
+				       : run_step(&run, &bin, &bin_len, &st, link_pie, in, 1, "tool",
 						  "link (static-pie)");
 		if (r == 0 && !bin) {
 			tg_buf_puts(&log, test_no_static_pie
@@ -205,7 +278,7 @@ int tg_sandbox_build(tg_build_result **out, const tg_build_opts *o)
 						  : "toolgate: build: static-pie failed, linking with -static\n");
 			tg_run_result_free(run);
 			run = NULL;
-			r = run_step(&run, &bin, &bin_len, &st, link_static, &in, "tool",
+			r = run_step(&run, &bin, &bin_len, &st, link_static, in, 1, "tool",
 				     "link (static)");
 		}
 		if (r < 0)
@@ -235,6 +308,7 @@ int tg_sandbox_build(tg_build_result **out, const tg_build_opts *o)
 	*out = res;
 	res = NULL;
 out:
+	free(overlay);
 	free(obj);
 	free(bin);
 	tg_run_result_free(run);

@@ -91,6 +91,9 @@ void sbx_spec_defaults(struct sbx_spec *s, const tg_sandbox_opts *o);
 /* Tests: make tg_sandbox_build skip the static-pie link (the -static
  * fallback then links). */
 void sbx_build_test_no_static_pie(int on);
+/* Tests: build with another compiler driver (NULL: the real one); the
+ * version check runs again on the next build. */
+void sbx_build_test_compiler(const char *path);
 /* tg_sandbox_run with test switches (SBX_TEST_*). */
 int sbx_run_with(tg_run_result **out, const tg_sandbox_opts *o, unsigned test_flags);
 

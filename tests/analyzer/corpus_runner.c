@@ -4,11 +4,16 @@
  * "// expect: pass" means no error-level finding; "// expect: r1 r2" means
  * the set of error-level rule ids is exactly {r1, r2}. A line
  * "// capabilities: a b" grants capabilities. With --object, each file is
- * also compiled with the sandbox's gcc flags and tg_analyze_object must pass.
- * Usage: analyzer_corpus DIR SDK_DIR [--object] (SDK_DIR "-": the default,
+ * also built by the real build (tg_sandbox_build: the sandboxed clang with
+ * the analyzer's own front-end arguments) and tg_analyze_object must pass.
+ * With --run (the differential corpus), the binary that the real build made
+ * also runs in the tool sandbox and must print the "// output: " line: what
+ * the analyser read is what was built.
+ * Usage: analyzer_corpus DIR SDK_DIR [--object|--run] (SDK_DIR "-": the default,
  * i.e. the source tree's sdk/ or the installed one)
  */
 #include "analyzer/analyzer.h"
+#include "sandbox/sandbox.h"
 
 #include <dirent.h>
 #include <string.h>
@@ -40,29 +45,66 @@ static int has_word(const char *list, const char *w)
 	return 0;
 }
 
-static int object_check(const char *path, const char *sdk)
+/* Run the built binary in the tool sandbox: it must print `want` and a newline. */
+static int run_check(const char *binary, const char *want)
 {
-	char obj[] = "/tmp/tg_corpus_XXXXXX.o", cmd[2048];
-	tg_report *r = NULL;
-	int fd = mkstemps(obj, 2), ok = 0;
-	size_t i;
-	if (fd < 0)
+	tg_sandbox_opts so = { 0 };
+	tg_run_result *run = NULL;
+	char expect[512];
+	int ok;
+
+	snprintf(expect, sizeof(expect), "%s\n", want);
+	so.program = binary;
+	so.stdin_data = "{}";
+	so.stdin_len = 2;
+	if (tg_sandbox_run(&run, &so) < 0) {
+		printf("  run: %s\n", tg_error_last()->message);
 		return 0;
-	close(fd);
-	snprintf(cmd, sizeof(cmd),
-		 "gcc -std=gnu11 -O2 -D_FORTIFY_SOURCE=2 -fstack-protector-strong -fPIE -I'%s' -c '%s' -o '%s'",
-		 strcmp(sdk, "-") == 0 ? TG_SOURCE_SDK : sdk, path, obj);
-	if (system(cmd) != 0) {
-		printf("  object: gcc failed\n");
-	} else if (tg_analyze_object(&r, NULL, obj, NULL) < 0) {
+	}
+	ok = run->reason == TG_REASON_EXITED && run->exit_code == 0 && run->out &&
+	     strcmp(run->out, expect) == 0;
+	if (!ok)
+		printf("  run: %s exit %d, stdout \"%.200s\", expected \"%s\"\n",
+		       tg_reason_name(run->reason), run->exit_code, run->out ? run->out : "", want);
+	tg_run_result_free(run);
+	return ok;
+}
+
+static int object_check(const char *src, size_t len, const char *sdk, const char *want_out)
+{
+	char dir[] = "/tmp/tg_corpus_XXXXXX";
+	tg_build_opts bo = { 0 };
+	tg_build_result *b = NULL;
+	tg_report *r = NULL;
+	int ok = 0;
+	size_t i;
+
+	if (!mkdtemp(dir))
+		return 0;
+	bo.source = src;
+	bo.source_len = len;
+	bo.sdk_include_dir = strcmp(sdk, "-") == 0 ? TG_SOURCE_SDK : sdk;
+	bo.out_dir = dir;
+	if (tg_sandbox_build(&b, &bo) < 0) {
+		printf("  object: %s\n", tg_error_last()->message);
+	} else if (!b->ok) {
+		printf("  object: the build failed:\n%s\n", b->log);
+	} else if (tg_analyze_object(&r, NULL, b->object_path, NULL) < 0) {
 		printf("  object: %s\n", tg_error_last()->message);
 	} else {
 		ok = r->pass;
 		for (i = 0; i < r->nfindings; i++)
 			printf("  object finding: [%s] %s\n", r->findings[i].rule, r->findings[i].message);
+		if (ok && want_out)
+			ok = run_check(b->binary_path, want_out);
 	}
+	if (b) {
+		unlink(b->object_path);
+		unlink(b->binary_path);
+	}
+	tg_build_result_free(b);
 	tg_report_free(r);
-	unlink(obj);
+	rmdir(dir);
 	return ok;
 }
 
@@ -70,7 +112,9 @@ int main(int argc, char **argv)
 {
 	char *names[512];
 	size_t n = 0, i, k;
-	int failures = 0, object = argc > 3 && strcmp(argv[3], "--object") == 0;
+	int failures = 0, object = argc > 3 && (strcmp(argv[3], "--object") == 0 ||
+						strcmp(argv[3], "--run") == 0);
+	int run = argc > 3 && strcmp(argv[3], "--run") == 0;
 	struct dirent *de;
 	DIR *d;
 
@@ -87,7 +131,7 @@ int main(int argc, char **argv)
 	closedir(d);
 	qsort(names, n, sizeof(*names), cmp);
 	for (i = 0; i < n; i++) {
-		char *path = NULL, *src = NULL, *expect, *caps;
+		char *path = NULL, *src = NULL, *expect, *caps, *output;
 		const char *capv[4];
 		size_t len, ncap = 0;
 		tg_analyze_opts o = { 0 };
@@ -103,6 +147,7 @@ int main(int argc, char **argv)
 		}
 		expect = line_after(src, "// expect:");
 		caps = line_after(src, "// capabilities:");
+		output = run ? line_after(src, "// output: ") : NULL;
 		if (caps) {
 			char *save = NULL, *t;
 			for (t = strtok_r(caps, " ", &save); t && ncap < 4; t = strtok_r(NULL, " ", &save))
@@ -139,7 +184,11 @@ int main(int argc, char **argv)
 					if (!has_word(got, t))
 						ok = 0;
 			}
-			if (ok && object && want_pass && !object_check(path, argv[2]))
+			if (run && want_pass && !output) {
+				printf("  no // output: line for a passing file\n");
+				ok = 0;
+			}
+			if (ok && object && want_pass && !object_check(src, len, argv[2], output))
 				ok = 0;
 			printf("%s %s: expect:%s got:%s (%llu ms)\n", ok ? "ok  " : "FAIL", names[i],
 			       expect, got[0] ? got : " pass", (unsigned long long)r->elapsed_ms);
@@ -154,6 +203,7 @@ int main(int argc, char **argv)
 		tg_report_free(r);
 		free(expect);
 		free(caps);
+		free(output);
 		free(src);
 		free(path);
 		free(names[i]);

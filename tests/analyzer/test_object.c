@@ -1,7 +1,8 @@
 /*
  * tests/analyzer/test_object.c: tg_analyze_object() on objects built here
- * with the sandbox's exact flags (gcc -std=gnu11 -O2 -D_FORTIFY_SOURCE=2
- * -fstack-protector-strong -fPIE -c): fortified benign code passes; system
+ * with the build's compiler and code-generation flags (clang-14 -std=gnu11
+ * -O2 -D_FORTIFY_SOURCE=2 -fstack-protector-strong, stack-clash, CET, -fPIE
+ * -c; common/cfront.c): fortified benign code passes; system
  * (also through an asm label), weak undefined symbols, ifunc, constructors
  * and destructors are found; malformed and mutated ELF files are refused
  * without crashing (the sanitizer build checks the bounds).
@@ -45,7 +46,7 @@ static const char *build(const char *name, const char *src)
 	fputs(src, f);
 	fclose(f);
 	snprintf(cmd, sizeof(cmd),
-		 "gcc -std=gnu11 -O2 -D_FORTIFY_SOURCE=2 -fstack-protector-strong -fPIE -c '%s' -o '%s'",
+		 "clang-14 -std=gnu11 -O2 -D_FORTIFY_SOURCE=2 -fstack-protector-strong -fstack-clash-protection -fcf-protection=full -fPIE -c '%s' -o '%s'",
 		 c, obj);
 	assert_int_equal(system(cmd), 0);
 	return obj;

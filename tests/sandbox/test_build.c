@@ -168,12 +168,12 @@ static void sandbox_build_host_files(void **state)
 	snprintf(src, sizeof(src), "#include \"%s\"\nint main(void) { return leaked; }\n", path);
 	r = build(src, 0);
 	assert_int_equal(r->ok, 0);
-	assert_non_null(strstr(r->log, "No such file or directory"));
+	assert_non_null(strstr(r->log, "file not found"));
 	assert_null(strstr(r->log, "TG-SECRET-7f3a"));
 	tg_build_result_free(r);
 	r = build("#include \"/etc/shadow\"\nint main(void) { return 0; }\n", 0);
 	assert_int_equal(r->ok, 0);
-	assert_non_null(strstr(r->log, "/etc/shadow: No such file or directory"));
+	assert_non_null(strstr(r->log, "'/etc/shadow' file not found"));
 	assert_null(strstr(r->log, "root:"));
 	tg_build_result_free(r);
 	/* the assembler cannot embed a host file either */
@@ -182,15 +182,95 @@ static void sandbox_build_host_files(void **state)
 		 "int main(void) { return 0; }\n", path);
 	r = build(src, 0);
 	assert_int_equal(r->ok, 0);
-	assert_non_null(strstr(r->log, "file not found"));
+	assert_non_null(strstr(r->log, "Could not find incbin file"));
 	assert_null(strstr(r->log, "TG-SECRET-7f3a"));
 	tg_build_result_free(r);
 	r = build("#include \"/proc/self/environ\"\nint main(void) { return 0; }\n", 0);
 	assert_int_equal(r->ok, 0);
-	assert_non_null(strstr(r->log, "No such file or directory"));
+	assert_non_null(strstr(r->log, "file not found"));
 	tg_build_result_free(r);
 	unlink(path);
 	rmdir(secret_dir);
+}
+
+/* 1 if some line (24+ characters, trimmed) of the host file appears in log */
+static int quotes_file(const char *log, const char *path)
+{
+	char *data = NULL, *line, *save = NULL;
+	size_t len = 0;
+	int hit = 0;
+
+	if (tg_file_read(&data, &len, path, 4u << 20) < 0)
+		return 0;
+	for (line = strtok_r(data, "\n", &save); line && !hit; line = strtok_r(NULL, "\n", &save)) {
+		while (*line == ' ' || *line == '\t')
+			line++;
+		if (strlen(line) >= 24 && strstr(log, line))
+			hit = 1;
+	}
+	free(data);
+	return hit;
+}
+
+/* The compiler's diagnostics go back to the submitter, so nothing may make
+ * them quote a host file: errors inside system headers (a macro breaking
+ * stdio.h), #line naming a host file, a conflicting redeclaration of a
+ * libc function, .. out of the SDK folder. */
+static void sandbox_build_diagnostics_quote_nothing(void **state)
+{
+	static const char *const headers[] = {
+		"/usr/include/stdio.h", "/usr/include/x86_64-linux-gnu/bits/stdio.h",
+		"/usr/include/x86_64-linux-gnu/bits/types/struct_FILE.h",
+		"/usr/include/x86_64-linux-gnu/bits/types/FILE.h",
+		"/usr/include/x86_64-linux-gnu/sys/cdefs.h", "/etc/passwd",
+	};
+	static const char *const srcs[] = {
+		"#define FILE int\n#include <stdio.h>\nint main(void) { return 0; }\n",
+		"#define __restrict +\n#include <stdio.h>\nint main(void) { return 0; }\n",
+		"#include <stdio.h>\nint printf(int);\nint main(void) { return 0; }\n",
+		"#line 1 \"/etc/passwd\"\nint main(void) { return y; }\n",
+		"#include <toolgate/../../../../etc/passwd>\nint main(void) { return 0; }\n",
+		"#include \"../etc/passwd\"\nint main(void) { return 0; }\n",
+	};
+	size_t i, k;
+
+	(void)state;
+	for (i = 0; i < TG_ARRAY_SIZE(srcs); i++) {
+		tg_build_result *r = build(srcs[i], 1);
+		assert_int_equal(r->ok, 0);
+		assert_non_null(strstr(r->log, "error"));
+		for (k = 0; k < TG_ARRAY_SIZE(headers); k++)
+			if (quotes_file(r->log, headers[k]))
+				fail_msg("source %zu: the log quotes %s:\n%s", i, headers[k], r->log);
+		/* headers are named by their virtual path only */
+		assert_null(strstr(r->log, "/usr/include"));
+		tg_build_result_free(r);
+	}
+}
+
+/* The build refuses a compiler that is not the analyzer's clang release. */
+static void sandbox_build_refuses_other_compiler(void **state)
+{
+	tg_build_opts o;
+	tg_build_result *r = NULL;
+
+	(void)state;
+	memset(&o, 0, sizeof(o));
+	o.source = "int main(void) { return 0; }\n";
+	o.source_len = strlen(o.source);
+	o.out_dir = outdir;
+	sbx_build_test_compiler("/usr/bin/gcc");
+	assert_int_equal(tg_sandbox_build(&r, &o), TG_ERR_UNAVAILABLE);
+	assert_null(r);
+	assert_non_null(strstr(tg_error_last()->message, "not clang " ));
+	assert_non_null(strstr(tg_error_last()->message, tg_cfront_clang_version()));
+	sbx_build_test_compiler("/nonexistent/clang");
+	assert_int_equal(tg_sandbox_build(&r, &o), TG_ERR_UNAVAILABLE);
+	assert_non_null(strstr(tg_error_last()->message, "is missing"));
+	sbx_build_test_compiler(NULL);
+	assert_int_equal(tg_sandbox_build(&r, &o), 0);
+	assert_int_equal(r->ok, 1);
+	tg_build_result_free(r);
 }
 
 static void sandbox_build_bad_input(void **state)
@@ -249,6 +329,8 @@ int main(void)
 		cmocka_unit_test(sandbox_build_static_fallback),
 		cmocka_unit_test(sandbox_build_errors),
 		cmocka_unit_test(sandbox_build_host_files),
+		cmocka_unit_test(sandbox_build_diagnostics_quote_nothing),
+		cmocka_unit_test(sandbox_build_refuses_other_compiler),
 		cmocka_unit_test(sandbox_build_bad_input),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -97,7 +97,7 @@ static void check_example(const char *src, const char *out, const char *name)
 		FAIL("%s: fewer than 2 tests", name);
 	snprintf(bin, sizeof(bin), "%s/example_%s", out, name);
 	snprintf(cmd, sizeof(cmd),
-		 "gcc -std=gnu11 -O2 -D_FORTIFY_SOURCE=2 -Wall -Wextra -Werror -I'%s/sdk' -o '%s' '%s/examples/%s/tool.c'",
+		 "clang-14 -std=gnu11 -O2 -D_FORTIFY_SOURCE=2 -Wall -Wextra -Werror -I'%s/sdk' -o '%s' '%s/examples/%s/tool.c'",
 		 src, bin, src, name);
 	if (system(cmd) != 0) {
 		FAIL("%s: does not compile: %s", name, cmd);
