@@ -28,6 +28,9 @@ typedef struct tg_config {
 	uint32_t session_max_creates;
 	int session_hide_write_tools; /* keep workspace:write tools out of a session
 					 until approved */
+	/* the tool bridge (docs/BRIDGE.md) */
+	uint32_t max_tool_calls;     /* ceiling for limits.max_tool_calls (64) */
+	uint32_t max_call_depth;     /* nested bridged calls (2) */
 } tg_config;
 
 /* Open the home (create=1: create it if missing): store.git, registry.db,
