@@ -254,6 +254,8 @@ static void check_ref(ctx *c, CXCursor ref, int callee, where w)
 	name = clang_getCString(sn);
 	if (!name || !*name)
 		goto out_name;
+	if (w.in_sdk && tg_symbol_sdk_io(name))
+		goto out_name; /* the SDK's bridge I/O on fd 3 (tool.h) */
 	if (strncmp(name, "__builtin_", 10) == 0) {
 		const char *cat = tg_symbol_category(name);
 		if (cat)

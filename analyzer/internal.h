@@ -55,6 +55,9 @@ int tg_policy_allows_linker(const tg_policy *p, const char *name);
 size_t tg_builtin_allowlist(const char ***out);
 /* Category rule id of a known-dangerous name ("process", ...), or NULL. */
 const char *tg_symbol_category(const char *name);
+/* read and write: referenced only by the SDK's bridge functions (fd 3);
+ * allowed in toolgate/tool.h and in the object, refused in a tool's code. */
+int tg_symbol_sdk_io(const char *name);
 /* 1 when a __builtin_* name is allowed (p decides for __builtin_<allowed>). */
 int tg_builtin_allowed(const tg_policy *p, const char *name);
 /* 1 when an attribute name (without __) is in the small allowed set. */

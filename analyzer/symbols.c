@@ -180,6 +180,11 @@ static const struct {
 	{ "file_access", cat_file },
 };
 
+int tg_symbol_sdk_io(const char *name)
+{
+	return name && (strcmp(name, "read") == 0 || strcmp(name, "write") == 0);
+}
+
 const char *tg_symbol_category(const char *name)
 {
 	size_t c, i;

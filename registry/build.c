@@ -10,7 +10,7 @@
  * JSON value on stdout is a result, anything else an error whose message is
  * the capped stderr or the kill reason.
  */
-#include "reg_internal.h"
+#include "bridge.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -207,6 +207,13 @@ static uint32_t limit_of(const json_t *limits, const char *key, uint32_t def, ui
 int reg_run_tool(json_t **out, tg_registry *r, const char *binary, const json_t *limits,
 		 int ws_read, int ws_write, const json_t *args)
 {
+	return reg_run_tool_ex(out, r, binary, limits, ws_read, ws_write, args, NULL, 0);
+}
+
+int reg_run_tool_ex(json_t **out, tg_registry *r, const char *binary, const json_t *limits,
+		    int ws_read, int ws_write, const json_t *args, reg_bridge *b,
+		    uint64_t deadline_ms)
+{
 	_cleanup_free_ char *in = tg_json_dump(args);
 	_cleanup_free_ char *msg = NULL;
 	_cleanup_json_ json_t *res = NULL;
@@ -229,7 +236,17 @@ int reg_run_tool(json_t **out, tg_registry *r, const char *binary, const json_t 
 		so.workspace = r->cfg.workspace;
 		so.workspace_write = ws_write;
 	}
-	rc = tg_sandbox_run(&rr, &so);
+	if (b && b->deadline_ms && (!deadline_ms || b->deadline_ms < deadline_ms))
+		deadline_ms = b->deadline_ms;
+	if (deadline_ms) {
+		/* a bridged call: the caller's run ends at deadline_ms */
+		uint64_t now = tg_now_ms(), left = deadline_ms > now ? deadline_ms - now : 0;
+		if (left < so.timeout_ms)
+			so.timeout_ms = left > 10 ? (uint32_t)left : 10;
+	}
+	if (b)
+		b->deadline_ms = tg_now_ms() + so.timeout_ms;
+	rc = b ? reg_bridge_run(&rr, b, &so) : tg_sandbox_run(&rr, &so);
 	if (rc < 0)
 		return tg_error_prefix("sandbox");
 	jl.max_bytes = (size_t)so.output_kb * 1024u + 1;
@@ -262,6 +279,9 @@ int reg_run_tool(json_t **out, tg_registry *r, const char *binary, const json_t 
 		else if (rr->reason == TG_REASON_OUTPUT_LIMIT)
 			snprintf(m, sizeof(m), "killed by the sandbox: output over %u KiB",
 				 so.output_kb);
+		else if (rr->reason == TG_REASON_BRIDGE_PROTOCOL)
+			snprintf(m, sizeof(m), "ended by the tool bridge: %s",
+				 b && b->protocol_msg[0] ? b->protocol_msg : "protocol error");
 		else if (rr->reason == TG_REASON_SIGNALED)
 			snprintf(m, sizeof(m), "the tool was killed by signal %d", rr->signal);
 		else
@@ -281,6 +301,8 @@ int reg_run_tool(json_t **out, tg_registry *r, const char *binary, const json_t 
 		json_object_set_new(res, "error", json_string(msg));
 	json_object_set_new(res, "reason", json_string(tg_reason_name(rr->reason)));
 	json_object_set_new(res, "wall_ms", json_integer((json_int_t)rr->wall_ms));
+	if (b)
+		json_object_set_new(res, "tool_calls", json_integer((json_int_t)b->attempts));
 	tg_run_result_free(rr);
 	*out = TG_TAKE_PTR(res);
 	return 0;

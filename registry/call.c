@@ -6,7 +6,7 @@
  * limits and capabilities, and log the call. A schema or tool failure is an
  * ok=false result, not an error code.
  */
-#include "reg_internal.h"
+#include "bridge.h"
 
 #include <string.h>
 #include <sys/stat.h>
@@ -97,9 +97,16 @@ static int binary_for(char **out, tg_registry *r, const char *name, unsigned v,
 int tg_registry_call(json_t **out, tg_registry *r, const char *name, const json_t *args,
 		     const tg_actor *who)
 {
+	return reg_call_ex(out, r, name, args, who, NULL);
+}
+
+int reg_call_ex(json_t **out, tg_registry *r, const char *name, const json_t *args,
+		const tg_actor *who, const reg_bridge *parent)
+{
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
 	_cleanup_json_ json_t *schema = NULL, *limits = NULL, *caps = NULL, *res = NULL;
-	_cleanup_free_ char *hash = NULL, *bin = NULL;
+	_cleanup_free_ char *hash = NULL, *bin = NULL, *commit = NULL;
+	reg_bridge br;
 	unsigned v;
 	int rc, ws_read = 0, ws_write = 0;
 
@@ -107,7 +114,7 @@ int tg_registry_call(json_t **out, tg_registry *r, const char *name, const json_
 	if (!tg_name_valid(name))
 		return tg_error_set(TG_ERR_INVALID, "not a valid tool name");
 	rc = reg_prepare(r, &st, "SELECT v.version, v.input_schema, v.limits, v.capabilities, "
-				 "v.content_hash FROM tools t JOIN versions v ON v.tool_id = t.id "
+				 "v.content_hash, v.commit_id FROM tools t JOIN versions v ON v.tool_id = t.id "
 				 "AND v.version = t.active_version WHERE t.name = ?1");
 	if (rc < 0)
 		return rc;
@@ -122,6 +129,7 @@ int tg_registry_call(json_t **out, tg_registry *r, const char *name, const json_
 	limits = reg_col_json(st, 2);
 	caps = reg_col_json(st, 3);
 	hash = reg_col_strdup(st, 4);
+	commit = reg_col_strdup(st, 5);
 	sqlite3_finalize(st);
 	st = NULL;
 	if (!hash)
@@ -143,7 +151,9 @@ int tg_registry_call(json_t **out, tg_registry *r, const char *name, const json_
 		rc = binary_for(&bin, r, name, v, hash, caps);
 		if (rc < 0)
 			return rc;
-		rc = reg_run_tool(&res, r, bin, limits, ws_read, ws_write, args);
+		int bridged = reg_bridge_init(&br, r, who, name, v, caps, limits, parent);
+		rc = reg_run_tool_ex(&res, r, bin, limits, ws_read, ws_write, args,
+				     bridged ? &br : NULL, parent ? parent->deadline_ms : 0);
 		if (rc < 0)
 			return rc;
 	}
@@ -151,6 +161,8 @@ int tg_registry_call(json_t **out, tg_registry *r, const char *name, const json_
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
 	json_object_set_new(res, "name", json_string(name));
 	json_object_set_new(res, "version", json_integer(v));
+	if (parent && commit)
+		json_object_set_new(res, "commit", json_string(commit));
 	rc = log_call(r, name, v, res, who);
 	if (rc < 0)
 		return rc;

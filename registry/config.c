@@ -45,7 +45,7 @@ int reg_config_load(tg_config *cfg, const char *home)
 	static const char *const keys[] = { "max_timeout_ms", "max_memory_mb", "max_output_kb",
 					    "workspace", "session_max_calls",
 					    "session_max_creates", "session_hide_write_tools",
-					    "require_cgroups", NULL };
+					    "require_cgroups", "max_tool_calls", "max_call_depth", NULL };
 	_cleanup_free_ char *path = tg_path_join(home, "config.json");
 	_cleanup_json_ json_t *j = NULL;
 	const char *ws = NULL;
@@ -56,6 +56,8 @@ int reg_config_load(tg_config *cfg, const char *home)
 	cfg->max_timeout_ms = CFG_DEF_TIMEOUT_MS;
 	cfg->max_memory_mb = CFG_DEF_MEMORY_MB;
 	cfg->max_output_kb = CFG_DEF_OUTPUT_KB;
+	cfg->max_tool_calls = 64;
+	cfg->max_call_depth = 2;
 	if (!path)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
 	if (access(path, F_OK) != 0) {
@@ -75,7 +77,9 @@ int reg_config_load(tg_config *cfg, const char *home)
 	    (rc = get_u32(&cfg->max_memory_mb, j, "max_memory_mb", 16, CFG_CEIL_MEMORY_MB)) < 0 ||
 	    (rc = get_u32(&cfg->max_output_kb, j, "max_output_kb", 1, CFG_CEIL_OUTPUT_KB)) < 0 ||
 	    (rc = get_u32(&cfg->session_max_calls, j, "session_max_calls", 0, UINT32_MAX)) < 0 ||
-	    (rc = get_u32(&cfg->session_max_creates, j, "session_max_creates", 0, UINT32_MAX)) < 0)
+	    (rc = get_u32(&cfg->session_max_creates, j, "session_max_creates", 0, UINT32_MAX)) < 0 ||
+	    (rc = get_u32(&cfg->max_tool_calls, j, "max_tool_calls", 0, 4096)) < 0 ||
+	    (rc = get_u32(&cfg->max_call_depth, j, "max_call_depth", 0, 8)) < 0)
 		goto bad;
 	rc = tg_json_get_bool(&b, j, "session_hide_write_tools", 0);
 	if (rc < 0)

@@ -5,7 +5,7 @@
  * from disk: a manifest file or a folder holding tool.json, whose "source"
  * is a relative path resolved inside the manifest's folder.
  */
-#include "reg_internal.h"
+#include "bridge.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -67,12 +67,14 @@ static int control_char(const char *s, size_t len, const char *allowed, size_t *
 
 static int check_limits(const tg_config *cfg, const json_t *limits)
 {
-	static const char *const keys[] = { "timeout_ms", "memory_mb", "output_kb", NULL };
+	static const char *const keys[] = { "timeout_ms", "memory_mb", "output_kb",
+					    "max_tool_calls", NULL };
 	static const struct {
 		const char *key;
 		int64_t lo;
-	} lim[] = { { "timeout_ms", 10 }, { "memory_mb", 16 }, { "output_kb", 1 } };
-	uint32_t hi[3];
+	} lim[] = { { "timeout_ms", 10 }, { "memory_mb", 16 }, { "output_kb", 1 },
+		    { "max_tool_calls", 0 } };
+	uint32_t hi[4];
 	size_t i;
 	int rc;
 
@@ -81,6 +83,7 @@ static int check_limits(const tg_config *cfg, const json_t *limits)
 	hi[0] = cfg->max_timeout_ms;
 	hi[1] = cfg->max_memory_mb;
 	hi[2] = cfg->max_output_kb;
+	hi[3] = cfg->max_tool_calls;
 	rc = tg_json_check_keys(limits, keys, "limits");
 	if (rc < 0)
 		return rc;
@@ -116,13 +119,17 @@ static int check_capabilities(const tg_config *cfg, const json_t *caps)
 		const char *s = json_string_value(c);
 		if (!s)
 			return tg_error_set(TG_ERR_INVALID, "capabilities[%zu]: must be a string", i);
-		if (strcmp(s, "workspace:read") != 0 && strcmp(s, "workspace:write") != 0)
+		if (strcmp(s, "workspace:read") != 0 && strcmp(s, "workspace:write") != 0 &&
+		    strncmp(s, "tools:", 6) != 0 && strncmp(s, "host:", 5) != 0)
 			return tg_error_set(TG_ERR_INVALID, "capabilities[%zu]: unknown capability "
-							    "(known: workspace:read, workspace:write)", i);
+							    "(known: workspace:read, workspace:write, "
+							    "tools:NAME, host:NAME)", i);
 		for (k = 0; k < i; k++) {
 			if (json_equal(json_array_get(caps, k), c))
 				return tg_error_set(TG_ERR_INVALID, "capabilities[%zu]: duplicate", i);
 		}
+		if (strncmp(s, "workspace:", 10) != 0)
+			continue; /* tools:/host: are checked against "calls" (bridge_manifest.c) */
 		if (!cfg->workspace)
 			return tg_error_set(TG_ERR_INVALID, "capabilities[%zu]: %s needs \"workspace\" "
 							    "set in the home's config.json", i, s);
@@ -201,7 +208,7 @@ int tg_manifest_validate(const tg_registry *r, const json_t *m, const char *sour
 			 size_t source_len)
 {
 	static const char *const keys[] = { "name", "description", "input_schema", "source",
-					    "tests", "limits", "capabilities", NULL };
+					    "tests", "limits", "capabilities", "calls", NULL };
 	const char *name = NULL, *desc = NULL;
 	json_t *schema = NULL, *limits = NULL;
 	size_t i, line;
@@ -239,6 +246,8 @@ int tg_manifest_validate(const tg_registry *r, const json_t *m, const char *sour
 	if ((rc = check_limits(&r->cfg, limits)) < 0)
 		return rc;
 	if ((rc = check_capabilities(&r->cfg, json_object_get(m, "capabilities"))) < 0)
+		return rc;
+	if ((rc = reg_bridge_check_calls(m, name)) < 0)
 		return rc;
 	if ((rc = check_tests(schema, json_object_get(m, "tests"))) < 0)
 		return rc;

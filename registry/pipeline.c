@@ -7,7 +7,7 @@
  * one SQLite transaction. Every valid submission gets a version, rejected
  * ones too, with the reason.
  */
-#include "reg_internal.h"
+#include "bridge.h"
 
 #include <string.h>
 
@@ -125,7 +125,15 @@ static int run_tests(json_t **out, int *all_passed, char **first_failure, tg_reg
 				detail = NULL;
 			tg_error_clear();
 		} else {
-			rc = reg_run_tool(&res, r, binary, limits, ws_read, ws_write, args);
+			reg_bridge br;
+			/* declared calls are served in tests too: the callees run for
+			 * real, each under its own approvals */
+			int bridged = reg_bridge_init(&br, r, NULL, json_string_value(json_object_get(
+								       m, "name")),
+						      0, json_object_get(m, "capabilities"), limits,
+						      NULL);
+			rc = reg_run_tool_ex(&res, r, binary, limits, ws_read, ws_write, args,
+					     bridged ? &br : NULL, 0);
 			if (rc < 0)
 				return rc;
 			wall = json_integer_value(json_object_get(res, "wall_ms"));
@@ -334,8 +342,29 @@ static int commit_version(tg_store_version **out, tg_registry *r, const tg_submi
 	return 0;
 }
 
+static int create_version(json_t **out, tg_registry *r, const tg_submission *sub,
+			  const tg_actor *who);
+
 int tg_registry_create(json_t **out, tg_registry *r, const tg_submission *sub,
 		       const tg_actor *who)
+{
+	/* "calls" entries become tools:/host: capabilities (bridge_manifest.c) */
+	_cleanup_json_ json_t *m = NULL;
+	tg_submission norm = *sub;
+	int rc;
+
+	*out = NULL;
+	if (json_is_object(sub->manifest)) {
+		rc = reg_bridge_manifest(&m, sub->manifest);
+		if (rc < 0)
+			return rc;
+		norm.manifest = m;
+	}
+	return create_version(out, r, &norm, who);
+}
+
+static int create_version(json_t **out, tg_registry *r, const tg_submission *sub,
+			  const tg_actor *who)
 {
 	_cleanup_free_ char *submitter = reg_actor_string(who);
 	_cleanup_free_ const char **caps = NULL;

@@ -235,23 +235,25 @@ void sbx_child_main(const struct sbx_child_args *a)
 {
 	const struct sbx_spec *s = a->spec;
 	int tree[SBX_MAX_BINDS];
-	int fds[4] = { a->stdin_fd, a->out_fd, a->err_fd, a->sync_fd };
-	int hi[4], i;
+	/* With a bridge: fd 3 the bridge (kept across execve), the sync socket 4. */
+	int fds[5] = { a->stdin_fd, a->out_fd, a->err_fd, s->fd3 > 0 ? s->fd3 : a->sync_fd,
+		       a->sync_fd };
+	int hi[5], i, n = s->fd3 > 0 ? 5 : 4;
 	size_t k;
 	char go;
 
 	/* fds: 0-2 the pipes, 3 the sync socket (close-on-exec), nothing else. */
-	for (i = 0; i < 4; i++) {
+	for (i = 0; i < n; i++) {
 		hi[i] = fcntl(fds[i], F_DUPFD_CLOEXEC, 16);
 		if (hi[i] < 0)
 			_exit(127);
 	}
-	for (i = 0; i < 4; i++)
+	for (i = 0; i < n; i++)
 		if (dup2(hi[i], i) < 0)
 			_exit(127);
-	if (fcntl(3, F_SETFD, FD_CLOEXEC) < 0 || syscall(SYS_close_range, 4, ~0U, 0) < 0)
+	if (fcntl(n - 1, F_SETFD, FD_CLOEXEC) < 0 || syscall(SYS_close_range, n, ~0U, 0) < 0)
 		_exit(127);
-	sync_fd = 3;
+	sync_fd = n - 1;
 
 	/* v1 cgroups: move ourselves (writing "0" moves only the calling
 	 * thread, which skips the global threadgroup lock and its RCU grace

@@ -75,6 +75,7 @@ struct sbx_spec {
 	size_t stdin_len;
 	uint32_t timeout_ms, memory_mb, output_kb, tmp_mb, max_procs, max_files;
 	unsigned test_flags;
+	int fd3;                     /* > 0: handed to the program as fd 3 */
 };
 
 /* The one executor behind tg_sandbox_run and tg_sandbox_build. With

@@ -20,6 +20,7 @@ const char *tg_reason_name(tg_reason r)
 	case TG_REASON_FILE_SIZE: return "file_size";
 	case TG_REASON_SECCOMP: return "seccomp";
 	case TG_REASON_SETUP: return "setup";
+	case TG_REASON_BRIDGE_PROTOCOL: return "bridge_protocol";
 	}
 	return "unknown";
 }

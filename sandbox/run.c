@@ -658,8 +658,8 @@ int sbx_execute(tg_run_result **out, const struct sbx_spec *s, int *tmpfd)
 	in = outp[1] = errp[1] = sp[1] = -1;
 
 	for (;;) {
-		struct pollfd p[3];
-		int n = 0, k, i_out = -1, i_err = -1;
+		struct pollfd p[4];
+		int n = 0, k, i_out = -1, i_err = -1, i_fd3 = -1;
 		uint64_t now = tg_now_ms(), until = done ? drain_until : deadline;
 		int wait = now >= until ? 0 : until - now > 60000 ? 60000 : (int)(until - now);
 
@@ -675,7 +675,17 @@ int sbx_execute(tg_run_result **out, const struct sbx_spec *s, int *tmpfd)
 			p[n].fd = errp[0];
 			p[n++].events = POLLIN;
 		}
+		if (s->fd3 > 0 && !done && killed < 0) {
+			/* no events: only a hangup (the peer shut the channel) wakes us */
+			i_fd3 = n;
+			p[n].fd = s->fd3;
+			p[n++].events = 0;
+		}
 		k = poll(p, (nfds_t)n, wait);
+		if (i_fd3 >= 0 && (p[i_fd3].revents & (POLLHUP | POLLERR | POLLNVAL)) && killed < 0) {
+			killed = TG_REASON_BRIDGE_PROTOCOL;
+			kill_child(&r);
+		}
 		if (k < 0 && errno != EINTR)
 			break;
 		if (i_out >= 0 && (p[i_out].revents & (POLLIN | POLLHUP | POLLERR)))

@@ -193,6 +193,7 @@ int sbx_run_with(tg_run_result **out, const tg_sandbox_opts *o, unsigned test_fl
 	s->envp = empty_env;
 	s->stdin_data = o->stdin_data;
 	s->stdin_len = o->stdin_len;
+	s->fd3 = o->fd3 > 0 ? o->fd3 : 0;
 	r = sbx_spec_bind(s, real, "/tool", SBX_BIND_EXEC);
 	if (r == 0)
 		r = bind_dev(s);

@@ -25,6 +25,8 @@ typedef enum tg_reason {
 	TG_REASON_FILE_SIZE,      /* RLIMIT_FSIZE */
 	TG_REASON_SECCOMP,        /* killed by the seccomp filter (see syscall) */
 	TG_REASON_SETUP,          /* the sandbox could not be set up */
+	TG_REASON_BRIDGE_PROTOCOL, /* the peer of fd 3 hung up (shutdown): the
+				    * caller serving it ended the run */
 } tg_reason;
 
 typedef struct tg_sandbox_opts {
@@ -41,6 +43,11 @@ typedef struct tg_sandbox_opts {
 	const char *workspace;     /* host folder bound at /workspace, or NULL */
 	int workspace_write;       /* bind it writable */
 	int dynamic;               /* bind the system library folders read-only */
+	int fd3;                   /* > 0: a socket the program receives as fd 3
+				    * (the bridge; the sandbox knows nothing of
+				    * what flows). When its peer shuts it down
+				    * (POLLHUP) the run is killed with reason
+				    * bridge_protocol. <= 0: fd 3 stays closed. */
 } tg_sandbox_opts;
 
 typedef struct tg_run_result {
@@ -73,7 +80,7 @@ typedef struct tg_run_result {
 int tg_sandbox_run(tg_run_result **out, const tg_sandbox_opts *o);
 void tg_run_result_free(tg_run_result *r);
 /* "exited", "signaled", "timeout", "cpu", "memory", "output_limit",
- * "file_size", "seccomp", "setup". */
+ * "file_size", "seccomp", "setup", "bridge_protocol". */
 const char *tg_reason_name(tg_reason r);
 /* Added: "SIGSEGV", "SIGABRT", ... ("SIGRTMIN+n"; NULL for 0 or unknown). */
 const char *tg_signal_name(int sig);

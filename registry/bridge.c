@@ -1,0 +1,372 @@
+/*
+ * registry/bridge.c: the serving side of the tool bridge (docs/BRIDGE.md).
+ *
+ * reg_bridge_run() makes a socketpair, hands one end to the sandbox as the
+ * program's fd 3 and serves the other from a thread while tg_sandbox_run()
+ * blocks the calling thread; the registry handle is only ever used by one
+ * of the two at a time. Frames are a 4-byte big-endian length and one JSON
+ * object. A frame that is empty, over 1 MiB, cut short or not a request
+ * ends the run: the server shuts its end down, the sandbox sees the hangup
+ * and kills the program (reason bridge_protocol). Each request counts
+ * against the run's limits.max_tool_calls whatever its outcome; it is then
+ * checked (declared in the capabilities, depth, cycle, deadline) and run
+ * through reg_call_ex(), so the callee gets its own sandbox, approvals and
+ * limits and the caller gains nothing. One request is served at a time.
+ */
+#include "bridge.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+
+int reg_bridge_wanted(const json_t *caps)
+{
+	size_t i;
+	json_t *c;
+
+	json_array_foreach(caps, i, c) {
+		const char *s = json_string_value(c);
+		if (s && (strncmp(s, "tools:", 6) == 0 || strncmp(s, "host:", 5) == 0))
+			return 1;
+	}
+	return 0;
+}
+
+int reg_bridge_init(reg_bridge *b, tg_registry *r, const tg_actor *who, const char *name,
+		    unsigned version, const json_t *caps, const json_t *limits,
+		    const reg_bridge *parent)
+{
+	json_t *mc = limits ? json_object_get(limits, "max_tool_calls") : NULL;
+
+	memset(b, 0, sizeof(*b));
+	b->r = r;
+	b->who = who;
+	snprintf(b->name, sizeof(b->name), "%s", name);
+	if (version)
+		snprintf(b->caller, sizeof(b->caller), "%s@%u", name, version);
+	else
+		snprintf(b->caller, sizeof(b->caller), "%s@test", name);
+	b->caps = caps;
+	b->max_calls = REG_BRIDGE_DEF_CALLS;
+	if (r->cfg.max_tool_calls && b->max_calls > r->cfg.max_tool_calls)
+		b->max_calls = r->cfg.max_tool_calls;
+	if (mc && json_is_integer(mc) && json_integer_value(mc) >= 0 &&
+	    json_integer_value(mc) <= (json_int_t)r->cfg.max_tool_calls)
+		b->max_calls = (uint32_t)json_integer_value(mc);
+	b->parent = parent;
+	b->depth = parent ? parent->depth + 1 : 0;
+	b->deadline_ms = parent ? parent->deadline_ms : 0;
+	return reg_bridge_wanted(caps);
+}
+
+/* ---- frames ----------------------------------------------------------- */
+
+/* Wait until fd is ready for ev, or stop_fd is readable (returns 0). */
+static int wait_fd(int fd, short ev, int stop_fd)
+{
+	for (;;) {
+		struct pollfd p[2] = { { fd, ev, 0 }, { stop_fd, POLLIN, 0 } };
+		int k = poll(p, 2, -1);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0 || (p[1].revents & POLLIN))
+			return 0;
+		if (p[0].revents)
+			return 1;
+	}
+}
+
+/* Read exactly n bytes: 1 done, 0 EOF before the first byte, -1 EOF or an
+ * error after some, -2 stopped. */
+static int read_full(int fd, int stop_fd, void *buf, size_t n)
+{
+	size_t off = 0;
+
+	while (off < n) {
+		ssize_t k;
+		if (!wait_fd(fd, POLLIN, stop_fd))
+			return -2;
+		k = recv(fd, (char *)buf + off, n - off, MSG_DONTWAIT);
+		if (k < 0 && (errno == EAGAIN || errno == EINTR))
+			continue;
+		if (k <= 0)
+			return off == 0 ? 0 : -1;
+		off += (size_t)k;
+	}
+	return 1;
+}
+
+static int write_full(int fd, int stop_fd, const void *buf, size_t n)
+{
+	size_t off = 0;
+
+	while (off < n) {
+		ssize_t k;
+		if (!wait_fd(fd, POLLOUT, stop_fd))
+			return -1;
+		k = send(fd, (const char *)buf + off, n - off, MSG_DONTWAIT | MSG_NOSIGNAL);
+		if (k < 0 && (errno == EAGAIN || errno == EINTR))
+			continue;
+		if (k <= 0)
+			return -1;
+		off += (size_t)k;
+	}
+	return 0;
+}
+
+static int send_frame(int fd, int stop_fd, const json_t *msg)
+{
+	_cleanup_free_ char *text = tg_json_dump(msg);
+	unsigned char hdr[4];
+	size_t n;
+
+	if (!text)
+		return -1;
+	n = strlen(text);
+	hdr[0] = (unsigned char)(n >> 24);
+	hdr[1] = (unsigned char)(n >> 16);
+	hdr[2] = (unsigned char)(n >> 8);
+	hdr[3] = (unsigned char)n;
+	if (write_full(fd, stop_fd, hdr, 4) < 0)
+		return -1;
+	return write_full(fd, stop_fd, text, n);
+}
+
+/* ---- one request ------------------------------------------------------ */
+
+static int declared(const reg_bridge *b, const char *prefix, const char *name)
+{
+	size_t i, pl = strlen(prefix);
+	json_t *c;
+
+	json_array_foreach(b->caps, i, c) {
+		const char *s = json_string_value(c);
+		if (s && strncmp(s, prefix, pl) == 0 && strcmp(s + pl, name) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+static json_t *error_reply(json_int_t id, const char *code, const char *msg)
+{
+	return json_pack("{s:I, s:{s:s, s:s}}", "id", id, "error", "code", code, "message", msg);
+}
+
+static void audit_call(reg_bridge *b, const char *tool, const json_t *args, const char *outcome,
+		       const json_t *callee, uint64_t wall_ms)
+{
+	_cleanup_json_ json_t *d = NULL;
+	_cleanup_free_ char *text = args ? tg_json_dump(args) : NULL;
+	char digest[65] = "";
+
+	if (text)
+		tg_sha256_hex(digest, text, strlen(text));
+	d = json_pack("{s:s, s:s, s:s, s:s, s:I, s:I, s:I}", "caller", b->caller, "callee", tool,
+		      "args_sha256", digest, "outcome", outcome, "attempt", (json_int_t)b->attempts,
+		      "depth", (json_int_t)b->depth, "wall_ms", (json_int_t)wall_ms);
+	if (!d)
+		return;
+	if (callee) {
+		json_object_set(d, "callee_version", json_object_get(callee, "version"));
+		json_object_set(d, "callee_commit", json_object_get(callee, "commit"));
+	}
+	/* an audit failure does not hide the call from the program; it is
+	 * left in the thread's error slot only */
+	(void)tg_registry_audit(b->r, b->who, "bridge_call", b->name, d);
+	tg_error_clear();
+}
+
+static json_t *handle(reg_bridge *b, json_int_t id, const char *tool, const json_t *args)
+{
+	_cleanup_json_ json_t *res = NULL;
+	const reg_bridge *p;
+	const char *name = tool;
+	char m[1200];
+	uint64_t t0 = tg_now_ms();
+	int host = strncmp(tool, "host:", 5) == 0, rc;
+
+	b->attempts++;
+	if (b->attempts > b->max_calls) {
+		snprintf(m, sizeof(m), "tool call limit reached: this run may make %u calls "
+				       "(limits.max_tool_calls); call %u refused",
+			 b->max_calls, b->attempts);
+		if (b->attempts == b->max_calls + 1)
+			audit_call(b, tool, args, "limit", NULL, 0);
+		return error_reply(id, "limit", m);
+	}
+	if (host)
+		name = tool + 5;
+	if (!tg_name_valid(name)) {
+		audit_call(b, tool, args, "unknown", NULL, 0);
+		return error_reply(id, "unknown", "not a valid tool name");
+	}
+	if (!declared(b, host ? "host:" : "tools:", name)) {
+		snprintf(m, sizeof(m), "%s is not declared in this tool's \"calls\"", tool);
+		audit_call(b, tool, args, "denied", NULL, 0);
+		return error_reply(id, "denied", m);
+	}
+	if (host) {
+		audit_call(b, tool, args, "unknown", NULL, 0);
+		return error_reply(id, "unknown", "no host tool of that name: this home "
+						  "configures no host tools");
+	}
+	if (tg_now_ms() >= b->deadline_ms) {
+		audit_call(b, tool, args, "timeout", NULL, 0);
+		return error_reply(id, "timeout", "the run's wall-clock limit has passed");
+	}
+	for (p = b; p; p = p->parent) {
+		if (strcmp(p->name, name) == 0) {
+			snprintf(m, sizeof(m), "%s is already running in this call chain (a cycle)",
+				 name);
+			audit_call(b, tool, args, "cycle", NULL, 0);
+			return error_reply(id, "cycle", m);
+		}
+	}
+	if (b->depth + 1 > b->r->cfg.max_call_depth) {
+		snprintf(m, sizeof(m), "call depth limit of %u reached", b->r->cfg.max_call_depth);
+		audit_call(b, tool, args, "depth", NULL, 0);
+		return error_reply(id, "depth", m);
+	}
+	rc = reg_call_ex(&res, b->r, name, args, b->who, b);
+	if (rc < 0) {
+		int nf = rc == TG_ERR_NOTFOUND;
+		snprintf(m, sizeof(m), "%s", tg_error_last()->message);
+		tg_error_clear();
+		audit_call(b, tool, args, nf ? "unknown" : "failed", NULL, tg_now_ms() - t0);
+		return error_reply(id, nf ? "unknown" : "internal", m);
+	}
+	if (!json_is_true(json_object_get(res, "ok"))) {
+		const char *e = json_string_value(json_object_get(res, "error"));
+		audit_call(b, tool, args, "failed", res, tg_now_ms() - t0);
+		return error_reply(id, "tool_error", e ? e : "the tool failed");
+	}
+	b->ok++;
+	audit_call(b, tool, args, "ok", res, tg_now_ms() - t0);
+	return json_pack("{s:I, s:O}", "id", id, "result", json_object_get(res, "result"));
+}
+
+/* A frame is not a request: end the run. */
+static void protocol_error(reg_bridge *b, int fd, const char *why)
+{
+	b->protocol_error = 1;
+	snprintf(b->protocol_msg, sizeof(b->protocol_msg), "%s", why);
+	b->attempts++;
+	audit_call(b, "(malformed)", NULL, "malformed", NULL, 0);
+	shutdown(fd, SHUT_RDWR);
+}
+
+void reg_bridge_serve(reg_bridge *b, int fd, int stop_fd)
+{
+	static const char *const keys[] = { "id", "tool", "args", NULL };
+
+	for (;;) {
+		_cleanup_free_ char *body = NULL;
+		_cleanup_json_ json_t *req = NULL, *reply = NULL;
+		unsigned char hdr[4];
+		tg_json_limits jl = { REG_BRIDGE_MAX_FRAME, 64 };
+		uint32_t len;
+		json_t *id, *tool, *args;
+		int k;
+
+		k = read_full(fd, stop_fd, hdr, 4);
+		if (k == 0 || k == -2)
+			return; /* the program closed the channel, or the run ended */
+		if (k < 0) {
+			protocol_error(b, fd, "a frame header was cut short");
+			return;
+		}
+		len = (uint32_t)hdr[0] << 24 | (uint32_t)hdr[1] << 16 | (uint32_t)hdr[2] << 8 | hdr[3];
+		if (len == 0 || len > REG_BRIDGE_MAX_FRAME) {
+			protocol_error(b, fd, len ? "a frame is over 1 MiB" : "an empty frame");
+			return;
+		}
+		body = malloc(len);
+		if (!body) {
+			protocol_error(b, fd, "out of memory");
+			return;
+		}
+		k = read_full(fd, stop_fd, body, len);
+		if (k == -2)
+			return;
+		if (k != 1) {
+			protocol_error(b, fd, "a frame was cut short");
+			return;
+		}
+		if (tg_json_parse(&req, body, len, &jl) < 0 || !json_is_object(req) ||
+		    tg_json_check_keys(req, keys, "request") < 0) {
+			tg_error_clear();
+			protocol_error(b, fd, "a frame is not a JSON object of id, tool and args");
+			return;
+		}
+		id = json_object_get(req, "id");
+		tool = json_object_get(req, "tool");
+		args = json_object_get(req, "args");
+		if (!json_is_integer(id) || !json_is_string(tool) || (args && !json_is_object(args))) {
+			protocol_error(b, fd, "a request needs an integer id, a string tool and an "
+					      "object args");
+			return;
+		}
+		if (!args) {
+			json_object_set_new(req, "args", json_object());
+			args = json_object_get(req, "args");
+		}
+		reply = handle(b, json_integer_value(id), json_string_value(tool), args);
+		if (!reply || send_frame(fd, stop_fd, reply) < 0)
+			return;
+	}
+}
+
+/* ---- one run ---------------------------------------------------------- */
+
+struct serve_arg {
+	reg_bridge *b;
+	int fd, stop_fd;
+};
+
+static void *serve_main(void *arg)
+{
+	struct serve_arg *a = arg;
+	reg_bridge_serve(a->b, a->fd, a->stop_fd);
+	return NULL;
+}
+
+int reg_bridge_run(tg_run_result **out, reg_bridge *b, tg_sandbox_opts *so)
+{
+	int sp[2] = { -1, -1 }, stop = -1, rc;
+	struct serve_arg a;
+	pthread_t th;
+	uint64_t one = 1;
+
+	*out = NULL;
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp) < 0)
+		return tg_error_errno(TG_ERR_IO, errno, "bridge: socketpair");
+	stop = eventfd(0, EFD_CLOEXEC);
+	if (stop < 0) {
+		rc = tg_error_errno(TG_ERR_IO, errno, "bridge: eventfd");
+		goto out;
+	}
+	a.b = b;
+	a.fd = sp[0];
+	a.stop_fd = stop;
+	if (pthread_create(&th, NULL, serve_main, &a) != 0) {
+		rc = tg_error_set(TG_ERR_IO, "bridge: cannot start the serving thread");
+		goto out;
+	}
+	so->fd3 = sp[1];
+	rc = tg_sandbox_run(out, so);
+	so->fd3 = 0;
+	(void)!write(stop, &one, sizeof(one));
+	pthread_join(th, NULL);
+	if (rc == 0 && b->protocol_error) {
+		(*out)->reason = TG_REASON_BRIDGE_PROTOCOL;
+		(*out)->exit_code = -1;
+	}
+out:
+	tg_closep(&sp[0]);
+	tg_closep(&sp[1]);
+	tg_closep(&stop);
+	return rc;
+}

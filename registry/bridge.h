@@ -1,0 +1,79 @@
+/*
+ * registry/bridge.h: the governed tool bridge (docs/BRIDGE.md), shared by
+ * the files of registry/ only. A run whose capabilities name other tools
+ * (tools:NAME, host:NAME) gets fd 3, one end of a socketpair; the other end
+ * is served by a thread of the calling process for the length of the run:
+ * length-prefixed JSON requests, each checked against the run's declared
+ * calls, its call cap, the depth and cycle rules and the run's deadline,
+ * then answered by running the callee's active version through the
+ * registry's own call path (its own sandbox, capabilities and limits).
+ * Every attempt counts and leaves an audit entry.
+ */
+#ifndef TG_REG_BRIDGE_H
+#define TG_REG_BRIDGE_H
+
+#include "reg_internal.h"
+
+#define REG_BRIDGE_MAX_FRAME (1u << 20)   /* bytes of one frame's JSON */
+#define REG_BRIDGE_DEF_CALLS 16u          /* limits.max_tool_calls default */
+#define REG_BRIDGE_DEF_DEPTH 2u           /* nested bridged calls, default */
+
+typedef struct reg_bridge reg_bridge;
+struct reg_bridge {
+	/* set by reg_bridge_init */
+	tg_registry *r;
+	const tg_actor *who;
+	char name[72];              /* the running tool (cycle check) */
+	char caller[96];            /* "name@v" or "program:<hash>" for the audit */
+	const json_t *caps;         /* the run's capabilities (tools:X, host:X) */
+	uint32_t max_calls;
+	unsigned depth;             /* 0: a run started by the agent */
+	const reg_bridge *parent;   /* the run that called this one, or NULL */
+	uint64_t deadline_ms;       /* tg_now_ms() by which the run must end */
+	/* filled while serving */
+	uint32_t attempts;          /* every request, whatever its outcome */
+	uint32_t ok;                /* answered with a result */
+	int protocol_error;         /* the run was ended for a bad frame */
+	char protocol_msg[160];
+};
+
+/* Fill b for a run of tool name@version (version 0: a test run of a
+ * submission) whose capabilities and limits are caps/limits. Returns 1 when
+ * the run needs the bridge (its caps name tools or host tools), 0 when not.
+ * The deadline starts as the parent's (0: none); reg_run_tool_ex() sets it
+ * to the run's own end, never past the parent's. */
+int reg_bridge_init(reg_bridge *b, tg_registry *r, const tg_actor *who, const char *name,
+		    unsigned version, const json_t *caps, const json_t *limits,
+		    const reg_bridge *parent);
+
+/* Run the sandbox with fd 3 served by b: so->fd3 is set here. After the run
+ * a protocol error turns the result's reason into bridge_protocol. */
+int reg_bridge_run(tg_run_result **out, reg_bridge *b, tg_sandbox_opts *so);
+
+/* Serve one already-made socket until stop_fd is readable or the peer
+ * closes (the thread body; exposed for tests that drive a raw program). */
+void reg_bridge_serve(reg_bridge *b, int fd, int stop_fd);
+
+/* tg_registry_call with the calling run's bridge (NULL: from the agent). */
+int reg_call_ex(json_t **out, tg_registry *r, const char *name, const json_t *args,
+		const tg_actor *who, const reg_bridge *parent);
+
+/* reg_run_tool with an optional bridge (NULL: fd 3 stays closed) and a
+ * deadline (0: none) that caps the run's timeout. */
+int reg_run_tool_ex(json_t **out, tg_registry *r, const char *binary, const json_t *limits,
+		    int ws_read, int ws_write, const json_t *args, reg_bridge *b,
+		    uint64_t deadline_ms);
+
+/* bridge_manifest.c: "calls" is an array of at most REG_BRIDGE_MAX_CALLS
+ * distinct tool names (not the tool's own) or host:NAME, and every tools:/
+ * host: capability has its entry there. */
+#define REG_BRIDGE_MAX_CALLS 32
+int reg_bridge_check_calls(const json_t *m, const char *self);
+/* A copy of manifest m whose capabilities hold tools:NAME / host:NAME for
+ * every entry of "calls" (the approval path then covers them). */
+int reg_bridge_manifest(json_t **out, const json_t *m);
+
+/* 1 if caps hold a tools:* or host:* capability. */
+int reg_bridge_wanted(const json_t *caps);
+
+#endif
