@@ -3,8 +3,10 @@
  * active version's input schema, find its binary in the build cache (rebuilt
  * and re-checked when missing, after checking the stored source still has
  * the recorded content hash), run it in the tool sandbox with the manifest's
- * limits and capabilities, and log the call. A schema or tool failure is an
- * ok=false result, not an error code.
+ * limits and capabilities, and log the call. A version that asks for
+ * capabilities runs only while a person's approval of that exact version
+ * stands (recomputed from the store at each call: approval.c). A schema,
+ * approval or tool failure is an ok=false result, not an error code.
  */
 #include "reg_internal.h"
 
@@ -100,6 +102,8 @@ int tg_registry_call(json_t **out, tg_registry *r, const char *name, const json_
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
 	_cleanup_json_ json_t *schema = NULL, *limits = NULL, *caps = NULL, *res = NULL;
 	_cleanup_free_ char *hash = NULL, *bin = NULL;
+	reg_approval ap;
+	int64_t tool_id;
 	unsigned v;
 	int rc, ws_read = 0, ws_write = 0;
 
@@ -107,7 +111,7 @@ int tg_registry_call(json_t **out, tg_registry *r, const char *name, const json_
 	if (!tg_name_valid(name))
 		return tg_error_set(TG_ERR_INVALID, "not a valid tool name");
 	rc = reg_prepare(r, &st, "SELECT v.version, v.input_schema, v.limits, v.capabilities, "
-				 "v.content_hash FROM tools t JOIN versions v ON v.tool_id = t.id "
+				 "v.content_hash, t.id FROM tools t JOIN versions v ON v.tool_id = t.id "
 				 "AND v.version = t.active_version WHERE t.name = ?1");
 	if (rc < 0)
 		return rc;
@@ -122,6 +126,7 @@ int tg_registry_call(json_t **out, tg_registry *r, const char *name, const json_
 	limits = reg_col_json(st, 2);
 	caps = reg_col_json(st, 3);
 	hash = reg_col_strdup(st, 4);
+	tool_id = sqlite3_column_int64(st, 5);
 	sqlite3_finalize(st);
 	st = NULL;
 	if (!hash)
@@ -135,6 +140,11 @@ int tg_registry_call(json_t **out, tg_registry *r, const char *name, const json_
 		tg_error_clear();
 		res = json_pack("{s:b, s:s, s:s, s:i}", "ok", 0, "error", m, "reason",
 				"invalid_args", "wall_ms", 0);
+	} else if ((rc = reg_approval_check(&ap, r, tool_id, name, v)) < 0) {
+		return rc;
+	} else if (!ap.stands) {
+		res = json_pack("{s:b, s:s, s:s, s:i}", "ok", 0, "error", ap.why, "reason",
+				"not_approved", "wall_ms", 0);
 	} else if ((ws_read || ws_write) && !r->cfg.workspace) {
 		res = json_pack("{s:b, s:s, s:s, s:i}", "ok", 0, "error",
 				"the tool has a workspace capability but config.json sets no "
@@ -143,7 +153,7 @@ int tg_registry_call(json_t **out, tg_registry *r, const char *name, const json_
 		rc = binary_for(&bin, r, name, v, hash, caps);
 		if (rc < 0)
 			return rc;
-		rc = reg_run_tool(&res, r, bin, limits, ws_read, ws_write, args);
+		rc = reg_run_tool(&res, r, bin, limits, ws_read, ws_write, r->cfg.workspace, args);
 		if (rc < 0)
 			return rc;
 	}

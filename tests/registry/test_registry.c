@@ -338,7 +338,7 @@ static void test_config_and_ref(void **state)
 	sql(home, "PRAGMA user_version = 99");
 	assert_int_equal(tg_registry_open(&r, home, 0), TG_ERR_UNAVAILABLE);
 	assert_non_null(strstr(tg_error_last()->message, "newer"));
-	sql(home, "PRAGMA user_version = 1");
+	sql(home, "PRAGMA user_version = 2");
 	assert_int_equal(tg_registry_open(&r, home, 0), 0);
 	tg_registry_free(r);
 
@@ -526,18 +526,18 @@ static void test_reindex_rollback_generation(void **state)
 	json_decref(j);
 
 	/* rollback rules */
-	assert_int_equal(tg_registry_rollback(&j, r, "adder", 2, &who), TG_ERR_INVALID);
+	assert_int_equal(tg_registry_rollback(&j, r, "adder", 2, 0, &who), TG_ERR_INVALID);
 	assert_non_null(strstr(tg_error_last()->message, "did not pass"));
-	assert_int_equal(tg_registry_rollback(&j, r, "adder", 4, &who), TG_ERR_INVALID);
+	assert_int_equal(tg_registry_rollback(&j, r, "adder", 4, 0, &who), TG_ERR_INVALID);
 	assert_non_null(strstr(tg_error_last()->message, "approve"));
-	assert_int_equal(tg_registry_rollback(&j, r, "adder", 3, &who), TG_ERR_INVALID);
-	assert_int_equal(tg_registry_rollback(&j, r, "adder", 9, &who), TG_ERR_NOTFOUND);
-	assert_int_equal(tg_registry_rollback(&j, r, "nosuch", 0, &who), TG_ERR_NOTFOUND);
+	assert_int_equal(tg_registry_rollback(&j, r, "adder", 3, 0, &who), TG_ERR_INVALID);
+	assert_int_equal(tg_registry_rollback(&j, r, "adder", 9, 0, &who), TG_ERR_NOTFOUND);
+	assert_int_equal(tg_registry_rollback(&j, r, "nosuch", 0, 0, &who), TG_ERR_NOTFOUND);
 
 	/* the generation changes when another connection changes the active set */
 	assert_int_equal(tg_registry_open(&r2, home, 0), 0);
 	assert_int_equal(tg_registry_toolset_generation(&g1, r), 0);
-	assert_int_equal(tg_registry_rollback(&j, r2, "adder", 0, &who), 0);
+	assert_int_equal(tg_registry_rollback(&j, r2, "adder", 0, 0, &who), 0);
 	assert_int_equal(json_integer_value(json_object_get(j, "version")), 1);
 	json_decref(j);
 	assert_int_equal(tg_registry_toolset_generation(&g2, r), 0);
@@ -545,9 +545,9 @@ static void test_reindex_rollback_generation(void **state)
 	assert_int_equal(tg_store_get_active(&act, NULL, s, "adder"), 0);
 	assert_int_equal(act, 1);
 	/* approve the pending v4: it becomes active */
-	assert_int_equal(tg_registry_approve(&j, r2, "adder", 4, &who), 0);
+	assert_int_equal(tg_registry_approve(&j, r2, "adder", 4, 0, &who), 0);
 	json_decref(j);
-	assert_int_equal(tg_registry_approve(&j, r2, "adder", 4, &who), TG_ERR_INVALID);
+	assert_int_equal(tg_registry_approve(&j, r2, "adder", 4, 0, &who), TG_ERR_INVALID);
 	assert_int_equal(tg_registry_toolset_generation(&g3, r), 0);
 	assert_true(g3 != g2);
 	assert_int_equal(tg_registry_history(&j, r, "adder"), 0);
