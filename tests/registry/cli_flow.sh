@@ -271,6 +271,17 @@ run tg rollback ws_reader --to 4
 expect_rc 0 "a person may roll back to an approved version"
 run tg rollback ws_reader --to 5
 expect_rc 0 "and forward again"
+# an approval row that does not match the version's recomputed hash counts
+# for nothing (the registry edited behind toolgate's back)
+run "$SQLX" "$HOME_DIR/registry.db" "UPDATE approvals SET approval_hash = '0000000000000000000000000000000000000000000000000000000000000000' WHERE version = 4"
+run tg rollback ws_reader --to 4
+expect_rc 2 "rollback to a version whose approval does not match its hash"
+expect_err '^toolgate: rollback: ws_reader v4 asks for capabilities that no person approved for this exact version \(approval hash [0-9a-f]{12}\): toolgate approve ws_reader@4$' "rollback refusal names the approval"
+run tg rollback ws_reader
+expect_rc 0 "default rollback"
+expect_out '^ws_reader: v1 is active \(was v5\)$' "the default rollback target skips v4 for the approved v1"
+run tg rollback ws_reader --to 5
+expect_rc 0 "forward to v5 again"
 sed -i 's/"empty v5"/"empty v6"/' "$w/tool.json"
 run tg create "$w"
 expect_out '^ws_reader v6: pending' "v6 pending"
