@@ -11,6 +11,16 @@
  * approve, deny and the pending list. Capabilities are opaque strings here
  * (workspace:read, workspace:write, and whatever else a manifest's
  * capability set holds, e.g. the bridge's tools:NAME / host:NAME).
+ *
+ * Recomputing the hash opens the store (libgit2: ~10 ms), too slow for
+ * every call. So a full check that finds the approval standing notes in
+ * its row (approvals.verified) the store's fingerprint taken before it read
+ * the store (tg_store_fingerprint: stat calls only; any ref update changes
+ * it), the tool and version, and the version row's build content hash. While both are unchanged
+ * the store holds the same commits, hence the same tool.json and tool.c
+ * (objects are content-addressed and libgit2 verifies them), and the check
+ * needs no store access; any change to the store makes the next check a
+ * full one.
  */
 #include "reg_internal.h"
 
@@ -112,12 +122,65 @@ int reg_version_facts(reg_facts *out, tg_registry *r, const char *tool, unsigned
 	return 0;
 }
 
+/* The approval rows of version v: the first whose capabilities equal caps
+ * and (verified != NULL) whose verified note is that, or (hash != NULL)
+ * whose approval hash is that. *out_id = 0 when none. */
+static int find_approval(int64_t *out_id, tg_registry *r, int64_t tool_id, unsigned v,
+			 const json_t *caps, const char *verified, const char *hash)
+{
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	int rc;
+
+	*out_id = 0;
+	rc = reg_prepare(r, &st, "SELECT a.id, a.capabilities FROM approvals a JOIN versions v ON "
+				 "v.id = a.version_id WHERE v.tool_id = ?1 AND v.version = ?2 AND "
+				 "a.version = ?2 AND a.approval_hash != '' AND "
+				 "(?3 IS NULL OR a.verified = ?3) AND (?4 IS NULL OR "
+				 "a.approval_hash = ?4) ORDER BY a.id DESC");
+	if (rc < 0)
+		return rc;
+	sqlite3_bind_int64(st, 1, tool_id);
+	sqlite3_bind_int64(st, 2, v);
+	reg_bind_text(st, 3, verified);
+	reg_bind_text(st, 4, hash);
+	while (!*out_id && (rc = reg_step(st)) == SQLITE_ROW) {
+		_cleanup_json_ json_t *ac = reg_col_json(st, 1);
+		if (caps_equal(ac, caps))
+			*out_id = sqlite3_column_int64(st, 0);
+	}
+	if (!*out_id && rc != SQLITE_DONE)
+		return reg_sqlerr(r, rc, "read approvals");
+	return 0;
+}
+
+/* Note on an approval row that it was checked against this store state
+ * (best effort: it only saves the next check a store read). */
+static void note_verified(tg_registry *r, int64_t id, const char *verified)
+{
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	int relax = !r->in_txn;
+
+	if (relax && reg_exec(r, "PRAGMA synchronous = NORMAL") < 0)
+		goto out;
+	if (reg_prepare(r, &st, "UPDATE approvals SET verified = ?2 WHERE id = ?1") == 0) {
+		sqlite3_bind_int64(st, 1, id);
+		reg_bind_text(st, 2, verified);
+		reg_step(st);
+	}
+	if (relax)
+		reg_exec(r, "PRAGMA synchronous = FULL");
+out:
+	tg_error_clear();
+}
+
 int reg_approval_check(reg_approval *out, tg_registry *r, int64_t tool_id, const char *tool,
 		       unsigned v)
 {
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
 	_cleanup_json_ json_t *row_caps = NULL;
 	_cleanup_free_ char *status = NULL, *row_hash = NULL;
+	char fp[65], verified[180] = "";
+	int64_t aid = 0;
 	reg_facts f;
 	int rc;
 
@@ -150,6 +213,20 @@ int reg_approval_check(reg_approval *out, tg_registry *r, int64_t tool_id, const
 		return 0;
 	}
 	out->needs = 1;
+	/* the store unchanged since a full check found this approval standing? */
+	if (tg_store_fingerprint(fp, r->store_path) == 0)
+		snprintf(verified, sizeof(verified), "%s:%lld:%u:%s", fp, (long long)tool_id, v,
+			 row_hash);
+	tg_error_clear();
+	if (verified[0]) {
+		rc = find_approval(&aid, r, tool_id, v, row_caps, verified, NULL);
+		if (rc < 0)
+			return rc;
+		if (aid) {
+			out->stands = 1;
+			return 0;
+		}
+	}
 	/* the code and manifest as the store holds them now */
 	rc = reg_version_facts(&f, r, tool, v);
 	if (rc < 0)
@@ -162,23 +239,12 @@ int reg_approval_check(reg_approval *out, tg_registry *r, int64_t tool_id, const
 			 "the stored version (capabilities or content hash differ)", tool, v);
 		return 0;
 	}
-	rc = reg_prepare(r, &st, "SELECT a.capabilities FROM approvals a JOIN versions v ON "
-				 "v.id = a.version_id WHERE v.tool_id = ?1 AND v.version = ?2 AND "
-				 "a.version = ?2 AND a.approval_hash = ?3 ORDER BY a.id DESC");
+	rc = find_approval(&aid, r, tool_id, v, f.caps, NULL, f.approval_hash);
 	if (rc < 0)
 		goto out;
-	sqlite3_bind_int64(st, 1, tool_id);
-	sqlite3_bind_int64(st, 2, v);
-	sqlite3_bind_text(st, 3, f.approval_hash, -1, SQLITE_STATIC);
-	while ((rc = reg_step(st)) == SQLITE_ROW) {
-		_cleanup_json_ json_t *ac = reg_col_json(st, 0);
-		if (caps_equal(ac, f.caps))
-			out->stands = 1;
-	}
-	if (rc != SQLITE_DONE) {
-		rc = reg_sqlerr(r, rc, "read approvals");
-		goto out;
-	}
+	out->stands = aid != 0;
+	if (aid && verified[0])
+		note_verified(r, aid, verified);
 	rc = 0;
 	if (!out->stands)
 		snprintf(out->why, sizeof(out->why), "%s v%u asks for capabilities that no person "

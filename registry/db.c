@@ -148,6 +148,7 @@ static const char *const migrations[] = {
 	"count)' WHERE status = 'inactive' AND capabilities != '[]';"
 	"ALTER TABLE approvals ADD COLUMN version INTEGER NOT NULL DEFAULT 0;"
 	"ALTER TABLE approvals ADD COLUMN approval_hash TEXT NOT NULL DEFAULT '';"
+	"ALTER TABLE approvals ADD COLUMN verified TEXT NOT NULL DEFAULT '';"
 	"CREATE INDEX approvals_version ON approvals(version_id);"
 	"CREATE TABLE denials("
 	" id INTEGER PRIMARY KEY,"

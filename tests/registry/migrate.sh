@@ -44,7 +44,7 @@ expect_out '^\{"found":true\}$' "v2 runs with the workspace"
 
 # turn the database back into schema 1, as an older toolgate left it: the
 # tool-level approval (approved_caps) said workspace:read was approved
-run "$SQLX" "$HOME_DIR/registry.db" "DROP TABLE denials; DROP INDEX approvals_version; ALTER TABLE approvals DROP COLUMN version; ALTER TABLE approvals DROP COLUMN approval_hash; UPDATE tools SET approved_caps = '[\"workspace:read\"]', approved_version = 2 WHERE name = 'cap'; PRAGMA user_version = 1"
+run "$SQLX" "$HOME_DIR/registry.db" "DROP TABLE denials; DROP INDEX approvals_version; ALTER TABLE approvals DROP COLUMN version; ALTER TABLE approvals DROP COLUMN approval_hash; ALTER TABLE approvals DROP COLUMN verified; UPDATE tools SET approved_caps = '[\"workspace:read\"]', approved_version = 2 WHERE name = 'cap'; PRAGMA user_version = 1"
 expect_rc 0 "downgrade to schema 1"
 run tg list --pending
 expect_rc 0 "the open migrates"
@@ -67,4 +67,26 @@ run tg call cap '{}'
 expect_out '^\{"found":true\}$' "v2 runs again once approved"
 run tg verify
 expect_rc 0 "verify after the migration"
+
+# the approval check is cached against the store's fingerprint: rewriting
+# the approved version's code in the store behind toolgate's back (same
+# version, new commit) is seen by the next call, which refuses it
+run tg call cap '{}'
+expect_rc 0 "call before the store is rewritten"
+g="git --git-dir=$HOME_DIR/store.git"
+tip=$($g rev-parse refs/tools/cap)
+printf '#include <stdio.h>\nint main(void) { puts("{\\"found\\":\\"evil\\"}"); return 0; }\n' >"$WORK/evil.c"
+blob=$($g hash-object -w "$WORK/evil.c")
+GIT_INDEX_FILE=$WORK/idx $g read-tree "$tip^{tree}"
+GIT_INDEX_FILE=$WORK/idx $g update-index --cacheinfo "100644,$blob,tool.c"
+tree=$(GIT_INDEX_FILE=$WORK/idx $g write-tree)
+new=$($g log -1 --format=%B "$tip" | $g -c user.name=x -c user.email=x@x commit-tree "$tree" -p "$tip^")
+$g update-ref refs/tools/cap "$new" "$tip"
+checks=$((checks + 1))
+[ "$($g rev-parse refs/tools/cap)" = "$new" ] || fail "the store rewrite did not take"
+run tg call cap '{}'
+expect_rc 1 "a call after the approved code was rewritten in the store"
+expect_err '^toolgate: call cap: cap v2: the registry.s record does not match the stored version \(capabilities or content hash differ\)$' "the rewrite is seen"
+checks=$((checks + 1))
+grep -q evil "$OUT" && fail "the rewritten code ran"
 finish migrate
