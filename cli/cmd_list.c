@@ -1,40 +1,99 @@
 /*
- * cli/cmd_list.c: `toolgate list`: the active toolset, one tool a line
- * (name, active version, capabilities, description).
+ * cli/cmd_list.c: `toolgate list [--pending]`: the active toolset, one tool
+ * a line (name, active version, capabilities, description), then the
+ * versions waiting for a person (approve or deny). --json prints
+ * {"tools":[..],"pending":[..]}; --pending only the pending ones (--json: the
+ * array).
  */
 #include "cli.h"
 #include "registry/registry.h"
 
 #include <string.h>
 
+static void print_caps(const json_t *caps)
+{
+	json_t *c;
+	size_t k;
+
+	json_array_foreach(caps, k, c) {
+		char *s = tg_registry_scrub(json_string_value(c));
+		printf(" [%s]", s ? s : "?");
+		free(s);
+	}
+}
+
+static void print_pending(const json_t *pending)
+{
+	json_t *p;
+	size_t i;
+
+	if (json_array_size(pending) == 0) {
+		printf("no versions await approval\n");
+		return;
+	}
+	json_array_foreach(pending, i, p) {
+		const char *name = json_string_value(json_object_get(p, "name"));
+		const char *status = json_string_value(json_object_get(p, "status"));
+		long long v = (long long)json_integer_value(json_object_get(p, "version"));
+		long long act = (long long)json_integer_value(json_object_get(p, "active_version"));
+
+		printf("%-24s v%-4lld", name ? name : "?", v);
+		print_caps(json_object_get(p, "capabilities"));
+		if (status && strcmp(status, "active") == 0)
+			printf("  (active but not approved: calls refuse it)");
+		else if (act > v)
+			printf("  (v%lld, newer, is active)", act);
+		printf("  toolgate approve %s@%lld | toolgate deny %s@%lld\n", name ? name : "?", v,
+		       name ? name : "?", v);
+	}
+}
+
 int cmd_list(tg_cli *cli, int argc, char **argv)
 {
-	_cleanup_json_ json_t *res = NULL;
+	_cleanup_json_ json_t *res = NULL, *pending = NULL, *doc = NULL;
 	tg_registry *r = NULL;
-	json_t *t, *c;
+	json_t *t;
 	char *desc;
-	size_t i, k;
-	int rc;
+	size_t i;
+	int rc, only_pending = 0;
 
-	(void)argv;
-	if (argc > 1)
-		return cli_usage(cli, "takes no arguments");
+	for (i = 1; i < (size_t)argc; i++) {
+		if (strcmp(argv[i], "--pending") == 0)
+			only_pending = 1;
+		else if (argv[i][0] == '-')
+			return cli_usage(cli, "unknown option %.64s", argv[i]);
+		else
+			return cli_usage(cli, "takes no arguments");
+	}
 	rc = tg_registry_open_flag(&r, cli->home_flag, 0);
 	if (rc < 0)
 		return cli_fail(rc, "list");
-	rc = tg_registry_list(&res, r);
+	rc = only_pending ? 0 : tg_registry_list(&res, r);
+	if (rc == 0)
+		rc = tg_registry_pending(&pending, r);
 	tg_registry_free(r);
 	if (rc < 0)
 		return cli_fail(rc, "list");
-	if (cli->json)
-		return cli_print_json(res);
+	if (only_pending) {
+		if (cli->json)
+			return cli_print_json(pending);
+		print_pending(pending);
+		return TG_EXIT_OK;
+	}
+	if (cli->json) {
+		doc = json_pack("{s:O, s:O}", "tools", res, "pending", pending);
+		if (!doc) {
+			tg_error_set(TG_ERR_NOMEM, "out of memory");
+			return cli_fail(TG_ERR_NOMEM, "list");
+		}
+		return cli_print_json(doc);
+	}
 	if (json_array_size(res) == 0)
 		printf("no active tools\n");
 	json_array_foreach(res, i, t) {
 		printf("%-24s v%-4lld", json_string_value(json_object_get(t, "name")),
 		       (long long)json_integer_value(json_object_get(t, "version")));
-		json_array_foreach(json_object_get(t, "capabilities"), k, c)
-			printf(" [%s]", json_string_value(c));
+		print_caps(json_object_get(t, "capabilities"));
 		desc = tg_registry_scrub(json_string_value(json_object_get(t, "description")));
 		if (desc) {
 			char *nl = strchr(desc, '\n');
@@ -43,6 +102,10 @@ int cmd_list(tg_cli *cli, int argc, char **argv)
 		}
 		printf("  %.100s\n", desc ? desc : "?");
 		free(desc);
+	}
+	if (json_array_size(pending) > 0) {
+		printf("\npending approval:\n");
+		print_pending(pending);
 	}
 	return TG_EXIT_OK;
 }

@@ -1,6 +1,8 @@
 /*
  * cli/cmd_rollback.c: `toolgate rollback NAME [--to V]`: re-activate an
- * earlier version that passed (default: the one active before the current).
+ * earlier version that passed (default: the one active before the current)
+ * and whose approval stands (it asks for no capability, or a person
+ * approved that exact version); never a denied one.
  */
 #include "cli.h"
 #include "registry/registry.h"
@@ -39,7 +41,7 @@ int cmd_rollback(tg_cli *cli, int argc, char **argv)
 	rc = tg_registry_open_flag(&r, cli->home_flag, 0);
 	if (rc < 0)
 		return cli_fail(rc, "rollback");
-	rc = tg_registry_rollback(&res, r, name, to, &who);
+	rc = tg_registry_rollback(&res, r, name, to, 0, &who);
 	tg_registry_free(r);
 	if (rc < 0)
 		return cli_fail(rc, "rollback");

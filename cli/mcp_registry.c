@@ -23,9 +23,9 @@ static int reg_call(void *ctx, json_t **out, const char *name, const json_t *arg
 }
 
 static int reg_rollback(void *ctx, json_t **out, const char *name, unsigned to,
-			const tg_actor *who)
+			unsigned flags, const tg_actor *who)
 {
-	return tg_registry_rollback(out, ctx, name, to, who);
+	return tg_registry_rollback(out, ctx, name, to, flags, who);
 }
 
 static int reg_history(void *ctx, json_t **out, const char *name)

@@ -78,7 +78,7 @@ typedef struct tg_mcp_backend {
 	int (*create)(void *ctx, json_t **out, const tg_submission *sub, const tg_actor *who);
 	int (*call)(void *ctx, json_t **out, const char *name, const json_t *args,
 		    const tg_actor *who);
-	int (*rollback)(void *ctx, json_t **out, const char *name, unsigned to,
+	int (*rollback)(void *ctx, json_t **out, const char *name, unsigned to, unsigned flags,
 			const tg_actor *who);
 	int (*history)(void *ctx, json_t **out, const char *name);
 	int (*audit)(void *ctx, const tg_actor *who, const char *event, const char *tool,

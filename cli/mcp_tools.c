@@ -44,8 +44,8 @@ static const char meta_json[] =
 	"stdout; exit status 0 is success, anything else is a tool error whose message is "
 	"stderr. The result gives the verdict, the version, the analyzer's findings and each "
 	"test's outcome; a rejection is an error result with the reasons: fix the code and "
-	"submit again. A version asking for more capabilities than the last approved one "
-	"waits for a person's approval.\","
+	"submit again. A version asking for any capability waits for a person's approval of "
+	"that very version; until then its tests see an empty /workspace.\","
 	"\"inputSchema\":{\"type\":\"object\",\"properties\":{"
 	NAME_PROP ","
 	"\"description\":{\"type\":\"string\",\"description\":\"what the tool does, for the "
@@ -298,7 +298,9 @@ static int call_rollback(tg_mcp_server *s, const json_t *id, const json_t *args)
 				tg_error_last()->message));
 		return reply_text(s, id, 1, "rollback_tool: %s", tg_error_last()->message);
 	}
-	r = s->be.rollback(s->be.ctx, &res, name, (unsigned)to, &s->actor);
+	/* only versions whose approval stands, and that this session may see */
+	r = s->be.rollback(s->be.ctx, &res, name, (unsigned)to,
+			   s->opt.hide_write_tools ? TG_ROLLBACK_HIDE_WRITE : 0, &s->actor);
 	s->toolset_dirty = 1;
 	if (r < 0) {
 		char why[1024];
@@ -312,6 +314,59 @@ static int call_rollback(tg_mcp_server *s, const json_t *id, const json_t *args)
 }
 
 static json_t *versions_summary(const json_t *history);
+
+static int asks_write(const json_t *v)
+{
+	json_t *c;
+	size_t i;
+
+	json_array_foreach(json_object_get(v, "capabilities"), i, c) {
+		if (json_is_string(c) && strcmp(json_string_value(c), "workspace:write") == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* A session that hides write tools does not see their versions either:
+ * drop the versions asking for workspace:write, and the activations and
+ * rollbacks that name one (as target or origin). */
+static int hide_write_versions(json_t *history)
+{
+	json_t *vers = json_object_get(history, "versions");
+	json_t *hidden = json_array(), *v, *e, *h;
+	const char *arrays[] = { "events", "activations", NULL };
+	size_t i, k, a;
+
+	if (!hidden)
+		return -1;
+	for (i = json_array_size(vers); i-- > 0;) {
+		v = json_array_get(vers, i);
+		if (asks_write(v)) {
+			json_array_append(hidden, json_object_get(v, "version"));
+			json_array_remove(vers, i);
+		}
+	}
+	for (a = 0; arrays[a]; a++) {
+		json_t *evs = json_object_get(history, arrays[a]);
+		for (i = json_array_size(evs); i-- > 0;) {
+			int drop = 0;
+			e = json_array_get(evs, i);
+			json_array_foreach(hidden, k, h) {
+				if (json_equal(json_object_get(e, "version"), h) ||
+				    json_equal(json_object_get(e, "from_version"), h))
+					drop = 1;
+			}
+			if (drop)
+				json_array_remove(evs, i);
+		}
+	}
+	json_array_foreach(hidden, k, h) {
+		if (json_equal(json_object_get(history, "active"), h))
+			json_object_set_new(history, "active", json_null());
+	}
+	json_decref(hidden);
+	return 0;
+}
 
 /* tool_history, or list_tool_versions (versions only, summarised). */
 static int call_history(tg_mcp_server *s, const json_t *id, const json_t *args, int versions_only)
@@ -334,6 +389,8 @@ static int call_history(tg_mcp_server *s, const json_t *id, const json_t *args, 
 	      json_pack("{s:s, s:b}", "meta", meta, "ok", r == 0));
 	if (r < 0)
 		return reply_failure(s, id, r, meta);
+	if (s->opt.hide_write_tools && hide_write_versions(res) < 0)
+		return tg_error_set(TG_ERR_NOMEM, "out of memory");
 	if (!versions_only)
 		return reply_structured(s, id, res, NULL, 0);
 	out = versions_summary(res);

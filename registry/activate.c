@@ -6,9 +6,11 @@
  * compare-and-swap against what the store holds now (the source of truth),
  * then the rows follow in the same transaction: the previous active version
  * becomes inactive, an event is recorded for `history`, the toolset
- * generation is bumped and an audit entry appended. Every version that has
- * been active counts as approved: its capabilities become the tool's
- * approved set, against which later versions are checked.
+ * generation is bumped and an audit entry appended. A version that asks for
+ * capabilities is activated only while a person's approval of that exact
+ * version stands (approval.c); having been active once approves nothing
+ * else. The re-index alone activates without the check: it follows the
+ * store's refs/active, and calls still refuse an unapproved version.
  */
 #include "reg_internal.h"
 
@@ -28,43 +30,6 @@ int reg_active_version(tg_registry *r, int64_t tool_id, unsigned *out)
 		*out = (unsigned)sqlite3_column_int64(st, 0);
 	else if (rc != SQLITE_DONE)
 		return reg_sqlerr(r, rc, "read active version");
-	return 0;
-}
-
-int reg_caps_approved(tg_registry *r, int64_t tool_id, const json_t *caps, int *out)
-{
-	_cleanup_stmt_ sqlite3_stmt *st = NULL;
-	_cleanup_json_ json_t *approved = NULL;
-	size_t i, k;
-	json_t *c, *a;
-	int rc;
-
-	*out = 1;
-	if (!caps || json_array_size(caps) == 0)
-		return 0;
-	*out = 0;
-	if (tool_id == 0)
-		return 0;
-	rc = reg_prepare(r, &st, "SELECT approved_caps, approved_version FROM tools WHERE id = ?1");
-	if (rc < 0)
-		return rc;
-	sqlite3_bind_int64(st, 1, tool_id);
-	rc = reg_step(st);
-	if (rc != SQLITE_ROW)
-		return rc == SQLITE_DONE ? 0 : reg_sqlerr(r, rc, "read approvals");
-	if (sqlite3_column_int64(st, 1) == 0)
-		return 0;
-	approved = reg_col_json(st, 0);
-	json_array_foreach(caps, i, c) {
-		int have = 0;
-		json_array_foreach(approved, k, a) {
-			if (json_equal(a, c))
-				have = 1;
-		}
-		if (!have)
-			return 0;
-	}
-	*out = 1;
 	return 0;
 }
 
@@ -99,6 +64,14 @@ int reg_activate(tg_registry *r, int64_t tool_id, const char *tool, unsigned v,
 
 	if (!actor)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	if (strcmp(event, "reindex") != 0) {
+		reg_approval ap;
+		rc = reg_approval_check(&ap, r, tool_id, tool, v);
+		if (rc < 0)
+			return rc;
+		if (!ap.stands)
+			return tg_error_set(TG_ERR_INVALID, "%s", ap.why);
+	}
 	if ((rc = reg_store(r, &s)) < 0)
 		return rc;
 	rc = reg_active_version(r, tool_id, &prev_sql);
@@ -140,9 +113,7 @@ int reg_activate(tg_registry *r, int64_t tool_id, const char *tool, unsigned v,
 		return rc;
 	sqlite3_finalize(st);
 	st = NULL;
-	rc = reg_prepare(r, &st, "UPDATE tools SET active_version = ?2, approved_version = ?2, "
-				 "approved_caps = (SELECT capabilities FROM versions WHERE "
-				 "tool_id = ?1 AND version = ?2) WHERE id = ?1");
+	rc = reg_prepare(r, &st, "UPDATE tools SET active_version = ?2 WHERE id = ?1");
 	if (rc < 0)
 		return rc;
 	sqlite3_bind_int64(st, 1, tool_id);

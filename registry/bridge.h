@@ -61,7 +61,7 @@ int reg_call_ex(json_t **out, tg_registry *r, const char *name, const json_t *ar
 /* reg_run_tool with an optional bridge (NULL: fd 3 stays closed) and a
  * deadline (0: none) that caps the run's timeout. */
 int reg_run_tool_ex(json_t **out, tg_registry *r, const char *binary, const json_t *limits,
-		    int ws_read, int ws_write, const json_t *args, reg_bridge *b,
+		    int ws_read, int ws_write, const char *workspace, const json_t *args, reg_bridge *b,
 		    uint64_t deadline_ms);
 
 /* bridge_manifest.c: "calls" is an array of at most REG_BRIDGE_MAX_CALLS

@@ -81,13 +81,33 @@ static void sweep_stale_builds(tg_registry *r)
 		return;
 	while ((e = readdir(d))) {
 		_cleanup_free_ char *p = NULL;
-		if (strncmp(e->d_name, ".build-", 7) != 0)
+		if (strncmp(e->d_name, ".build-", 7) != 0 &&
+		    strncmp(e->d_name, ".scratch-", 9) != 0)
 			continue;
 		p = tg_path_join(r->cache_dir, e->d_name);
 		if (p && lstat(p, &st) == 0 && S_ISDIR(st.st_mode) && now - st.st_mtime > 3600)
 			rm_tree(p);
 	}
 	closedir(d);
+}
+
+int reg_scratch_make(char **out, tg_registry *r)
+{
+	_cleanup_free_ char *p = tg_path_join(r->cache_dir, ".scratch-XXXXXX");
+
+	*out = NULL;
+	if (!p)
+		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	if (!mkdtemp(p))
+		return tg_error_set(TG_ERR_IO, "scratch workspace %s: %s", p, strerror(errno));
+	*out = TG_TAKE_PTR(p);
+	return 0;
+}
+
+void reg_scratch_remove(const char *dir)
+{
+	if (dir)
+		rm_tree(dir);
 }
 
 static int is_file(const char *dir, const char *name)
@@ -205,13 +225,14 @@ static uint32_t limit_of(const json_t *limits, const char *key, uint32_t def, ui
 }
 
 int reg_run_tool(json_t **out, tg_registry *r, const char *binary, const json_t *limits,
-		 int ws_read, int ws_write, const json_t *args)
+		 int ws_read, int ws_write, const char *workspace, const json_t *args)
 {
-	return reg_run_tool_ex(out, r, binary, limits, ws_read, ws_write, args, NULL, 0);
+	return reg_run_tool_ex(out, r, binary, limits, ws_read, ws_write, workspace, args, NULL,
+			       0);
 }
 
 int reg_run_tool_ex(json_t **out, tg_registry *r, const char *binary, const json_t *limits,
-		    int ws_read, int ws_write, const json_t *args, reg_bridge *b,
+		    int ws_read, int ws_write, const char *workspace, const json_t *args, reg_bridge *b,
 		    uint64_t deadline_ms)
 {
 	_cleanup_free_ char *in = tg_json_dump(args);
@@ -232,8 +253,8 @@ int reg_run_tool_ex(json_t **out, tg_registry *r, const char *binary, const json
 	so.timeout_ms = limit_of(limits, "timeout_ms", DEF_TIMEOUT_MS, r->cfg.max_timeout_ms);
 	so.memory_mb = limit_of(limits, "memory_mb", DEF_MEMORY_MB, r->cfg.max_memory_mb);
 	so.output_kb = limit_of(limits, "output_kb", DEF_OUTPUT_KB, r->cfg.max_output_kb);
-	if ((ws_read || ws_write) && r->cfg.workspace) {
-		so.workspace = r->cfg.workspace;
+	if ((ws_read || ws_write) && workspace) {
+		so.workspace = workspace;
 		so.workspace_write = ws_write;
 	}
 	if (b && b->deadline_ms && (!deadline_ms || b->deadline_ms < deadline_ms))

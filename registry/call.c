@@ -3,8 +3,10 @@
  * active version's input schema, find its binary in the build cache (rebuilt
  * and re-checked when missing, after checking the stored source still has
  * the recorded content hash), run it in the tool sandbox with the manifest's
- * limits and capabilities, and log the call. A schema or tool failure is an
- * ok=false result, not an error code.
+ * limits and capabilities, and log the call. A version that asks for
+ * capabilities runs only while a person's approval of that exact version
+ * stands (recomputed from the store at each call: approval.c). A schema,
+ * approval or tool failure is an ok=false result, not an error code.
  */
 #include "bridge.h"
 
@@ -107,6 +109,8 @@ int reg_call_ex(json_t **out, tg_registry *r, const char *name, const json_t *ar
 	_cleanup_json_ json_t *schema = NULL, *limits = NULL, *caps = NULL, *res = NULL;
 	_cleanup_free_ char *hash = NULL, *bin = NULL, *commit = NULL;
 	reg_bridge br;
+	reg_approval ap;
+	int64_t tool_id;
 	unsigned v;
 	int rc, ws_read = 0, ws_write = 0;
 
@@ -114,7 +118,7 @@ int reg_call_ex(json_t **out, tg_registry *r, const char *name, const json_t *ar
 	if (!tg_name_valid(name))
 		return tg_error_set(TG_ERR_INVALID, "not a valid tool name");
 	rc = reg_prepare(r, &st, "SELECT v.version, v.input_schema, v.limits, v.capabilities, "
-				 "v.content_hash, v.commit_id FROM tools t JOIN versions v ON v.tool_id = t.id "
+				 "v.content_hash, v.commit_id, t.id FROM tools t JOIN versions v ON v.tool_id = t.id "
 				 "AND v.version = t.active_version WHERE t.name = ?1");
 	if (rc < 0)
 		return rc;
@@ -130,6 +134,7 @@ int reg_call_ex(json_t **out, tg_registry *r, const char *name, const json_t *ar
 	caps = reg_col_json(st, 3);
 	hash = reg_col_strdup(st, 4);
 	commit = reg_col_strdup(st, 5);
+	tool_id = sqlite3_column_int64(st, 6);
 	sqlite3_finalize(st);
 	st = NULL;
 	if (!hash)
@@ -143,6 +148,11 @@ int reg_call_ex(json_t **out, tg_registry *r, const char *name, const json_t *ar
 		tg_error_clear();
 		res = json_pack("{s:b, s:s, s:s, s:i}", "ok", 0, "error", m, "reason",
 				"invalid_args", "wall_ms", 0);
+	} else if ((rc = reg_approval_check(&ap, r, tool_id, name, v)) < 0) {
+		return rc;
+	} else if (!ap.stands) {
+		res = json_pack("{s:b, s:s, s:s, s:i}", "ok", 0, "error", ap.why, "reason",
+				"not_approved", "wall_ms", 0);
 	} else if ((ws_read || ws_write) && !r->cfg.workspace) {
 		res = json_pack("{s:b, s:s, s:s, s:i}", "ok", 0, "error",
 				"the tool has a workspace capability but config.json sets no "
@@ -152,7 +162,7 @@ int reg_call_ex(json_t **out, tg_registry *r, const char *name, const json_t *ar
 		if (rc < 0)
 			return rc;
 		int bridged = reg_bridge_init(&br, r, who, name, v, caps, limits, parent);
-		rc = reg_run_tool_ex(&res, r, bin, limits, ws_read, ws_write, args,
+		rc = reg_run_tool_ex(&res, r, bin, limits, ws_read, ws_write, r->cfg.workspace, args,
 				     bridged ? &br : NULL, parent ? parent->deadline_ms : 0);
 		if (rc < 0)
 			return rc;

@@ -113,6 +113,49 @@ static const char *const migrations[] = {
 	"CREATE TRIGGER audit_no_delete BEFORE DELETE ON audit"
 	" BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;"
 	"INSERT INTO meta(key, value) VALUES('generation', 1);",
+	/* 2: approvals bind to one version (its approval hash, recomputed from
+	 * the stored tool.json and tool.c, and its exact capability set); a
+	 * version may be denied for good. Name-level approvals (tools.
+	 * approved_caps, kept unused) no longer count: every passed version
+	 * that asks for a capability and is not active becomes pending (an
+	 * active one stays active, but calls refuse it until approved). The
+	 * versions table is rebuilt for the new status 'denied' (foreign keys
+	 * are off during migrations, see migrate()). */
+	"CREATE TABLE versions_new("
+	" id INTEGER PRIMARY KEY,"
+	" tool_id INTEGER NOT NULL REFERENCES tools(id),"
+	" version INTEGER NOT NULL CHECK(version > 0),"
+	" status TEXT NOT NULL CHECK(status IN ('rejected','failed','pending','active','inactive',"
+	"'denied')),"
+	" verdict TEXT NOT NULL CHECK(verdict IN ('pass','reject')),"
+	" reason TEXT NOT NULL DEFAULT '',"
+	" commit_id TEXT NOT NULL,"
+	" content_hash TEXT NOT NULL,"
+	" submitter TEXT NOT NULL DEFAULT '',"
+	" created_at INTEGER NOT NULL,"
+	" description TEXT NOT NULL,"
+	" input_schema TEXT NOT NULL,"
+	" capabilities TEXT NOT NULL,"
+	" limits TEXT NOT NULL,"
+	" analysis TEXT NOT NULL,"
+	" tests TEXT NOT NULL,"
+	" UNIQUE(tool_id, version)) STRICT;"
+	"INSERT INTO versions_new SELECT * FROM versions;"
+	"DROP TABLE versions;"
+	"ALTER TABLE versions_new RENAME TO versions;"
+	"UPDATE versions SET status = 'pending', reason = 'its capabilities need approval of "
+	"this exact version (approvals made before toolgate bound them to versions no longer "
+	"count)' WHERE status = 'inactive' AND capabilities != '[]';"
+	"ALTER TABLE approvals ADD COLUMN version INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE approvals ADD COLUMN approval_hash TEXT NOT NULL DEFAULT '';"
+	"ALTER TABLE approvals ADD COLUMN verified TEXT NOT NULL DEFAULT '';"
+	"CREATE INDEX approvals_version ON approvals(version_id);"
+	"CREATE TABLE denials("
+	" id INTEGER PRIMARY KEY,"
+	" version_id INTEGER NOT NULL REFERENCES versions(id),"
+	" reason TEXT NOT NULL,"
+	" actor TEXT NOT NULL,"
+	" at INTEGER NOT NULL) STRICT;",
 };
 
 int reg_sqlerr(tg_registry *r, int rc, const char *what)
@@ -402,6 +445,23 @@ static int get_user_version(tg_registry *r, int *out)
 	return 0;
 }
 
+/* PRAGMA foreign_key_check: a migration must leave no dangling reference. */
+static int fk_check(tg_registry *r)
+{
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	int rc = reg_prepare(r, &st, "PRAGMA foreign_key_check");
+
+	if (rc < 0)
+		return rc;
+	rc = reg_step(st);
+	if (rc == SQLITE_ROW)
+		return tg_error_set(TG_ERR_INTERNAL, "migration left a dangling reference in "
+						     "table %s", sqlite3_column_text(st, 0));
+	if (rc != SQLITE_DONE)
+		return reg_sqlerr(r, rc, "foreign key check");
+	return 0;
+}
+
 static int migrate(tg_registry *r, int *created)
 {
 	int v, rc, i;
@@ -417,9 +477,15 @@ static int migrate(tg_registry *r, int *created)
 				    r->db_path, v, REG_SCHEMA_VERSION);
 	if (v == REG_SCHEMA_VERSION)
 		return 0;
-	rc = reg_begin(r);
+	/* a migration may rebuild a table that others reference (SQLite's
+	 * "12-step" ALTER): foreign keys off meanwhile (it is a no-op inside a
+	 * transaction), checked before COMMIT */
+	rc = reg_exec(r, "PRAGMA foreign_keys = OFF");
 	if (rc < 0)
 		return rc;
+	rc = reg_begin(r);
+	if (rc < 0)
+		goto out_fk;
 	/* another process may have migrated meanwhile */
 	rc = get_user_version(r, &v);
 	if (rc < 0)
@@ -439,9 +505,16 @@ static int migrate(tg_registry *r, int *created)
 		if (rc < 0)
 			goto fail;
 	}
-	return reg_commit(r);
+	rc = fk_check(r);
+	if (rc < 0)
+		goto fail;
+	rc = reg_commit(r);
+	goto out_fk;
 fail:
 	reg_rollback(r);
+out_fk:
+	if (reg_exec(r, "PRAGMA foreign_keys = ON") < 0 && rc == 0)
+		rc = tg_error_last()->code;
 	return rc;
 }
 

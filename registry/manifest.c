@@ -140,7 +140,7 @@ static int check_capabilities(const tg_config *cfg, const json_t *caps)
 static int check_tests(const json_t *schema, const json_t *tests)
 {
 	static const char *const keys[] = { "name", "args", "expect", "expect_error", NULL };
-	size_t i, k, line;
+	size_t i, k, line, runs = 0, refused = 0;
 	json_t *t;
 	int rc;
 
@@ -199,8 +199,19 @@ static int check_tests(const json_t *schema, const json_t *tests)
 			if (rc < 0)
 				return tg_error_prefix("tests[%zu] (arguments do not match input_schema)",
 						       i);
+			runs++;
+		} else if (tg_schema_validate(schema, args) < 0) {
+			tg_error_clear();
+			refused++;
 		}
 	}
+	/* a version must be tested to be active: at least one test must run the
+	 * tool to completion and compare its result */
+	if (runs == 0)
+		return tg_error_set(TG_ERR_INVALID, "tests: no test runs the tool and compares its "
+						    "result: all %zu are \"expect_error\" (%zu refused "
+						    "by input_schema before the tool runs); add a test "
+						    "with \"expect\"", json_array_size(tests), refused);
 	return 0;
 }
 

@@ -3,9 +3,11 @@
  * DESIGN.md. validate the manifest (nothing is recorded for a bad one) ->
  * vet the source -> build in the sandbox and check the object -> run every
  * test in the tool sandbox -> commit the version, with its results, to the
- * store -> move refs/active (CAS) when it passed and needs no approval ->
- * one SQLite transaction. Every valid submission gets a version, rejected
- * ones too, with the reason.
+ * store -> move refs/active (CAS) when it passed and asks for no capability
+ * -> one SQLite transaction. Every valid submission gets a version, rejected
+ * ones too, with the reason. A version that asks for a capability is
+ * pending (approval.c) and its tests run against an empty scratch folder at
+ * /workspace.
  */
 #include "bridge.h"
 
@@ -89,7 +91,8 @@ static char *short_json(const json_t *v)
 }
 
 static int run_tests(json_t **out, int *all_passed, char **first_failure, tg_registry *r,
-		     const char *binary, const json_t *m, int ws_read, int ws_write)
+		     const char *binary, const json_t *m, int ws_read, int ws_write,
+		     const char *workspace)
 {
 	_cleanup_json_ json_t *results = json_array();
 	json_t *schema = json_object_get(m, "input_schema");
@@ -132,8 +135,8 @@ static int run_tests(json_t **out, int *all_passed, char **first_failure, tg_reg
 								       m, "name")),
 						      0, json_object_get(m, "capabilities"), limits,
 						      NULL);
-			rc = reg_run_tool_ex(&res, r, binary, limits, ws_read, ws_write, args,
-					     bridged ? &br : NULL, 0);
+			rc = reg_run_tool_ex(&res, r, binary, limits, ws_read, ws_write, workspace,
+					     args, bridged ? &br : NULL, 0);
 			if (rc < 0)
 				return rc;
 			wall = json_integer_value(json_object_get(res, "wall_ms"));
@@ -222,7 +225,8 @@ static int set_reason(outcome *o, const char *fmt, ...)
 }
 
 static int vet_build_test(outcome *o, tg_registry *r, const tg_submission *sub,
-			  const char *const *caps, size_t ncaps, int ws_read, int ws_write)
+			  const char *const *caps, size_t ncaps, int ws_read, int ws_write,
+			  const char *workspace)
 {
 	tg_analyze_opts ao = { 0 };
 	tg_report *rep = NULL, *orep = NULL;
@@ -280,7 +284,8 @@ static int vet_build_test(outcome *o, tg_registry *r, const tg_submission *sub,
 	o->verdict = "pass";
 	json_decref(o->tests);
 	o->tests = NULL;
-	rc = run_tests(&o->tests, &all, &first_fail, r, binary, sub->manifest, ws_read, ws_write);
+	rc = run_tests(&o->tests, &all, &first_fail, r, binary, sub->manifest, ws_read, ws_write,
+		       workspace);
 	if (rc < 0)
 		return rc;
 	if (!all) {
@@ -366,7 +371,7 @@ int tg_registry_create(json_t **out, tg_registry *r, const tg_submission *sub,
 static int create_version(json_t **out, tg_registry *r, const tg_submission *sub,
 			  const tg_actor *who)
 {
-	_cleanup_free_ char *submitter = reg_actor_string(who);
+	_cleanup_free_ char *submitter = reg_actor_string(who), *scratch = NULL;
 	_cleanup_free_ const char **caps = NULL;
 	_cleanup_json_ json_t *res = NULL, *details = NULL, *emptycaps = json_array();
 	json_t *capj = json_object_get(sub->manifest, "capabilities");
@@ -377,7 +382,7 @@ static int create_version(json_t **out, tg_registry *r, const tg_submission *sub
 	reg_version_rec rec = { 0 };
 	int64_t tool_id = 0;
 	size_t ncaps = json_array_size(capj), i;
-	int rc, ws_read, ws_write, approved = 0, inserted, do_activate = 0;
+	int rc, ws_read, ws_write, inserted, do_activate = 0;
 	unsigned cur = 0;
 
 	*out = NULL;
@@ -395,7 +400,14 @@ static int create_version(json_t **out, tg_registry *r, const tg_submission *sub
 	reg_caps_from_json(capj, &ws_read, &ws_write);
 	reg_content_hash(o.hash, sub->source, sub->source_len);
 
-	rc = vet_build_test(&o, r, sub, caps, ncaps, ws_read, ws_write);
+	/* A version that asks for any capability awaits a person's approval of
+	 * that very version, whatever earlier versions had; until then its
+	 * tests see an empty scratch folder at /workspace, never the host's, so
+	 * nothing it reads (and reports in a test detail or error) is host data. */
+	if (ncaps > 0 && (rc = reg_scratch_make(&scratch, r)) < 0)
+		goto out;
+	rc = vet_build_test(&o, r, sub, caps, ncaps, ws_read, ws_write, scratch);
+	reg_scratch_remove(scratch);
 	if (rc < 0)
 		goto out;
 	if (!o.findings)
@@ -406,20 +418,12 @@ static int create_version(json_t **out, tg_registry *r, const tg_submission *sub
 		rc = tg_error_set(TG_ERR_NOMEM, "out of memory");
 		goto out;
 	}
-	if (strcmp(o.status, "active") == 0) {
-		rc = reg_tool_id(r, name, 0, &tool_id);
+	if (strcmp(o.status, "active") == 0 && ncaps > 0) {
+		o.status = "pending";
+		rc = set_reason(&o, "passed; its capabilities need approval by a person "
+				    "(toolgate approve)");
 		if (rc < 0)
 			goto out;
-		rc = reg_caps_approved(r, tool_id, capj, &approved);
-		if (rc < 0)
-			goto out;
-		if (!approved) {
-			o.status = "pending";
-			rc = set_reason(&o, "passed; its capabilities need approval by a person "
-					    "(toolgate approve)");
-			if (rc < 0)
-				goto out;
-		}
 	}
 	rc = commit_version(&sv, r, sub, &o, submitter);
 	if (rc < 0)
@@ -461,20 +465,10 @@ static int create_version(json_t **out, tg_registry *r, const tg_submission *sub
 	if (rc < 0)
 		goto fail;
 	if (strcmp(o.status, "active") == 0) {
-		rc = reg_caps_approved(r, tool_id, capj, &approved);
-		if (rc < 0)
-			goto fail;
 		rc = reg_active_version(r, tool_id, &cur);
 		if (rc < 0)
 			goto fail;
-		if (!approved) {
-			/* approvals changed since the check above: be conservative */
-			o.status = "pending";
-			rc = set_reason(&o, "passed; its capabilities need approval: toolgate "
-					    "approve %s@%u", name, sv->version);
-			if (rc < 0)
-				goto fail;
-		} else if (cur > sv->version) {
+		if (cur > sv->version) {
 			/* a newer version was activated meanwhile by another process */
 			o.status = "inactive";
 			rc = set_reason(&o, "passed; not activated because v%u, submitted later, is "

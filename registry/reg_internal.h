@@ -17,7 +17,7 @@
 #include <sqlite3.h>
 
 /* The schema version this binary writes (PRAGMA user_version). */
-#define REG_SCHEMA_VERSION 1
+#define REG_SCHEMA_VERSION 2
 
 /* Caps on what the agent controls. */
 #define REG_MAX_SOURCE (256u * 1024u)
@@ -117,16 +117,43 @@ char *reg_actor_string(const tg_actor *who);
 /* ---- manifest.c -------------------------------------------------------- */
 int reg_caps_from_json(const json_t *caps, int *read, int *write);
 
+/* ---- approval.c -------------------------------------------------------- */
+/* The capability set of a manifest: its "capabilities" strings sorted,
+ * without repeats (NULL on OOM). reg_caps_norm does the same for an array
+ * (NULL also when it holds a non-string). */
+json_t *reg_caps_of(const json_t *manifest);
+json_t *reg_caps_norm(const json_t *caps);
+/* sha256 over the canonical manifest (sorted keys, compact) and source. */
+int reg_approval_hash(char out[65], const json_t *manifest, const char *source, size_t len);
+/* What the store holds for one version, recomputed: approval hash, build
+ * content hash, capability set (caller frees caps). */
+typedef struct reg_facts {
+	char approval_hash[65];
+	char content_hash[65];
+	json_t *caps;
+} reg_facts;
+int reg_version_facts(reg_facts *out, tg_registry *r, const char *tool, unsigned v);
+/* Does the approval of version v stand? needs = it asks for capabilities;
+ * stands = usable (needs none, or approved for its recomputed hash and
+ * exact capability set, and not denied); why = the refusal otherwise. */
+typedef struct reg_approval {
+	int needs, stands, mismatch;
+	char approval_hash[65];
+	char why[512];
+} reg_approval;
+int reg_approval_check(reg_approval *out, tg_registry *r, int64_t tool_id, const char *tool,
+		       unsigned v);
+
 /* ---- activate.c -------------------------------------------------------- */
 /* Inside a transaction: make version v of tool the active one (CAS on
  * refs/active), mark the previous active inactive, record the event, bump
- * the generation. event: "activate", "rollback", "approve", "reindex". */
+ * the generation. event: "activate", "rollback", "approve", "reindex".
+ * Refused (TG_ERR_INVALID) unless the version's approval stands, except for
+ * "reindex", which follows the store (calls then still refuse it). */
 int reg_activate(tg_registry *r, int64_t tool_id, const char *tool, unsigned v,
 		 const char *event, const tg_actor *who);
 /* The active version per SQLite (0 = none). */
 int reg_active_version(tg_registry *r, int64_t tool_id, unsigned *out);
-/* Is every capability of caps (JSON array) in the tool's approved set? */
-int reg_caps_approved(tg_registry *r, int64_t tool_id, const json_t *caps, int *out);
 
 /* ---- versions.c -------------------------------------------------------- */
 /* One version row as written by create and by the re-index. */
@@ -175,8 +202,15 @@ int reg_build(tg_registry *r, const char *hash, const char *source, size_t len,
 /* The content hash of a source (hex). */
 void reg_content_hash(char out[65], const char *source, size_t len);
 /* Run a built tool once: the call contract. *out = {"ok",..,"result"|"error",
- * "wall_ms","reason"} */
+ * "wall_ms","reason"}. With ws_read or ws_write, workspace (the configured
+ * host folder, or a pending version's empty scratch folder; NULL: none) is
+ * bound at /workspace. */
 int reg_run_tool(json_t **out, tg_registry *r, const char *binary, const json_t *limits,
-		 int ws_read, int ws_write, const json_t *args);
+		 int ws_read, int ws_write, const char *workspace, const json_t *args);
+/* An empty folder under cache/ (.scratch-XXXXXX) for the tests of a version
+ * that awaits approval: they see it at /workspace, never the host's. Swept
+ * like stale builds when a crash leaves one behind. */
+int reg_scratch_make(char **out, tg_registry *r);
+void reg_scratch_remove(const char *dir);
 
 #endif

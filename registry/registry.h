@@ -94,11 +94,33 @@ int tg_registry_show(json_t **out, tg_registry *r, const char *name, unsigned ve
 /* Every version with status, time, verdict, commit, plus activation events. */
 int tg_registry_history(json_t **out, tg_registry *r, const char *name);
 int tg_registry_diff(char **out, tg_registry *r, const char *name, unsigned v1, unsigned v2);
-/* to = 0: the version active before the current one. */
+/* to = 0: the version active before the current one. Only a version that
+ * passed, is not denied and whose approval stands (it asks for no
+ * capability, or a person approved that exact version) can be activated.
+ * TG_ROLLBACK_HIDE_WRITE: the caller may not see versions asking for
+ * workspace:write (an MCP session with hide_write_tools): they are skipped
+ * as default targets and are "no version N visible" when named. */
+#define TG_ROLLBACK_HIDE_WRITE 1u
 int tg_registry_rollback(json_t **out, tg_registry *r, const char *name, unsigned to,
-			 const tg_actor *who);
+			 unsigned flags, const tg_actor *who);
+/* A person approves one version: its approval hash (recomputed from the
+ * stored tool.json and tool.c) and exact capability set. It becomes active
+ * unless a newer version is active: then it stays inactive (approved, ready
+ * for rollback) unless TG_APPROVE_ACTIVATE. *out = {"name","version",
+ * "from_version","status","capabilities","approval_hash","activated",
+ * "active_version"}. */
+#define TG_APPROVE_ACTIVATE 1u
 int tg_registry_approve(json_t **out, tg_registry *r, const char *name, unsigned version,
-			const tg_actor *who);
+			unsigned flags, const tg_actor *who);
+/* A person refuses a version for good (status "denied", audited): it can
+ * never be approved, activated or rolled back to. The active version
+ * cannot be denied (roll back first). reason may be NULL. */
+int tg_registry_deny(json_t **out, tg_registry *r, const char *name, unsigned version,
+		     const char *reason, const tg_actor *who);
+/* Versions waiting for a person: [{"name","version","status",
+ * "capabilities","submitter","time","reason","content_hash",
+ * "active_version"}], by name and version. */
+int tg_registry_pending(json_t **out, tg_registry *r);
 /* Audit log entries, oldest first (limit 0 = all). */
 int tg_registry_log(json_t **out, tg_registry *r, size_t limit);
 /* Store, registry and audit chain agree: *out = {"ok":bool,"problems":[..]}. */

@@ -93,6 +93,12 @@ int reg_index_store_version(tg_registry *r, const char *tool, const tg_store_ver
 		status = sv->version == active ? "active" : "pending";
 	else if (strcmp(status, "rejected") != 0)
 		status = "failed";
+	/* approvals live only in registry.db: a version asking for capabilities
+	 * that is not active is pending again (an active one follows the store,
+	 * and calls refuse it until a person approves it) */
+	if (strcmp(status, "inactive") == 0 &&
+	    json_array_size(json_object_get(manifest, "capabilities")) > 0)
+		status = "pending";
 	if (!verdict || strcmp(verdict, "pass") != 0)
 		verdict = "reject";
 	rec.version = sv->version;

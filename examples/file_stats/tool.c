@@ -3,13 +3,17 @@
  * bound read-only at /workspace), so a new version stays pending until a
  * person runs `toolgate approve`. The analyzer only allows fopen of constant
  * paths under /workspace for such tools, so each known file has its own
- * literal path; any other name is refused by the tool itself. */
+ * literal path; any other name is refused by the tool itself. With
+ * "optional": true a missing file is a result ({"file", "found": false})
+ * rather than an error: that is what its test checks, since the tests of a
+ * version awaiting approval run against an empty /workspace. */
 #include <toolgate/tool.h>
 
 int main(void)
 {
 	tg_tool_args *a = tg_tool_read_args();
 	const char *name = tg_arg_str(a, "file", "");
+	bool optional = tg_arg_bool(a, "optional", false);
 	long long bytes = 0, lines = 0, words = 0;
 	bool in_word = false;
 	FILE *f;
@@ -23,6 +27,14 @@ int main(void)
 		f = fopen("/workspace/data.csv", "r");
 	else
 		tg_tool_fail("file: must be one of README.md, notes.txt, data.csv");
+	if (!f && optional) {
+		tg_out_object_begin();
+		tg_out_key_str("file", name);
+		tg_out_key_bool("found", false);
+		tg_out_end();
+		tg_tool_args_free(a);
+		return 0;
+	}
 	if (!f)
 		tg_tool_fail("%s: not found in the workspace", name);
 	while ((c = getc(f)) != EOF) {

@@ -20,7 +20,7 @@ grep -q "^toolgate: frobnicate: unknown command" /tmp/tg_cli_err.$$ || { echo "F
 check 2 "--home without value" "$tg" --home
 check 0 "--help" "$tg" --help
 check 0 "--version" "$tg" --version
-for c in init check create list show history diff rollback approve call log verify sandbox serve; do
+for c in init check create list show history diff rollback approve deny call log verify sandbox serve; do
 	check 0 "$c --help" "$tg" "$c" --help
 	grep -q "^usage: toolgate $c" /tmp/tg_cli_out.$$ || { echo "FAIL: $c --help text"; fail=1; }
 done

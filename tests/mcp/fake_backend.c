@@ -107,13 +107,14 @@ static int f_call(void *ctx, json_t **out, const char *name, const json_t *args,
 }
 
 static int f_rollback(void *ctx, json_t **out, const char *name, unsigned to,
-		      const tg_actor *who)
+		      unsigned flags, const tg_actor *who)
 {
 	fake_registry *f = ctx;
 	json_t *t = find(f, name);
 	json_int_t v;
 
 	(void)who;
+	(void)flags;
 	if (!t)
 		return tg_error_set(TG_ERR_NOTFOUND, "no tool %s", name);
 	v = json_integer_value(json_object_get(t, "version"));

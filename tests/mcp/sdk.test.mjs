@@ -275,3 +275,65 @@ int main(void)
   assert.ok(!(await names(b.client)).includes('note_write'));
   await assert.rejects(b.client.callTool({ name: 'note_write', arguments: {} }), (e) => e.code === -32602);
 });
+
+test('rollback_tool reaches only versions whose approval stands and that the session may see', async (t) => {
+  const home = tempHome(t);
+  const { writeFileSync, mkdirSync } = await import('node:fs');
+  mkdirSync(`${home}/../ws`, { recursive: true });
+  mkdirSync(home, { recursive: true });
+  writeFileSync(`${home}/config.json`, JSON.stringify({ workspace: `${home}/../ws` }));
+  const a = await connect(t, home);
+  const b = await connect(t, home, ['--hide-write-tools']);
+  const src = (v) => `#include <toolgate/tool.h>
+int main(void)
+{
+	tg_tool_args *a = tg_tool_read_args();
+	tg_out_object_begin();
+	tg_out_key_int("v", ${v});
+	tg_out_end();
+	tg_tool_args_free(a);
+	return 0;
+}
+`;
+  const create = async (v, capabilities) => a.client.callTool({
+    name: 'create_tool',
+    arguments: {
+      name: 'mixed', description: 'Versions with and without capabilities', input_schema: { type: 'object' },
+      source: src(v), tests: [{ name: 'answers', args: {}, expect: { v } }], capabilities,
+    },
+  });
+  let r = await create(1, []);
+  assert.equal(r.structuredContent.status, 'active');
+  r = await create(2, ['workspace:write']);
+  assert.equal(r.structuredContent.status, 'pending');
+  await run(toolgateBin(), ['--home', home, 'approve', 'mixed@2']);
+  r = await create(3, ['workspace:write']);
+  assert.equal(r.structuredContent.status, 'pending', 'the same capability as the approved v2 is pending again');
+  await run(toolgateBin(), ['--home', home, 'rollback', 'mixed', '--to', '1']);
+
+  // an unapproved version: refused, whoever asks
+  r = await a.client.callTool({ name: 'rollback_tool', arguments: { name: 'mixed', version: 3 } });
+  assert.ok(r.isError);
+  assert.equal(r.content[0].text, "rollback_tool: mixed v3 awaits approval of its capabilities: use 'toolgate approve mixed@3'");
+  // a write version is not visible to a session that hides write tools
+  r = await b.client.callTool({ name: 'rollback_tool', arguments: { name: 'mixed', version: 2 } });
+  assert.ok(r.isError);
+  assert.equal(r.content[0].text, 'rollback_tool: mixed has no version 2 visible to this session');
+  for (const meta of ['tool_history', 'list_tool_versions']) {
+    r = await b.client.callTool({ name: meta, arguments: { name: 'mixed' } });
+    assert.ok(!r.isError, r.content[0].text);
+    assert.deepEqual(r.structuredContent.versions.map((v) => v.version), [1], `${meta} hides the write versions`);
+    assert.ok(!JSON.stringify(r.structuredContent).includes('workspace:write'));
+  }
+  r = await a.client.callTool({ name: 'tool_history', arguments: { name: 'mixed' } });
+  assert.deepEqual(r.structuredContent.versions.map((v) => v.version), [1, 2, 3]);
+  // the approved v2 is reachable for the session that may see it
+  r = await a.client.callTool({ name: 'rollback_tool', arguments: { name: 'mixed', version: 2 } });
+  assert.ok(!r.isError, r.content[0].text);
+  assert.equal(r.structuredContent.version, 2);
+  // deny: never reachable again
+  await run(toolgateBin(), ['--home', home, 'deny', 'mixed@3', '--reason', 'no']);
+  r = await a.client.callTool({ name: 'rollback_tool', arguments: { name: 'mixed', version: 3 } });
+  assert.ok(r.isError);
+  assert.equal(r.content[0].text, 'rollback_tool: mixed v3 was denied by a person: it can never be activated');
+});

@@ -3,7 +3,9 @@
 # submissions through `toolgate create`: malformed JSON, duplicate keys,
 # wrong types, invalid UTF-8, names like ../x and a;drop table, reserved
 # names, sources that are absolute, escape the folder (.., symlink), are
-# missing, binary, or 10 MB. Each must exit 2 with one "toolgate:" line, and
+# missing, binary, or 10 MB; tests that can never run the tool to completion
+# and compare its result (only expect_error, or refused by the schema). Each
+# must exit 2 with one "toolgate:" line, and
 # leave the store (every ref) and the registry (every table) unchanged.
 . "$(dirname "$0")/lib.sh"
 
@@ -58,6 +60,18 @@ bad_case "schema top type not object" "$(sub '"type": "object"' '"type": "array"
 bad_case "schema keyword outside the subset" "$(sub '"type": "string"' '"type": "string", "pattern": "a*"')" 'pattern'
 bad_case "tests wrong type" "$(sub '"tests": \[' '"tests": {"a": [')" ''
 bad_case "test without expect" "$(sub '"expect": {"words": 0}' '"exp": 0')" 'tests\[1\]'
+# a version must be tested to be active: some test must run the tool to
+# completion and compare its result
+only_err='{"name": "word_count", "description": "Count words in a text",
+ "input_schema": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]},
+ "source": "word_count.c", "tests": [{"name": "asked to fail", "args": {"text": "fail"}, "expect_error": true}]}'
+bad_case "only expect_error tests" "$only_err" '^toolgate: create: tests: no test runs the tool and compares its result: all 1 are "expect_error" \(0 refused by input_schema before the tool runs\); add a test with "expect"$'
+refused='{"name": "word_count", "description": "Count words in a text",
+ "input_schema": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]},
+ "source": "word_count.c", "tests": [{"name": "wrong type", "args": {"text": 3}, "expect_error": true},
+ {"name": "missing", "args": {}, "expect_error": true}]}'
+bad_case "every test refused by the schema" "$refused" '^toolgate: create: tests: no test runs the tool and compares its result: all 2 are "expect_error" \(2 refused by input_schema before the tool runs\)'
+bad_case "an expect test whose args fail the schema" "$(sub '"args": {"text": "a b"}' '"args": {"text": 7}')" 'tests\[0\] \(arguments do not match input_schema\)'
 bad_case "limits over the maximum" "$(sub '"timeout_ms": 2000' '"timeout_ms": 99999999')" 'limits.timeout_ms'
 bad_case "unknown capability" "$(sub '"capabilities": \[\]' '"capabilities": ["network"]')" 'unknown capability'
 bad_case "unknown key" "$(sub '"source"' '"extra": 1, "source"')" 'extra'

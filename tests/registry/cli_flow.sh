@@ -124,9 +124,12 @@ expect_rc 2 "rollback: unknown option"
 run tg rollback
 expect_rc 2 "rollback: no name"
 
-# capabilities: refused without a workspace, pending until approved
+# capabilities: refused without a workspace; every version that asks for one
+# is pending until a person approves that very version; the tests of a
+# pending version see an empty scratch /workspace, never the host's
 mkdir -p "$WORK/ws"
 echo "hello from the workspace" >"$WORK/ws/greeting.txt"
+secret='hello from the workspace'
 w=$WORK/src/ws_reader
 mkdir -p "$w"
 cat >"$w/ws_reader.c" <<'EOF'
@@ -137,20 +140,22 @@ int main(void)
 	char line[128] = "";
 	FILE *f = fopen("/workspace/greeting.txt", "r");
 	if (!f) {
-		fprintf(stderr, "cannot open the workspace file\n");
-		return 1;
+		printf("{\"bytes\":-1,\"text\":\"\"}\n");
+		return 0;
 	}
 	if (!fgets(line, sizeof(line), f))
 		line[0] = '\0';
 	fclose(f);
-	printf("{\"bytes\":%d}\n", (int)strlen(line));
+	int n = (int)strlen(line);
+	line[strcspn(line, "\n\"\\")] = '\0';
+	printf("{\"bytes\":%d,\"text\":\"%s\"}\n", n, line);
 	return 0;
 }
 EOF
 cat >"$w/tool.json" <<'EOF'
 {"name": "ws_reader", "description": "Read the greeting from the workspace",
  "input_schema": {"type": "object"}, "source": "ws_reader.c",
- "tests": [{"name": "reads", "args": {}, "expect": {"bytes": 25.0}}],
+ "tests": [{"name": "sees an empty workspace", "args": {}, "expect": {"bytes": -1, "text": ""}}],
  "capabilities": ["workspace:read"]}
 EOF
 run tg create "$w"
@@ -160,20 +165,26 @@ printf '{"workspace": "%s"}\n' "$WORK/ws" >"$HOME_DIR/config.json"
 run tg create "$w"
 expect_rc 0 "create with a capability"
 expect_out '^ws_reader v1: pending' "a first version with a capability is pending"
+expect_out '^  test "sees an empty workspace": pass$' "a pending version's test sees an empty /workspace"
 run tg call ws_reader '{}'
 expect_rc 2 "a pending tool cannot be called"
 run tg list --json
-grep -q ws_reader "$OUT" && fail "a pending tool is not listed"
+expect_out '"pending": \[' "list --json has a pending section"
+run tg list --pending
+expect_rc 0 "list --pending"
+expect_out '^ws_reader +v1 +\[workspace:read\] .*toolgate approve ws_reader@1' "list --pending names v1"
+run tg list
+expect_out '^pending approval:' "list has a pending section"
 run tg approve ws_reader
 expect_rc 2 "approve without @V"
 run tg approve ws_reader@2
 expect_rc 2 "approve a missing version"
 run tg approve ws_reader@1
 expect_rc 0 "approve"
-expect_out 'active' "approve activates"
+expect_out 'approved with capabilities \["workspace:read"\]: active' "approve activates"
 run tg call ws_reader '{}'
 expect_rc 0 "call the approved tool"
-expect_out '^\{"bytes":25\}$' "the approved tool reads the workspace"
+expect_out '^\{"bytes":25,"text":"hello from the workspace"\}$' "the approved tool reads the workspace"
 mv "$HOME_DIR/config.json" "$WORK/ws_config.json"
 run tg call ws_reader '{}'
 expect_rc 1 "a workspace tool with the workspace unset"
@@ -181,13 +192,106 @@ expect_err 'sets no "workspace"' "missing workspace named"
 mv "$WORK/ws_config.json" "$HOME_DIR/config.json"
 run tg approve ws_reader@1
 expect_rc 2 "approve twice"
-# the same capability again needs no approval; a new one does
-sed -i 's/"reads"/"reads again"/' "$w/tool.json"
+expect_err 'already approved' "approve twice says why"
+run tg list --pending --json
+expect_out '^\[\]$' "nothing pending after the approval"
+
+# attack: v2 asks for the same capability as the approved v1: still pending
+sed -i 's/"sees an empty workspace"/"empty again"/' "$w/tool.json"
 run tg create "$w"
-expect_out '^ws_reader v2: active' "same capabilities: no approval needed"
+expect_out '^ws_reader v2: pending' "same capability as the approved v1: v2 is pending"
+run tg rollback ws_reader --to 2
+expect_rc 2 "rollback to the pending v2 refused"
+expect_err "^toolgate: rollback: ws_reader v2 awaits approval of its capabilities: use 'toolgate approve ws_reader@2'$" "rollback refusal names the approval"
+# attack: the registry is edited to make v2 active and to give it v1's
+# approval row: the approval is bound to v1's hash, so v2 cannot run
+run "$SQLX" "$HOME_DIR/registry.db" "UPDATE tools SET active_version = 2 WHERE name = 'ws_reader'; UPDATE versions SET status = 'active' WHERE version = 2 AND tool_id = (SELECT id FROM tools WHERE name = 'ws_reader'); INSERT INTO approvals(version_id, capabilities, actor, at, version, approval_hash) SELECT v2.id, a.capabilities, 'cli', 0, 2, a.approval_hash FROM approvals a JOIN versions v1 ON v1.id = a.version_id JOIN versions v2 ON v2.tool_id = v1.tool_id AND v2.version = 2 JOIN tools t ON t.id = v1.tool_id AND t.name = 'ws_reader' WHERE v1.version = 1"
+run tg call ws_reader '{}'
+expect_rc 1 "v1's approval does not let v2 run"
+expect_err '^toolgate: call ws_reader: ws_reader v2 asks for capabilities that no person approved for this exact version \(approval hash [0-9a-f]{12}\): toolgate approve ws_reader@2$' "call refusal names the version"
+checks=$((checks + 1))
+grep -q "$secret" "$OUT" "$ERR" && fail "the host file reached the caller of an unapproved version"
+run "$SQLX" "$HOME_DIR/registry.db" "UPDATE tools SET active_version = 1 WHERE name = 'ws_reader'; UPDATE versions SET status = 'pending' WHERE version = 2 AND tool_id = (SELECT id FROM tools WHERE name = 'ws_reader'); DELETE FROM approvals WHERE version = 2"
+run tg call ws_reader '{}'
+expect_out '^\{"bytes":25,' "v1 still runs"
+
+# attack: a pending version's tests try to carry the host file out through
+# their result and error text; they only ever see the empty scratch folder
+cat >"$w/leak.json" <<'EOF'
+{"name": "ws_reader", "description": "Try to leak the workspace",
+ "input_schema": {"type": "object"}, "source": "ws_reader.c",
+ "tests": [{"name": "leak", "args": {}, "expect": {"bytes": 0}}],
+ "capabilities": ["workspace:read"]}
+EOF
+run tg create "$w/leak.json"
+expect_rc 1 "the leaking version fails its test"
+expect_out '^  test "leak": FAIL: expected \{"bytes":0\}, got \{"bytes":-1,"text":""\}' "its test saw no workspace file"
+run tg --json show ws_reader@3
+checks=$((checks + 1))
+grep -q "$secret" "$OUT" "$ERR" && fail "host file content reached the submitter"
+git --git-dir "$HOME_DIR/store.git" log -p --all >"$OUT" 2>"$ERR"
+checks=$((checks + 1))
+grep -q "$secret" "$OUT" && fail "host file content reached the store"
+
+# deny: recorded, audited, never activatable
+run tg deny ws_reader@2 --reason "reads more than it says"
+expect_rc 0 "deny"
+expect_out '^ws_reader v2 denied' "deny output"
+run tg approve ws_reader@2
+expect_rc 2 "approve a denied version"
+expect_err '^toolgate: approve: ws_reader v2 was denied by a person: it can never be approved or activated$' "approve refusal after deny"
+run tg rollback ws_reader --to 2
+expect_rc 2 "rollback to a denied version"
+expect_err '^toolgate: rollback: ws_reader v2 was denied by a person: it can never be activated$' "rollback refusal after deny"
+run tg deny ws_reader@1
+expect_rc 2 "the active version cannot be denied"
+run tg list --pending
+checks=$((checks + 1))
+grep -q 'ws_reader  *v2 ' "$OUT" && fail "a denied version is still pending"
+run tg log
+expect_out ' deny +ws_reader .*"reads more than it says"' "the denial is audited"
+
+# approving an older version while a newer one is active does not replace it
+sed -i 's/"empty again"/"empty v4"/' "$w/tool.json"
+run tg create "$w"
+expect_out '^ws_reader v4: pending' "v4 pending"
+sed -i 's/"empty v4"/"empty v5"/' "$w/tool.json"
+run tg create "$w"
+expect_out '^ws_reader v5: pending' "v5 pending"
+run tg approve ws_reader@5
+expect_out 'active \(was v1\)' "approving the newest activates it"
+run tg approve ws_reader@4
+expect_rc 0 "approve an older version"
+expect_out '^ws_reader v4 approved with capabilities \["workspace:read"\]: NOT activated, the newer v5 stays active' "the newer version is not replaced silently"
+run tg --json show ws_reader
+expect_out '"version": 5' "v5 still active"
+run tg approve ws_reader@4
+expect_rc 2 "v4 is approved already"
+run tg rollback ws_reader --to 4
+expect_rc 0 "a person may roll back to an approved version"
+run tg rollback ws_reader --to 5
+expect_rc 0 "and forward again"
+# an approval row that does not match the version's recomputed hash counts
+# for nothing (the registry edited behind toolgate's back)
+run "$SQLX" "$HOME_DIR/registry.db" "UPDATE approvals SET approval_hash = '0000000000000000000000000000000000000000000000000000000000000000' WHERE version = 4"
+run tg rollback ws_reader --to 4
+expect_rc 2 "rollback to a version whose approval does not match its hash"
+expect_err '^toolgate: rollback: ws_reader v4 asks for capabilities that no person approved for this exact version \(approval hash [0-9a-f]{12}\): toolgate approve ws_reader@4$' "rollback refusal names the approval"
+run tg rollback ws_reader
+expect_rc 0 "default rollback"
+expect_out '^ws_reader: v1 is active \(was v5\)$' "the default rollback target skips v4 for the approved v1"
+run tg rollback ws_reader --to 5
+expect_rc 0 "forward to v5 again"
+sed -i 's/"empty v5"/"empty v6"/' "$w/tool.json"
+run tg create "$w"
+expect_out '^ws_reader v6: pending' "v6 pending"
+run tg approve --activate ws_reader@1
+expect_rc 2 "approve --activate needs an unapproved version"
+run tg approve ws_reader@6 --activate
+expect_out 'v6 approved .*: active \(was v5\)' "approve --activate"
 sed -i 's/\["workspace:read"\]/["workspace:read", "workspace:write"]/' "$w/tool.json"
 run tg create "$w"
-expect_out '^ws_reader v3: pending' "a new capability needs approval"
+expect_out '^ws_reader v7: pending' "a new capability needs approval"
 
 # the build cache is rebuilt when missing
 rm -rf "$HOME_DIR"/cache/*
@@ -223,14 +327,30 @@ expect_out 'test "errors": FAIL: expected the tool to exit with an error' "a kil
 # a tool error is shown without terminal control characters
 e=$WORK/src/noisy
 mkdir -p "$e"
-printf '#include <stdio.h>\nint main(void)\n{\n\tfputs("\\033[2Jred\\007 alert\\n", stderr);\n\treturn 3;\n}\n' >"$e/noisy.c"
+cat >"$e/noisy.c" <<'EOF'
+#include <stdio.h>
+#include <string.h>
+int main(void)
+{
+	char in[256] = "";
+	size_t n = fread(in, 1, sizeof(in) - 1, stdin);
+	in[n] = '\0';
+	if (!strstr(in, "fail")) {
+		puts("{}");
+		return 0;
+	}
+	fputs("\033[2Jred\007 alert\n", stderr);
+	return 3;
+}
+EOF
 cat >"$e/tool.json" <<'EOF'
 {"name": "noisy", "description": "Fails with escapes", "input_schema": {"type": "object"},
- "source": "noisy.c", "tests": [{"name": "fails", "args": {}, "expect_error": true}]}
+ "source": "noisy.c", "tests": [{"name": "quiet", "args": {}, "expect": {}},
+ {"name": "fails", "args": {"fail": true}, "expect_error": true}]}
 EOF
 run tg create "$e"
 expect_rc 0 "create noisy"
-run tg call noisy '{}'
+run tg call noisy '{"fail":true}'
 expect_rc 1 "noisy call fails"
 checks=$((checks + 1))
 if grep -q "$(printf '\033')" "$ERR" || grep -q "$(printf '\007')" "$ERR"; then fail "control characters reached the terminal"; fi
@@ -249,7 +369,7 @@ run tg log --limit x
 expect_rc 2 "log: bad limit"
 run tg verify
 expect_rc 0 "verify"
-expect_out '^ok: 5 tools, 10 versions checked' "verify summary"
+expect_out '^ok: 5 tools, 14 versions checked' "verify summary"
 run tg verify --json
 expect_out '"ok": true' "verify --json"
 
@@ -273,7 +393,7 @@ run tg list
 expect_rc 3 "a newer registry schema is refused"
 expect_err 'newer than this toolgate' "schema refusal message"
 expect_one_line_err "schema refusal"
-run "$SQLX" "$HOME_DIR/registry.db" "PRAGMA user_version = 1"
+run "$SQLX" "$HOME_DIR/registry.db" "PRAGMA user_version = 2"
 run tg list
 expect_rc 0 "list again after restoring the schema version"
 # exit 2: a broken config.json names the key

@@ -72,8 +72,10 @@ static const char *good_manifest =
 	"{\"name\":\"bad\",\"args\":{\"text\":3},\"expect_error\":true}],"
 	"\"limits\":{\"timeout_ms\":2000,\"memory_mb\":64},\"capabilities\":[]}";
 
-/* Put one version into the store as the pipeline commits it. */
-static unsigned put_version(tg_store *s, const char *tool, const char *status, const char *src)
+/* Put one version into the store as the pipeline commits it; caps is the
+ * JSON text of its capabilities (NULL: none). */
+static unsigned put_version_caps(tg_store *s, const char *tool, const char *status,
+				 const char *src, const char *caps)
 {
 	tg_store_version *v = NULL;
 	char hash[65], manifest[600];
@@ -89,8 +91,9 @@ static unsigned put_version(tg_store *s, const char *tool, const char *status, c
 	tg_sha256_final_hex(&h, hash);
 	snprintf(manifest, sizeof(manifest),
 		 "{\"name\":\"%s\",\"description\":\"d\",\"input_schema\":{\"type\":\"object\"},"
-		 "\"source\":\"tool.c\",\"tests\":[{\"name\":\"t\",\"args\":{},\"expect\":1}]}",
-		 tool);
+		 "\"source\":\"tool.c\",\"tests\":[{\"name\":\"t\",\"args\":{},\"expect\":1}],"
+		 "\"capabilities\":%s}",
+		 tool, caps ? caps : "[]");
 	files[0] = (tg_store_file){ "tool.json", manifest, strlen(manifest) };
 	files[1] = (tg_store_file){ "tool.c", src, strlen(src) };
 	files[2] = (tg_store_file){ "analysis.json", "{\"verdict\":\"pass\",\"findings\":[]}", 33 };
@@ -109,6 +112,11 @@ static unsigned put_version(tg_store *s, const char *tool, const char *status, c
 	ver = v->version;
 	tg_store_version_free(v);
 	return ver;
+}
+
+static unsigned put_version(tg_store *s, const char *tool, const char *status, const char *src)
+{
+	return put_version_caps(s, tool, status, src, NULL);
 }
 
 static tg_store *open_store(const char *home)
@@ -338,7 +346,7 @@ static void test_config_and_ref(void **state)
 	sql(home, "PRAGMA user_version = 99");
 	assert_int_equal(tg_registry_open(&r, home, 0), TG_ERR_UNAVAILABLE);
 	assert_non_null(strstr(tg_error_last()->message, "newer"));
-	sql(home, "PRAGMA user_version = 1");
+	sql(home, "PRAGMA user_version = 2");
 	assert_int_equal(tg_registry_open(&r, home, 0), 0);
 	tg_registry_free(r);
 
@@ -526,18 +534,18 @@ static void test_reindex_rollback_generation(void **state)
 	json_decref(j);
 
 	/* rollback rules */
-	assert_int_equal(tg_registry_rollback(&j, r, "adder", 2, &who), TG_ERR_INVALID);
+	assert_int_equal(tg_registry_rollback(&j, r, "adder", 2, 0, &who), TG_ERR_INVALID);
 	assert_non_null(strstr(tg_error_last()->message, "did not pass"));
-	assert_int_equal(tg_registry_rollback(&j, r, "adder", 4, &who), TG_ERR_INVALID);
+	assert_int_equal(tg_registry_rollback(&j, r, "adder", 4, 0, &who), TG_ERR_INVALID);
 	assert_non_null(strstr(tg_error_last()->message, "approve"));
-	assert_int_equal(tg_registry_rollback(&j, r, "adder", 3, &who), TG_ERR_INVALID);
-	assert_int_equal(tg_registry_rollback(&j, r, "adder", 9, &who), TG_ERR_NOTFOUND);
-	assert_int_equal(tg_registry_rollback(&j, r, "nosuch", 0, &who), TG_ERR_NOTFOUND);
+	assert_int_equal(tg_registry_rollback(&j, r, "adder", 3, 0, &who), TG_ERR_INVALID);
+	assert_int_equal(tg_registry_rollback(&j, r, "adder", 9, 0, &who), TG_ERR_NOTFOUND);
+	assert_int_equal(tg_registry_rollback(&j, r, "nosuch", 0, 0, &who), TG_ERR_NOTFOUND);
 
 	/* the generation changes when another connection changes the active set */
 	assert_int_equal(tg_registry_open(&r2, home, 0), 0);
 	assert_int_equal(tg_registry_toolset_generation(&g1, r), 0);
-	assert_int_equal(tg_registry_rollback(&j, r2, "adder", 0, &who), 0);
+	assert_int_equal(tg_registry_rollback(&j, r2, "adder", 0, 0, &who), 0);
 	assert_int_equal(json_integer_value(json_object_get(j, "version")), 1);
 	json_decref(j);
 	assert_int_equal(tg_registry_toolset_generation(&g2, r), 0);
@@ -545,9 +553,9 @@ static void test_reindex_rollback_generation(void **state)
 	assert_int_equal(tg_store_get_active(&act, NULL, s, "adder"), 0);
 	assert_int_equal(act, 1);
 	/* approve the pending v4: it becomes active */
-	assert_int_equal(tg_registry_approve(&j, r2, "adder", 4, &who), 0);
+	assert_int_equal(tg_registry_approve(&j, r2, "adder", 4, 0, &who), 0);
 	json_decref(j);
-	assert_int_equal(tg_registry_approve(&j, r2, "adder", 4, &who), TG_ERR_INVALID);
+	assert_int_equal(tg_registry_approve(&j, r2, "adder", 4, 0, &who), TG_ERR_INVALID);
 	assert_int_equal(tg_registry_toolset_generation(&g3, r), 0);
 	assert_true(g3 != g2);
 	assert_int_equal(tg_registry_history(&j, r, "adder"), 0);
@@ -654,6 +662,103 @@ static void test_manifest_mutations(void **state)
 	rm_home(home);
 }
 
+/* ---- approvals bound to versions ------------------------------------------ */
+
+static int has_event(tg_registry *r, const char *event)
+{
+	json_t *j = NULL;
+	char *log;
+	char want[80];
+	int found;
+
+	assert_int_equal(tg_registry_log(&j, r, 0), 0);
+	log = tg_json_dump(j);
+	snprintf(want, sizeof(want), "\"event\":\"%s\"", event);
+	found = strstr(log, want) != NULL;
+	free(log);
+	json_decref(j);
+	return found;
+}
+
+static void test_approval_binding(void **state)
+{
+	char *home = make_home();
+	tg_registry *r = NULL;
+	tg_store *s;
+	tg_actor who = { "cli", NULL };
+	json_t *j = NULL;
+
+	(void)state;
+	assert_int_equal(tg_registry_open(&r, home, 1), 0);
+	tg_registry_free(r);
+	s = open_store(home);
+	assert_int_equal(put_version_caps(s, "capper", "pending", "int c1;\n", "[\"workspace:read\"]"), 1);
+	assert_int_equal(put_version_caps(s, "capper", "pending", "int c2;\n", "[\"workspace:read\"]"), 2);
+	assert_int_equal(put_version_caps(s, "capper", "pending", "int c3;\n", "[\"workspace:write\"]"), 3);
+	assert_int_equal(put_version(s, "capper", "active", "int c4;\n"), 4);
+	assert_int_equal(tg_store_set_active(s, "capper", 4, 0, "t"), 0);
+	assert_int_equal(tg_registry_open(&r, home, 0), 0);
+
+	/* three versions wait for a person */
+	assert_int_equal(tg_registry_pending(&j, r), 0);
+	assert_int_equal(json_array_size(j), 3);
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(j, 2), "version")), 3);
+	json_decref(j);
+
+	/* approving v1 while the newer v4 is active does not replace v4 */
+	assert_int_equal(tg_registry_approve(&j, r, "capper", 1, 0, &who), 0);
+	assert_false(json_is_true(json_object_get(j, "activated")));
+	assert_string_equal(json_string_value(json_object_get(j, "status")), "inactive");
+	assert_int_equal(json_integer_value(json_object_get(j, "active_version")), 4);
+	assert_int_equal(strlen(json_string_value(json_object_get(j, "approval_hash"))), 64);
+	json_decref(j);
+	assert_int_equal(tg_registry_approve(&j, r, "capper", 1, 0, &who), TG_ERR_INVALID);
+	assert_non_null(strstr(tg_error_last()->message, "already approved"));
+	/* --activate replaces it */
+	assert_int_equal(tg_registry_approve(&j, r, "capper", 2, TG_APPROVE_ACTIVATE, &who), 0);
+	assert_true(json_is_true(json_object_get(j, "activated")));
+	assert_int_equal(json_integer_value(json_object_get(j, "from_version")), 4);
+	json_decref(j);
+
+	/* v1's approval is not v3's: pending, refused */
+	assert_int_equal(tg_registry_rollback(&j, r, "capper", 3, 0, &who), TG_ERR_INVALID);
+	assert_string_equal(tg_error_last()->message,
+			    "capper v3 awaits approval of its capabilities: use 'toolgate approve "
+			    "capper@3'");
+	assert_int_equal(tg_registry_approve(&j, r, "capper", 3, 0, &who), 0);
+	json_decref(j);
+
+	/* a session hiding write tools neither reaches nor defaults to v3 */
+	assert_int_equal(tg_registry_rollback(&j, r, "capper", 0, TG_ROLLBACK_HIDE_WRITE, &who), 0);
+	assert_int_equal(json_integer_value(json_object_get(j, "version")), 2);
+	json_decref(j);
+	assert_int_equal(tg_registry_rollback(&j, r, "capper", 3, TG_ROLLBACK_HIDE_WRITE, &who),
+			 TG_ERR_NOTFOUND);
+	assert_string_equal(tg_error_last()->message,
+			    "capper has no version 3 visible to this session");
+
+	/* deny: final, audited, out of the pending list */
+	assert_int_equal(tg_registry_deny(&j, r, "capper", 2, "no", &who), TG_ERR_INVALID);
+	assert_non_null(strstr(tg_error_last()->message, "is the active version"));
+	assert_int_equal(tg_registry_deny(&j, r, "capper", 3, "too wide", &who), 0);
+	assert_string_equal(json_string_value(json_object_get(j, "status")), "denied");
+	json_decref(j);
+	assert_int_equal(tg_registry_deny(&j, r, "capper", 3, NULL, &who), TG_ERR_INVALID);
+	assert_int_equal(tg_registry_rollback(&j, r, "capper", 3, 0, &who), TG_ERR_INVALID);
+	assert_string_equal(tg_error_last()->message,
+			    "capper v3 was denied by a person: it can never be activated");
+	assert_int_equal(tg_registry_approve(&j, r, "capper", 3, 0, &who), TG_ERR_INVALID);
+	assert_int_equal(tg_registry_pending(&j, r), 0);
+	assert_int_equal(json_array_size(j), 0);
+	json_decref(j);
+	assert_true(has_event(r, "deny"));
+	assert_true(has_event(r, "approve_version"));
+	assert_true(verify_has(r, NULL));
+	tg_registry_free(r);
+	tg_store_free(s);
+	rm_home(home);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -663,6 +768,7 @@ int main(void)
 		cmocka_unit_test(test_config_and_ref),
 		cmocka_unit_test(test_audit_chain),
 		cmocka_unit_test(test_reindex_rollback_generation),
+		cmocka_unit_test(test_approval_binding),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -275,7 +275,7 @@ static void test_changes_elsewhere_are_seen(void **state)
 	settle(home);
 	r = open_expect(home, 0);
 	assert_int_equal(tg_registry_open(&r2, home, 0), 0);
-	assert_int_equal(tg_registry_rollback(&j, r2, "adder", 1, &who), 0);
+	assert_int_equal(tg_registry_rollback(&j, r2, "adder", 1, 0, &who), 0);
 	json_decref(j);
 	tg_registry_free(r2);
 	assert_int_equal(active_of(r, "adder"), 1); /* SQLite is shared */
