@@ -44,6 +44,16 @@ int cli_print_json(const json_t *v);
 /* Parse a decimal uint32 option value; -1 on junk or overflow. */
 int cli_parse_u32(const char *s, uint32_t *out);
 
+/* Text of agent or tool origin (names, descriptions, test names, findings,
+ * source, a tool's stderr, audit details, MCP client strings) made safe for a
+ * terminal by tg_term_scrub: cli_line for a one-line field (newline and tab
+ * become markers), cli_block for multi-line text. Never NULL; the result
+ * stays valid for the next 15 calls on this thread (cli/text.c). cli_jline
+ * takes a JSON string ("?" when it is not one). */
+const char *cli_line(const char *s);
+const char *cli_block(const char *s);
+const char *cli_jline(const json_t *v);
+
 /* The commands; each lives in cli/cmd_<name>.c. */
 int cmd_init(tg_cli *cli, int argc, char **argv);
 int cmd_check(tg_cli *cli, int argc, char **argv);

@@ -31,17 +31,17 @@ int cmd_list(tg_cli *cli, int argc, char **argv)
 	if (json_array_size(res) == 0)
 		printf("no active tools\n");
 	json_array_foreach(res, i, t) {
-		printf("%-24s v%-4lld", json_string_value(json_object_get(t, "name")),
+		printf("%-24s v%-4lld", cli_jline(json_object_get(t, "name")),
 		       (long long)json_integer_value(json_object_get(t, "version")));
 		json_array_foreach(json_object_get(t, "capabilities"), k, c)
-			printf(" [%s]", json_string_value(c));
-		desc = tg_registry_scrub(json_string_value(json_object_get(t, "description")));
+			printf(" [%s]", cli_jline(c));
+		desc = strdup(json_string_value(json_object_get(t, "description")) ?: "?");
 		if (desc) {
 			char *nl = strchr(desc, '\n');
 			if (nl)
 				*nl = '\0';
 		}
-		printf("  %.100s\n", desc ? desc : "?");
+		printf("  %.100s\n", cli_line(desc));
 		free(desc);
 	}
 	return TG_EXIT_OK;
