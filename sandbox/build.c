@@ -8,11 +8,19 @@
  * (plain -static if that fails); each output is read back through a
  * descriptor of the sandbox's /tmp (no symlinks, regular files only,
  * size-capped) and written atomically into out_dir.
+ * tg_sandbox_build_inputs() fingerprints everything besides the source that
+ * decides the bytes of a build (compiler, flags, environment, toolchain
+ * files, SDK headers) from the same arrays the build uses, for the build
+ * cache's key.
  */
 #include "sandbox/internal.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
+#include <limits.h>
+#include <pthread.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -22,6 +30,25 @@
 
 static const char *const build_env[] = { "PATH=/usr/bin:/bin", "LC_ALL=C", "TMPDIR=/tmp",
 					  "GCC_COLORS=", NULL };
+
+/* The compiler's flags and the two link commands (tg_sandbox_build_inputs
+ * fingerprints these very arrays: change them here and the cache key
+ * changes with them). */
+static const char *const cflags[] = { "-std=gnu11", "-O2", "-fstack-protector-strong",
+				      "-D_FORTIFY_SOURCE=2", "-fPIE",
+				      "-Werror=implicit-function-declaration",
+				      "-fdiagnostics-color=never", NULL };
+static const char *const link_pie[] = { "gcc", "-static-pie", "-Wl,-z,relro,-z,now",
+					"-Wl,-z,noexecstack", "tool.o", "-lm", "-o", "tool",
+					NULL };
+static const char *const link_static[] = { "gcc", "-static", "-no-pie", "-Wl,-z,relro,-z,now",
+					   "-Wl,-z,noexecstack", "tool.o", "-lm", "-o", "tool",
+					   NULL };
+
+static const char *build_compiler(void)
+{
+	return access("/usr/bin/gcc", X_OK) == 0 ? "/usr/bin/gcc" : "/usr/bin/cc";
+}
 
 void tg_build_result_free(tg_build_result *r)
 {
@@ -123,18 +150,16 @@ static int run_step(tg_run_result **res, char **data, size_t *len, const struct 
 }
 
 static int test_no_static_pie; /* tests: take the -static fallback */
+static char inputs_hash[65];    /* tg_sandbox_build_inputs' memo */
 
 void sbx_build_test_no_static_pie(int on)
 {
 	test_no_static_pie = on;
+	inputs_hash[0] = '\0';
 }
 
 int tg_sandbox_build(tg_build_result **out, const tg_build_opts *o)
 {
-	static const char *const cflags[] = { "-std=gnu11", "-O2", "-fstack-protector-strong",
-					      "-D_FORTIFY_SOURCE=2", "-fPIE",
-					      "-Werror=implicit-function-declaration",
-					      "-fdiagnostics-color=never" };
 	const char *argv[32];
 	tg_buf log = TG_BUF_INIT(BUILD_LOG_MAX);
 	tg_build_result *res = NULL;
@@ -161,12 +186,12 @@ int tg_sandbox_build(tg_build_result **out, const tg_build_opts *o)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
 	st.o = o;
 	st.log = &log;
-	st.compiler = access("/usr/bin/gcc", X_OK) == 0 ? "/usr/bin/gcc" : "/usr/bin/cc";
+	st.compiler = build_compiler();
 
 	/* 1: tool.c -> tool.o */
 	n = 0;
 	argv[n++] = "gcc";
-	for (i = 0; i < TG_ARRAY_SIZE(cflags); i++)
+	for (i = 0; cflags[i]; i++)
 		argv[n++] = cflags[i];
 	if (o->sdk_include_dir)
 		argv[n++] = "-I/sdk";
@@ -184,13 +209,6 @@ int tg_sandbox_build(tg_build_result **out, const tg_build_opts *o)
 
 	/* 2: tool.o -> tool, static PIE, else static */
 	if (obj) {
-		static const char *const link_pie[] = { "gcc", "-static-pie", "-Wl,-z,relro,-z,now",
-							"-Wl,-z,noexecstack", "tool.o", "-lm", "-o", "tool",
-							NULL };
-		static const char *const link_static[] = { "gcc", "-static", "-no-pie",
-							   "-Wl,-z,relro,-z,now",
-							   "-Wl,-z,noexecstack", "tool.o", "-lm", "-o",
-							   "tool", NULL };
 		in.name = "tool.o";
 		in.data = obj;
 		in.len = obj_len;
@@ -241,4 +259,181 @@ out:
 	tg_build_result_free(res);
 	tg_buf_free(&log);
 	return r;
+}
+
+/* ---- the build's inputs, for the cache key ------------------------------ */
+
+static void put_str(tg_sha256 *h, const char *tag, const char *s)
+{
+	tg_sha256_update(h, tag, strlen(tag));
+	tg_sha256_update(h, "=", 1);
+	tg_sha256_update(h, s, strlen(s) + 1); /* the NUL separates */
+}
+
+static void put_argv(tg_sha256 *h, const char *tag, const char *const *v)
+{
+	size_t i;
+
+	for (i = 0; v[i]; i++)
+		put_str(h, tag, v[i]);
+	put_str(h, tag, "(end)");
+}
+
+/* A toolchain file's identity: resolved path, device, inode, size, and
+ * modification and change times to the nanosecond (a package upgrade
+ * replaces the file, any write moves ctime). Cheaper than hashing tens of
+ * megabytes of compiler on every call; the cached binary's own hash (kept by
+ * the registry) is what makes the cache safe, this only makes it current. */
+static void put_file_identity(tg_sha256 *h, const char *path)
+{
+	char real[PATH_MAX], line[256];
+	struct stat st;
+
+	put_str(h, "path", path);
+	if (!realpath(path, real) || stat(real, &st) != 0) {
+		snprintf(line, sizeof(line), "missing");
+	} else {
+		put_str(h, "real", real);
+		snprintf(line, sizeof(line), "dev %llu ino %llu size %lld mtime %lld.%09ld "
+			 "ctime %lld.%09ld", (unsigned long long)st.st_dev,
+			 (unsigned long long)st.st_ino, (long long)st.st_size,
+			 (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
+			 (long long)st.st_ctim.tv_sec, st.st_ctim.tv_nsec);
+	}
+	put_str(h, "file", line);
+}
+
+static void put_glob(tg_sha256 *h, const char *pattern)
+{
+	glob_t g;
+	size_t i;
+
+	put_str(h, "glob", pattern);
+	if (glob(pattern, 0, NULL, &g) != 0)
+		return;
+	for (i = 0; i < g.gl_pathc; i++) /* glob sorts */
+		put_file_identity(h, g.gl_pathv[i]);
+	globfree(&g);
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Every regular file under dir (sorted, depth-capped), name and bytes. */
+static int put_tree(tg_sha256 *h, const char *dir, const char *rel, int depth)
+{
+	_cleanup_free_ char **names = NULL;
+	DIR *d;
+	struct dirent *e;
+	size_t n = 0, cap = 0, i;
+	int rc = 0;
+
+	if (depth > 8)
+		return tg_error_set(TG_ERR_LIMIT, "build inputs: SDK folder nested too deep");
+	d = opendir(dir);
+	if (!d)
+		return tg_error_errno(TG_ERR_IO, errno, "build inputs: cannot read %s", dir);
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		if (n == cap) {
+			char **nn = realloc(names, (cap = cap ? cap * 2 : 16) * sizeof(*nn));
+			if (!nn) {
+				rc = tg_error_set(TG_ERR_NOMEM, "out of memory");
+				break;
+			}
+			names = nn;
+		}
+		if (!(names[n] = strdup(e->d_name))) {
+			rc = tg_error_set(TG_ERR_NOMEM, "out of memory");
+			break;
+		}
+		n++;
+	}
+	closedir(d);
+	if (rc == 0 && n)
+		qsort(names, n, sizeof(*names), name_cmp);
+	for (i = 0; i < n; i++) {
+		_cleanup_free_ char *p = rc == 0 ? tg_path_join(dir, names[i]) : NULL;
+		_cleanup_free_ char *r = rc == 0 ? tg_path_join(rel, names[i]) : NULL;
+		_cleanup_free_ char *data = NULL;
+		struct stat st;
+		size_t len = 0;
+
+		if (rc == 0 && (!p || !r))
+			rc = tg_error_set(TG_ERR_NOMEM, "out of memory");
+		if (rc == 0 && stat(p, &st) != 0)
+			rc = tg_error_errno(TG_ERR_IO, errno, "build inputs: cannot stat %s", p);
+		if (rc == 0 && S_ISDIR(st.st_mode)) {
+			rc = put_tree(h, p, r, depth + 1);
+		} else if (rc == 0 && S_ISREG(st.st_mode)) {
+			rc = tg_file_read(&data, &len, p, BUILD_SOURCE_MAX);
+			if (rc == 0) {
+				char sz[32];
+				put_str(h, "sdk-file", r);
+				snprintf(sz, sizeof(sz), "%zu", len);
+				put_str(h, "sdk-size", sz);
+				tg_sha256_update(h, data, len);
+			}
+		}
+		free(names[i]);
+	}
+	return rc;
+}
+
+static pthread_mutex_t inputs_lock = PTHREAD_MUTEX_INITIALIZER;
+static char inputs_dir[PATH_MAX];
+
+int tg_sandbox_build_inputs(char out[65], const char *sdk_include_dir)
+{
+	const char *sdk = sdk_include_dir ? sdk_include_dir : "";
+	tg_sha256 h;
+	size_t i;
+	int rc = 0;
+
+	pthread_mutex_lock(&inputs_lock);
+	if (inputs_hash[0] && strcmp(inputs_dir, sdk) == 0) {
+		memcpy(out, inputs_hash, 65);
+		goto out;
+	}
+	tg_sha256_init(&h);
+	put_str(&h, "toolgate-build-inputs", "v1");
+	put_file_identity(&h, build_compiler());
+	put_argv(&h, "cflags", cflags);
+	put_str(&h, "sdk", sdk_include_dir ? "-I/sdk" : "(none)");
+	put_argv(&h, "link-pie", link_pie);
+	put_argv(&h, "link-static", link_static);
+	put_argv(&h, "env", build_env);
+	put_str(&h, "test-no-static-pie", test_no_static_pie ? "1" : "0");
+	/* the rest of the toolchain: compiler proper, assembler, linker, the C
+	 * library and start files the static link takes */
+	{
+		/* wildcards only in small folders: /usr/lib/<triplet> holds
+		 * thousands of entries, so its files are named */
+		static const char *const tool_globs[] = {
+			"/usr/lib/gcc/*-linux-gnu/*/cc1", "/usr/lib/gcc/*-linux-gnu/*/libgcc.a",
+			"/usr/lib/gcc/*-linux-gnu/*/crt*.o", "/usr/bin/as", "/usr/bin/ld",
+			"/usr/lib/*-linux-gnu/libc.a", "/usr/lib/*-linux-gnu/libm.a",
+			"/usr/lib/*-linux-gnu/libmvec.a", "/usr/lib/*-linux-gnu/crt1.o",
+			"/usr/lib/*-linux-gnu/Scrt1.o", "/usr/lib/*-linux-gnu/rcrt1.o",
+			"/usr/lib/*-linux-gnu/crti.o", "/usr/lib/*-linux-gnu/crtn.o",
+			"/usr/lib/llvm-*/bin/clang", NULL
+		};
+		for (i = 0; tool_globs[i]; i++)
+			put_glob(&h, tool_globs[i]);
+	}
+	if (sdk_include_dir)
+		rc = put_tree(&h, sdk_include_dir, "", 0);
+	if (rc < 0)
+		goto out;
+	tg_sha256_final_hex(&h, out);
+	if (strlen(sdk) < sizeof(inputs_dir)) {
+		memcpy(inputs_dir, sdk, strlen(sdk) + 1);
+		memcpy(inputs_hash, out, 65);
+	}
+out:
+	pthread_mutex_unlock(&inputs_lock);
+	return rc;
 }
