@@ -313,29 +313,22 @@ int reg_build(tg_registry *r, const char *hash, const char *source, size_t len,
 	return 0;
 }
 
-/* Valid UTF-8 copy of at most cap bytes of s (bad bytes and control
- * characters but newline and tab become '?'), trailing newlines trimmed. */
+/* A copy of s made safe for a terminal or a log by the shared scrubber
+ * (tg_term_scrub: controls, C1, bidi and bad bytes become visible markers,
+ * newline and tab kept), cut to at most cap bytes on a character boundary,
+ * trailing newlines trimmed. */
 static char *clean_text(const char *s, size_t len, size_t cap)
 {
-	char *o = malloc((len < cap ? len : cap) + 4);
-	size_t i = 0, j = 0;
+	char *o = tg_term_scrub(s, len, TG_TERM_BLOCK);
+	size_t j;
 
 	if (!o)
 		return NULL;
-	while (i < len && j < cap) {
-		unsigned char c = (unsigned char)s[i];
-		size_t n = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3
-			 : (c & 0xf8) == 0xf0 ? 4 : 0;
-		if (n == 0 || i + n > len || j + n > cap || tg_utf8_valid(s + i, n) != 0 ||
-		    (n == 1 && (c < 0x20 || c == 0x7f) && c != '\n' && c != '\t')) {
-			/* invalid UTF-8 and control characters (terminal escapes) */
-			o[j++] = (c == 0) ? ' ' : '?';
-			i++;
-			continue;
-		}
-		memcpy(o + j, s + i, n);
-		i += n;
-		j += n;
+	j = strlen(o);
+	if (j > cap) {
+		j = cap;
+		while (j > 0 && ((unsigned char)o[j] & 0xc0) == 0x80)
+			j--;
 	}
 	while (j > 0 && (o[j - 1] == '\n' || o[j - 1] == '\r'))
 		j--;
