@@ -117,7 +117,7 @@ char *tg_term_json_escape(const char *json)
 			rc = tg_buf_append(&b, u + i, 1);
 			n = 1;
 		} else if (cp >= 0x7f && tg_term_unsafe(cp)) {
-			rc = tg_buf_printf(&b, "\\u%04x", (unsigned)cp);
+			rc = tg_buf_printf(&b, "\\u%04X", (unsigned)cp);
 		} else {
 			rc = tg_buf_append(&b, u + i, n);
 		}
