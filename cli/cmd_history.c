@@ -43,7 +43,7 @@ int cmd_history(tg_cli *cli, int argc, char **argv)
 		       (long long)json_integer_value(json_object_get(v, "version")),
 		       json_string_value(json_object_get(v, "status")), when,
 		       json_string_value(json_object_get(v, "verdict")),
-		       json_string_value(json_object_get(v, "commit")),
+		       cli_jline(json_object_get(v, "commit")),
 		       reason && reason[0] ? "  " : "", reason ? cli_line(reason) : "");
 	}
 	if (json_array_size(json_object_get(res, "events")))
@@ -55,7 +55,7 @@ int cmd_history(tg_cli *cli, int argc, char **argv)
 		if (from)
 			snprintf(was, sizeof(was), "was v%lld", (long long)from);
 		printf("  %s UTC  %-8s v%lld (%s) by %s\n", when,
-		       json_string_value(json_object_get(e, "event")),
+		       cli_jline(json_object_get(e, "event")),
 		       (long long)json_integer_value(json_object_get(e, "version")), was,
 		       cli_jline(json_object_get(e, "actor")));
 	}

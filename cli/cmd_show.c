@@ -48,8 +48,8 @@ int cmd_show(tg_cli *cli, int argc, char **argv)
 	       name, (long long)json_integer_value(json_object_get(res, "version")),
 	       json_string_value(json_object_get(res, "status")),
 	       json_string_value(json_object_get(res, "verdict")),
-	       json_string_value(json_object_get(res, "commit")),
-	       json_string_value(json_object_get(res, "content_hash")), when,
+	       cli_jline(json_object_get(res, "commit")),
+	       cli_jline(json_object_get(res, "content_hash")), when,
 	       cli_jline(json_object_get(res, "submitter")), desc,
 	       schema ? cli_line(schema) : "?", limits ? cli_line(limits) : "?",
 	       caps ? cli_line(caps) : "?");
