@@ -50,6 +50,16 @@ int cli_parse_u32(const char *s, uint32_t *out);
 struct tg_registry;
 int cli_limits_gate(const struct tg_registry *r, const char *what);
 
+/* Text of agent or tool origin (names, descriptions, test names, findings,
+ * source, a tool's stderr, audit details, MCP client strings) made safe for a
+ * terminal by tg_term_scrub: cli_line for a one-line field (newline and tab
+ * become markers), cli_block for multi-line text. Never NULL; the result
+ * stays valid for the next 15 calls on this thread (cli/text.c). cli_jline
+ * takes a JSON string ("?" when it is not one). */
+const char *cli_line(const char *s);
+const char *cli_block(const char *s);
+const char *cli_jline(const json_t *v);
+
 /* The commands; each lives in cli/cmd_<name>.c. */
 int cmd_init(tg_cli *cli, int argc, char **argv);
 int cmd_check(tg_cli *cli, int argc, char **argv);

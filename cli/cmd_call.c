@@ -61,9 +61,9 @@ int cmd_call(tg_cli *cli, int argc, char **argv)
 		if (tg_json_print(stdout, json_object_get(res, "result"), 0) < 0)
 			return cli_fail(tg_error_last()->code, "call");
 	} else {
-		_cleanup_free_ char *msg =
-			tg_registry_scrub(json_string_value(json_object_get(res, "error")));
-		/* one line: the tool's own line breaks become spaces */
+		_cleanup_free_ char *msg = strdup(json_string_value(json_object_get(res, "error")) ?: "?");
+		/* one line: the tool's own line breaks become spaces; the rest is
+		 * scrubbed (cli_line) when printed */
 		if (msg) {
 			size_t k = strlen(msg);
 			while (k > 0 && (msg[k - 1] == '\n' || msg[k - 1] == ' ' || msg[k - 1] == '\t'))
@@ -72,7 +72,7 @@ int cmd_call(tg_cli *cli, int argc, char **argv)
 				if (*p == '\n' || *p == '\t')
 					*p = ' ';
 		}
-		fprintf(stderr, "toolgate: call %s: %s\n", argv[1], msg ? msg : "?");
+		fprintf(stderr, "toolgate: call %s: %s\n", cli_line(argv[1]), cli_line(msg));
 	}
 	if (json_is_true(json_object_get(res, "ok")))
 		return TG_EXIT_OK;

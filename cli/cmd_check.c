@@ -74,14 +74,14 @@ static void print_text(const tg_report *r, const char *file)
 	size_t i, errors = 0, warnings = 0;
 	for (i = 0; i < r->nfindings; i++) {
 		const tg_finding *f = &r->findings[i];
-		printf("%s:%u:%u: %s: [%s] %s\n", file, f->line, f->column,
-		       tg_severity_name(f->severity), f->rule, f->message);
+		printf("%s:%u:%u: %s: [%s] %s\n", cli_line(file), f->line, f->column,
+		       tg_severity_name(f->severity), cli_line(f->rule), cli_line(f->message));
 		if (f->severity == TG_SEV_ERROR)
 			errors++;
 		else if (f->severity == TG_SEV_WARNING)
 			warnings++;
 	}
-	printf("%s: %s (%zu error%s, %zu warning%s)\n", file, r->pass ? "pass" : "reject", errors,
+	printf("%s: %s (%zu error%s, %zu warning%s)\n", cli_line(file), r->pass ? "pass" : "reject", errors,
 	       errors == 1 ? "" : "s", warnings, warnings == 1 ? "" : "s");
 }
 

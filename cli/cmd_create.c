@@ -10,8 +10,6 @@
 
 #include <string.h>
 
-/* Text the agent or the compiler produced, made safe for a terminal. */
-#define SAFE(j) tg_registry_scrub(json_string_value(j))
 
 static void print_text(const json_t *res)
 {
@@ -21,15 +19,15 @@ static void print_text(const json_t *res)
 	size_t i;
 
 	printf("%s v%lld: %s (verdict %s, commit %.12s)\n",
-	       json_string_value(json_object_get(res, "name")),
+	       cli_jline(json_object_get(res, "name")),
 	       (long long)json_integer_value(json_object_get(res, "version")), status,
 	       json_string_value(json_object_get(res, "verdict")),
 	       json_string_value(json_object_get(res, "commit")));
 	json_array_foreach(json_object_get(res, "findings"), i, f) {
 		const char *sym = json_string_value(json_object_get(f, "symbol"));
-		_cleanup_free_ char *rule = SAFE(json_object_get(f, "rule"));
-		_cleanup_free_ char *msg = SAFE(json_object_get(f, "message"));
-		_cleanup_free_ char *ssym = tg_registry_scrub(sym);
+		const char *rule = cli_jline(json_object_get(f, "rule"));
+		const char *msg = cli_jline(json_object_get(f, "message"));
+		const char *ssym = sym ? cli_line(sym) : NULL;
 		printf("  finding [%s] %s: %s (%s line %lld:%lld%s%s)\n",
 		       json_string_value(json_object_get(f, "severity")), rule ? rule : "?",
 		       msg ? msg : "?", json_string_value(json_object_get(f, "stage")),
@@ -39,13 +37,12 @@ static void print_text(const json_t *res)
 	}
 	json_array_foreach(json_object_get(res, "tests"), i, t) {
 		int ok = json_is_true(json_object_get(t, "passed"));
-		_cleanup_free_ char *detail = SAFE(json_object_get(t, "detail"));
-		printf("  test \"%s\": %s%s%s\n", json_string_value(json_object_get(t, "name")),
+		const char *detail = cli_jline(json_object_get(t, "detail"));
+		printf("  test \"%s\": %s%s%s\n", cli_jline(json_object_get(t, "name")),
 		       ok ? "pass" : "FAIL", ok ? "" : ": ", ok || !detail ? "" : detail);
 	}
 	if (reason && reason[0]) {
-		_cleanup_free_ char *sr = tg_registry_scrub(reason);
-		printf("  %s\n", sr ? sr : "?");
+		printf("  %s\n", cli_line(reason));
 	}
 }
 

@@ -41,9 +41,6 @@ int cmd_diff(tg_cli *cli, int argc, char **argv)
 			return cli_fail(tg_error_set(TG_ERR_INTERNAL, "diff is not valid UTF-8"), "diff");
 		return cli_print_json(j);
 	}
-	{
-		_cleanup_free_ char *safe = tg_registry_scrub(diff);
-		fputs(safe ? safe : "", stdout);
-	}
+	fputs(cli_block(diff), stdout);
 	return TG_EXIT_OK;
 }

@@ -34,18 +34,17 @@ int cmd_history(tg_cli *cli, int argc, char **argv)
 		return cli_fail(rc, "history");
 	if (cli->json)
 		return cli_print_json(res);
-	printf("%s (active: v%lld)\n", json_string_value(json_object_get(res, "name")),
+	printf("%s (active: v%lld)\n", cli_jline(json_object_get(res, "name")),
 	       (long long)json_integer_value(json_object_get(res, "active")));
 	json_array_foreach(json_object_get(res, "versions"), i, v) {
-		_cleanup_free_ char *reason =
-			tg_registry_scrub(json_string_value(json_object_get(v, "reason")));
+		const char *reason = json_string_value(json_object_get(v, "reason"));
 		fmt_time(when, sizeof(when), json_integer_value(json_object_get(v, "time")));
 		printf("  v%-4lld %-9s %s UTC  verdict %-6s %.12s%s%.160s\n",
 		       (long long)json_integer_value(json_object_get(v, "version")),
 		       json_string_value(json_object_get(v, "status")), when,
 		       json_string_value(json_object_get(v, "verdict")),
-		       json_string_value(json_object_get(v, "commit")),
-		       reason && reason[0] ? "  " : "", reason ? reason : "");
+		       cli_jline(json_object_get(v, "commit")),
+		       reason && reason[0] ? "  " : "", reason ? cli_line(reason) : "");
 	}
 	if (json_array_size(json_object_get(res, "events")))
 		printf("events:\n");
@@ -56,9 +55,9 @@ int cmd_history(tg_cli *cli, int argc, char **argv)
 		if (from)
 			snprintf(was, sizeof(was), "was v%lld", (long long)from);
 		printf("  %s UTC  %-8s v%lld (%s) by %s\n", when,
-		       json_string_value(json_object_get(e, "event")),
+		       cli_jline(json_object_get(e, "event")),
 		       (long long)json_integer_value(json_object_get(e, "version")), was,
-		       json_string_value(json_object_get(e, "actor")));
+		       cli_jline(json_object_get(e, "actor")));
 	}
 	return TG_EXIT_OK;
 }

@@ -15,11 +15,8 @@ static void print_caps(const json_t *caps)
 	json_t *c;
 	size_t k;
 
-	json_array_foreach(caps, k, c) {
-		char *s = tg_registry_scrub(json_string_value(c));
-		printf(" [%s]", s ? s : "?");
-		free(s);
-	}
+	json_array_foreach(caps, k, c)
+		printf(" [%s]", cli_jline(c));
 }
 
 static void print_pending(const json_t *pending)
@@ -32,19 +29,19 @@ static void print_pending(const json_t *pending)
 		return;
 	}
 	json_array_foreach(pending, i, p) {
-		const char *name = json_string_value(json_object_get(p, "name"));
+		const char *name = cli_jline(json_object_get(p, "name"));
 		const char *status = json_string_value(json_object_get(p, "status"));
 		long long v = (long long)json_integer_value(json_object_get(p, "version"));
 		long long act = (long long)json_integer_value(json_object_get(p, "active_version"));
 
-		printf("%-24s v%-4lld", name ? name : "?", v);
+		printf("%-24s v%-4lld", name, v);
 		print_caps(json_object_get(p, "capabilities"));
 		if (status && strcmp(status, "active") == 0)
 			printf("  (active but not approved: calls refuse it)");
 		else if (act > v)
 			printf("  (v%lld, newer, is active)", act);
-		printf("  toolgate approve %s@%lld | toolgate deny %s@%lld\n", name ? name : "?", v,
-		       name ? name : "?", v);
+		name = cli_jline(json_object_get(p, "name")); /* print_caps used the ring */
+		printf("  toolgate approve %s@%lld | toolgate deny %s@%lld\n", name, v, name, v);
 	}
 }
 
@@ -91,16 +88,16 @@ int cmd_list(tg_cli *cli, int argc, char **argv)
 	if (json_array_size(res) == 0)
 		printf("no active tools\n");
 	json_array_foreach(res, i, t) {
-		printf("%-24s v%-4lld", json_string_value(json_object_get(t, "name")),
+		printf("%-24s v%-4lld", cli_jline(json_object_get(t, "name")),
 		       (long long)json_integer_value(json_object_get(t, "version")));
 		print_caps(json_object_get(t, "capabilities"));
-		desc = tg_registry_scrub(json_string_value(json_object_get(t, "description")));
+		desc = strdup(json_string_value(json_object_get(t, "description")) ?: "?");
 		if (desc) {
 			char *nl = strchr(desc, '\n');
 			if (nl)
 				*nl = '\0';
 		}
-		printf("  %.100s\n", desc ? desc : "?");
+		printf("  %.100s\n", cli_line(desc));
 		free(desc);
 	}
 	if (json_array_size(pending) > 0) {

@@ -44,9 +44,9 @@ int cmd_log(tg_cli *cli, int argc, char **argv)
 		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", gmtime(&tt));
 		printf("%6lld %s UTC %-8s %-16s %-20s %s\n",
 		       (long long)json_integer_value(json_object_get(e, "seq")), when,
-		       json_string_value(json_object_get(e, "actor")),
-		       json_string_value(json_object_get(e, "event")), tool ? tool : "-",
-		       det ? det : "");
+		       cli_jline(json_object_get(e, "actor")),
+		       cli_jline(json_object_get(e, "event")), tool ? cli_line(tool) : "-",
+		       det ? cli_line(det) : "");
 	}
 	return TG_EXIT_OK;
 }

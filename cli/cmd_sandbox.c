@@ -97,7 +97,7 @@ int cmd_sandbox(tg_cli *cli, int argc, char **argv)
 	if (o.timeout_ms > 600000 || o.memory_mb > 65536 || o.output_kb > 1048576)
 		return cli_usage(cli, "limit too large (max 600000 ms, 65536 MB, 1048576 KB)");
 	if (find_in_path(&prog, argv[i]) < 0) {
-		fprintf(stderr, "toolgate: sandbox: %.200s: not found\n", argv[i]);
+		fprintf(stderr, "toolgate: sandbox: %.200s: not found\n", cli_line(argv[i]));
 		return TG_EXIT_USAGE;
 	}
 	r = tg_sandbox_elf_dynamic(&dyn, prog);

@@ -106,7 +106,7 @@ int cmd_serve(tg_cli *cli, int argc, char **argv)
 	if (r < 0)
 		status = cli_fail(r, "serve");
 	if (tg_mcp_server_close(srv) < 0)
-		fprintf(stderr, "toolgate: serve: audit: %s\n", tg_error_last()->message);
+		fprintf(stderr, "toolgate: serve: audit: %s\n", cli_line(tg_error_last()->message));
 out:
 	tg_mcp_server_free(srv);
 	tg_registry_free(reg);

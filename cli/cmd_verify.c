@@ -31,9 +31,9 @@ int cmd_verify(tg_cli *cli, int argc, char **argv)
 		return rc != TG_EXIT_OK ? rc : ok ? TG_EXIT_OK : TG_EXIT_VERDICT;
 	}
 	json_array_foreach(json_object_get(res, "notes"), i, p)
-		printf("note: %s\n", json_string_value(p));
+		printf("note: %s\n", cli_line(json_string_value(p)));
 	json_array_foreach(json_object_get(res, "problems"), i, p)
-		printf("PROBLEM: %s\n", json_string_value(p));
+		printf("PROBLEM: %s\n", cli_line(json_string_value(p)));
 	printf("%s: %lld tools, %lld versions checked\n", ok ? "ok" : "FAILED",
 	       (long long)json_integer_value(json_object_get(json_object_get(res, "checked"), "tools")),
 	       (long long)json_integer_value(json_object_get(json_object_get(res, "checked"), "versions")));

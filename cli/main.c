@@ -49,7 +49,7 @@ int cli_fail(int code, const char *what)
 {
 	const tg_error *e = tg_error_last();
 	if (e->message[0])
-		fprintf(stderr, "toolgate: %s: %s\n", what, e->message);
+		fprintf(stderr, "toolgate: %s: %s\n", cli_line(what), cli_line(e->message));
 	else
 		fprintf(stderr, "toolgate: %s: %s\n", what, tg_error_code_name(code));
 	return tg_error_exit_status(code);
@@ -57,11 +57,13 @@ int cli_fail(int code, const char *what)
 
 int cli_usage(const tg_cli *cli, const char *fmt, ...)
 {
+	char m[512];
 	va_list ap;
 	fprintf(stderr, "toolgate: %s: ", cli->cmd ? cli->cmd->name : "usage");
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(m, sizeof(m), fmt, ap);
 	va_end(ap);
+	fputs(cli_line(m), stderr);
 	fprintf(stderr, " (see 'toolgate %s --help')\n", cli->cmd ? cli->cmd->name : "");
 	return TG_EXIT_USAGE;
 }

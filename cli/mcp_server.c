@@ -199,8 +199,7 @@ int tg_mcp_server_check_toolset(tg_mcp_server *s)
 	r = s->be.generation(s->be.ctx, &g);
 	if (r < 0) {
 		if (!s->generation_failed)
-			fprintf(stderr, "toolgate: serve: toolset generation: %s\n",
-				tg_error_last()->message);
+			tg_mcp_log_error("toolset generation", NULL);
 		s->generation_failed = 1;
 		return 0;
 	}
@@ -216,6 +215,15 @@ int tg_mcp_server_check_toolset(tg_mcp_server *s)
 }
 
 /* ---- initialize ---------------------------------------------------------------- */
+
+void tg_mcp_log_error(const char *what, const char *event)
+{
+	const char *m = tg_error_last()->message;
+	_cleanup_free_ char *safe = tg_term_scrub(m, strlen(m), TG_TERM_LINE);
+
+	fprintf(stderr, "toolgate: serve: %s%s%s: %s\n", what, event ? " " : "", event ? event : "",
+		safe ? safe : "?");
+}
 
 static void copy_info(char *dst, size_t size, const json_t *info, const char *key)
 {
@@ -290,7 +298,7 @@ static int handle_initialize(tg_mcp_server *s, const json_t *id, const json_t *p
 			(json_int_t)s->opt.max_calls, "max_creates", (json_int_t)s->opt.max_creates,
 			"hide_write_tools", s->opt.hide_write_tools ? 1 : 0);
 		if (!d || s->be.audit(s->be.ctx, &s->actor, "mcp_session_start", NULL, d) < 0)
-			fprintf(stderr, "toolgate: serve: audit: %s\n", tg_error_last()->message);
+			tg_mcp_log_error("audit", NULL);
 	}
 	return 0;
 }

@@ -140,6 +140,9 @@ int tg_mcp_reply_error(tg_mcp_server *s, const json_t *id, int code, const char 
 /* Make a message valid UTF-8: control bytes become '?', and so do all
  * bytes >= 0x80 when the whole is not valid UTF-8. */
 void tg_mcp_sanitize(char *msg);
+/* "toolgate: serve: WHAT[ EVENT]: <last error>" on stderr, the message
+ * scrubbed for the terminal (tg_term_scrub). */
+void tg_mcp_log_error(const char *what, const char *event);
 /* The tools/list entries of the meta-tools (a new array). */
 json_t *tg_mcp_meta_tools(void);
 /* 1 if name is one of the meta-tools. */

@@ -195,8 +195,7 @@ static void audit(tg_mcp_server *s, const char *event, const char *tool, json_t 
 	if (s->be.audit) {
 		const char *t = tool && tg_name_valid(tool) ? tool : NULL;
 		if (s->be.audit(s->be.ctx, &s->actor, event, t, details) < 0)
-			fprintf(stderr, "toolgate: serve: audit %s: %s\n", event,
-				tg_error_last()->message);
+			tg_mcp_log_error("audit", event);
 	}
 	json_decref(details);
 	if (saved.code || saved.message[0])

@@ -210,6 +210,26 @@ void tg_str_printable(char *out, size_t outsz, const char *s, size_t max_in);
 void tg_str_utf8_repair(char *s);
 /* 0 if s is valid UTF-8 of len bytes with no NUL. */
 int tg_utf8_valid(const char *s, size_t len);
+/* ---- text for a terminal (common/term.c) -------------------------------- */
+
+/* Flags of tg_term_scrub: TG_TERM_LINE for a one-line field (newline and tab
+ * become markers too), TG_TERM_BLOCK for multi-line text (they are kept). */
+enum { TG_TERM_LINE = 0, TG_TERM_BLOCK = 1 };
+/* 1 when code point cp must never reach a terminal raw: C0 controls, DEL,
+ * C1 controls (U+0080..U+009F) and the bidirectional controls. */
+int tg_term_unsafe(uint32_t cp);
+/* 1 for the bidirectional controls U+202A..U+202E, U+2066..U+2069, U+200E,
+ * U+200F, U+061C (CVE-2021-42574). */
+int tg_term_bidi(uint32_t cp);
+/* Copy len bytes of s with every unsafe character replaced by a visible
+ * marker: "^[" (C0, "^?" for DEL), "<U+009B>" (C1, bidi), "\xNN" (a byte
+ * that is not UTF-8). Caller frees; NULL on OOM. s may be NULL (""). */
+char *tg_term_scrub(const char *s, size_t len, unsigned flags);
+int tg_term_scrub_buf(tg_buf *out, const char *s, size_t len, unsigned flags);
+/* A serialized JSON text with DEL, C1 and bidi controls written as \uXXXX
+ * (jansson already escapes C0): the same value, safe on a terminal. */
+char *tg_term_json_escape(const char *json);
+
 /* The home: flag, else $TOOLGATE_HOME, else $XDG_DATA_HOME/toolgate, else
  * $HOME/.local/share/toolgate. Caller frees. */
 int tg_home_resolve(char **out, const char *flag);

@@ -129,7 +129,9 @@ char *tg_json_dump_pretty(const json_t *v)
 
 int tg_json_print(FILE *f, const json_t *v, int pretty)
 {
-	_cleanup_free_ char *s = pretty ? tg_json_dump_pretty(v) : tg_json_dump(v);
+	_cleanup_free_ char *d = pretty ? tg_json_dump_pretty(v) : tg_json_dump(v);
+	/* DEL, C1 and bidi controls as \uXXXX: the same JSON, safe on a terminal */
+	_cleanup_free_ char *s = d ? tg_term_json_escape(d) : NULL;
 	if (!s)
 		return tg_error_set(TG_ERR_NOMEM, "cannot serialize JSON");
 	if (fputs(s, f) == EOF || fputc('\n', f) == EOF)

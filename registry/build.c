@@ -1,10 +1,16 @@
 /*
  * registry/build.c: the build cache and the tool-run contract.
  *
- * Built binaries live in <home>/cache/<content hash>/{tool,tool.o}. A build
- * goes to a fresh temporary folder under cache/ (the compiler runs in the
- * sandbox) and is renamed into place only when both files exist, so a reader
- * never sees half a build and concurrent builders of one hash both succeed.
+ * Built binaries live in <home>/cache/<key>/{tool,tool.o}, where the key is
+ * sha256 over the content hash recomputed from the source bytes and the
+ * fingerprint of every other build input (tg_sandbox_build_inputs: compiler,
+ * flags, toolchain, SDK headers). The sha256 of both files is recorded in
+ * the registry's meta table ("build:<key>") when they are built; a cached
+ * file is used only when it still hashes to that record, else it is thrown
+ * away and rebuilt (nothing in cache/ is trusted on its own). A build goes to
+ * a fresh temporary folder under cache/ (the compiler runs in the sandbox)
+ * and is renamed into place only when both files exist, so a reader never
+ * sees half a build and concurrent builders of one key both succeed.
  * reg_run_tool() runs a binary in the tool sandbox with the manifest's limits
  * and turns the outcome into the call contract of DESIGN.md: exit 0 plus one
  * JSON value on stdout is a result, anything else an error whose message is
@@ -14,6 +20,8 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -47,6 +55,105 @@ void reg_content_hash(char out[65], const char *source, size_t len)
 	tg_sha256_update(&s, "toolgate-build-v1\n", 18);
 	tg_sha256_update(&s, source, len);
 	tg_sha256_final_hex(&s, out);
+}
+
+int reg_cache_key(char out[65], const char *content_hash, tg_registry *r)
+{
+	char inputs[65];
+	tg_sha256 s;
+
+	if (tg_sandbox_build_inputs(inputs, r->sdk_include) < 0)
+		return tg_error_prefix("build inputs");
+	tg_sha256_init(&s);
+	tg_sha256_update(&s, "toolgate-cache-v2\n", 18);
+	tg_sha256_update(&s, content_hash, strlen(content_hash));
+	tg_sha256_update(&s, "\n", 1);
+	tg_sha256_update(&s, inputs, 64);
+	tg_sha256_final_hex(&s, out);
+	return 0;
+}
+
+int reg_file_sha256(char out[65], const char *path)
+{
+	_cleanup_free_ char *data = NULL;
+	size_t len = 0;
+	int rc = tg_file_read(&data, &len, path, 256u << 20);
+
+	if (rc < 0)
+		return rc;
+	tg_sha256_hex(out, data, len);
+	return 0;
+}
+
+/* The recorded hashes of cache/<key>: 1 and bin/obj set, 0 when none. */
+int reg_cache_record(tg_registry *r, const char *key, char bin[65], char obj[65])
+{
+	_cleanup_free_ char *v = NULL;
+	char mk[80];
+	int rc;
+
+	snprintf(mk, sizeof(mk), "build:%s", key);
+	rc = reg_meta_get_text(r, mk, &v);
+	if (rc <= 0)
+		return rc;
+	if (strlen(v) != 129 || v[64] != ' ')
+		return 0;
+	memcpy(bin, v, 64);
+	bin[64] = '\0';
+	memcpy(obj, v + 65, 64);
+	obj[64] = '\0';
+	return 1;
+}
+
+/* 1 when dir/name exists and hashes to want, 0 when not (or unreadable). */
+static int file_matches(const char *dir, const char *name, const char *want)
+{
+	_cleanup_free_ char *p = tg_path_join(dir, name);
+	char got[65];
+
+	if (!p || reg_file_sha256(got, p) < 0) {
+		tg_error_clear();
+		return 0;
+	}
+	return strcmp(got, want) == 0;
+}
+
+static void rm_tree(const char *dir);
+
+/* Move a cache folder that failed its check out of the way and delete it. */
+static void discard(tg_registry *r, const char *dir)
+{
+	_cleanup_free_ char *aside = NULL;
+
+	if (asprintf(&aside, "%s/.stale-XXXXXX", r->cache_dir) < 0)
+		return;
+	if (mkdtemp(aside) && rename(dir, aside) == 0) {
+		rm_tree(aside);
+	} else {
+		rmdir(aside);
+		rm_tree(dir);
+	}
+}
+
+int reg_cached_binary(char **out, tg_registry *r, const char *content_hash)
+{
+	_cleanup_free_ char *dir = NULL, *bin = NULL;
+	char key[65], hbin[65], hobj[65];
+	int rc;
+
+	*out = NULL;
+	if ((rc = reg_cache_key(key, content_hash, r)) < 0)
+		return rc;
+	dir = tg_path_join(r->cache_dir, key);
+	bin = dir ? tg_path_join(dir, "tool") : NULL;
+	if (!bin)
+		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	rc = reg_cache_record(r, key, hbin, hobj);
+	if (rc < 0)
+		return rc;
+	if (rc == 1 && file_matches(dir, "tool", hbin))
+		*out = TG_TAKE_PTR(bin);
+	return 0;
 }
 
 static void rm_tree(const char *dir)
@@ -117,25 +224,67 @@ static int is_file(const char *dir, const char *name)
 	return p && stat(p, &st) == 0 && S_ISREG(st.st_mode);
 }
 
+/* Record the hashes of a finished build in tmp and move it to final. */
+static int install_build(tg_registry *r, const char *key, const char *tmp, const char *final)
+{
+	_cleanup_free_ char *pb = tg_path_join(tmp, "tool"), *po = tg_path_join(tmp, "tool.o");
+	char hbin[65], hobj[65], mk[80], val[130];
+	int rc;
+
+	if (!pb || !po)
+		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	if ((rc = reg_file_sha256(hbin, pb)) < 0 || (rc = reg_file_sha256(hobj, po)) < 0)
+		return tg_error_prefix("hash the build");
+	if (rename(tmp, final) != 0) {
+		int e = errno;
+		if (!(e == EEXIST || e == ENOTEMPTY))
+			return tg_error_errno(TG_ERR_IO, e, "cannot move the build into %s", final);
+		/* another builder (or a planted folder) was first: keep ours
+		 * unless theirs is byte for byte the same */
+		if (!file_matches(final, "tool", hbin) || !file_matches(final, "tool.o", hobj)) {
+			if (renameat2(AT_FDCWD, tmp, AT_FDCWD, final, RENAME_EXCHANGE) != 0)
+				return tg_error_errno(TG_ERR_IO, errno, "cannot replace %s", final);
+		}
+		rm_tree(tmp);
+	}
+	snprintf(mk, sizeof(mk), "build:%s", key);
+	snprintf(val, sizeof(val), "%s %s", hbin, hobj);
+	return reg_meta_set_text(r, mk, val);
+}
+
 int reg_build(tg_registry *r, const char *hash, const char *source, size_t len,
 	      const char *const *caps, size_t ncaps, int *out_ok, tg_report **out_report,
 	      char **out_log, char **out_binary)
 {
-	_cleanup_free_ char *final = tg_path_join(r->cache_dir, hash);
+	_cleanup_free_ char *final = NULL;
 	_cleanup_free_ char *tmp = NULL, *obj = NULL;
 	tg_build_result *b = NULL;
 	tg_build_opts bo = { 0 };
 	tg_analyze_opts ao = { 0 };
 	const tg_policy *pol;
-	int rc;
+	char want[65], key[65], hbin[65], hobj[65];
+	int rc, cached = 0;
 
 	*out_ok = 0;
 	*out_report = NULL;
 	*out_log = NULL;
 	*out_binary = NULL;
+	reg_content_hash(want, source, len);
+	if (strcmp(want, hash) != 0)
+		return tg_error_set(TG_ERR_INTERNAL, "build: the source does not have content hash "
+						     "%.12s", hash);
+	if ((rc = reg_cache_key(key, want, r)) < 0)
+		return rc;
+	final = tg_path_join(r->cache_dir, key);
 	if (!final)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
-	if (!is_file(final, "tool") || !is_file(final, "tool.o")) {
+	if ((rc = reg_cache_record(r, key, hbin, hobj)) < 0)
+		return rc;
+	cached = rc == 1 && file_matches(final, "tool", hbin) && file_matches(final, "tool.o", hobj);
+	if (!cached) {
+		struct stat st;
+		if (lstat(final, &st) == 0)
+			discard(r, final); /* not what was built here: never used */
 		sweep_stale_builds(r);
 		if (asprintf(&tmp, "%s/.build-XXXXXX", r->cache_dir) < 0)
 			return tg_error_set(TG_ERR_NOMEM, "out of memory");
@@ -158,11 +307,10 @@ int reg_build(tg_registry *r, const char *hash, const char *source, size_t len,
 			return *out_log ? 0 : tg_error_set(TG_ERR_NOMEM, "out of memory");
 		}
 		tg_build_result_free(b);
-		if (rename(tmp, final) != 0) {
-			int e = errno;
+		rc = install_build(r, key, tmp, final);
+		if (rc < 0) {
 			rm_tree(tmp);
-			if (!(e == EEXIST || e == ENOTEMPTY) || !is_file(final, "tool"))
-				return tg_error_errno(TG_ERR_IO, e, "cannot move the build into %s", final);
+			return rc;
 		}
 	}
 	/* the second, independent check on what the compiler produced */
@@ -185,29 +333,22 @@ int reg_build(tg_registry *r, const char *hash, const char *source, size_t len,
 	return 0;
 }
 
-/* Valid UTF-8 copy of at most cap bytes of s (bad bytes and control
- * characters but newline and tab become '?'), trailing newlines trimmed. */
+/* A copy of s made safe for a terminal or a log by the shared scrubber
+ * (tg_term_scrub: controls, C1, bidi and bad bytes become visible markers,
+ * newline and tab kept), cut to at most cap bytes on a character boundary,
+ * trailing newlines trimmed. */
 static char *clean_text(const char *s, size_t len, size_t cap)
 {
-	char *o = malloc((len < cap ? len : cap) + 4);
-	size_t i = 0, j = 0;
+	char *o = tg_term_scrub(s, len, TG_TERM_BLOCK);
+	size_t j;
 
 	if (!o)
 		return NULL;
-	while (i < len && j < cap) {
-		unsigned char c = (unsigned char)s[i];
-		size_t n = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3
-			 : (c & 0xf8) == 0xf0 ? 4 : 0;
-		if (n == 0 || i + n > len || j + n > cap || tg_utf8_valid(s + i, n) != 0 ||
-		    (n == 1 && (c < 0x20 || c == 0x7f) && c != '\n' && c != '\t')) {
-			/* invalid UTF-8 and control characters (terminal escapes) */
-			o[j++] = (c == 0) ? ' ' : '?';
-			i++;
-			continue;
-		}
-		memcpy(o + j, s + i, n);
-		i += n;
-		j += n;
+	j = strlen(o);
+	if (j > cap) {
+		j = cap;
+		while (j > 0 && ((unsigned char)o[j] & 0xc0) == 0x80)
+			j--;
 	}
 	while (j > 0 && (o[j - 1] == '\n' || o[j - 1] == '\r'))
 		j--;

@@ -1,17 +1,17 @@
 /*
  * registry/call.c: tg_registry_call. Validate the arguments against the
- * active version's input schema, find its binary in the build cache (rebuilt
- * and re-checked when missing, after checking the stored source still has
- * the recorded content hash), run it in the tool sandbox with the manifest's
- * limits and capabilities, and log the call. A version that asks for
- * capabilities runs only while a person's approval of that exact version
- * stands (recomputed from the store at each call: approval.c). A schema,
- * approval or tool failure is an ok=false result, not an error code.
+ * active version's input schema, find its binary in the build cache (its
+ * key and bytes checked; rebuilt and re-checked when missing or not what was
+ * built here, after checking the stored source still has the recorded
+ * content hash), run it in the tool sandbox with the manifest's limits and
+ * capabilities, and log the call. A version that asks for capabilities runs
+ * only while a person's approval of that exact version stands (approval.c).
+ * A schema, approval or tool failure is an ok=false result, not an error
+ * code.
  */
 #include "bridge.h"
 
 #include <string.h>
-#include <sys/stat.h>
 
 static int log_call(tg_registry *r, const char *name, unsigned v, const json_t *res,
 		    const tg_actor *who)
@@ -45,15 +45,18 @@ out:
 	return rc;
 }
 
-/* The cached binary of a version, rebuilt (and re-checked) when missing. */
+/* The cached binary of a version. The content hash is recomputed from the
+ * source in the store on every call and must equal the registry's; the
+ * cache hands out the binary only when it still hashes to what was recorded
+ * when it was built here (reg_cached_binary); anything else is rebuilt (and
+ * re-checked) from that source. */
 static int binary_for(char **out, tg_registry *r, const char *name, unsigned v,
 		      const char *hash, const json_t *caps)
 {
-	_cleanup_free_ char *dir = NULL, *bin = NULL, *src = NULL, *log = NULL;
+	_cleanup_free_ char *bin = NULL, *src = NULL, *log = NULL;
 	_cleanup_free_ const char **capv = NULL;
 	tg_report *rep = NULL;
 	tg_store *s;
-	struct stat st;
 	size_t len = 0, n = json_array_size(caps), i;
 	char want[65];
 	int ok = 0, rc;
@@ -61,14 +64,6 @@ static int binary_for(char **out, tg_registry *r, const char *name, unsigned v,
 	*out = NULL;
 	if (strlen(hash) != 64 || strspn(hash, "0123456789abcdef") != 64)
 		return tg_error_set(TG_ERR_INTERNAL, "%s v%u has no valid content hash", name, v);
-	dir = tg_path_join(r->cache_dir, hash);
-	bin = dir ? tg_path_join(dir, "tool") : NULL;
-	if (!bin)
-		return tg_error_set(TG_ERR_NOMEM, "out of memory");
-	if (stat(bin, &st) == 0 && S_ISREG(st.st_mode)) {
-		*out = TG_TAKE_PTR(bin);
-		return 0;
-	}
 	if ((rc = reg_store(r, &s)) < 0)
 		return rc;
 	rc = tg_store_get_file(&src, &len, s, name, v, "tool.c");
@@ -78,20 +73,24 @@ static int binary_for(char **out, tg_registry *r, const char *name, unsigned v,
 	if (strcmp(want, hash) != 0)
 		return tg_error_set(TG_ERR_INTERNAL, "%s v%u: the stored source does not match its "
 						     "content hash", name, v);
+	if ((rc = reg_cached_binary(&bin, r, want)) < 0)
+		return rc;
+	if (bin) {
+		*out = TG_TAKE_PTR(bin);
+		return 0;
+	}
 	capv = calloc(n + 1, sizeof(*capv));
 	if (!capv)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
 	for (i = 0; i < n; i++)
 		capv[i] = json_string_value(json_array_get(caps, i));
-	free(bin);
-	bin = NULL;
-	rc = reg_build(r, hash, src, len, capv, n, &ok, &rep, &log, &bin);
+	rc = reg_build(r, want, src, len, capv, n, &ok, &rep, &log, &bin);
 	tg_report_free(rep);
 	if (rc < 0)
 		return rc;
 	if (log || !ok)
-		return tg_error_set(TG_ERR_INTERNAL, "%s v%u: rebuilding the missing cached binary "
-						     "failed", name, v);
+		return tg_error_set(TG_ERR_INTERNAL, "%s v%u: rebuilding the cached binary failed",
+				    name, v);
 	*out = TG_TAKE_PTR(bin);
 	return 0;
 }

@@ -37,7 +37,8 @@ int reg_caps_from_json(const json_t *caps, int *read, int *write)
 /* The first character in s that could deceive a reviewer (0 = none):
  * C0 controls and DEL other than those allowed (a lone carriage return can
  * overwrite what a terminal shows of a line, so "\r" is only allowed before
- * "\n"), and the Unicode bidirectional controls that reorder what is shown
+ * "\n"), C1 controls U+0080..U+009F (0x9b is a one-byte CSI to a terminal
+ * that takes C1), and the Unicode bidirectional controls that reorder what is shown
  * ("Trojan Source", CVE-2021-42574): U+202A..U+202E, U+2066..U+2069,
  * U+200E, U+200F, U+061C. Returns the byte or code point; *line is its line. */
 static int control_char(const char *s, size_t len, const char *allowed, size_t *line)
@@ -61,6 +62,8 @@ static int control_char(const char *s, size_t len, const char *allowed, size_t *
 			return 0x2040 + (u[i + 2] & 0x3f);
 		if (c == 0xd8 && i + 1 < len && u[i + 1] == 0x9c)
 			return 0x61c;
+		if (c == 0xc2 && i + 1 < len && u[i + 1] >= 0x80 && u[i + 1] <= 0x9f)
+			return u[i + 1];
 	}
 	return 0;
 }
@@ -142,7 +145,7 @@ static int check_tests(const json_t *schema, const json_t *tests)
 	static const char *const keys[] = { "name", "args", "expect", "expect_error", NULL };
 	size_t i, k, line, runs = 0, refused = 0;
 	json_t *t;
-	int rc;
+	int rc, c;
 
 	if (!tests)
 		return tg_error_set(TG_ERR_INVALID, "tests: is required (1 to %d test cases)",
@@ -169,9 +172,10 @@ static int check_tests(const json_t *schema, const json_t *tests)
 		if (!name[0] || strlen(name) > REG_MAX_TEST_NAME)
 			return tg_error_set(TG_ERR_INVALID, "tests[%zu].name: must be 1 to %d bytes", i,
 					    REG_MAX_TEST_NAME);
-		if (control_char(name, strlen(name), "", &line))
+		if ((c = control_char(name, strlen(name), "", &line)) != 0)
 			return tg_error_set(TG_ERR_INVALID, "tests[%zu].name: must not hold control "
-							    "characters or bidirectional controls", i);
+							    "characters, C1 controls or bidirectional "
+							    "controls (found U+%04X)", i, (unsigned)c);
 		for (k = 0; k < i; k++) {
 			const char *other = json_string_value(json_object_get(json_array_get(tests, k),
 									    "name"));
@@ -244,10 +248,11 @@ int tg_manifest_validate(const tg_registry *r, const json_t *m, const char *sour
 	if (!desc[0] || strlen(desc) > REG_MAX_DESCRIPTION)
 		return tg_error_set(TG_ERR_INVALID, "description: must be 1 to %d bytes",
 				    REG_MAX_DESCRIPTION);
-	if (control_char(desc, strlen(desc), "\n\t", &line))
+	if ((c = control_char(desc, strlen(desc), "\n\t", &line)) != 0)
 		return tg_error_set(TG_ERR_INVALID, "description: must not hold control characters "
-						    "(other than newline and tab) or bidirectional "
-						    "controls");
+						    "(other than newline and tab), C1 controls or "
+						    "bidirectional controls (found U+%04X on line %zu)",
+				    (unsigned)c, line);
 	if ((rc = tg_json_get_object(&schema, m, "input_schema", 1)) < 0)
 		return rc;
 	if ((rc = tg_schema_check(schema)) < 0)
@@ -273,7 +278,7 @@ int tg_manifest_validate(const tg_registry *r, const json_t *m, const char *sour
 		return tg_error_set(TG_ERR_INVALID, "source: line %zu holds the control character "
 						    "%s%04X (control characters other than tab, newline, "
 						    "CR LF and form feeds, and bidirectional controls "
-						    "are refused)", line, c > 0xff ? "U+" : "0x", (unsigned)c);
+						    "are refused)", line, c >= 0x80 ? "U+" : "0x", (unsigned)c);
 	return 0;
 }
 

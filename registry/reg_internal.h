@@ -201,6 +201,16 @@ int reg_build(tg_registry *r, const char *hash, const char *source, size_t len,
 	      tg_report **out_report, char **out_log, char **out_binary);
 /* The content hash of a source (hex). */
 void reg_content_hash(char out[65], const char *source, size_t len);
+/* The cache key of a content hash: sha256 of it and the build inputs'
+ * fingerprint (tg_sandbox_build_inputs). */
+int reg_cache_key(char out[65], const char *content_hash, tg_registry *r);
+/* The cached binary of content_hash when cache/<key>/tool still hashes to
+ * what was recorded when it was built here; *out = NULL (rc 0) otherwise. */
+int reg_cached_binary(char **out, tg_registry *r, const char *content_hash);
+/* The hashes recorded for cache/<key> (1), or 0 when there is no record. */
+int reg_cache_record(tg_registry *r, const char *key, char bin[65], char obj[65]);
+/* sha256 (hex) of a file's bytes. */
+int reg_file_sha256(char out[65], const char *path);
 /* Run a built tool once: the call contract. *out = {"ok",..,"result"|"error",
  * "wall_ms","reason"}. With ws_read or ws_write, workspace (the configured
  * host folder, or a pending version's empty scratch folder; NULL: none) is

@@ -279,31 +279,5 @@ int tg_registry_parse_ref(char **out_name, unsigned *version, const char *ref)
 
 char *tg_registry_scrub(const char *s)
 {
-	const unsigned char *u = (const unsigned char *)(s ? s : "");
-	size_t n = strlen((const char *)u), i = 0, j = 0;
-	char *o = malloc(n + 1);
-
-	if (!o)
-		return NULL;
-	while (i < n) {
-		unsigned char c = u[i];
-		if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f) {
-			o[j++] = '?';
-			i++;
-		} else if (c == 0xe2 && i + 2 < n &&
-			   ((u[i + 1] == 0x80 && ((u[i + 2] >= 0xaa && u[i + 2] <= 0xae) ||
-						  u[i + 2] == 0x8e || u[i + 2] == 0x8f)) ||
-			    (u[i + 1] == 0x81 && u[i + 2] >= 0xa6 && u[i + 2] <= 0xa9))) {
-			o[j++] = '?';
-			i += 3;
-		} else if (c == 0xd8 && i + 1 < n && u[i + 1] == 0x9c) {
-			o[j++] = '?';
-			i += 2;
-		} else {
-			o[j++] = (char)c;
-			i++;
-		}
-	}
-	o[j] = '\0';
-	return o;
+	return tg_term_scrub(s, s ? strlen(s) : 0, TG_TERM_BLOCK);
 }

@@ -43,8 +43,9 @@ void tg_registry_free(tg_registry *r);
 /* tg_registry_open on the home resolved from a --home flag (NULL: the
  * environment, see tg_home_resolve). */
 int tg_registry_open_flag(tg_registry **out, const char *home_flag, int create);
-/* A copy of s safe to print on a terminal: control characters (but newline
- * and tab) and Unicode bidirectional controls become '?'. NULL on OOM. */
+/* A copy of s safe to print on a terminal: tg_term_scrub(TG_TERM_BLOCK),
+ * control, C1 and bidirectional characters as visible markers, newline and
+ * tab kept. NULL on OOM. */
 char *tg_registry_scrub(const char *s);
 /* Parse "NAME" or "NAME@V" (V a positive decimal); *version = 0 without @. */
 int tg_registry_parse_ref(char **out_name, unsigned *version, const char *ref);

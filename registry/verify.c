@@ -4,11 +4,18 @@
  * commit complete and numbered in sequence), the registry against the store
  * (same versions, commits, content hashes and active pointers; nothing in
  * SQLite the store does not hold), and the audit chain with its two heads.
+ * Trust is not taken from either side: each version's content hash is
+ * recomputed from its tool.c in the store and compared with its commit's
+ * trailer and the registry row; the trailers' status and verdict must agree
+ * with the registry's; an active version must have passed here (verdict
+ * pass, status active, every test passed, a commit that says it passed);
+ * and a cached build must still hash to what was recorded when it was built.
  * "notes" says what the re-index on open repaired and what a rebuild lost.
  */
 #include "reg_internal.h"
 
 #include <string.h>
+#include <sys/stat.h>
 
 static void add(json_t *arr, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void add(json_t *arr, const char *fmt, ...)
@@ -22,7 +29,131 @@ static void add(json_t *arr, const char *fmt, ...)
 	json_array_append_new(arr, json_string(buf));
 }
 
-static int check_tool(tg_registry *r, const char *tool, json_t *problems, size_t *nversions)
+/* May a registry row have status reg for a commit whose trailer says tr?
+ * (the mapping of reindex.c: an activation or rollback moves active and
+ * inactive; an approval turns pending into active, later inactive) */
+static int status_agrees(const char *tr, const char *reg)
+{
+	if (!strcmp(tr, "active") || !strcmp(tr, "inactive"))
+		return !strcmp(reg, "active") || !strcmp(reg, "inactive");
+	if (!strcmp(tr, "pending"))
+		return !strcmp(reg, "pending") || !strcmp(reg, "active") ||
+		       !strcmp(reg, "inactive") || !strcmp(reg, "denied");
+	return !strcmp(tr, reg);
+}
+
+/* The cached build of one content hash: its files must hash to the record. */
+static int check_cache(tg_registry *r, const char *tool, unsigned v, const char *hash,
+		       json_t *problems, json_t *notes)
+{
+	_cleanup_free_ char *dir = NULL, *bin = NULL, *obj = NULL;
+	char key[65], hbin[65], hobj[65], got[65];
+	struct stat st;
+	int rc;
+
+	if ((rc = reg_cache_key(key, hash, r)) < 0)
+		return rc;
+	dir = tg_path_join(r->cache_dir, key);
+	bin = dir ? tg_path_join(dir, "tool") : NULL;
+	obj = dir ? tg_path_join(dir, "tool.o") : NULL;
+	if (!bin || !obj)
+		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	if (lstat(dir, &st) != 0)
+		return 0; /* not built (yet): a call builds it */
+	if ((rc = reg_cache_record(r, key, hbin, hobj)) < 0)
+		return rc;
+	if (rc == 0) {
+		add(notes, "cache: %s@%u: the cached build has no record of being built here; it "
+			   "is rebuilt before any use", tool, v);
+		return 0;
+	}
+	if (reg_file_sha256(got, bin) < 0 || strcmp(got, hbin) != 0)
+		add(problems, "cache: %s@%u: the cached binary does not match the hash recorded "
+			      "when it was built (%.12s)", tool, v, hbin);
+	if (reg_file_sha256(got, obj) < 0 || strcmp(got, hobj) != 0)
+		add(problems, "cache: %s@%u: the cached object file does not match the hash "
+			      "recorded when it was built (%.12s)", tool, v, hobj);
+	tg_error_clear();
+	return 0;
+}
+
+/* Did the registry's row vid pass every test? -1 on error, else the number
+ * of tests that did not pass. */
+static int failed_tests(tg_registry *r, int64_t vid)
+{
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	int rc = reg_prepare(r, &st, "SELECT count(*) FROM test_results WHERE version_id = ?1 "
+				     "AND passed = 0");
+	if (rc < 0)
+		return rc;
+	sqlite3_bind_int64(st, 1, vid);
+	if ((rc = reg_step(st)) != SQLITE_ROW)
+		return reg_sqlerr(r, rc, "count failed tests");
+	return (int)sqlite3_column_int64(st, 0);
+}
+
+/* Checks of one version beyond commit and hash equality. */
+static int check_version(tg_registry *r, const char *tool, const tg_store_version *sv,
+			 sqlite3_stmt *row, unsigned sql_active, json_t *problems, json_t *notes)
+{
+	_cleanup_free_ char *src = NULL;
+	const char *th = tg_store_version_trailer(sv, "Toolgate-Content-Hash");
+	const char *ts = tg_store_version_trailer(sv, "Toolgate-Status");
+	const char *tv = tg_store_version_trailer(sv, "Toolgate-Verdict");
+	const char *rh = (const char *)sqlite3_column_text(row, 1);
+	const char *rs = (const char *)sqlite3_column_text(row, 2);
+	const char *rv = (const char *)sqlite3_column_text(row, 3);
+	int64_t vid = sqlite3_column_int64(row, 4);
+	unsigned v = sv->version;
+	char hash[65];
+	size_t len = 0;
+	tg_store *s;
+	int rc, nf;
+
+	if ((rc = reg_store(r, &s)) < 0)
+		return rc;
+	if (tg_store_get_file(&src, &len, s, tool, v, "tool.c") < 0) {
+		add(problems, "store: %s@%u: tool.c unreadable: %s", tool, v,
+		    tg_error_last()->message);
+		tg_error_clear();
+		return 0;
+	}
+	reg_content_hash(hash, src, len);
+	if (!th)
+		add(problems, "store: %s@%u: the commit has no Toolgate-Content-Hash trailer", tool, v);
+	else if (strcmp(th, hash) != 0)
+		add(problems, "store: %s@%u: tool.c hashes to %.12s but the commit's "
+			      "Toolgate-Content-Hash says %.12s", tool, v, hash, th);
+	if (strcmp(rh, hash) != 0)
+		add(problems, "registry: %s@%u: content hash %.12s in the registry, tool.c in the "
+			      "store hashes to %.12s", tool, v, rh, hash);
+	if (!ts || !status_agrees(ts, rs))
+		add(problems, "registry: %s@%u: status %s in the registry disagrees with the "
+			      "commit's Toolgate-Status: %s", tool, v, rs, ts ? ts : "(none)");
+	if (!tv || strcmp(tv, rv) != 0)
+		add(problems, "registry: %s@%u: verdict %s in the registry disagrees with the "
+			      "commit's Toolgate-Verdict: %s", tool, v, rv, tv ? tv : "(none)");
+	if (v == sql_active) {
+		if (strcmp(rs, "active") != 0 || strcmp(rv, "pass") != 0)
+			add(problems, "registry: %s@%u is active but did not pass here (status %s, "
+				      "verdict %s)", tool, v, rs, rv);
+		if (ts && strcmp(ts, "active") && strcmp(ts, "inactive") && strcmp(ts, "pending"))
+			add(problems, "store: %s@%u is active but its commit says Toolgate-Status: "
+				      "%s", tool, v, ts);
+		if (tv && strcmp(tv, "pass") != 0)
+			add(problems, "store: %s@%u is active but its commit says Toolgate-Verdict: "
+				      "%s", tool, v, tv);
+		if ((nf = failed_tests(r, vid)) < 0)
+			return nf;
+		if (nf > 0)
+			add(problems, "registry: %s@%u is active but %d of its tests did not pass",
+			    tool, v, nf);
+	}
+	return check_cache(r, tool, v, hash, problems, notes);
+}
+
+static int check_tool(tg_registry *r, const char *tool, json_t *problems, json_t *notes,
+		      size_t *nversions)
 {
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
 	tg_store_version_list *l = NULL;
@@ -52,8 +183,11 @@ static int check_tool(tg_registry *r, const char *tool, json_t *problems, size_t
 		tg_error_clear();
 		return 0;
 	}
-	rc = reg_prepare(r, &st, "SELECT commit_id, content_hash FROM versions WHERE tool_id = ?1 "
-				 "AND version = ?2");
+	rc = reg_active_version(r, id, &sql_active);
+	if (rc < 0)
+		goto out;
+	rc = reg_prepare(r, &st, "SELECT commit_id, content_hash, status, verdict, id FROM versions "
+				 "WHERE tool_id = ?1 AND version = ?2");
 	if (rc < 0)
 		goto out;
 	for (i = 0; i < l->n; i++) {
@@ -78,6 +212,9 @@ static int check_tool(tg_registry *r, const char *tool, json_t *problems, size_t
 		if (h && strcmp((const char *)sqlite3_column_text(st, 1), h) != 0)
 			add(problems, "registry: %s v%u: content hash differs from the store's", tool,
 			    sv->version);
+		rc = check_version(r, tool, sv, st, sql_active, problems, notes);
+		if (rc < 0)
+			goto out;
 	}
 	*nversions += l->n;
 	sqlite3_finalize(st);
@@ -94,9 +231,6 @@ static int check_tool(tg_registry *r, const char *tool, json_t *problems, size_t
 	if ((size_t)sql_count > l->n)
 		add(problems, "registry: %s has %lld versions in the registry but %zu in the store",
 		    tool, (long long)sql_count, l->n);
-	rc = reg_active_version(r, id, &sql_active);
-	if (rc < 0)
-		goto out;
 	if (sql_active != store_active)
 		add(problems, "registry: %s: active version v%u in the registry, v%u in the store",
 		    tool, sql_active, store_active);
@@ -142,7 +276,7 @@ int tg_registry_verify(json_t **out, tg_registry *r)
 	if (rc < 0)
 		return tg_error_prefix("store");
 	for (i = 0; i < n; i++) {
-		rc = check_tool(r, names[i], problems, &nversions);
+		rc = check_tool(r, names[i], problems, notes, &nversions);
 		if (rc < 0) {
 			tg_store_free_names(names, n);
 			return rc;

@@ -15,11 +15,18 @@
  * files only, size-capped) and written atomically into out_dir. The
  * diagnostics go back to the submitter: without carets, in a sysroot that
  * holds nothing but public headers and the tool's own source.
+ * tg_sandbox_build_inputs() fingerprints everything besides the source that
+ * decides the bytes of a build (compiler, its arguments and overlay, link
+ * flags, environment, toolchain files, SDK headers) from the same arrays and
+ * functions the build uses, for the build cache's key.
  */
 #include "sandbox/internal.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
+#include <limits.h>
 #include <pthread.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -30,6 +37,28 @@
 
 static const char *const build_env[] = { "PATH=/usr/bin:/bin", "LC_ALL=C", "TMPDIR=/tmp",
 					  NULL };
+
+/* The two link commands after the driver's name; the compile step's
+ * arguments are common/cfront.c's (tg_sandbox_build_inputs fingerprints
+ * these very arrays and that function: change them and the cache key
+ * changes with them). Full RELRO either way. */
+static const char *const link_pie_flags[] = { "-static-pie", "-Wl,-z,relro,-z,now",
+					      "-Wl,-z,noexecstack", "-Wl,--fatal-warnings",
+					      "/tmp/tool.o", "-lm", "-o", "/tmp/tool", NULL };
+static const char *const link_static_flags[] = { "-static", "-Wl,-z,relro,-z,now",
+						 "-Wl,-z,noexecstack", "-Wl,--fatal-warnings",
+						 "/tmp/tool.o", "-lm", "-o", "/tmp/tool", NULL };
+
+/* argv = { cc, flags..., NULL } into dst (16 slots). */
+static void link_argv(const char **dst, const char *cc, const char *const *flags)
+{
+	size_t i;
+
+	dst[0] = cc;
+	for (i = 0; flags[i] && i < 14; i++)
+		dst[i + 1] = flags[i];
+	dst[i + 1] = NULL;
+}
 
 void tg_build_result_free(tg_build_result *r)
 {
@@ -141,10 +170,12 @@ static pthread_mutex_t version_lock = PTHREAD_MUTEX_INITIALIZER;
 static int version_ok;
 static int test_no_static_pie; /* tests: take the -static fallback */
 static const char *test_compiler; /* tests: another driver (version refusal) */
+static char inputs_hash[65];    /* tg_sandbox_build_inputs' memo */
 
 void sbx_build_test_no_static_pie(int on)
 {
 	test_no_static_pie = on;
+	inputs_hash[0] = '\0';
 }
 
 void sbx_build_test_compiler(const char *path)
@@ -152,6 +183,7 @@ void sbx_build_test_compiler(const char *path)
 	pthread_mutex_lock(&version_lock);
 	test_compiler = path;
 	version_ok = 0;
+	inputs_hash[0] = '\0';
 	pthread_mutex_unlock(&version_lock);
 }
 
@@ -200,7 +232,7 @@ out:
 
 int tg_sandbox_build(tg_build_result **out, const tg_build_opts *o)
 {
-	const char *argv[80];
+	const char *argv[80], *link[16];
 	tg_buf log = TG_BUF_INIT(BUILD_LOG_MAX);
 	tg_build_result *res = NULL;
 	tg_run_result *run = NULL;
@@ -258,27 +290,23 @@ int tg_sandbox_build(tg_build_result **out, const tg_build_opts *o)
 
 	/* 2: tool.o -> tool, static PIE, else static; full RELRO either way */
 	if (obj) {
-		const char *const link_pie[] = { st.compiler, "-static-pie", "-Wl,-z,relro,-z,now",
-						 "-Wl,-z,noexecstack", "-Wl,--fatal-warnings",
-						 "/tmp/tool.o", "-lm", "-o", "/tmp/tool", NULL };
-		const char *const link_static[] = { st.compiler, "-static", "-Wl,-z,relro,-z,now", "-Wl,-z,noexecstack",
-						    "-Wl,--fatal-warnings", "/tmp/tool.o", "-lm", "-o",
-						    "/tmp/tool", NULL };
 		in[0].name = "tool.o";
 		in[0].data = obj;
 		in[0].len = obj_len;
 		tg_run_result_free(run);
 		run = NULL;
 		r = test_no_static_pie ? 0
-				       : run_step(&run, &bin, &bin_len, &st, link_pie, in, 1, "tool",
-						  "link (static-pie)");
+				       : (link_argv(link, st.compiler, link_pie_flags),
+					  run_step(&run, &bin, &bin_len, &st, link, in, 1, "tool",
+						   "link (static-pie)"));
 		if (r == 0 && !bin) {
 			tg_buf_puts(&log, test_no_static_pie
 						  ? "toolgate: build: static-pie off (test), linking with -static\n"
 						  : "toolgate: build: static-pie failed, linking with -static\n");
 			tg_run_result_free(run);
 			run = NULL;
-			r = run_step(&run, &bin, &bin_len, &st, link_static, in, 1, "tool",
+			link_argv(link, st.compiler, link_static_flags);
+			r = run_step(&run, &bin, &bin_len, &st, link, in, 1, "tool",
 				     "link (static)");
 		}
 		if (r < 0)
@@ -315,4 +343,192 @@ out:
 	tg_build_result_free(res);
 	tg_buf_free(&log);
 	return r;
+}
+
+/* ---- the build's inputs, for the cache key ------------------------------ */
+
+static void put_str(tg_sha256 *h, const char *tag, const char *s)
+{
+	tg_sha256_update(h, tag, strlen(tag));
+	tg_sha256_update(h, "=", 1);
+	tg_sha256_update(h, s, strlen(s) + 1); /* the NUL separates */
+}
+
+static void put_argv(tg_sha256 *h, const char *tag, const char *const *v)
+{
+	size_t i;
+
+	for (i = 0; v[i]; i++)
+		put_str(h, tag, v[i]);
+	put_str(h, tag, "(end)");
+}
+
+/* A toolchain file's identity: resolved path, device, inode, size, and
+ * modification and change times to the nanosecond (a package upgrade
+ * replaces the file, any write moves ctime). Cheaper than hashing tens of
+ * megabytes of compiler on every call; the cached binary's own hash (kept by
+ * the registry) is what makes the cache safe, this only makes it current. */
+static void put_file_identity(tg_sha256 *h, const char *path)
+{
+	char real[PATH_MAX], line[256];
+	struct stat st;
+
+	put_str(h, "path", path);
+	if (!realpath(path, real) || stat(real, &st) != 0) {
+		snprintf(line, sizeof(line), "missing");
+	} else {
+		put_str(h, "real", real);
+		snprintf(line, sizeof(line), "dev %llu ino %llu size %lld mtime %lld.%09ld "
+			 "ctime %lld.%09ld", (unsigned long long)st.st_dev,
+			 (unsigned long long)st.st_ino, (long long)st.st_size,
+			 (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
+			 (long long)st.st_ctim.tv_sec, st.st_ctim.tv_nsec);
+	}
+	put_str(h, "file", line);
+}
+
+static void put_glob(tg_sha256 *h, const char *pattern)
+{
+	glob_t g;
+	size_t i;
+
+	put_str(h, "glob", pattern);
+	if (glob(pattern, 0, NULL, &g) != 0)
+		return;
+	for (i = 0; i < g.gl_pathc; i++) /* glob sorts */
+		put_file_identity(h, g.gl_pathv[i]);
+	globfree(&g);
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Every regular file under dir (sorted, depth-capped), name and bytes. */
+static int put_tree(tg_sha256 *h, const char *dir, const char *rel, int depth)
+{
+	_cleanup_free_ char **names = NULL;
+	DIR *d;
+	struct dirent *e;
+	size_t n = 0, cap = 0, i;
+	int rc = 0;
+
+	if (depth > 8)
+		return tg_error_set(TG_ERR_LIMIT, "build inputs: SDK folder nested too deep");
+	d = opendir(dir);
+	if (!d)
+		return tg_error_errno(TG_ERR_IO, errno, "build inputs: cannot read %s", dir);
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		if (n == cap) {
+			char **nn = realloc(names, (cap = cap ? cap * 2 : 16) * sizeof(*nn));
+			if (!nn) {
+				rc = tg_error_set(TG_ERR_NOMEM, "out of memory");
+				break;
+			}
+			names = nn;
+		}
+		if (!(names[n] = strdup(e->d_name))) {
+			rc = tg_error_set(TG_ERR_NOMEM, "out of memory");
+			break;
+		}
+		n++;
+	}
+	closedir(d);
+	if (rc == 0 && n)
+		qsort(names, n, sizeof(*names), name_cmp);
+	for (i = 0; i < n; i++) {
+		_cleanup_free_ char *p = rc == 0 ? tg_path_join(dir, names[i]) : NULL;
+		_cleanup_free_ char *r = rc == 0 ? tg_path_join(rel, names[i]) : NULL;
+		_cleanup_free_ char *data = NULL;
+		struct stat st;
+		size_t len = 0;
+
+		if (rc == 0 && (!p || !r))
+			rc = tg_error_set(TG_ERR_NOMEM, "out of memory");
+		if (rc == 0 && stat(p, &st) != 0)
+			rc = tg_error_errno(TG_ERR_IO, errno, "build inputs: cannot stat %s", p);
+		if (rc == 0 && S_ISDIR(st.st_mode)) {
+			rc = put_tree(h, p, r, depth + 1);
+		} else if (rc == 0 && S_ISREG(st.st_mode)) {
+			rc = tg_file_read(&data, &len, p, BUILD_SOURCE_MAX);
+			if (rc == 0) {
+				char sz[32];
+				put_str(h, "sdk-file", r);
+				snprintf(sz, sizeof(sz), "%zu", len);
+				put_str(h, "sdk-size", sz);
+				tg_sha256_update(h, data, len);
+			}
+		}
+		free(names[i]);
+	}
+	return rc;
+}
+
+static pthread_mutex_t inputs_lock = PTHREAD_MUTEX_INITIALIZER;
+static char inputs_dir[PATH_MAX];
+
+int tg_sandbox_build_inputs(char out[65], const char *sdk_include_dir)
+{
+	const char *sdk = sdk_include_dir ? sdk_include_dir : "";
+	tg_sha256 h;
+	size_t i;
+	int rc = 0;
+
+	pthread_mutex_lock(&inputs_lock);
+	if (inputs_hash[0] && strcmp(inputs_dir, sdk) == 0) {
+		memcpy(out, inputs_hash, 65);
+		goto out;
+	}
+	tg_sha256_init(&h);
+	put_str(&h, "toolgate-build-inputs", "v2");
+	put_file_identity(&h, test_compiler ? test_compiler : tg_cfront_clang_path());
+	put_str(&h, "clang-version", tg_cfront_clang_version());
+	{
+		const char *cargs[72];
+		_cleanup_free_ char *overlay = NULL;
+
+		cargs[tg_cfront_args(cargs, TG_ARRAY_SIZE(cargs) - 1, "/tmp/cfront.yaml")] = NULL;
+		put_argv(&h, "cflags", cargs);
+		rc = tg_cfront_overlay(&overlay, "/sdk", 1);
+		if (rc < 0)
+			goto out;
+		put_str(&h, "overlay", overlay);
+	}
+	put_str(&h, "sdk", sdk_include_dir ? "/sdk" : "(none)");
+	put_argv(&h, "link-pie", link_pie_flags);
+	put_argv(&h, "link-static", link_static_flags);
+	put_argv(&h, "env", build_env);
+	put_str(&h, "test-no-static-pie", test_no_static_pie ? "1" : "0");
+	/* the rest of the toolchain: compiler proper, assembler, linker, the C
+	 * library and start files the static link takes */
+	{
+		/* wildcards only in small folders: /usr/lib/<triplet> holds
+		 * thousands of entries, so its files are named */
+		static const char *const tool_globs[] = {
+			"/usr/lib/gcc/*-linux-gnu/*/libgcc.a", "/usr/lib/gcc/*-linux-gnu/*/libgcc_eh.a",
+			"/usr/lib/gcc/*-linux-gnu/*/crt*.o", "/usr/bin/ld", "/usr/bin/ld.bfd",
+			"/usr/lib/*-linux-gnu/libc.a", "/usr/lib/*-linux-gnu/libm.a",
+			"/usr/lib/*-linux-gnu/libmvec.a", "/usr/lib/*-linux-gnu/crt1.o",
+			"/usr/lib/*-linux-gnu/Scrt1.o", "/usr/lib/*-linux-gnu/rcrt1.o",
+			"/usr/lib/*-linux-gnu/crti.o", "/usr/lib/*-linux-gnu/crtn.o",
+			"/usr/lib/llvm-*/bin/clang", NULL
+		};
+		for (i = 0; tool_globs[i]; i++)
+			put_glob(&h, tool_globs[i]);
+	}
+	if (sdk_include_dir)
+		rc = put_tree(&h, sdk_include_dir, "", 0);
+	if (rc < 0)
+		goto out;
+	tg_sha256_final_hex(&h, out);
+	if (strlen(sdk) < sizeof(inputs_dir)) {
+		memcpy(inputs_dir, sdk, strlen(sdk) + 1);
+		memcpy(inputs_hash, out, 65);
+	}
+out:
+	pthread_mutex_unlock(&inputs_lock);
+	return rc;
 }

@@ -107,6 +107,12 @@ typedef struct tg_build_result {
 
 int tg_sandbox_build(tg_build_result **out, const tg_build_opts *o);
 void tg_build_result_free(tg_build_result *r);
+/* The fingerprint (sha256 hex) of every input of tg_sandbox_build other
+ * than the source: the compiler (resolved path and file identity), its flags,
+ * the link commands and environment, the toolchain files (cc1, as, ld,
+ * libc.a, libm.a, start files) and the bytes of every header under
+ * sdk_include_dir (NULL: none). Computed once per process and SDK folder. */
+int tg_sandbox_build_inputs(char out[65], const char *sdk_include_dir);
 
 /* Added: in a long-lived process (the MCP server), on = 1 keeps one fresh
  * network namespace made ahead, in a background thread after each run, so

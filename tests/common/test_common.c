@@ -112,6 +112,38 @@ static void test_utf8_repair(void **state)
 	assert_string_equal(s, "ok \xc3\xa9 bad ? end ?\xf0\x9f\x98\x80");
 }
 
+/* The shared terminal scrubber: every control, C1, bidi control and bad
+ * byte becomes a visible marker; valid text (accents, emoji) is kept. */
+static void test_term_scrub(void **state)
+{
+	const char in[] = "a\x1b[31m\tb\nc\r\x7f \xc2\x9b[2J \x9b \xe2\x80\xae\xe2\x81\xa6"
+			  "\xe2\x80\x8f\xd8\x9c \xc3\xa9\xf0\x9f\x98\x80 \xc2\xa0 \xed\xa0\x80";
+	char *t;
+	json_t *v;
+	(void)state;
+	t = tg_term_scrub(in, sizeof(in) - 1, TG_TERM_BLOCK);
+	assert_string_equal(t, "a^[[31m\tb\nc^M^? <U+009B>[2J \\x9B <U+202E><U+2066><U+200F><U+061C> "
+			       "\xc3\xa9\xf0\x9f\x98\x80 \xc2\xa0 \\xED\\xA0\\x80");
+	free(t);
+	t = tg_term_scrub(in, 12, TG_TERM_LINE);
+	assert_string_equal(t, "a^[[31m^Ib^Jc^M^?");
+	free(t);
+	t = tg_term_scrub(NULL, 0, TG_TERM_LINE);
+	assert_string_equal(t, "");
+	free(t);
+	/* JSON output: the same value with DEL, C1 and bidi as \uXXXX */
+	v = json_string("x\x1b\x7f\xc2\x85\xe2\x80\xae\xc3\xa9");
+	{
+		char *d = tg_json_dump(v);
+		t = tg_term_json_escape(d);
+		assert_string_equal(t, "\"x\\u001B\\u007F\\u0085\\u202E\xc3\xa9\"");
+		free(d);
+		free(t);
+	}
+	json_decref(v);
+	assert_true(tg_term_unsafe(0x9b) && tg_term_unsafe(0x2069) && !tg_term_unsafe(0xa0));
+}
+
 static void test_json_rejects_raw_nul(void **state)
 {
 	json_t *v = NULL;
@@ -289,6 +321,7 @@ int main(void)
 		cmocka_unit_test(test_json_rejects_raw_nul),
 		cmocka_unit_test(test_json_error_text_is_safe),
 		cmocka_unit_test(test_utf8_repair),
+		cmocka_unit_test(test_term_scrub),
 		cmocka_unit_test(test_json_deep_default),
 		cmocka_unit_test(test_json_getters),
 		cmocka_unit_test(test_files),

@@ -354,7 +354,7 @@ run tg call noisy '{"fail":true}'
 expect_rc 1 "noisy call fails"
 checks=$((checks + 1))
 if grep -q "$(printf '\033')" "$ERR" || grep -q "$(printf '\007')" "$ERR"; then fail "control characters reached the terminal"; fi
-expect_err '^toolgate: call noisy: \?\[2Jred\? alert$' "control characters replaced"
+expect_err '^toolgate: call noisy: \^\[\[2Jred\^G alert$' "control characters shown as markers"
 
 # log and verify
 run tg log

@@ -352,7 +352,7 @@ static void test_config_and_ref(void **state)
 
 	{
 		char *t = tg_registry_scrub("a\x1b[31mb\tc\nd\xe2\x80\xae" "e\xe2\x81\xa7" "f\xd8\x9c" "g\x7fh\xc3\xa9");
-		assert_string_equal(t, "a?[31mb\tc\nd?e?f?g?h\xc3\xa9");
+		assert_string_equal(t, "a^[[31mb\tc\nd<U+202E>e<U+2067>f<U+061C>g^?h\xc3\xa9");
 		free(t);
 	}
 	assert_int_equal(tg_registry_parse_ref(&name, &v, "word_count@12"), 0);
