@@ -2,7 +2,7 @@
 #   make demo   install what is needed, build, run the demo on the default home
 #   make test   install what is needed, build, run every test through ctest
 # Other targets: build, install (PREFIX=/usr/local), sanitize (ASan+UBSan
-# build and its tests), bench, clean.
+# build and its tests), bench, deb (the Debian package, build/deb/), clean.
 
 BUILD ?= build
 ASAN_BUILD ?= build-asan
@@ -11,7 +11,7 @@ TG_WERROR ?= OFF
 CTEST_JOBS ?= 2
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build test demo sanitize install bench clean
+.PHONY: all deps build test demo sanitize install bench deb clean
 
 all: build
 
@@ -42,6 +42,9 @@ install: build
 bench: build
 	TG_BENCH_DEPS=1 sh scripts/install-deps.sh
 	sh bench/run.sh $(BUILD)
+
+deb: deps
+	sh packaging/build-deb.sh $(BUILD)/deb
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)
