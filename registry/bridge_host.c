@@ -163,6 +163,13 @@ static int needs_person(const reg_bridge *b, const json_t *ht, const json_t *arg
 	return 0;
 }
 
+/* close and forget (tg_closep leaves the number in place) */
+static void close_fd(int *fd)
+{
+	tg_closep(fd);
+	*fd = -1;
+}
+
 static json_t *err_reply(json_int_t id, const char *code, const char *msg)
 {
 	return json_pack("{s:I, s:{s:s, s:s}}", "id", id, "error", "code", code, "message", msg);
@@ -216,12 +223,12 @@ static int run_host(char **out, size_t *out_len, char **err, int *status, int *k
 		_exit(127);
 	}
 	setpgid(pid, pid);
-	tg_closep(&pin[0]);
-	tg_closep(&pout[1]);
-	tg_closep(&perr[1]);
+	close_fd(&pin[0]);
+	close_fd(&pout[1]);
+	close_fd(&perr[1]);
 	fcntl(pin[1], F_SETFL, O_NONBLOCK);
 	if (inlen == 0)
-		tg_closep(&pin[1]);
+		close_fd(&pin[1]);
 	while (pout[0] >= 0 || perr[0] >= 0) {
 		struct pollfd p[3] = { { pout[0], POLLIN, 0 }, { perr[0], POLLIN, 0 },
 				       { pin[1], POLLOUT, 0 } };
@@ -243,13 +250,13 @@ static int run_host(char **out, size_t *out_len, char **err, int *status, int *k
 			if (w < 0 && errno != EAGAIN)
 				inoff = inlen;
 			if (inoff >= inlen)
-				tg_closep(&pin[1]);
+				close_fd(&pin[1]);
 		}
 		if (p[0].revents) {
 			char buf[4096];
 			ssize_t r = read(pout[0], buf, sizeof(buf));
 			if (r <= 0) {
-				tg_closep(&pout[0]);
+				close_fd(&pout[0]);
 			} else if (*out_len + (size_t)r > cap) {
 				*killed = 2;
 				break;
@@ -262,7 +269,7 @@ static int run_host(char **out, size_t *out_len, char **err, int *status, int *k
 			char buf[4096];
 			ssize_t r = read(perr[0], buf, sizeof(buf));
 			if (r <= 0) {
-				tg_closep(&perr[0]);
+				close_fd(&perr[0]);
 			} else {
 				size_t take = (size_t)r < ecap - elen ? (size_t)r : ecap - elen;
 				memcpy(*err + elen, buf, take);
@@ -281,9 +288,9 @@ done:
 	(*out)[*out_len] = '\0';
 	(*err)[elen] = '\0';
 	for (i = 0; i < 2; i++) {
-		tg_closep(&pin[i]);
-		tg_closep(&pout[i]);
-		tg_closep(&perr[i]);
+		close_fd(&pin[i]);
+		close_fd(&pout[i]);
+		close_fd(&perr[i]);
 	}
 	return rc;
 }

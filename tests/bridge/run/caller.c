@@ -1,7 +1,7 @@
 /* tests/bridge/run/caller.c: a one-off program for the bridge tests. Args
  * {"tool": NAME, "key": K, "vals": [S, ...], "n": N}: calls NAME n times
  * with {K: vals[i % len]} and prints the outcome of each call: "ok:" and
- * the result's "words" or "entry", or the error code the bridge replied. */
+ * the result's "entry" or "words", or the error code the bridge replied. */
 #include <toolgate/tool.h>
 
 int main(void)
@@ -19,8 +19,9 @@ int main(void)
 		char line[160];
 		tg_args_str(&x, key, nv ? tg_value_str(tg_value_at(vals, (size_t)i % nv)) : "a b");
 		if (tg_call_tool(tool, tg_args_json(&x), &res) == 0) {
-			snprintf(line, sizeof(line), "ok:%lld%s", tg_arg_int(res, "words", 0),
-				 tg_arg_str(res, "entry", ""));
+			snprintf(line, sizeof(line), "ok:%lld",
+				 tg_arg_has(res, "entry") ? tg_arg_int(res, "entry", 0)
+							  : tg_arg_int(res, "words", 0));
 		} else {
 			snprintf(line, sizeof(line), "%s", res ? tg_arg_str(res, "code", "?") : "bridge");
 		}
