@@ -1,6 +1,7 @@
 /*
- * cli/cmd_log.c: `toolgate log [--limit N]`: the audit log, oldest first
- * (with --limit, the last N entries).
+ * cli/cmd_log.c: `toolgate log [--limit N] [--run ID]`: the audit log, oldest
+ * first (with --limit, the last N entries; with --run, the entries of one
+ * one-off run's bridged calls, indented by depth).
  */
 #include "cli.h"
 #include "registry/registry.h"
@@ -12,7 +13,7 @@ int cmd_log(tg_cli *cli, int argc, char **argv)
 {
 	_cleanup_json_ json_t *res = NULL;
 	tg_registry *r = NULL;
-	uint32_t limit = 0;
+	uint32_t limit = 0, run = 0;
 	json_t *e;
 	size_t i;
 	int rc, k;
@@ -23,6 +24,10 @@ int cmd_log(tg_cli *cli, int argc, char **argv)
 			const char *val = a[7] == '=' ? a + 8 : (k + 1 < argc ? argv[++k] : NULL);
 			if (!val || cli_parse_u32(val, &limit) < 0)
 				return cli_usage(cli, "--limit needs a number");
+		} else if (strcmp(a, "--run") == 0 || strncmp(a, "--run=", 6) == 0) {
+			const char *val = a[5] == '=' ? a + 6 : (k + 1 < argc ? argv[++k] : NULL);
+			if (!val || cli_parse_u32(val, &run) < 0 || run == 0)
+				return cli_usage(cli, "--run needs a run ID");
 		} else {
 			return cli_usage(cli, "unexpected argument %.64s", a);
 		}
@@ -30,6 +35,17 @@ int cmd_log(tg_cli *cli, int argc, char **argv)
 	rc = tg_registry_open_flag(&r, cli->home_flag, 0);
 	if (rc < 0)
 		return cli_fail(rc, "log");
+	if (run) {
+		/* one run's bridged calls, their callees' and approvals (cmd_run.c) */
+		rc = tg_registry_show_run(&res, r, run);
+		tg_registry_free(r);
+		if (rc < 0)
+			return cli_fail(rc, "log");
+		if (cli->json)
+			return cli_print_json(json_object_get(res, "entries"));
+		cli_print_run_entries(json_object_get(res, "entries"));
+		return TG_EXIT_OK;
+	}
 	rc = tg_registry_log(&res, r, limit);
 	tg_registry_free(r);
 	if (rc < 0)

@@ -33,7 +33,18 @@ static const tg_cli_command commands[] = {
 	  "version is active, the approved one is not activated unless --activate." },
 	{ "deny", cmd_deny, "NAME@V [--reason TEXT]", "refuse a version for good (audited)", NULL },
 	{ "call", cmd_call, "NAME [ARGS_JSON|-]", "run the active version of a tool", NULL },
-	{ "log", cmd_log, "[--limit N]", "show the audit log", NULL },
+	{ "run", cmd_run,
+	  "FILE.c [ARGS_JSON|-] [--calls NAME,...] [--max-tool-calls N] [--timeout-ms N]",
+	  "vet, build and run one program once with the tool bridge (never registered)",
+	  "--calls names registered tools holding no capabilities, or host:NAME (each\n"
+	  "host call then waits for a person: toolgate approvals). The run is recorded:\n"
+	  "toolgate show-run ID shows its source, report and calls." },
+	{ "show-run", cmd_show_run, "ID", "what a one-off run ran: source, report, calls", NULL },
+	{ "approvals", cmd_approvals, "", "list the bridged calls waiting for a person", NULL },
+	{ "approve-call", cmd_approve_call, "ID", "let one queued call run", NULL },
+	{ "deny-call", cmd_deny_call, "ID", "refuse one queued call", NULL },
+	{ "log", cmd_log, "[--limit N] [--run ID]", "show the audit log (--run: one run's calls)",
+	  NULL },
 	{ "verify", cmd_verify, "", "check that store, registry and audit chain agree", NULL },
 	{ "doctor", cmd_doctor, "", "check this machine and the home; print a fix for each problem",
 	  "Items: userns, seccomp, sandbox probe, cgroups, compiler, libclang, sdk, home,\n"
@@ -103,7 +114,7 @@ static void print_usage(FILE *f)
 		   "source, versions it in git, builds and tests it in a no-network sandbox,\n"
 		   "and registers only what passed.\n\ncommands:\n");
 	for (i = 0; i < TG_ARRAY_SIZE(commands); i++)
-		fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].summary);
+		fprintf(f, "  %-12s %s\n", commands[i].name, commands[i].summary);
 	fprintf(f, "\nglobal options: --home DIR (else $TOOLGATE_HOME, else "
 		   "$XDG_DATA_HOME/toolgate), --json, --help, --version\n"
 		   "exit status: 0 success, 1 negative verdict, 2 bad usage or input, "

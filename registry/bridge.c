@@ -59,6 +59,10 @@ int reg_bridge_init(reg_bridge *b, tg_registry *r, const tg_actor *who, const ch
 	b->parent = parent;
 	b->depth = parent ? parent->depth + 1 : 0;
 	b->deadline_ms = parent ? parent->deadline_ms : 0;
+	b->run_id = parent ? parent->run_id : 0;
+	b->test_mode = parent ? parent->test_mode : !version;
+	b->host_results = parent ? parent->host_results : NULL;
+	b->unexpected = parent ? parent->unexpected : b->unexpected_buf;
 	return reg_bridge_wanted(caps);
 }
 
@@ -155,8 +159,9 @@ static json_t *error_reply(json_int_t id, const char *code, const char *msg)
 	return json_pack("{s:I, s:{s:s, s:s}}", "id", id, "error", "code", code, "message", msg);
 }
 
-static void audit_call(reg_bridge *b, const char *tool, const json_t *args, const char *outcome,
-		       const json_t *callee, uint64_t wall_ms)
+static void audit_call_ex(reg_bridge *b, const char *tool, const json_t *args,
+			  const char *outcome, const json_t *callee, uint64_t wall_ms,
+			  int64_t approval)
 {
 	_cleanup_json_ json_t *d = NULL;
 	_cleanup_free_ char *text = args ? tg_json_dump(args) : NULL;
@@ -173,10 +178,20 @@ static void audit_call(reg_bridge *b, const char *tool, const json_t *args, cons
 		json_object_set(d, "callee_version", json_object_get(callee, "version"));
 		json_object_set(d, "callee_commit", json_object_get(callee, "commit"));
 	}
+	if (b->run_id)
+		json_object_set_new(d, "run", json_integer(b->run_id));
+	if (approval)
+		json_object_set_new(d, "approval", json_integer(approval));
 	/* an audit failure does not hide the call from the program; it is
 	 * left in the thread's error slot only */
-	(void)tg_registry_audit(b->r, b->who, "bridge_call", b->name, d);
+	(void)tg_registry_audit(b->r, b->who, "bridge_call", b->name[0] ? b->name : NULL, d);
 	tg_error_clear();
+}
+
+static void audit_call(reg_bridge *b, const char *tool, const json_t *args, const char *outcome,
+		       const json_t *callee, uint64_t wall_ms)
+{
+	audit_call_ex(b, tool, args, outcome, callee, wall_ms, 0);
 }
 
 static json_t *handle(reg_bridge *b, json_int_t id, const char *tool, const json_t *args)
@@ -208,11 +223,6 @@ static json_t *handle(reg_bridge *b, json_int_t id, const char *tool, const json
 		audit_call(b, tool, args, "denied", NULL, 0);
 		return error_reply(id, "denied", m);
 	}
-	if (host) {
-		audit_call(b, tool, args, "unknown", NULL, 0);
-		return error_reply(id, "unknown", "no host tool of that name: this home "
-						  "configures no host tools");
-	}
 	if (tg_now_ms() >= b->deadline_ms) {
 		audit_call(b, tool, args, "timeout", NULL, 0);
 		return error_reply(id, "timeout", "the run's wall-clock limit has passed");
@@ -225,12 +235,29 @@ static json_t *handle(reg_bridge *b, json_int_t id, const char *tool, const json
 			return error_reply(id, "cycle", m);
 		}
 	}
+	if (host) {
+		/* host tools run outside the sandbox: no depth or cycle to check */
+		const char *outcome = "failed";
+		int64_t approval = 0;
+		json_t *reply = reg_host_call(b, id, name, args, &outcome, &approval);
+		if (strcmp(outcome, "ok") == 0)
+			b->ok++;
+		audit_call_ex(b, tool, args, outcome, NULL, tg_now_ms() - t0, approval);
+		return reply;
+	}
 	if (b->depth + 1 > b->r->cfg.max_call_depth) {
 		snprintf(m, sizeof(m), "call depth limit of %u reached", b->r->cfg.max_call_depth);
 		audit_call(b, tool, args, "depth", NULL, 0);
 		return error_reply(id, "depth", m);
 	}
 	rc = reg_call_ex(&res, b->r, name, args, b->who, b);
+	if (rc == TG_ERR_DENIED) {
+		/* a one-off program called a tool that holds capabilities */
+		snprintf(m, sizeof(m), "%s", tg_error_last()->message);
+		tg_error_clear();
+		audit_call(b, tool, args, "denied", NULL, tg_now_ms() - t0);
+		return error_reply(id, "denied", m);
+	}
 	if (rc < 0) {
 		int nf = rc == TG_ERR_NOTFOUND;
 		snprintf(m, sizeof(m), "%s", tg_error_last()->message);

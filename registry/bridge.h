@@ -30,6 +30,17 @@ struct reg_bridge {
 	unsigned depth;             /* 0: a run started by the agent */
 	const reg_bridge *parent;   /* the run that called this one, or NULL */
 	uint64_t deadline_ms;       /* tg_now_ms() by which the run must end */
+	int64_t run_id;             /* `toolgate run`: its runs row (0: none);
+				       inherited by callees for log --run */
+	int oneoff;                 /* a one-off program (run.c): its direct
+				       callees must hold no capabilities, and
+				       each of its host calls waits for a person */
+	const json_t *host_results; /* a test's fixtures for host calls */
+	int test_mode;              /* in a submission's test: host calls are
+				       answered from host_results only */
+	char *unexpected;           /* test mode: first host call without a
+				       fixture ("" if none; the root's buffer) */
+	char unexpected_buf[80];
 	/* filled while serving */
 	uint32_t attempts;          /* every request, whatever its outcome */
 	uint32_t ok;                /* answered with a result */
@@ -68,12 +79,32 @@ int reg_run_tool_ex(json_t **out, tg_registry *r, const char *binary, const json
  * distinct tool names (not the tool's own) or host:NAME, and every tools:/
  * host: capability has its entry there. */
 #define REG_BRIDGE_MAX_CALLS 32
-int reg_bridge_check_calls(const json_t *m, const char *self);
+int reg_bridge_check_calls(const tg_registry *r, const json_t *m, const char *self);
 /* A copy of manifest m whose capabilities hold tools:NAME / host:NAME for
  * every entry of "calls" (the approval path then covers them). */
 int reg_bridge_manifest(json_t **out, const json_t *m);
 
 /* 1 if caps hold a tools:* or host:* capability. */
 int reg_bridge_wanted(const json_t *caps);
+
+/* bridge_host.c: host tools from config.json (docs/BRIDGE.md). */
+int reg_host_config(tg_config *cfg, const json_t *list);
+/* The configured host tool NAME, or NULL. */
+const json_t *reg_host_find(const tg_registry *r, const char *name);
+/* Answer one host call of run b: schema, fixtures in tests, the approval
+ * policy (call_approval.c), then the trusted program. *reply gets a reply
+ * object for request id; *outcome the audit outcome. */
+json_t *reg_host_call(reg_bridge *b, json_int_t id, const char *name, const json_t *args,
+		      const char **outcome, int64_t *approval_id);
+
+/* call_approval.c: per-call approval by a person. Queue the call, wait for
+ * a decision up to the config timeout or until_ms (whichever comes first).
+ * Returns 1 approved, 0 denied / timed out (*why says which: "denied",
+ * "timeout"), <0 error. *id gets the queue row. */
+int reg_call_approval_wait(reg_bridge *b, const char *tool, const char *callee_version,
+			   const json_t *args, int64_t *id, const char **why);
+/* The tables of runs, programs and call approvals (created when first
+ * needed: they are not in the migrations the other modules share). */
+int reg_bridge_tables(tg_registry *r);
 
 #endif

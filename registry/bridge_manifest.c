@@ -25,7 +25,7 @@ static int in_calls(const json_t *calls, const char *entry)
 	return 0;
 }
 
-int reg_bridge_check_calls(const json_t *m, const char *self)
+int reg_bridge_check_calls(const tg_registry *r, const json_t *m, const char *self)
 {
 	const json_t *calls = json_object_get(m, "calls"), *caps = json_object_get(m, "capabilities");
 	size_t i, k;
@@ -45,9 +45,9 @@ int reg_bridge_check_calls(const json_t *m, const char *self)
 			return tg_error_set(TG_ERR_INVALID, "calls[%zu]: must be a tool name or "
 							    "host:NAME (names match "
 							    "^[a-z][a-z0-9_]{0,63}$)", i);
-		if (name != s)
-			return tg_error_set(TG_ERR_INVALID, "calls[%zu]: %s: this home configures no "
-							    "host tools", i, s);
+		if (name != s && !reg_host_find(r, name))
+			return tg_error_set(TG_ERR_INVALID, "calls[%zu]: %s: this home's config.json "
+							    "configures no host tool %s", i, s, name);
 		if (self && strcmp(name, self) == 0)
 			return tg_error_set(TG_ERR_INVALID, "calls[%zu]: a tool cannot call itself", i);
 		for (k = 0; k < i; k++)

@@ -139,6 +139,11 @@ int reg_call_ex(json_t **out, tg_registry *r, const char *name, const json_t *ar
 	if (!hash)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
 	reg_caps_from_json(caps, &ws_read, &ws_write);
+	if (parent && parent->oneoff && json_array_size(caps) > 0)
+		/* docs/BRIDGE.md, one-off programs: nobody reviewed the caller */
+		return tg_error_set(TG_ERR_DENIED, "%s v%u holds capabilities a person approved; "
+						   "a one-off program may call only tools that hold "
+						   "none", name, v);
 	if (!args || !json_is_object(args) || tg_schema_validate(schema, args) < 0) {
 		char m[1100];
 		snprintf(m, sizeof(m), "invalid arguments: %s",

@@ -4,7 +4,7 @@
  * with a message naming the key, so a typo never silently falls back to a
  * default.
  */
-#include "reg_internal.h"
+#include "bridge.h"
 
 #include <errno.h>
 #include <string.h>
@@ -21,6 +21,7 @@
 void reg_config_clear(tg_config *cfg)
 {
 	free(cfg->workspace);
+	json_decref(cfg->host_tools);
 	memset(cfg, 0, sizeof(*cfg));
 }
 
@@ -45,7 +46,8 @@ int reg_config_load(tg_config *cfg, const char *home)
 	static const char *const keys[] = { "max_timeout_ms", "max_memory_mb", "max_output_kb",
 					    "workspace", "session_max_calls",
 					    "session_max_creates", "session_hide_write_tools",
-					    "require_cgroups", "max_tool_calls", "max_call_depth", NULL };
+					    "require_cgroups", "max_tool_calls", "max_call_depth",
+					    "host_tools", "call_approval_timeout_ms", NULL };
 	_cleanup_free_ char *path = tg_path_join(home, "config.json");
 	_cleanup_json_ json_t *j = NULL;
 	const char *ws = NULL;
@@ -58,6 +60,7 @@ int reg_config_load(tg_config *cfg, const char *home)
 	cfg->max_output_kb = CFG_DEF_OUTPUT_KB;
 	cfg->max_tool_calls = 64;
 	cfg->max_call_depth = 2;
+	cfg->call_approval_timeout_ms = 120000;
 	if (!path)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
 	if (access(path, F_OK) != 0) {
@@ -79,7 +82,10 @@ int reg_config_load(tg_config *cfg, const char *home)
 	    (rc = get_u32(&cfg->session_max_calls, j, "session_max_calls", 0, UINT32_MAX)) < 0 ||
 	    (rc = get_u32(&cfg->session_max_creates, j, "session_max_creates", 0, UINT32_MAX)) < 0 ||
 	    (rc = get_u32(&cfg->max_tool_calls, j, "max_tool_calls", 0, 4096)) < 0 ||
-	    (rc = get_u32(&cfg->max_call_depth, j, "max_call_depth", 0, 8)) < 0)
+	    (rc = get_u32(&cfg->max_call_depth, j, "max_call_depth", 0, 8)) < 0 ||
+	    (rc = get_u32(&cfg->call_approval_timeout_ms, j, "call_approval_timeout_ms", 100,
+			  3600000)) < 0 ||
+	    (rc = reg_host_config(cfg, json_object_get(j, "host_tools"))) < 0)
 		goto bad;
 	rc = tg_json_get_bool(&b, j, "session_hide_write_tools", 0);
 	if (rc < 0)

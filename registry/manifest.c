@@ -142,7 +142,8 @@ static int check_capabilities(const tg_config *cfg, const json_t *caps)
 
 static int check_tests(const json_t *schema, const json_t *tests)
 {
-	static const char *const keys[] = { "name", "args", "expect", "expect_error", NULL };
+	static const char *const keys[] = { "name", "args", "expect", "expect_error",
+					    "host_results", NULL };
 	size_t i, k, line, runs = 0, refused = 0;
 	json_t *t;
 	int rc, c;
@@ -183,6 +184,10 @@ static int check_tests(const json_t *schema, const json_t *tests)
 				return tg_error_set(TG_ERR_INVALID, "tests[%zu].name: duplicate of "
 								    "tests[%zu].name", i, k);
 		}
+		if (json_object_get(t, "host_results") &&
+		    !json_is_object(json_object_get(t, "host_results")))
+			return tg_error_set(TG_ERR_INVALID, "tests[%zu].host_results: must be an object "
+							    "of host tool name -> result", i);
 		args = json_object_get(t, "args");
 		if (!args)
 			return tg_error_set(TG_ERR_INVALID, "tests[%zu].args: is required", i);
@@ -263,7 +268,7 @@ int tg_manifest_validate(const tg_registry *r, const json_t *m, const char *sour
 		return rc;
 	if ((rc = check_capabilities(&r->cfg, json_object_get(m, "capabilities"))) < 0)
 		return rc;
-	if ((rc = reg_bridge_check_calls(m, name)) < 0)
+	if ((rc = reg_bridge_check_calls(r, m, name)) < 0)
 		return rc;
 	if ((rc = check_tests(schema, json_object_get(m, "tests"))) < 0)
 		return rc;

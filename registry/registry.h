@@ -32,6 +32,8 @@ typedef struct tg_config {
 	/* the tool bridge (docs/BRIDGE.md) */
 	uint32_t max_tool_calls;     /* ceiling for limits.max_tool_calls (64) */
 	uint32_t max_call_depth;     /* nested bridged calls (2) */
+	json_t *host_tools;          /* validated "host_tools" (bridge_host.c) */
+	uint32_t call_approval_timeout_ms; /* a queued call's wait (120000) */
 } tg_config;
 
 /* Open the home (create=1: create it if missing): store.git, registry.db,
@@ -129,6 +131,34 @@ int tg_registry_verify(json_t **out, tg_registry *r);
 /* Append an audit event (e.g. an MCP budget denial). details may be NULL. */
 int tg_registry_audit(tg_registry *r, const tg_actor *who, const char *event,
 		      const char *tool, const json_t *details);
+
+/* A one-off program (`toolgate run`, docs/BRIDGE.md): vetted, built and
+ * run once with the bridge, never registered. calls: array of tool names
+ * and host:NAME or NULL; limits: timeout_ms, memory_mb, output_kb,
+ * max_tool_calls or NULL. Its source and analysis report are kept
+ * (content-addressed) with a runs row. *out = {"run","program_sha256",
+ * "report_sha256","status":"ok"|"error"|"rejected"|"failed","findings",
+ * "ok","result"|"error","reason","wall_ms","tool_calls"}. A bad request is
+ * TG_ERR_INVALID / TG_ERR_LIMIT and records nothing. */
+typedef struct tg_program {
+	const char *source;
+	size_t source_len;
+	const json_t *args;
+	const json_t *calls;
+	const json_t *limits;
+} tg_program;
+int tg_registry_run_program(json_t **out, tg_registry *r, const tg_program *p,
+			    const tg_actor *who);
+/* One run: its row, source, report and the audit entries of its bridged
+ * calls (also those of its callees), oldest first. TG_ERR_NOTFOUND. */
+int tg_registry_show_run(json_t **out, tg_registry *r, int64_t id);
+/* Calls waiting for a person: [{"id","tool","callee_version","args",
+ * "caller","binding","run","queued_at"}]. */
+int tg_registry_call_approvals(json_t **out, tg_registry *r);
+/* Approve (approve=1) or deny one pending call. TG_ERR_NOTFOUND when no
+ * such call, TG_ERR_CONFLICT when it is no longer pending. */
+int tg_registry_decide_call(json_t **out, tg_registry *r, int64_t id, int approve,
+			    const tg_actor *who);
 
 /* Has this handle opened the store (initialised libgit2)? An open whose
  * store fingerprint matches the one the registry recorded does not; the

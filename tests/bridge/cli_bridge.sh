@@ -36,7 +36,7 @@ if t create "$H/bad" 2>"$H/err"; then fail "a tool calling itself was accepted";
 grep -q 'calls\[0\]: a tool cannot call itself' "$H/err" || fail "self call message: $(cat "$H/err")"
 sed 's/"calls": \["word_count"\]/"calls": ["host:issue_refund"]/' "$SRC/examples/word_pair/tool.json" >"$H/bad/tool.json"
 if t create "$H/bad" 2>"$H/err"; then fail "an unconfigured host tool was accepted"; fi
-grep -q 'configures no host tools' "$H/err" || fail "host tool message: $(cat "$H/err")"
+grep -q 'calls\[0\]: host:issue_refund: this home.s config.json configures no host tool issue_refund' "$H/err" || fail "host tool message: $(cat "$H/err")"
 sed 's/"max_tool_calls": 4/"max_tool_calls": 100000/' "$SRC/examples/word_pair/tool.json" >"$H/bad/tool.json"
 if t create "$H/bad" 2>"$H/err"; then fail "max_tool_calls over the ceiling was accepted"; fi
 grep -q 'limits.max_tool_calls: 100000 exceeds' "$H/err" || fail "ceiling message: $(cat "$H/err")"

@@ -1,0 +1,82 @@
+/*
+ * cli/cmd_approvals.c: the per-call approval queue (docs/BRIDGE.md).
+ * `toolgate approvals` lists the calls waiting for a person (id, tool,
+ * callee version, arguments, caller); `toolgate approve-call ID` and
+ * `deny-call ID` decide one of them. The run that queued it is waiting in
+ * another process and sees the decision within about 50 ms.
+ */
+#include "cli.h"
+#include "registry/registry.h"
+
+#include <string.h>
+
+int cmd_approvals(tg_cli *cli, int argc, char **argv)
+{
+	_cleanup_json_ json_t *res = NULL;
+	tg_registry *r = NULL;
+	json_t *e;
+	size_t i;
+	int rc;
+
+	(void)argv;
+	if (argc != 1)
+		return cli_usage(cli, "takes no arguments");
+	rc = tg_registry_open_flag(&r, cli->home_flag, 0);
+	if (rc < 0)
+		return cli_fail(rc, "approvals");
+	rc = tg_registry_call_approvals(&res, r);
+	tg_registry_free(r);
+	if (rc < 0)
+		return cli_fail(rc, "approvals");
+	if (cli->json)
+		return cli_print_json(res);
+	if (json_array_size(res) == 0)
+		printf("no calls are waiting for a person\n");
+	json_array_foreach(res, i, e) {
+		_cleanup_free_ char *args = tg_json_dump(json_object_get(e, "args"));
+		_cleanup_free_ char *clean = args ? tg_registry_scrub(args) : NULL;
+		printf("%lld  %s (version %.12s) called by %s%s\n    args %s\n",
+		       (long long)json_integer_value(json_object_get(e, "id")),
+		       json_string_value(json_object_get(e, "tool")),
+		       json_string_value(json_object_get(e, "callee_version")),
+		       json_string_value(json_object_get(e, "caller")),
+		       json_integer_value(json_object_get(e, "run")) ? " (a one-off run)" : "",
+		       clean ? clean : "");
+	}
+	return TG_EXIT_OK;
+}
+
+static int decide(tg_cli *cli, int argc, char **argv, int approve)
+{
+	_cleanup_json_ json_t *res = NULL;
+	tg_registry *r = NULL;
+	tg_actor who = { "cli", NULL };
+	uint32_t id;
+	int rc;
+
+	if (argc != 2 || cli_parse_u32(argv[1], &id) < 0 || id == 0)
+		return cli_usage(cli, "needs the ID of a queued call (toolgate approvals)");
+	rc = tg_registry_open_flag(&r, cli->home_flag, 0);
+	if (rc < 0)
+		return cli_fail(rc, argv[0]);
+	rc = tg_registry_decide_call(&res, r, id, approve, &who);
+	tg_registry_free(r);
+	if (rc < 0)
+		return cli_fail(rc == TG_ERR_CONFLICT ? TG_ERR_INVALID : rc, argv[0]);
+	if (cli->json)
+		return cli_print_json(res);
+	printf("call %u %s: %s called by %s\n", id, approve ? "approved" : "denied",
+	       json_string_value(json_object_get(res, "callee")),
+	       json_string_value(json_object_get(res, "caller")));
+	return TG_EXIT_OK;
+}
+
+int cmd_approve_call(tg_cli *cli, int argc, char **argv)
+{
+	return decide(cli, argc, argv, 1);
+}
+
+int cmd_deny_call(tg_cli *cli, int argc, char **argv)
+{
+	return decide(cli, argc, argv, 0);
+}

@@ -1,0 +1,227 @@
+/*
+ * cli/cmd_run.c: `toolgate run FILE.c [ARGS_JSON|-] [--calls NAME,...]
+ * [--max-tool-calls N] [--timeout-ms N]`: vet, build and run one program
+ * once with the tool bridge, never registered (docs/BRIDGE.md). Its result
+ * goes alone to stdout (exit 0); a rejection or a failed run prints why on
+ * stderr (exit 1). The run is recorded: stderr names its id, and
+ * `toolgate show-run ID` shows the source, the report and its calls.
+ * Also `toolgate show-run ID` itself.
+ */
+#include "cli.h"
+#include "registry/registry.h"
+
+#include <string.h>
+#include <time.h>
+
+#define ARGS_MAX (1u << 20)
+
+static const char *opt_value(int argc, char **argv, int *k, const char *name)
+{
+	size_t n = strlen(name);
+	const char *a = argv[*k];
+
+	if (strncmp(a, name, n) == 0 && a[n] == '=')
+		return a + n + 1;
+	if (strcmp(a, name) == 0 && *k + 1 < argc)
+		return argv[++*k];
+	return NULL;
+}
+
+static int split_calls(json_t *calls, const char *list)
+{
+	const char *p = list;
+
+	while (*p) {
+		size_t n = strcspn(p, ",");
+		if (n == 0 || n > 80)
+			return -1;
+		if (json_array_append_new(calls, json_stringn(p, n)) < 0)
+			return -1;
+		p += n;
+		if (*p == ',')
+			p++;
+	}
+	return json_array_size(calls) ? 0 : -1;
+}
+
+static void one_line(char *msg)
+{
+	size_t k = strlen(msg);
+	while (k > 0 && (msg[k - 1] == '\n' || msg[k - 1] == ' ' || msg[k - 1] == '\t'))
+		msg[--k] = '\0';
+	for (char *p = msg; *p; p++)
+		if (*p == '\n' || *p == '\t')
+			*p = ' ';
+}
+
+int cmd_run(tg_cli *cli, int argc, char **argv)
+{
+	_cleanup_json_ json_t *args = NULL, *res = NULL, *calls = json_array(),
+			      *limits = json_object();
+	_cleanup_free_ char *text = NULL, *src = NULL;
+	const char *file = NULL, *argtext = NULL, *status;
+	tg_registry *r = NULL;
+	tg_actor who = { "cli", NULL };
+	tg_json_limits lim = { ARGS_MAX, 64 };
+	tg_program p = { 0 };
+	size_t len = 0, slen = 0;
+	int rc, k;
+
+	if (!calls || !limits)
+		return cli_fail(tg_error_set(TG_ERR_NOMEM, "out of memory"), "run");
+	for (k = 1; k < argc; k++) {
+		const char *a = argv[k], *v;
+		uint32_t n;
+		if ((v = opt_value(argc, argv, &k, "--calls"))) {
+			if (split_calls(calls, v) < 0)
+				return cli_usage(cli, "--calls needs NAME[,NAME...]");
+		} else if ((v = opt_value(argc, argv, &k, "--max-tool-calls"))) {
+			if (cli_parse_u32(v, &n) < 0)
+				return cli_usage(cli, "--max-tool-calls needs a number");
+			json_object_set_new(limits, "max_tool_calls", json_integer(n));
+		} else if ((v = opt_value(argc, argv, &k, "--timeout-ms"))) {
+			if (cli_parse_u32(v, &n) < 0)
+				return cli_usage(cli, "--timeout-ms needs a number");
+			json_object_set_new(limits, "timeout_ms", json_integer(n));
+		} else if (a[0] == '-' && a[1] == '-') {
+			return cli_usage(cli, "unknown option %.64s", a);
+		} else if (!file) {
+			file = a;
+		} else if (!argtext) {
+			argtext = a;
+		} else {
+			return cli_usage(cli, "unexpected argument %.64s", a);
+		}
+	}
+	if (!file)
+		return cli_usage(cli, "needs FILE.c");
+	if (argtext && strcmp(argtext, "-") == 0) {
+		rc = tg_fd_read_all(&text, &len, STDIN_FILENO, ARGS_MAX);
+		if (rc < 0)
+			return cli_fail(rc, "run: arguments");
+		rc = tg_json_parse(&args, text, len, &lim);
+	} else if (argtext) {
+		rc = tg_json_parse(&args, argtext, strlen(argtext), &lim);
+	} else {
+		args = json_object();
+		rc = args ? 0 : tg_error_set(TG_ERR_NOMEM, "out of memory");
+	}
+	if (rc < 0)
+		return cli_fail(rc, "run: arguments");
+	if (!json_is_object(args))
+		return cli_fail(tg_error_set(TG_ERR_INVALID, "must be a JSON object"), "run: arguments");
+	rc = tg_file_read(&src, &slen, file, 256u * 1024u);
+	if (rc < 0)
+		return cli_fail(rc == TG_ERR_IO ? TG_ERR_INVALID : rc, "run: source");
+	rc = tg_registry_open_flag(&r, cli->home_flag, 0);
+	if (rc < 0)
+		return cli_fail(rc, "run");
+	rc = cli_limits_gate(r, "run");
+	if (rc != 0) {
+		tg_registry_free(r);
+		return rc;
+	}
+	p.source = src;
+	p.source_len = slen;
+	p.args = args;
+	p.calls = json_array_size(calls) ? calls : NULL;
+	p.limits = json_object_size(limits) ? limits : NULL;
+	rc = tg_registry_run_program(&res, r, &p, &who);
+	tg_registry_free(r);
+	if (rc < 0)
+		return cli_fail(rc, "run");
+	status = json_string_value(json_object_get(res, "status"));
+	if (cli->json) {
+		rc = cli_print_json(res);
+		if (rc != TG_EXIT_OK)
+			return rc;
+	} else if (strcmp(status, "ok") == 0) {
+		if (tg_json_print(stdout, json_object_get(res, "result"), 0) < 0)
+			return cli_fail(tg_error_last()->code, "run");
+	} else {
+		_cleanup_free_ char *msg =
+			tg_registry_scrub(json_string_value(json_object_get(res, "error")));
+		json_t *f;
+		size_t i;
+		json_array_foreach(json_object_get(res, "findings"), i, f) {
+			_cleanup_free_ char *fm =
+				tg_registry_scrub(json_string_value(json_object_get(f, "message")));
+			fprintf(stderr, "%lld:%lld: [%s] %s\n",
+				(long long)json_integer_value(json_object_get(f, "line")),
+				(long long)json_integer_value(json_object_get(f, "column")),
+				json_string_value(json_object_get(f, "rule")), fm ? fm : "");
+		}
+		if (msg)
+			one_line(msg);
+		fprintf(stderr, "toolgate: run: %s: %s\n", status, msg ? msg : "?");
+	}
+	if (!cli->json)
+		fprintf(stderr, "toolgate: run: recorded as run %lld (toolgate show-run %lld)\n",
+			(long long)json_integer_value(json_object_get(res, "run")),
+			(long long)json_integer_value(json_object_get(res, "run")));
+	return strcmp(status, "ok") == 0 ? TG_EXIT_OK : TG_EXIT_VERDICT;
+}
+
+/* The run's call tree: one line per audit entry, indented by depth. */
+void cli_print_run_entries(const json_t *entries)
+{
+	json_t *e;
+	size_t i;
+
+	json_array_foreach(entries, i, e) {
+		json_t *d = json_object_get(e, "details");
+		_cleanup_free_ char *det = tg_json_dump(d);
+		_cleanup_free_ char *clean = det ? tg_registry_scrub(det) : NULL;
+		int depth = (int)json_integer_value(json_object_get(d, "depth"));
+		printf("%6lld %*s%-14s %s\n", (long long)json_integer_value(json_object_get(e, "seq")),
+		       2 * (depth < 8 ? depth : 8), "", json_string_value(json_object_get(e, "event")),
+		       clean ? clean : "");
+	}
+}
+
+int cmd_show_run(tg_cli *cli, int argc, char **argv)
+{
+	_cleanup_json_ json_t *res = NULL;
+	_cleanup_free_ char *src = NULL, *args = NULL, *calls = NULL;
+	tg_registry *r = NULL;
+	uint32_t id;
+	json_t *f;
+	size_t i;
+	int rc;
+
+	if (argc != 2 || cli_parse_u32(argv[1], &id) < 0)
+		return cli_usage(cli, "needs a run ID");
+	rc = tg_registry_open_flag(&r, cli->home_flag, 0);
+	if (rc < 0)
+		return cli_fail(rc, "show-run");
+	rc = tg_registry_show_run(&res, r, id);
+	tg_registry_free(r);
+	if (rc < 0)
+		return cli_fail(rc, "show-run");
+	if (cli->json)
+		return cli_print_json(res);
+	args = tg_json_dump(json_object_get(res, "args"));
+	calls = tg_json_dump(json_object_get(res, "calls"));
+	printf("run %u: %s, %lld tool calls, %lld ms, by %s\nprogram sha256 %s\nreport sha256  %s\n"
+	       "args  %s\ncalls %s\n",
+	       id, json_string_value(json_object_get(res, "status")),
+	       (long long)json_integer_value(json_object_get(res, "tool_calls")),
+	       (long long)json_integer_value(json_object_get(res, "wall_ms")),
+	       json_string_value(json_object_get(res, "actor")),
+	       json_string_value(json_object_get(res, "program_sha256")),
+	       json_string_value(json_object_get(res, "report_sha256")), args ? args : "",
+	       calls ? calls : "");
+	printf("findings:\n");
+	json_array_foreach(json_object_get(json_object_get(res, "report"), "findings"), i, f) {
+		_cleanup_free_ char *m = tg_registry_scrub(json_string_value(json_object_get(f,
+									"message")));
+		printf("  %lld:%lld [%s] %s\n", (long long)json_integer_value(json_object_get(f, "line")),
+		       (long long)json_integer_value(json_object_get(f, "column")),
+		       json_string_value(json_object_get(f, "rule")), m ? m : "");
+	}
+	printf("calls made:\n");
+	cli_print_run_entries(json_object_get(res, "entries"));
+	src = tg_registry_scrub(json_string_value(json_object_get(res, "source")));
+	printf("source:\n%s\n", src ? src : "");
+	return TG_EXIT_OK;
+}
