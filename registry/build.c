@@ -135,10 +135,38 @@ static void discard(tg_registry *r, const char *dir)
 	}
 }
 
+/* A file's identity as the kernel keeps it: device, inode, size, and the
+ * modification and change times to the nanosecond. Any write moves mtime
+ * and ctime, a replacement brings another inode and ctime, and ctime
+ * cannot be set back without setting the system clock. "" when path is not
+ * a regular file. */
+static void file_identity(char out[160], const char *path)
+{
+	struct stat st;
+
+	out[0] = '\0';
+	if (lstat(path, &st) == 0 && S_ISREG(st.st_mode))
+		snprintf(out, 160, "%llu %llu %lld %lld.%09ld %lld.%09ld",
+			 (unsigned long long)st.st_dev, (unsigned long long)st.st_ino,
+			 (long long)st.st_size, (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
+			 (long long)st.st_ctim.tv_sec, st.st_ctim.tv_nsec);
+}
+
+/* Remember that cache/<key>/tool hashed to its record while it had this
+ * identity ("buildid:<key>"); best effort (a read-only home keeps hashing). */
+static void note_identity(tg_registry *r, const char *key, const char *id)
+{
+	char mk[80];
+
+	snprintf(mk, sizeof(mk), "buildid:%s", key);
+	if (id[0] && reg_meta_set_text(r, mk, id) < 0)
+		tg_error_clear();
+}
+
 int reg_cached_binary(char **out, tg_registry *r, const char *content_hash)
 {
-	_cleanup_free_ char *dir = NULL, *bin = NULL;
-	char key[65], hbin[65], hobj[65];
+	_cleanup_free_ char *dir = NULL, *bin = NULL, *known = NULL;
+	char key[65], hbin[65], hobj[65], mk[80], id[160];
 	int rc;
 
 	*out = NULL;
@@ -149,10 +177,22 @@ int reg_cached_binary(char **out, tg_registry *r, const char *content_hash)
 	if (!bin)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
 	rc = reg_cache_record(r, key, hbin, hobj);
-	if (rc < 0)
+	if (rc <= 0)
 		return rc;
-	if (rc == 1 && file_matches(dir, "tool", hbin))
+	/* The bytes were hashed and matched while the file had this very
+	 * identity: unchanged since, so not hashed again on every call (verify
+	 * always hashes). Anything else is hashed in full. */
+	file_identity(id, bin);
+	snprintf(mk, sizeof(mk), "buildid:%s", key);
+	if (id[0] && reg_meta_get_text(r, mk, &known) > 0 && strcmp(known, id) == 0) {
 		*out = TG_TAKE_PTR(bin);
+		return 0;
+	}
+	tg_error_clear();
+	if (file_matches(dir, "tool", hbin)) {
+		note_identity(r, key, id);
+		*out = TG_TAKE_PTR(bin);
+	}
 	return 0;
 }
 
@@ -249,7 +289,7 @@ static int install_build(tg_registry *r, const char *key, const char *tmp, const
 	}
 	snprintf(mk, sizeof(mk), "build:%s", key);
 	snprintf(val, sizeof(val), "%s %s", hbin, hobj);
-	return reg_meta_set_text(r, mk, val);
+	return reg_meta_set_text(r, mk, val); /* the first use notes the identity */
 }
 
 int reg_build(tg_registry *r, const char *hash, const char *source, size_t len,

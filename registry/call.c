@@ -64,6 +64,19 @@ static int binary_for(char **out, tg_registry *r, const char *name, unsigned v,
 	*out = NULL;
 	if (strlen(hash) != 64 || strspn(hash, "0123456789abcdef") != 64)
 		return tg_error_set(TG_ERR_INTERNAL, "%s v%u has no valid content hash", name, v);
+	/* The registry's content hash was computed here from the source when
+	 * the version was recorded (create, re-index), never read from a
+	 * trailer; the commit it names is content-addressed. A cached binary
+	 * counts only under the key of that hash and this host's build inputs,
+	 * and only while its bytes are what was built (reg_cached_binary). */
+	if ((rc = reg_cached_binary(&bin, r, hash)) < 0)
+		return rc;
+	if (bin) {
+		*out = TG_TAKE_PTR(bin);
+		return 0;
+	}
+	/* A miss: build again from the stored source, once it is shown to be
+	 * the source that hash was computed from. */
 	if ((rc = reg_store(r, &s)) < 0)
 		return rc;
 	rc = tg_store_get_file(&src, &len, s, name, v, "tool.c");
@@ -73,12 +86,6 @@ static int binary_for(char **out, tg_registry *r, const char *name, unsigned v,
 	if (strcmp(want, hash) != 0)
 		return tg_error_set(TG_ERR_INTERNAL, "%s v%u: the stored source does not match its "
 						     "content hash", name, v);
-	if ((rc = reg_cached_binary(&bin, r, want)) < 0)
-		return rc;
-	if (bin) {
-		*out = TG_TAKE_PTR(bin);
-		return 0;
-	}
 	capv = calloc(n + 1, sizeof(*capv));
 	if (!capv)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");

@@ -74,6 +74,10 @@ int reg_index_store_version(tg_registry *r, const char *tool, const tg_store_ver
 	reg_version_rec rec = { 0 };
 	const char *status = tg_store_version_trailer(sv, "Toolgate-Status");
 	const char *verdict = tg_store_version_trailer(sv, "Toolgate-Verdict");
+	_cleanup_free_ char *src = NULL;
+	char hash[65];
+	size_t srclen = 0;
+	tg_store *s;
 	int64_t tool_id;
 	int rc, inserted;
 
@@ -106,7 +110,19 @@ int reg_index_store_version(tg_registry *r, const char *tool, const tg_store_ver
 	rec.verdict = verdict;
 	rec.reason = json_string_value(json_object_get(analysis, "reason"));
 	rec.commit = sv->commit;
-	rec.content_hash = tg_store_version_trailer(sv, "Toolgate-Content-Hash");
+	/* the content hash is recomputed from the stored source, never taken
+	 * from the commit's trailer (a claim; verify compares the two) */
+	if ((rc = reg_store(r, &s)) < 0)
+		return rc;
+	rc = tg_store_get_file(&src, &srclen, s, tool, sv->version, "tool.c");
+	if (rc == TG_ERR_NOTFOUND) {
+		tg_error_clear();
+	} else if (rc < 0) {
+		return tg_error_prefix("store");
+	} else {
+		reg_content_hash(hash, src, srclen);
+		rec.content_hash = hash;
+	}
 	rec.submitter = tg_store_version_trailer(sv, "Toolgate-Submitter");
 	rec.time = sv->time;
 	rec.manifest = manifest;

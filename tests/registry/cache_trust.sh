@@ -44,6 +44,21 @@ cmp -s "$WORK/planted" "$HOME_DIR/cache/$key/tool" && fail "the planted binary i
 run tg verify
 expect_rc 0 "verify after the rebuild"
 
+# a call skips re-hashing only while the file keeps the identity (inode,
+# size, mtime, ctime) it had when it last hashed to its record: a byte
+# changed in place, with size and mtime put back, is hashed and rebuilt
+run tg call word_count '{"text":"a b"}'
+expect_rc 0 "call that notes the binary's identity"
+touch -r "$HOME_DIR/cache/$key/tool" "$WORK/stamp"
+printf 'X' | dd of="$HOME_DIR/cache/$key/tool" bs=1 seek=4096 conv=notrunc 2>/dev/null
+touch -r "$WORK/stamp" "$HOME_DIR/cache/$key/tool"
+cp "$HOME_DIR/cache/$key/tool" "$WORK/tampered"
+run tg call word_count '{"text":"a b"}'
+expect_rc 0 "call after a same-size, same-mtime change"
+expect_out '^\{"words":2\}$' "the changed binary is rebuilt, not run"
+checks=$((checks + 1))
+cmp -s "$WORK/tampered" "$HOME_DIR/cache/$key/tool" && fail "the binary changed in place is still in the cache"
+
 # a planted object file, and a cache folder with no record (registry row gone)
 printf 'junk' >"$HOME_DIR/cache/$key/tool.o"
 run tg verify
