@@ -4,7 +4,9 @@
 # of examples/: word_count v1 registered and called; a malicious tool
 # rejected with its findings; a buggy v2 whose own tests fail, so v1 stays
 # active; a good v2 activated and called; a rollback to v1 and a call again;
-# the history; `toolgate verify`. Each step prints a header and the real
+# word_pair, which calls word_count through the bridge: pending, approved
+# (this version), called; a one-off program run with the bridge; the
+# history; `toolgate verify`. Each step prints a header and the real
 # command output. Version numbers come from the `--json` output (never
 # hard-coded), so the demo can run again and again on the same home; a step
 # that must succeed and does not stops the demo with a non-zero status.
@@ -123,6 +125,30 @@ run call word_count '{"text": "the quick brown fox\njumps"}'
 expect_rc 0 "call after rollback"
 [ -z "$(json longest <"$out")" ] && [ "$(json words <"$out")" = 5 ] ||
 	die "the call after the rollback was not answered by v$v1"
+
+header "A tool that calls a tool: word_pair asks for tools:word_count -> pending until a person approves this version"
+run create "$ex/word_pair"
+expect_rc 0 "create word_pair"
+vp=$(created version <"$out")
+[ "$(created status <"$out")" = pending ] || die "word_pair v$vp is not pending"
+
+header "What waits for a person"
+run list --pending
+expect_rc 0 "list --pending"
+
+header "Approve word_pair v$vp (the approval binds this version's content hash and capabilities)"
+run approve "word_pair@$vp" --activate
+expect_rc 0 "approve word_pair"
+
+header "Call word_pair: two calls to word_count through the bridge (fd 3), each counted and audited"
+run call word_pair '{"a": "one two", "b": "three"}'
+expect_rc 0 "call word_pair"
+[ "$(json words <"$out")" = 3 ] || die "word_pair gave a wrong result"
+
+header "A one-off program (code action): vetted, built and run once with the bridge, never registered"
+run run "$ex/programs/longest_line.c" '{"text": "a b\nc d e\nf"}' --calls word_count
+expect_rc 0 "run longest_line.c"
+[ "$(tail -n 1 "$out" | json busiest_line)" = 2 ] || die "the one-off program gave a wrong result"
 
 header "The history of word_count (every version, and the activations)"
 run history word_count
