@@ -3,7 +3,8 @@
  * `toolgate approvals` lists the calls waiting for a person (id, tool,
  * callee version, arguments, caller); `toolgate approve-call ID` and
  * `deny-call ID` decide one of them. The run that queued it is waiting in
- * another process and sees the decision within about 50 ms.
+ * another process and sees the decision within about 50 ms. Tool, caller
+ * and arguments come from agents and tools: printed through cli_line.
  */
 #include "cli.h"
 #include "registry/registry.h"
@@ -34,14 +35,16 @@ int cmd_approvals(tg_cli *cli, int argc, char **argv)
 		printf("no calls are waiting for a person\n");
 	json_array_foreach(res, i, e) {
 		_cleanup_free_ char *args = tg_json_dump(json_object_get(e, "args"));
-		_cleanup_free_ char *clean = args ? tg_registry_scrub(args) : NULL;
-		printf("%lld  %s (version %.12s) called by %s%s\n    args %s\n",
+		char ver[13];
+		/* the first 12 characters of the version, cut before scrubbing */
+		snprintf(ver, sizeof(ver), "%s",
+			 json_string_value(json_object_get(e, "callee_version")) ?: "?");
+		printf("%lld  %s (version %s) called by %s%s\n    args %s\n",
 		       (long long)json_integer_value(json_object_get(e, "id")),
-		       json_string_value(json_object_get(e, "tool")),
-		       json_string_value(json_object_get(e, "callee_version")),
-		       json_string_value(json_object_get(e, "caller")),
+		       cli_jline(json_object_get(e, "tool")), cli_line(ver),
+		       cli_jline(json_object_get(e, "caller")),
 		       json_integer_value(json_object_get(e, "run")) ? " (a one-off run)" : "",
-		       clean ? clean : "");
+		       args ? cli_line(args) : "");
 	}
 	return TG_EXIT_OK;
 }
@@ -66,8 +69,7 @@ static int decide(tg_cli *cli, int argc, char **argv, int approve)
 	if (cli->json)
 		return cli_print_json(res);
 	printf("call %u %s: %s called by %s\n", id, approve ? "approved" : "denied",
-	       json_string_value(json_object_get(res, "callee")),
-	       json_string_value(json_object_get(res, "caller")));
+	       cli_jline(json_object_get(res, "callee")), cli_jline(json_object_get(res, "caller")));
 	return TG_EXIT_OK;
 }
 

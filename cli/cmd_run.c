@@ -5,7 +5,10 @@
  * goes alone to stdout (exit 0); a rejection or a failed run prints why on
  * stderr (exit 1). The run is recorded: stderr names its id, and
  * `toolgate show-run ID` shows the source, the report and its calls.
- * Also `toolgate show-run ID` itself.
+ * Also `toolgate show-run ID` itself. Every string of agent or tool origin
+ * (source, findings, arguments, the program's stderr or build log, callee
+ * and caller names, audit details) is printed through cli_line/cli_block
+ * (cli/text.c), so no terminal control reaches the screen raw.
  */
 #include "cli.h"
 #include "registry/registry.h"
@@ -44,6 +47,7 @@ static int split_calls(json_t *calls, const char *list)
 	return json_array_size(calls) ? 0 : -1;
 }
 
+/* The tool's own line breaks become spaces (cli_line would mark them). */
 static void one_line(char *msg)
 {
 	size_t k = strlen(msg);
@@ -139,21 +143,20 @@ int cmd_run(tg_cli *cli, int argc, char **argv)
 		if (tg_json_print(stdout, json_object_get(res, "result"), 0) < 0)
 			return cli_fail(tg_error_last()->code, "run");
 	} else {
-		_cleanup_free_ char *msg =
-			tg_registry_scrub(json_string_value(json_object_get(res, "error")));
+		const char *err = json_string_value(json_object_get(res, "error"));
+		_cleanup_free_ char *msg = err ? strdup(err) : NULL;
 		json_t *f;
 		size_t i;
 		json_array_foreach(json_object_get(res, "findings"), i, f) {
-			_cleanup_free_ char *fm =
-				tg_registry_scrub(json_string_value(json_object_get(f, "message")));
 			fprintf(stderr, "%lld:%lld: [%s] %s\n",
 				(long long)json_integer_value(json_object_get(f, "line")),
 				(long long)json_integer_value(json_object_get(f, "column")),
-				json_string_value(json_object_get(f, "rule")), fm ? fm : "");
+				cli_jline(json_object_get(f, "rule")),
+				cli_jline(json_object_get(f, "message")));
 		}
 		if (msg)
 			one_line(msg);
-		fprintf(stderr, "toolgate: run: %s: %s\n", status, msg ? msg : "?");
+		fprintf(stderr, "toolgate: run: %s: %s\n", cli_line(status), cli_line(msg));
 	}
 	if (!cli->json)
 		fprintf(stderr, "toolgate: run: recorded as run %lld (toolgate show-run %lld)\n",
@@ -171,18 +174,18 @@ void cli_print_run_entries(const json_t *entries)
 	json_array_foreach(entries, i, e) {
 		json_t *d = json_object_get(e, "details");
 		_cleanup_free_ char *det = tg_json_dump(d);
-		_cleanup_free_ char *clean = det ? tg_registry_scrub(det) : NULL;
-		int depth = (int)json_integer_value(json_object_get(d, "depth"));
+		json_int_t depth = json_integer_value(json_object_get(d, "depth"));
 		printf("%6lld %*s%-14s %s\n", (long long)json_integer_value(json_object_get(e, "seq")),
-		       2 * (depth < 8 ? depth : 8), "", json_string_value(json_object_get(e, "event")),
-		       clean ? clean : "");
+		       2 * (int)(depth < 0 ? 0 : depth < 8 ? depth : 8), "",
+		       cli_jline(json_object_get(e, "event")), det ? cli_line(det) : "");
 	}
 }
 
 int cmd_show_run(tg_cli *cli, int argc, char **argv)
 {
 	_cleanup_json_ json_t *res = NULL;
-	_cleanup_free_ char *src = NULL, *args = NULL, *calls = NULL;
+	_cleanup_free_ char *args = NULL, *calls = NULL, *err = NULL;
+	const char *e;
 	tg_registry *r = NULL;
 	uint32_t id;
 	json_t *f;
@@ -204,24 +207,28 @@ int cmd_show_run(tg_cli *cli, int argc, char **argv)
 	calls = tg_json_dump(json_object_get(res, "calls"));
 	printf("run %u: %s, %lld tool calls, %lld ms, by %s\nprogram sha256 %s\nreport sha256  %s\n"
 	       "args  %s\ncalls %s\n",
-	       id, json_string_value(json_object_get(res, "status")),
+	       id, cli_jline(json_object_get(res, "status")),
 	       (long long)json_integer_value(json_object_get(res, "tool_calls")),
 	       (long long)json_integer_value(json_object_get(res, "wall_ms")),
-	       json_string_value(json_object_get(res, "actor")),
-	       json_string_value(json_object_get(res, "program_sha256")),
-	       json_string_value(json_object_get(res, "report_sha256")), args ? args : "",
-	       calls ? calls : "");
+	       cli_jline(json_object_get(res, "actor")),
+	       cli_jline(json_object_get(res, "program_sha256")),
+	       cli_jline(json_object_get(res, "report_sha256")), args ? cli_line(args) : "",
+	       calls ? cli_line(calls) : "");
+	/* the program's stderr, or the build log: one line, like run prints it */
+	e = json_string_value(json_object_get(json_object_get(res, "outcome"), "error"));
+	if (e && (err = strdup(e))) {
+		one_line(err);
+		printf("error %s\n", cli_line(err));
+	}
 	printf("findings:\n");
 	json_array_foreach(json_object_get(json_object_get(res, "report"), "findings"), i, f) {
-		_cleanup_free_ char *m = tg_registry_scrub(json_string_value(json_object_get(f,
-									"message")));
 		printf("  %lld:%lld [%s] %s\n", (long long)json_integer_value(json_object_get(f, "line")),
 		       (long long)json_integer_value(json_object_get(f, "column")),
-		       json_string_value(json_object_get(f, "rule")), m ? m : "");
+		       cli_jline(json_object_get(f, "rule")), cli_jline(json_object_get(f, "message")));
 	}
 	printf("calls made:\n");
 	cli_print_run_entries(json_object_get(res, "entries"));
-	src = tg_registry_scrub(json_string_value(json_object_get(res, "source")));
-	printf("source:\n%s\n", src ? src : "");
+	/* nobody reviewed this source: a bidi control in it shows as <U+202E> */
+	printf("source:\n%s\n", cli_block(json_string_value(json_object_get(res, "source"))));
 	return TG_EXIT_OK;
 }

@@ -12,11 +12,13 @@ comp=$src/packaging/bash-completion/toolgate
 fails=0
 bad() { echo "FAIL: $1"; fails=$((fails + 1)); }
 
-cmds=$("$tg" --help | sed -n '/^commands:/,/^$/s/^  \([a-z]*\) .*/\1/p')
+cmds=$("$tg" --help | sed -n '/^commands:/,/^$/s/^  \([a-z][a-z-]*\) .*/\1/p')
 [ "$(echo "$cmds" | wc -w)" -ge 10 ] || bad "toolgate --help lists too few commands: $cmds"
 comp_cmds=$(sed -n '/local commands="/,/"/p' "$comp" | tr -d '"' | sed 's/local commands=//')
 for c in $cmds; do
-	grep -qx ".SS $c" "$man" || bad "man/toolgate.1 has no '.SS $c' section"
+	# a hyphen in a section title is written \- in roff
+	sec=$(printf '%s' "$c" | sed 's/-/\\\\-/g')
+	grep -qx ".SS $sec" "$man" || bad "man/toolgate.1 has no '.SS $c' section"
 	case " $(echo $comp_cmds) " in *" $c "*) ;; *) bad "the completion does not offer '$c'" ;; esac
 	# every --flag of the usage line, in the man page (roff escapes - as \-)
 	# and in the completion

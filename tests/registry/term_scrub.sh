@@ -6,7 +6,12 @@
 # holds a bidi control and whose trailer holds ESC (git plumbing), and a file
 # name given to check: every output (call, create, history, show, list, log,
 # diff, verify, check) shows visible markers and never the raw bytes. C1
-# controls in a manifest are refused (exit 2).
+# controls in a manifest are refused (exit 2). A one-off program (toolgate
+# run) whose stderr carries the same controls, whose arguments hold C1 and
+# bidi and whose source a bidi comment: run, show-run (its error, arguments,
+# a planted finding, the source) and log --run; a queued call planted with
+# ESC, C1 and bidi in tool, version, caller and arguments: approvals,
+# deny-call and the audit entry the denial writes.
 . "$(dirname "$0")/lib.sh"
 
 db=$HOME_DIR/registry.db
@@ -112,4 +117,51 @@ run tg check "$f"
 expect_rc 1 "check rejects"
 no_raw "check"
 expect_out 'e\^\[\[31m\.c:1:1: error: \[include\]' "check shows the file name with markers"
+
+# toolgate run: the program's stderr, its arguments, its source
+cat >"$WORK/evil.c" <<'EOC'
+#include <toolgate/tool.h>
+#include <stdio.h>
+int main(void)
+{
+	fputs("boom \033[31mRED \033]52;c;ZXZpbA==\007 \233[2J \302\233[2J \342\200\256RLO\n", stderr);
+	return 1;
+}
+EOC
+printf '/* access level: user \342\200\256 } if (admin) { \342\201\246 */\n' >>"$WORK/evil.c"
+run tg run "$WORK/evil.c" '{"text":"a\u009bb\u202ec"}'
+expect_rc 1 "run fails"
+no_raw "run stderr"
+expect_err '^toolgate: run: error: boom \^\[\[31mRED \^\[\]52;c;ZXZpbA==\^G \\x9B\[2J <U\+009B>\[2J <U\+202E>RLO$' "run stderr shows markers"
+id=$(sed -n 's/^toolgate: run: recorded as run \([0-9]*\) .*/\1/p' "$ERR")
+[ -n "$id" ] || fail "run names no run id"
+run tg run "$WORK/evil.c" --json
+no_raw "run --json"
+# a finding as if the analyzer had quoted raw bytes (planted in the record)
+run "$SQLX" "$db" "UPDATE runs SET report = json_set(report, '\$.findings', json_array(json_object('rule', 'r' || char(27) || '[1m', 'message', 'm' || char(155) || '[2J' || char(8238) || 'n', 'line', 1, 'column', 2))) WHERE id = $id"
+expect_rc 0 "plant a finding in the run"
+# a queued call of that run, as if a program and a host tool had named them
+run "$SQLX" "$db" "INSERT INTO call_approvals(binding, tool, callee_version, args, caller, run, status, queued_at) VALUES('b', 'host:x' || char(27) || '[2J' || char(155) || 'y', 'v' || char(155) || '1234567890abcdef', '{\"a\":\"' || char(8238) || 'b\"}', 'evil' || char(27) || ']52;c;QQ==' || char(7) || char(8238), $id, 'pending', 0)"
+expect_rc 0 "plant a queued call"
+run tg approvals
+no_raw "approvals"
+expect_out '^[0-9]+  host:x\^\[\[2J<U\+009B>y \(version v<U\+009B>123456789\) called by evil\^\[\]52;c;QQ==\^G<U\+202E> \(a one-off run\)$' "approvals shows tool, version and caller with markers"
+expect_out '^    args \{"a":"<U\+202E>b"\}$' "approvals shows the args with markers"
+qid=$(sed -n 's/^\([0-9]*\)  host:x.*/\1/p' "$OUT")
+run tg approvals --json
+no_raw "approvals --json"
+run tg deny-call "$qid"
+expect_rc 0 "deny the planted call"
+no_raw "deny-call"
+expect_out '^call [0-9]+ denied: host:x\^\[\[2J<U\+009B>y called by evil\^\[\]52;c;QQ==\^G<U\+202E>$' "deny-call shows callee and caller with markers"
+run tg show-run "$id"
+no_raw "show-run"
+expect_out '^error boom \^\[\[31mRED \^\[\]52;c;ZXZpbA==\^G \\x9B\[2J <U\+009B>\[2J <U\+202E>RLO$' "show-run error with markers"
+expect_out '^args  \{"text":"a<U\+009B>b<U\+202E>c"\}$' "show-run args with markers"
+expect_out '^  1:2 \[r\^\[\[1m\] m<U\+009B>\[2J<U\+202E>n$' "show-run finding with markers"
+expect_out '^ +[0-9]+ call_denied +.*"callee":"host:x\\u001B\[2J<U\+009B>y".*"caller":"evil\\u001B\]52;c;QQ==\\u0007<U\+202E>"' "show-run call tree with markers"
+expect_out '^/\* access level: user <U\+202E> \} if \(admin\) \{ <U\+2066> \*/$' "show-run marks bidi in the source"
+run tg log --run "$id"
+no_raw "log --run"
+expect_out '^ +[0-9]+ call_denied +.*"callee_version":"v<U\+009B>1234567890abcdef"' "log --run with markers"
 finish term_scrub
