@@ -350,7 +350,7 @@ static int own_dir(char *out, size_t n, int which)
 static void cg_reset(struct sbx_cgroup *cg)
 {
 	memset(cg, 0, sizeof(*cg));
-	cg->v2fd = cg->slot_fd = -1;
+	cg->v2fd = cg->slot_fd = cg->pids_fd = -1;
 }
 
 /*
@@ -578,7 +578,9 @@ static void slot_unlock(struct sbx_cgroup *cg)
 {
 	if (cg->slot_fd >= 0)
 		close(cg->slot_fd);
-	cg->slot_fd = -1;
+	if (cg->pids_fd >= 0)
+		close(cg->pids_fd);
+	cg->slot_fd = cg->pids_fd = -1;
 	cg->mem[0] = cg->pids[0] = '\0';
 	cg->version = 0;
 }
@@ -718,7 +720,11 @@ static int slot_claim(struct sbx_cgroup *cg, const char *memroot, const char *pi
 			if (cg->slot_fd < 0)
 				break; /* another process has it */
 			cg->version = 1;
-			if (mkdir(cg->pids, 0755) < 0 && errno != EEXIST) {
+			/* the pids folder is locked too: processes in other
+			 * memory cgroups (other sessions) share the pids
+			 * hierarchy's folder of the same name */
+			if ((mkdir(cg->pids, 0755) < 0 && errno != EEXIST) ||
+			    (cg->pids_fd = slot_lock(cg->pids)) < 0) {
 				slot_unlock(cg);
 				break;
 			}
@@ -740,7 +746,7 @@ static int slot_claim(struct sbx_cgroup *cg, const char *memroot, const char *pi
 	}
 none:
 	cg->mem[0] = cg->pids[0] = '\0';
-	cg->slot_fd = -1;
+	cg->slot_fd = cg->pids_fd = -1;
 	cg->version = 0;
 	return -1;
 }

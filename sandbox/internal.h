@@ -138,6 +138,9 @@ struct sbx_cgroup {
 	int memsw;          /* v1: memory.memsw.limit_in_bytes exists */
 	uint64_t oom_base;  /* v1: oom_kill count before this run (reused folder) */
 	int slot_fd;        /* v1 slot: its locked memory folder, else -1 */
+	int pids_fd;        /* v1 slot: its locked pids folder, else -1 (the pids
+			     * hierarchy may be shared by processes whose memory
+			     * cgroups differ: each lock covers one folder) */
 };
 int sbx_cgroup_create(struct sbx_cgroup *cg, uint64_t mem_bytes, uint32_t max_pids);
 /* The error of a refused user namespace (clone3 errno e: ENOSPC, EPERM,

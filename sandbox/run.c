@@ -586,7 +586,7 @@ int sbx_execute(tg_run_result **out, const struct sbx_spec *s, int *tmpfd)
 	atomic_init(&r.pidfd, -1);
 	atomic_init(&r.cancel, 0);
 	atomic_init(&r.finished, 0);
-	r.cg.v2fd = r.cg.slot_fd = -1;
+	r.cg.v2fd = r.cg.slot_fd = r.cg.pids_fd = -1;
 	if (!(s->test_flags & SBX_TEST_NO_SECCOMP)) {
 		ret = sbx_filter_get(&r.child.filter, s->profile);
 		if (ret < 0)

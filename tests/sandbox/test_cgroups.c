@@ -255,6 +255,34 @@ static int own_v1(const char *ctrl, char *out, size_t n)
 	return found ? 0 : -1;
 }
 
+/* The pids hierarchy can be shared by processes whose memory cgroups
+ * differ (two sessions): a slot's pids folder is locked on its own. With
+ * pids/tg-slot-0 held, as by a process of another memory cgroup, a run
+ * takes another slot, never that folder. */
+static void sandbox_cgroup_pids_slot_locked(void **state)
+{
+	char why[200], pids[600], held[700], a[512];
+	int fd;
+
+	(void)state;
+	if (!tg_sandbox_cgroups(why, sizeof(why)) || !strstr(why, "v1") ||
+	    own_v1("pids", pids, sizeof(pids)) < 0) {
+		skip();
+		return;
+	}
+	sbx_cgroup_pool_drain();
+	snprintf(held, sizeof(held), "%s/tg-slot-0", pids);
+	if (mkdir(held, 0755) < 0)
+		assert_int_equal(errno, EEXIST);
+	fd = open(held, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(flock(fd, LOCK_EX | LOCK_NB), 0);
+	slot_of_child(a, sizeof(a), 0);
+	assert_non_null(strstr(a, "/tg-slot-"));
+	assert_null(strstr(a, "/tg-slot-0"));
+	close(fd);
+}
+
 static int write_str(const char *dir, const char *file, const char *v)
 {
 	char path[1200];
@@ -375,6 +403,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(sandbox_cgroup_pool),
 		cmocka_unit_test(sandbox_cgroup_pool_exit),
 		cmocka_unit_test(sandbox_cgroup_slots),
+		cmocka_unit_test(sandbox_cgroup_pids_slot_locked),
 		cmocka_unit_test(sandbox_cgroup_slot_limits_other_process),
 		cmocka_unit_test(sandbox_cgroups_cleaned),
 	};
