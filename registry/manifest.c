@@ -272,6 +272,14 @@ int tg_manifest_validate(const tg_registry *r, const json_t *m, const char *sour
 		return rc;
 	if ((rc = check_tests(schema, json_object_get(m, "tests"))) < 0)
 		return rc;
+	return reg_check_source(source, source_len);
+}
+
+int reg_check_source(const char *source, size_t source_len)
+{
+	size_t line;
+	int c;
+
 	if (!source || source_len == 0)
 		return tg_error_set(TG_ERR_INVALID, "source: is empty");
 	if (source_len > REG_MAX_SOURCE)

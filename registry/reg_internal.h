@@ -199,6 +199,10 @@ int reg_policy(tg_registry *r, const tg_policy **out);
 int reg_build(tg_registry *r, const char *hash, const char *source, size_t len,
 	      const char *const *caps, size_t ncaps, int *out_ok,
 	      tg_report **out_report, char **out_log, char **out_binary);
+/* A source's text rules (manifest.c): 1..REG_MAX_SOURCE bytes of UTF-8, no
+ * NUL, no control characters but tab, newline, CR LF and form feeds, no
+ * bidirectional controls. */
+int reg_check_source(const char *source, size_t source_len);
 /* The content hash of a source (hex). */
 void reg_content_hash(char out[65], const char *source, size_t len);
 /* The cache key of a content hash: sha256 of it and the build inputs'

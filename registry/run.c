@@ -187,13 +187,9 @@ int tg_registry_run_program(json_t **out, tg_registry *r, const tg_program *p,
 	reg_bridge b;
 
 	*out = NULL;
-	if (!p->source || p->source_len == 0)
-		return tg_error_set(TG_ERR_INVALID, "source: is empty");
-	if (p->source_len > REG_MAX_SOURCE)
-		return tg_error_set(TG_ERR_LIMIT, "source: %zu bytes exceeds the limit of %u",
-				    p->source_len, REG_MAX_SOURCE);
-	if (tg_utf8_valid(p->source, p->source_len) != 0)
-		return tg_error_set(TG_ERR_INVALID, "source: is not valid UTF-8 text (or holds a NUL)");
+	/* the same text rules as a tool's source: no controls, no bidi */
+	if ((rc = reg_check_source(p->source, p->source_len)) < 0)
+		return rc;
 	if (!json_is_object(p->args))
 		return tg_error_set(TG_ERR_INVALID, "arguments: must be a JSON object");
 	if ((rc = check_limits(&r->cfg, p->limits)) < 0)

@@ -128,7 +128,13 @@ int main(void)
 	return 1;
 }
 EOC
-printf '/* access level: user \342\200\256 } if (admin) { \342\201\246 */\n' >>"$WORK/evil.c"
+# a source holding bidi controls is refused, as a tool's source is
+cp "$WORK/evil.c" "$WORK/evil_bidi.c"
+printf '/* access level: user \342\200\256 } if (admin) { \342\201\246 */\n' >>"$WORK/evil_bidi.c"
+run tg run "$WORK/evil_bidi.c"
+expect_rc 2 "run refuses a source with bidi controls"
+no_raw "run of a bidi source"
+expect_err '^toolgate: run: source: line 8 holds the control character U\+202E' "run names the bidi control"
 run tg run "$WORK/evil.c" '{"text":"a\u009bb\u202ec"}'
 expect_rc 1 "run fails"
 no_raw "run stderr"
@@ -140,6 +146,9 @@ no_raw "run --json"
 # a finding as if the analyzer had quoted raw bytes (planted in the record)
 run "$SQLX" "$db" "UPDATE runs SET report = json_set(report, '\$.findings', json_array(json_object('rule', 'r' || char(27) || '[1m', 'message', 'm' || char(155) || '[2J' || char(8238) || 'n', 'line', 1, 'column', 2))) WHERE id = $id"
 expect_rc 0 "plant a finding in the run"
+# and a bidi comment in its kept source (as if it had been accepted)
+run "$SQLX" "$db" "UPDATE programs SET source = source || '/* access level: user ' || char(8238) || ' } if (admin) { ' || char(8294) || ' */' || char(10) WHERE sha256 = (SELECT program_sha256 FROM runs WHERE id = $id)"
+expect_rc 0 "plant a bidi comment in the kept source"
 # a queued call of that run, as if a program and a host tool had named them
 run "$SQLX" "$db" "INSERT INTO call_approvals(binding, tool, callee_version, args, caller, run, status, queued_at) VALUES('b', 'host:x' || char(27) || '[2J' || char(155) || 'y', 'v' || char(155) || '1234567890abcdef', '{\"a\":\"' || char(8238) || 'b\"}', 'evil' || char(27) || ']52;c;QQ==' || char(7) || char(8238), $id, 'pending', 0)"
 expect_rc 0 "plant a queued call"
