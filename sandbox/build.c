@@ -502,22 +502,34 @@ int tg_sandbox_build_inputs(char out[65], const char *sdk_include_dir)
 	put_argv(&h, "link-static", link_static_flags);
 	put_argv(&h, "env", build_env);
 	put_str(&h, "test-no-static-pie", test_no_static_pie ? "1" : "0");
-	/* the rest of the toolchain: compiler proper, assembler, linker, the C
-	 * library and start files the static link takes */
+	/* the rest of the toolchain: linker, the C library and start files the
+	 * static link takes. /usr/lib holds hundreds of entries: it is read
+	 * once for the triplet folders, whose files are then named. */
 	{
-		/* wildcards only in small folders: /usr/lib/<triplet> holds
-		 * thousands of entries, so its files are named */
 		static const char *const tool_globs[] = {
 			"/usr/lib/gcc/*-linux-gnu/*/libgcc.a", "/usr/lib/gcc/*-linux-gnu/*/libgcc_eh.a",
-			"/usr/lib/gcc/*-linux-gnu/*/crt*.o", "/usr/bin/ld", "/usr/bin/ld.bfd",
-			"/usr/lib/*-linux-gnu/libc.a", "/usr/lib/*-linux-gnu/libm.a",
-			"/usr/lib/*-linux-gnu/libmvec.a", "/usr/lib/*-linux-gnu/crt1.o",
-			"/usr/lib/*-linux-gnu/Scrt1.o", "/usr/lib/*-linux-gnu/rcrt1.o",
-			"/usr/lib/*-linux-gnu/crti.o", "/usr/lib/*-linux-gnu/crtn.o",
-			"/usr/lib/llvm-*/bin/clang", NULL
+			"/usr/lib/gcc/*-linux-gnu/*/crt*.o", "/usr/bin/ld", "/usr/bin/ld.bfd", NULL
 		};
+		static const char *const libc_files[] = {
+			"libc.a", "libm.a", "libmvec.a", "crt1.o", "Scrt1.o", "rcrt1.o", "crti.o",
+			"crtn.o", NULL
+		};
+		glob_t g;
+		size_t k;
+
 		for (i = 0; tool_globs[i]; i++)
 			put_glob(&h, tool_globs[i]);
+		put_str(&h, "glob", "/usr/lib/*-linux-gnu/");
+		if (glob("/usr/lib/*-linux-gnu/", GLOB_ONLYDIR, NULL, &g) == 0) {
+			for (k = 0; k < g.gl_pathc; k++) {
+				for (i = 0; libc_files[i]; i++) {
+					char p[PATH_MAX];
+					snprintf(p, sizeof(p), "%s%s", g.gl_pathv[k], libc_files[i]);
+					put_file_identity(&h, p);
+				}
+			}
+			globfree(&g);
+		}
 	}
 	if (sdk_include_dir)
 		rc = put_tree(&h, sdk_include_dir, "", 0);

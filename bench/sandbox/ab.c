@@ -1,7 +1,8 @@
 /*
  * bench/sandbox/ab.c: `bench_sandbox_ab N CMD_A... :: CMD_B...`: runs two
  * commands alternately N times each (stdin and stdout on /dev/null) and
- * prints the median and quartiles of each, in milliseconds. On a shared
+ * prints the median, quartiles and p99 of each, in milliseconds, and the
+ * ratio of the medians (B over A). On a shared
  * machine whose load drifts, interleaving is the only fair way to compare
  * two builds (e.g. `toolgate sandbox exec -- hello` of main and of a
  * branch); hyperfine runs one command after the other.
@@ -84,8 +85,11 @@ int main(int argc, char **argv)
 	}
 	qsort(ta, (size_t)n, sizeof(*ta), cmp);
 	qsort(tb, (size_t)n, sizeof(*tb), cmp);
-	printf("A median %.3f ms (p25 %.3f, p75 %.3f)\n", ta[n / 2], ta[n / 4], ta[3 * n / 4]);
-	printf("B median %.3f ms (p25 %.3f, p75 %.3f)\n", tb[n / 2], tb[n / 4], tb[3 * n / 4]);
+	printf("A median %.3f ms (p25 %.3f, p75 %.3f, p99 %.3f)\n", ta[n / 2], ta[n / 4],
+	       ta[3 * n / 4], ta[(n * 99) / 100]);
+	printf("B median %.3f ms (p25 %.3f, p75 %.3f, p99 %.3f)\n", tb[n / 2], tb[n / 4],
+	       tb[3 * n / 4], tb[(n * 99) / 100]);
+	printf("B/A median ratio %.2f\n", ta[n / 2] > 0 ? tb[n / 2] / ta[n / 2] : 0.0);
 	free(ta);
 	free(tb);
 	return 0;
