@@ -45,6 +45,17 @@ static const tg_cli_command commands[] = {
 	{ "deny-call", cmd_deny_call, "ID", "refuse one queued call", NULL },
 	{ "log", cmd_log, "[--limit N] [--run ID]", "show the audit log (--run: one run's calls)",
 	  NULL },
+	{ "remote", cmd_remote, "add NAME URL | list | remove NAME",
+	  "the remotes push and pull use (kept in <home>/remotes.json)",
+	  "URL: a path, file://, git://, ssh:// or https://." },
+	{ "push", cmd_push, "[REMOTE]", "send the tool histories (fast-forward only; exit 1: pull first)",
+	  NULL },
+	{ "pull", cmd_pull, "[REMOTE]",
+	  "take a remote's versions, each re-vetted, re-built and re-tested here",
+	  "A remote's verdicts and active pointers are claims: a version is active here\n"
+	  "only when it passed here and a person here approved its capabilities. This\n"
+	  "host's unpushed versions are renumbered on top of the remote's. Exit 1 when\n"
+	  "a claim disagreed, a ref was refused or an active pointer was not followed." },
 	{ "verify", cmd_verify, "", "check that store, registry and audit chain agree", NULL },
 	{ "doctor", cmd_doctor, "", "check this machine and the home; print a fix for each problem",
 	  "Items: userns, seccomp, sandbox probe, cgroups, compiler, libclang, sdk, home,\n"

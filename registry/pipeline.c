@@ -546,3 +546,53 @@ out:
 	outcome_clear(&o);
 	return rc;
 }
+
+int reg_revet(json_t **out, tg_registry *r, const json_t *manifest, const char *source,
+	      size_t len)
+{
+	_cleanup_free_ const char **caps = NULL;
+	_cleanup_free_ char *scratch = NULL;
+	json_t *capj = json_object_get(manifest, "capabilities");
+	tg_submission sub = { manifest, source, len };
+	size_t ncaps = json_array_size(capj), i;
+	outcome o = { 0 };
+	int rc, ws_read = 0, ws_write = 0;
+
+	*out = NULL;
+	reg_content_hash(o.hash, source, len);
+	if (tg_manifest_validate(r, manifest, source, len) < 0) {
+		rc = set_reason(&o, "the manifest is not valid here: %s", tg_error_last()->message);
+		tg_error_clear();
+		o.status = "rejected";
+		o.verdict = "reject";
+		if (rc < 0)
+			goto out;
+	} else {
+		caps = calloc(ncaps + 1, sizeof(*caps));
+		if (!caps) {
+			rc = tg_error_set(TG_ERR_NOMEM, "out of memory");
+			goto out;
+		}
+		for (i = 0; i < ncaps; i++)
+			caps[i] = json_string_value(json_array_get(capj, i));
+		reg_caps_from_json(capj, &ws_read, &ws_write);
+		if (ncaps > 0 && (rc = reg_scratch_make(&scratch, r)) < 0)
+			goto out;
+		rc = vet_build_test(&o, r, &sub, caps, ncaps, ws_read, ws_write, scratch);
+		reg_scratch_remove(scratch);
+		if (rc < 0)
+			goto out;
+		/* passed here: inactive until something activates it; pending
+		 * while its capabilities wait for a person of this host */
+		if (strcmp(o.status, "active") == 0)
+			o.status = ncaps > 0 ? "pending" : "inactive";
+	}
+	*out = json_pack("{s:s, s:s, s:s, s:s, s:o, s:o}", "status", o.status, "verdict", o.verdict,
+			 "reason", o.reason ? o.reason : "", "content_hash", o.hash, "findings",
+			 o.findings ? json_incref(o.findings) : json_array(), "tests",
+			 o.tests ? json_incref(o.tests) : json_array());
+	rc = *out ? 0 : tg_error_set(TG_ERR_NOMEM, "out of memory");
+out:
+	outcome_clear(&o);
+	return rc;
+}

@@ -144,6 +144,18 @@ typedef struct reg_approval {
 int reg_approval_check(reg_approval *out, tg_registry *r, int64_t tool_id, const char *tool,
 		       unsigned v);
 
+/* ---- pipeline.c -------------------------------------------------------- */
+/* Vet, build and test a stored manifest + source here (a pulled version):
+ * *out = {"status": rejected|failed|pending|inactive, "verdict", "reason",
+ * "content_hash", "findings", "tests"}. Records nothing. */
+int reg_revet(json_t **out, tg_registry *r, const json_t *manifest, const char *source,
+	      size_t len);
+
+/* ---- remotes.c --------------------------------------------------------- */
+/* The URL and pull caps of a remote (NULL: origin, else the only one). */
+int reg_remote_resolve(char **name_out, char **url_out, tg_store_fetch_limits *lim,
+		       tg_registry *r, const char *name);
+
 /* ---- activate.c -------------------------------------------------------- */
 /* Inside a transaction: make version v of tool the active one (CAS on
  * refs/active), mark the previous active inactive, record the event, bump
@@ -187,6 +199,9 @@ int reg_max_version(tg_registry *r, int64_t tool_id, unsigned *out);
 
 /* ---- reindex.c --------------------------------------------------------- */
 int reg_reindex(tg_registry *r, int full);
+/* This host's own verdict on a commit it pulled (the local note written by
+ * pull.c; *out NULL when there is none: a version created here). */
+int reg_local_verdict(json_t **out, tg_registry *r, const char *commit);
 /* Insert one store version into SQLite (inside a transaction). */
 int reg_index_store_version(tg_registry *r, const char *tool, const tg_store_version *sv,
 			    unsigned active);

@@ -160,6 +160,24 @@ int tg_registry_call_approvals(json_t **out, tg_registry *r);
 int tg_registry_decide_call(json_t **out, tg_registry *r, int64_t id, int approve,
 			    const tg_actor *who);
 
+/* Remotes (<home>/remotes.json; docs/STORE.md). add: TG_ERR_EXISTS when the
+ * name is taken, TG_ERR_INVALID for a bad name or URL. list: [{"name","url"}]. */
+int tg_registry_remote_add(tg_registry *r, const char *name, const char *url,
+			   const tg_actor *who);
+int tg_registry_remote_remove(tg_registry *r, const char *name, const tg_actor *who);
+int tg_registry_remote_list(json_t **out, tg_registry *r);
+/* Push every tool history (fast-forward only) and active pointer to a
+ * remote (NULL: origin, else the only one). TG_ERR_CONFLICT when the
+ * remote has versions this host lacks (pull first). *out = {"remote","url","ok"}. */
+int tg_registry_push(json_t **out, tg_registry *r, const char *remote, const tg_actor *who);
+/* Pull: fetch into quarantine under caps, re-vet, re-build and re-test
+ * every version new here, record this host's verdict next to the remote's
+ * claim, rebase this host's unpushed versions on top of the remote's, and
+ * follow a remote active pointer only to a version that passed here and
+ * whose approval stands here. *out = {"remote","url","tools":[..],
+ * "refused":[..],"disagreements":N,"new_versions":N} (docs/STORE.md). */
+int tg_registry_pull(json_t **out, tg_registry *r, const char *remote, const tg_actor *who);
+
 /* Has this handle opened the store (initialised libgit2)? An open whose
  * store fingerprint matches the one the registry recorded does not; the
  * store is opened on the first operation that needs it. For tests and

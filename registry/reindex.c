@@ -7,7 +7,9 @@
  * refs/active/<tool>. A crash between the store write and the SQLite
  * transaction, or a deleted registry.db, is repaired here. What cannot be
  * recovered from git (audit and call logs, approval records, activation
- * events) is said so by verify.
+ * events) is said so by verify. A version pulled from a remote is indexed
+ * with this host's own verdict (its local note, written by pull.c before the
+ * version entered refs/tools/), never with the remote's trailers.
  */
 #include "reg_internal.h"
 
@@ -67,9 +69,38 @@ static int read_json_file(json_t **out, tg_registry *r, const char *tool, unsign
 	return 0;
 }
 
+int reg_local_verdict(json_t **out, tg_registry *r, const char *commit)
+{
+	_cleanup_free_ char *text = NULL;
+	tg_json_limits lim = { 16u << 20, 128 };
+	tg_store *s;
+	int rc;
+
+	*out = NULL;
+	if ((rc = reg_store(r, &s)) < 0)
+		return rc;
+	if ((rc = tg_store_note_get(&text, s, commit)) < 0)
+		return tg_error_prefix("store");
+	if (!text)
+		return 0;
+	if (tg_json_parse(out, text, strlen(text), &lim) < 0 || !json_is_object(*out) ||
+	    !json_is_string(json_object_get(*out, "status")) ||
+	    !json_is_string(json_object_get(*out, "verdict"))) {
+		/* unreadable: the version counts as failed here */
+		tg_error_clear();
+		json_decref(*out);
+		*out = json_pack("{s:s, s:s, s:s}", "status", "failed", "verdict", "reject", "reason",
+				 "this host's record of its checks is unreadable");
+		if (!*out)
+			return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	}
+	return 0;
+}
+
 int reg_index_store_version(tg_registry *r, const char *tool, const tg_store_version *sv,
 			    unsigned active)
 {
+	_cleanup_json_ json_t *local = NULL;
 	_cleanup_json_ json_t *manifest = NULL, *analysis = NULL, *tests = NULL;
 	reg_version_rec rec = { 0 };
 	const char *status = tg_store_version_trailer(sv, "Toolgate-Status");
@@ -88,6 +119,19 @@ int reg_index_store_version(tg_registry *r, const char *tool, const tg_store_ver
 	if (!manifest || !json_is_object(manifest)) {
 		json_decref(manifest);
 		manifest = json_object();
+	}
+	if ((rc = reg_local_verdict(&local, r, sv->commit)) < 0)
+		return rc;
+	if (local) {
+		/* pulled: this host's checks, not the remote's claims */
+		json_decref(analysis);
+		json_decref(tests);
+		status = json_string_value(json_object_get(local, "status"));
+		verdict = json_string_value(json_object_get(local, "verdict"));
+		analysis = json_pack("{s:s, s:O?, s:O?}", "verdict", verdict, "findings",
+				     json_object_get(local, "findings"), "reason",
+				     json_object_get(local, "reason"));
+		tests = json_incref(json_object_get(local, "tests"));
 	}
 	if (!status)
 		status = "failed";

@@ -97,6 +97,7 @@ static int check_version(tg_registry *r, const char *tool, const tg_store_versio
 			 sqlite3_stmt *row, unsigned sql_active, json_t *problems, json_t *notes)
 {
 	_cleanup_free_ char *src = NULL;
+	_cleanup_json_ json_t *local = NULL;
 	const char *th = tg_store_version_trailer(sv, "Toolgate-Content-Hash");
 	const char *ts = tg_store_version_trailer(sv, "Toolgate-Status");
 	const char *tv = tg_store_version_trailer(sv, "Toolgate-Verdict");
@@ -112,6 +113,20 @@ static int check_version(tg_registry *r, const char *tool, const tg_store_versio
 
 	if ((rc = reg_store(r, &s)) < 0)
 		return rc;
+	/* a pulled version: the registry follows this host's checks (its local
+	 * note); the remote's trailers are claims, and a claim that differs is
+	 * a note */
+	if ((rc = reg_local_verdict(&local, r, sv->commit)) < 0)
+		return rc;
+	if (local) {
+		const char *ls = json_string_value(json_object_get(local, "status"));
+		const char *lv = json_string_value(json_object_get(local, "verdict"));
+		if (!ts || !tv || !status_agrees(ts, ls) || strcmp(tv, lv) != 0)
+			add(notes, "pull: %s@%u: the remote claimed status %s, verdict %s; here: %s, %s",
+			    tool, v, ts ? ts : "(none)", tv ? tv : "(none)", ls, lv);
+		ts = ls;
+		tv = lv;
+	}
 	if (tg_store_get_file(&src, &len, s, tool, v, "tool.c") < 0) {
 		add(problems, "store: %s@%u: tool.c unreadable: %s", tool, v,
 		    tg_error_last()->message);

@@ -99,6 +99,15 @@
 	X(git_treebuilder_insert) \
 	X(git_treebuilder_new) \
 	X(git_treebuilder_write) \
+	X(git_tree_entry_filemode) \
+	X(git_odb_read_header) \
+	X(git_merge_base) \
+	X(git_oid_fromstr) \
+	X(git_note_create) \
+	X(git_note_read) \
+	X(git_note_message) \
+	X(git_note_free) \
+	X(git_commit_author) \
 	/* end */
 
 struct tg_git_api {
@@ -116,6 +125,15 @@ int tg_git_load(void);
 #ifndef TG_GIT_DL_IMPL
 #define git_blob_create_from_buffer (tg_git_api.git_blob_create_from_buffer)
 #define git_blob_free (tg_git_api.git_blob_free)
+#define git_commit_author (tg_git_api.git_commit_author)
+#define git_note_free (tg_git_api.git_note_free)
+#define git_note_message (tg_git_api.git_note_message)
+#define git_note_read (tg_git_api.git_note_read)
+#define git_note_create (tg_git_api.git_note_create)
+#define git_oid_fromstr (tg_git_api.git_oid_fromstr)
+#define git_merge_base (tg_git_api.git_merge_base)
+#define git_odb_read_header (tg_git_api.git_odb_read_header)
+#define git_tree_entry_filemode (tg_git_api.git_tree_entry_filemode)
 #define git_blob_lookup (tg_git_api.git_blob_lookup)
 #define git_blob_rawcontent (tg_git_api.git_blob_rawcontent)
 #define git_blob_rawsize (tg_git_api.git_blob_rawsize)

@@ -23,7 +23,7 @@
 
 #define ST_MAX_REMOTE_REFS 1000000u
 
-static int check_url(const char *url)
+int st_check_remote_url(const char *url)
 {
 	const char *colon, *slash;
 	int rc;
@@ -31,21 +31,31 @@ static int check_url(const char *url)
 	if ((rc = st_check_line("remote", url, 4096, 0)) < 0)
 		return rc;
 	if (strstr(url, "://")) {
-		if (strncmp(url, "file://", 7))
-			return tg_error_set(TG_ERR_INVALID, "remote %s: only local paths and file:// URLs", url);
-		return 0;
+		static const char *const schemes[] = { "file://", "git://", "ssh://", "https://" };
+		size_t i;
+		for (i = 0; i < TG_ARRAY_SIZE(schemes); i++)
+			if (!strncmp(url, schemes[i], strlen(schemes[i])) && url[strlen(schemes[i])])
+				return 0;
+		return tg_error_set(TG_ERR_INVALID, "remote %s: only local paths and file://, git://, "
+					"ssh:// or https:// URLs", url);
 	}
 	colon = strchr(url, ':');
 	slash = strchr(url, '/');
 	if (colon && (!slash || colon < slash))
-		return tg_error_set(TG_ERR_INVALID, "remote %s: only local paths and file:// URLs", url);
+		return tg_error_set(TG_ERR_INVALID, "remote %s: only local paths and file://, git://, ssh:// or https:// URLs "
+				    "(no host:path)", url);
 	return 0;
+}
+
+int tg_store_check_url(const char *url)
+{
+	return st_check_remote_url(url);
 }
 
 /* An anonymous remote for url. url.<base>.insteadOf rewriting is skipped:
  * the URL means what it says (and libgit2 1.5.1 leaks pcre2 match data
  * while applying it). */
-static int open_remote(git_remote **out, tg_store *s, const char *url)
+int st_open_remote(git_remote **out, tg_store *s, const char *url)
 {
 	git_remote_create_options o;
 	int rc;
@@ -151,7 +161,7 @@ int tg_store_push(tg_store *s, const char *url)
 	size_t i;
 	int rc;
 
-	if ((rc = check_url(url)) < 0)
+	if ((rc = st_check_remote_url(url)) < 0)
 		return rc;
 	if ((rc = local_names(&tools, s, ST_TOOLS_PREFIX)) < 0 || (rc = local_names(&active, s, ST_ACTIVE_PREFIX)) < 0)
 		goto out;
@@ -162,7 +172,7 @@ int tg_store_push(tg_store *s, const char *url)
 				 active.v[i]);
 	if (rc < 0 || !specs.n)
 		goto out;
-	if ((rc = open_remote(&remote, s, url)) < 0)
+	if ((rc = st_open_remote(&remote, s, url)) < 0)
 		goto out;
 	git_push_options_init(&po, GIT_PUSH_OPTIONS_VERSION);
 	po.callbacks.push_update_reference = on_push_update;
@@ -282,11 +292,11 @@ int tg_store_fetch(tg_store *s, const char *url)
 	size_t i, nheads = 0;
 	int rc, connected = 0;
 
-	if ((rc = check_url(url)) < 0)
+	if ((rc = st_check_remote_url(url)) < 0)
 		return rc;
 	snprintf(ns, sizeof(ns), "%s%ld-%llu/", ST_FETCH_PREFIX, (long)getpid(), (unsigned long long)tg_now_ms());
 	snprintf(msg, sizeof(msg), "toolgate: fetch from %.120s", url);
-	if ((rc = open_remote(&remote, s, url)) < 0)
+	if ((rc = st_open_remote(&remote, s, url)) < 0)
 		goto out;
 	git_remote_init_callbacks(&cb, GIT_REMOTE_CALLBACKS_VERSION);
 	if ((rc = git_remote_connect(remote, GIT_DIRECTION_FETCH, &cb, NULL, NULL)) < 0) {

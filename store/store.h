@@ -111,9 +111,77 @@ int tg_store_drop_version(tg_store *s, const char *tool, unsigned version, const
 int tg_store_verify(tg_store_problem_list **out, tg_store *s);
 
 /* Push / fetch every refs/tools/<name> and refs/active/<name> to / from a repository at
- * a path or file:// URL. */
+ * a path or a file://, git://, ssh:// or https:// URL. tg_store_fetch takes
+ * what it receives as it is: `toolgate pull` uses tg_store_fetch_into. */
 int tg_store_push(tg_store *s, const char *url);
+/* 0 when url is a remote push and fetch accept, TG_ERR_INVALID otherwise. */
+int tg_store_check_url(const char *url);
 int tg_store_fetch(tg_store *s, const char *url);
+
+/* ---- pull with vetting (sync.c, docs/STORE.md "Replication with vetting") */
+/* Caps on what one pull may bring (0 = no cap). */
+typedef struct tg_store_fetch_limits {
+	uint64_t max_objects;    /* objects in the pack (aborts the download) */
+	uint64_t max_bytes;      /* bytes of the pack received (aborts the download) */
+	size_t max_refs;         /* refs the remote advertises */
+	unsigned max_versions;   /* versions new to this store, all tools together */
+} tg_store_fetch_limits;
+
+enum {
+	TG_STORE_IN_SAME = 1,    /* same tip (or no history sent: an active ref only) */
+	TG_STORE_IN_NEW,         /* the tool is new here */
+	TG_STORE_IN_AHEAD,       /* the remote's history extends the local one */
+	TG_STORE_IN_BEHIND,      /* the local history extends the remote's */
+	TG_STORE_IN_DIVERGED,    /* both added versions above base_version */
+	TG_STORE_IN_BAD          /* refused: problem says why */
+};
+
+/* One tool as fetched: commit ids in hex ("" = none). */
+typedef struct tg_store_incoming {
+	char tool[65];
+	int relation;
+	int has_tip, has_active;
+	char remote_tip[41], local_tip[41], remote_active[41];
+	unsigned remote_version, local_version, base_version, remote_active_version;
+	char *problem;
+} tg_store_incoming;
+
+typedef struct tg_store_fetched {
+	char ns[96];                  /* the private refs: <ns>tools/<name> */
+	size_t n;
+	tg_store_incoming *items;
+	tg_store_problem_list refused; /* refs refused by name or target */
+} tg_store_fetched;
+
+/* Fetch the remote's refs/tools/<name> and refs/active/<name> into a
+ * private namespace, nothing else; each chain checked (as verify, plus
+ * regular files only and blob sizes from object headers). A broken cap is
+ * TG_ERR_LIMIT naming it, with no ref changed. */
+int tg_store_fetch_into(tg_store_fetched **out, tg_store *s, const char *url,
+			const tg_store_fetch_limits *lim);
+/* Remove the private refs and free. */
+void tg_store_fetched_free(tg_store *s, tg_store_fetched *f);
+/* Version v of the chain whose tip is the commit tip (hex). */
+int tg_store_version_at(tg_store_version **out, tg_store *s, const char *tool, const char *tip,
+			unsigned v);
+/* One regular file of a commit (hex). */
+int tg_store_get_file_at(char **out, size_t *len_out, tg_store *s, const char *commit,
+			 const char *path);
+/* refs/tools/<tool> from old_tip ("" = absent) to new_tip by
+ * compare-and-swap; TG_ERR_CONFLICT when it moved meanwhile. */
+int tg_store_adopt(tg_store *s, const char *tool, const char *new_tip, const char *old_tip,
+		   const char *msg);
+/* refs/active/<tool> from old ("" = absent) to commit, compare-and-swap. */
+int tg_store_adopt_active(tg_store *s, const char *tool, const char *commit, const char *old,
+			  const char *msg);
+/* Copy the versions above base of the chain local_tip onto the commit
+ * onto, renumbered after it; *out_tip = the new tip (no ref moved). */
+int tg_store_rebase(char out_tip[41], tg_store *s, const char *tool, const char *onto,
+		    const char *local_tip, unsigned base);
+/* This host's own record about a commit (refs/notes/toolgate-local, never
+ * pushed or fetched). get: 0 with *out NULL when there is none. */
+int tg_store_note_set(tg_store *s, const char *commit, const char *text);
+int tg_store_note_get(char **out, tg_store *s, const char *commit);
 
 /* A cheap fingerprint of the ref state of the bare repository at path,
  * computed without libgit2 (plain stat calls, no git_libgit2_init): the

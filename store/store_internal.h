@@ -103,6 +103,11 @@ int st_check_chain(tg_store_problem_list *l, tg_store *s, const char *what, cons
  * 1 yes, 0 no (adds nothing), negative on failure to run. */
 int st_chain_contains(tg_store *s, const git_oid *tip, const git_oid *id);
 
+/* remote.c: a remote URL is a local path, or a file://, git://, ssh:// or
+ * https:// URL (no scp-like host:path); an anonymous remote for it. */
+int st_check_remote_url(const char *url);
+int st_open_remote(git_remote **out, tg_store *s, const char *url);
+
 /* Free an array of trailers. */
 void st_trailers_free(tg_store_trailer *t, size_t n);
 

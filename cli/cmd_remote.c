@@ -1,0 +1,159 @@
+/*
+ * cli/cmd_remote.c: `toolgate remote add NAME URL | list | remove NAME`,
+ * `toolgate push [REMOTE]` and `toolgate pull [REMOTE]` (docs/STORE.md).
+ * push exits 1 when the remote moved (pull first); pull exits 1 when
+ * anything it received was not taken as the remote claimed it (a version
+ * that did not pass here while the remote said it did, a refused ref or
+ * tool, a remote active pointer not followed).
+ */
+#include "cli.h"
+#include "registry/registry.h"
+
+#include <string.h>
+
+static int one_arg(tg_cli *cli, int argc, char **argv, int from, const char **out)
+{
+	int i;
+
+	*out = NULL;
+	for (i = from; i < argc; i++) {
+		if (argv[i][0] == '-')
+			return cli_usage(cli, "unknown option %.64s", argv[i]);
+		if (*out)
+			return cli_usage(cli, "too many arguments");
+		*out = argv[i];
+	}
+	return 0;
+}
+
+int cmd_remote(tg_cli *cli, int argc, char **argv)
+{
+	_cleanup_json_ json_t *res = NULL;
+	tg_registry *r = NULL;
+	tg_actor who = { "cli", NULL };
+	const char *sub = argc > 1 ? argv[1] : "list";
+	json_t *e;
+	size_t i;
+	int rc;
+
+	if (strcmp(sub, "add") && strcmp(sub, "list") && strcmp(sub, "remove"))
+		return cli_usage(cli, "unknown subcommand %.64s (add, list, remove)", sub);
+	if (!strcmp(sub, "add") && argc != 4)
+		return cli_usage(cli, "add needs NAME URL");
+	if (!strcmp(sub, "remove") && argc != 3)
+		return cli_usage(cli, "remove needs NAME");
+	if (!strcmp(sub, "list") && argc > 2)
+		return cli_usage(cli, "list takes no argument");
+	rc = tg_registry_open_flag(&r, cli->home_flag, 0);
+	if (rc < 0)
+		return cli_fail(rc, "remote");
+	if (!strcmp(sub, "add"))
+		rc = tg_registry_remote_add(r, argv[2], argv[3], &who);
+	else if (!strcmp(sub, "remove"))
+		rc = tg_registry_remote_remove(r, argv[2], &who);
+	else
+		rc = tg_registry_remote_list(&res, r);
+	tg_registry_free(r);
+	if (rc < 0)
+		return cli_fail(rc, "remote");
+	if (!res) {
+		res = json_pack("{s:s, s:s, s:b}", "remote", argv[2], "action", sub, "ok", 1);
+		if (cli->json)
+			return cli_print_json(res);
+		printf("remote %s: %s\n", cli_line(argv[2]), !strcmp(sub, "add") ? "added" : "removed");
+		return TG_EXIT_OK;
+	}
+	if (cli->json)
+		return cli_print_json(res);
+	json_array_foreach(res, i, e) {
+		printf("%s\t", cli_jline(json_object_get(e, "name")));
+		printf("%s\n", cli_jline(json_object_get(e, "url")));
+	}
+	return TG_EXIT_OK;
+}
+
+int cmd_push(tg_cli *cli, int argc, char **argv)
+{
+	_cleanup_json_ json_t *res = NULL;
+	tg_registry *r = NULL;
+	tg_actor who = { "cli", NULL };
+	const char *remote;
+	int rc;
+
+	if ((rc = one_arg(cli, argc, argv, 1, &remote)) != 0)
+		return rc;
+	rc = tg_registry_open_flag(&r, cli->home_flag, 0);
+	if (rc < 0)
+		return cli_fail(rc, "push");
+	rc = tg_registry_push(&res, r, remote, &who);
+	tg_registry_free(r);
+	if (rc == TG_ERR_CONFLICT) {
+		cli_fail(rc, "push");
+		return TG_EXIT_VERDICT;
+	}
+	if (rc < 0)
+		return cli_fail(rc, "push");
+	if (cli->json)
+		return cli_print_json(res);
+	printf("pushed to %s\n", cli_jline(json_object_get(res, "remote")));
+	return TG_EXIT_OK;
+}
+
+int cmd_pull(tg_cli *cli, int argc, char **argv)
+{
+	_cleanup_json_ json_t *res = NULL;
+	tg_registry *r = NULL;
+	tg_actor who = { "cli", NULL };
+	const char *remote;
+	json_t *t, *v;
+	size_t i, j;
+	int rc, bad = 0;
+
+	if ((rc = one_arg(cli, argc, argv, 1, &remote)) != 0)
+		return rc;
+	rc = tg_registry_open_flag(&r, cli->home_flag, 0);
+	if (rc < 0)
+		return cli_fail(rc, "pull");
+	rc = tg_registry_pull(&res, r, remote, &who);
+	tg_registry_free(r);
+	if (rc < 0)
+		return cli_fail(rc, "pull");
+	bad = json_integer_value(json_object_get(res, "disagreements")) > 0 ||
+	      json_array_size(json_object_get(res, "refused")) > 0;
+	json_array_foreach(json_object_get(res, "tools"), i, t) {
+		json_t *a = json_object_get(t, "active");
+		if (a && !json_is_true(json_object_get(a, "followed")))
+			bad = 1;
+	}
+	if (cli->json) {
+		rc = cli_print_json(res);
+		return rc ? rc : bad ? TG_EXIT_VERDICT : TG_EXIT_OK;
+	}
+	json_array_foreach(json_object_get(res, "tools"), i, t) {
+		json_t *a = json_object_get(t, "active");
+		printf("%s: %s\n", cli_jline(json_object_get(t, "name")),
+		       cli_jline(json_object_get(t, "relation")));
+		json_array_foreach(json_object_get(t, "versions"), j, v) {
+			printf("  v%lld %s", (long long)json_integer_value(json_object_get(v, "version")),
+			       cli_jline(json_object_get(v, "status")));
+			if (json_is_true(json_object_get(v, "disagree")))
+				printf(" (DISAGREES: the remote claimed %s)",
+				       cli_jline(json_object_get(v, "claimed_status")));
+			printf("\n");
+		}
+		if (json_object_get(t, "problem"))
+			printf("  refused: %s\n", cli_jline(json_object_get(t, "problem")));
+		if (a) {
+			if (json_is_true(json_object_get(a, "followed")))
+				printf("  active: v%lld\n",
+				       (long long)json_integer_value(json_object_get(a, "remote_version")));
+			else
+				printf("  remote active v%lld not followed: %s\n",
+				       (long long)json_integer_value(json_object_get(a, "remote_version")),
+				       cli_jline(json_object_get(a, "why")));
+		}
+	}
+	json_array_foreach(json_object_get(res, "refused"), i, v)
+		printf("refused: %s\n", cli_jline(v));
+	return bad ? TG_EXIT_VERDICT : TG_EXIT_OK;
+}
