@@ -80,6 +80,11 @@ int cmd_serve(tg_cli *cli, int argc, char **argv)
 	if (status != 0)
 		goto out;
 	cfg = tg_registry_config(reg);
+	if (cfg && cfg->sandbox_pool) { /* docs/SANDBOX.md, "The pool" */
+		tg_sandbox_opts ceil = { .memory_mb = cfg->max_memory_mb };
+		if (tg_sandbox_pool_start(cfg->sandbox_pool, &ceil) < 0)
+			tg_error_clear(); /* runs take the ordinary path */
+	}
 	opt.max_calls = have_calls ? max_calls : cfg ? cfg->session_max_calls : 0;
 	opt.max_creates = have_creates ? max_creates : cfg ? cfg->session_max_creates : 0;
 	opt.hide_write_tools = hide || (cfg && cfg->session_hide_write_tools);
@@ -108,6 +113,7 @@ int cmd_serve(tg_cli *cli, int argc, char **argv)
 	if (tg_mcp_server_close(srv) < 0)
 		fprintf(stderr, "toolgate: serve: audit: %s\n", cli_line(tg_error_last()->message));
 out:
+	tg_sandbox_pool_stop();
 	tg_mcp_server_free(srv);
 	tg_registry_free(reg);
 	return status;

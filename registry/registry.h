@@ -34,6 +34,7 @@ typedef struct tg_config {
 	uint32_t max_call_depth;     /* nested bridged calls (2) */
 	json_t *host_tools;          /* validated "host_tools" (bridge_host.c) */
 	uint32_t call_approval_timeout_ms; /* a queued call's wait (120000) */
+	uint32_t sandbox_pool;       /* sandboxes made ahead by serve (0: off; 0-8) */
 } tg_config;
 
 /* Open the home (create=1: create it if missing): store.git, registry.db,

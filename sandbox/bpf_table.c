@@ -10,6 +10,7 @@ static const struct sock_fprog programs[SBX_PROFILE_COUNT] = {
 	{ (unsigned short)TG_ARRAY_SIZE(sbx_bpf_run), sbx_bpf_run },
 	{ (unsigned short)TG_ARRAY_SIZE(sbx_bpf_build), sbx_bpf_build },
 	{ (unsigned short)TG_ARRAY_SIZE(sbx_bpf_run_dynamic), sbx_bpf_run_dynamic },
+	{ (unsigned short)TG_ARRAY_SIZE(sbx_bpf_run_pooled), sbx_bpf_run_pooled },
 };
 
 int sbx_filter_get(const struct sock_fprog **out, int profile)

@@ -830,6 +830,29 @@ int sbx_cgroup_create(struct sbx_cgroup *cg, uint64_t mem_bytes, uint32_t max_pi
 	return -1;
 }
 
+int sbx_cgroup_tighten(struct sbx_cgroup *cg, uint64_t mem_bytes, uint32_t max_pids)
+{
+	char buf[64];
+	int e;
+
+	if (cg->version == 1) {
+		if (mem_bytes > cg->mem_limit)
+			mem_bytes = cg->mem_limit;
+		if (cg->pids_known && max_pids > cg->pids_max)
+			max_pids = cg->pids_max;
+		return v1_limits(cg, mem_bytes, max_pids);
+	}
+	if (cg->version != 2)
+		return 0;
+	/* v2: a pooled run's own folder, made with the pool's ceilings */
+	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)mem_bytes);
+	e = write_file(cg->mem, "memory.max", buf);
+	pids_value(buf, sizeof(buf), max_pids);
+	if (e == 0)
+		e = write_file(cg->mem, "pids.max", buf);
+	return e;
+}
+
 void sbx_cgroup_sweep(void)
 {
 	sweep_all();

@@ -14,6 +14,9 @@
  * no_new_privs; Landlock (tool runs: writes only beneath /tmp and writable
  * binds); the seccomp filter; execve with an empty environment. Any failure is reported on the sync socket and ends the
  * child before the program ever runs.
+ * A pooled child (pool.c) stops before the filter: it says ready and waits
+ * for its one run, which brings stdin, the program as a descriptor (run with
+ * execveat), the time namespace's offsets and limits that only tighten.
  */
 #include "sandbox/internal.h"
 
@@ -43,6 +46,9 @@
 #endif
 
 static int sync_fd = 3;
+static int timens_fd = -1; /* pooled: timens_offsets, opened while privileged */
+static struct sbx_run_msg run_msg;  /* pooled: the run (this copy's own memory) */
+static char *run_argv[SBX_POOL_ARGC_MAX + 1];
 
 __attribute__((noreturn)) static void fail(char type, int err, const char *step)
 {
@@ -192,7 +198,7 @@ static void confine_writes(const struct sbx_spec *s, int abi)
 
 /* A time namespace for what we execute: its monotonic and boot clocks
  * start near 0 (offsets computed by the supervisor just before clone). */
-static void own_clocks(const char *offsets)
+static void own_clocks(const char *offsets, int pooled)
 {
 	size_t n = strlen(offsets);
 	int fd;
@@ -200,6 +206,12 @@ static void own_clocks(const char *offsets)
 	CHECK(unshare(CLONE_NEWTIME), "unshare(CLONE_NEWTIME)");
 	fd = open("/proc/self/timens_offsets", O_WRONLY | O_CLOEXEC);
 	CHECK(fd, "opening timens_offsets");
+	if (pooled) {
+		/* written when the run comes: the kernel checks CAP_SYS_TIME
+		 * against the opener's credentials, held now, dropped then */
+		timens_fd = fd;
+		return;
+	}
 	if (write(fd, offsets, n) != (ssize_t)n)
 		fail(SBX_MSG_ERROR, errno, "writing timens_offsets");
 	close(fd);
@@ -231,6 +243,86 @@ static void drop_privileges(void)
 	CHECK(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs");
 }
 
+/* A pooled child, fully prepared and unprivileged: say ready, wait for
+ * the one run it serves, take its descriptors and limits (only lower),
+ * load the filter and execute the program from its descriptor. */
+__attribute__((noreturn)) static void pooled_run(const struct sbx_child_args *a)
+{
+	struct sbx_msg ready;
+	char cbuf[CMSG_SPACE(3 * sizeof(int))];
+	struct iovec iov = { &run_msg, sizeof(run_msg) };
+	struct msghdr mh = { 0 };
+	struct cmsghdr *c;
+	int got[3] = { -1, -1, -1 }, hi[3], ng = 0, i;
+	uint32_t argc = 0, off = 0;
+	ssize_t k;
+
+	memset(&ready, 0, sizeof(ready));
+	ready.type = SBX_MSG_READY;
+	if (write(sync_fd, &ready, sizeof(ready)) != (ssize_t)sizeof(ready))
+		_exit(127);
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+	mh.msg_control = cbuf;
+	mh.msg_controllen = sizeof(cbuf);
+	do
+		k = recvmsg(sync_fd, &mh, MSG_CMSG_CLOEXEC);
+	while (k < 0 && errno == EINTR);
+	/* EOF: the supervisor is going away; its SIGKILL (parent death,
+	 * ptrace's EXITKILL or the pool's stop) follows: wait for it, so
+	 * that the child always ends by that SIGKILL */
+	while (k == 0)
+		pause();
+	if (k != (ssize_t)sizeof(run_msg) || run_msg.type != SBX_MSG_RUN)
+		fail(SBX_MSG_ERROR, k < 0 ? errno : EBADMSG, "pool: the run");
+	for (c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
+		size_t nfd;
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+			continue;
+		nfd = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (i = 0; i < (int)nfd && ng < 3; i++)
+			memcpy(&got[ng++], CMSG_DATA(c) + (size_t)i * sizeof(int), sizeof(int));
+	}
+	if (ng != 2 + (run_msg.has_fd3 ? 1 : 0) || (mh.msg_flags & MSG_CTRUNC))
+		fail(SBX_MSG_ERROR, EBADMSG, "pool: the run's descriptors");
+	if (timens_fd >= 0) {
+		size_t n = strnlen(run_msg.timens, sizeof(run_msg.timens) - 1);
+		if (write(timens_fd, run_msg.timens, n) != (ssize_t)n)
+			fail(SBX_MSG_ERROR, errno, "writing timens_offsets");
+		close(timens_fd);
+	}
+	/* 0 stdin, 3 the bridge or nothing, 4 the sync socket (close-on-exec),
+	 * SBX_POOL_EXEC_FD the program (close-on-exec), nothing else. */
+	for (i = 0; i < ng; i++) {
+		hi[i] = fcntl(got[i], F_DUPFD_CLOEXEC, 16);
+		CHECK(hi[i], "pool: the run's descriptors");
+	}
+	CHECK(dup2(hi[0], 0), "pool: stdin");
+	if (run_msg.has_fd3)
+		CHECK(dup2(hi[2], 3), "pool: fd 3");
+	else
+		close(3);
+	CHECK(dup3(hi[1], SBX_POOL_EXEC_FD, O_CLOEXEC), "pool: the program");
+	CHECK(syscall(SYS_close_range, SBX_POOL_EXEC_FD + 1, ~0U, 0), "pool: close_range");
+	set_limit(RLIMIT_CPU, run_msg.cpu_s, "RLIMIT_CPU");
+	set_limit(RLIMIT_AS, run_msg.as_bytes, "RLIMIT_AS");
+	set_limit(RLIMIT_FSIZE, run_msg.fsize, "RLIMIT_FSIZE");
+	set_limit(RLIMIT_NOFILE, run_msg.nofile, "RLIMIT_NOFILE");
+	set_limit(RLIMIT_NPROC, run_msg.nproc, "RLIMIT_NPROC");
+	run_msg.argv[sizeof(run_msg.argv) - 1] = '\0';
+	while (argc < run_msg.argc && argc < SBX_POOL_ARGC_MAX && off < run_msg.argv_len &&
+	       off < sizeof(run_msg.argv)) {
+		run_argv[argc++] = run_msg.argv + off;
+		off += (uint32_t)strlen(run_msg.argv + off) + 1;
+	}
+	run_argv[argc] = NULL;
+	if (a->filter && !run_msg.no_seccomp)
+		CHECK(syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, a->filter),
+		      "loading the seccomp filter");
+	syscall(SYS_execveat, SBX_POOL_EXEC_FD, "", run_argv, a->spec->envp, AT_EMPTY_PATH);
+	fail(SBX_MSG_EXEC, errno, "execveat");
+}
+
 void sbx_child_main(const struct sbx_child_args *a)
 {
 	const struct sbx_spec *s = a->spec;
@@ -238,11 +330,15 @@ void sbx_child_main(const struct sbx_child_args *a)
 	/* With a bridge: fd 3 the bridge (kept across execve), the sync socket 4. */
 	int fds[5] = { a->stdin_fd, a->out_fd, a->err_fd, s->fd3 > 0 ? s->fd3 : a->sync_fd,
 		       a->sync_fd };
-	int hi[5], i, n = s->fd3 > 0 ? 5 : 4;
+	int hi[5], i, n = s->fd3 > 0 || a->pooled ? 5 : 4;
 	size_t k;
 	char go;
 
-	/* fds: 0-2 the pipes, 3 the sync socket (close-on-exec), nothing else. */
+	/* fds: 0-2 the pipes, 3 the sync socket (close-on-exec), nothing else.
+	 * Pooled: 0 and 3 hold copies of the sync socket until the run brings
+	 * stdin and fd 3; the sync socket is 4. */
+	if (a->pooled)
+		fds[0] = fds[3] = a->sync_fd;
 	for (i = 0; i < n; i++) {
 		hi[i] = fcntl(fds[i], F_DUPFD_CLOEXEC, 16);
 		if (hi[i] < 0)
@@ -289,7 +385,7 @@ void sbx_child_main(const struct sbx_child_args *a)
 	/* Before the id change: it makes us non-dumpable, and our /proc files
 	 * then belong to root. */
 	if (a->timens_offsets[0])
-		own_clocks(a->timens_offsets);
+		own_clocks(a->timens_offsets, a->pooled);
 
 	/* Become 65534 (capabilities stay: SECBIT_NO_SETUID_FIXUP). */
 	CHECK(prctl(PR_SET_SECUREBITS, SECBIT_NO_SETUID_FIXUP, 0, 0, 0), "securebits");
@@ -373,6 +469,8 @@ void sbx_child_main(const struct sbx_child_args *a)
 	drop_privileges();
 	if (a->landlock_abi > 0)
 		confine_writes(s, a->landlock_abi);
+	if (a->pooled)
+		pooled_run(a);
 	if (a->filter)
 		CHECK(syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, a->filter),
 		      "loading the seccomp filter");

@@ -98,6 +98,8 @@ static int add_common(scmp_filter_ctx c, int profile)
 				      MADV_HUGEPAGE, MADV_NOHUGEPAGE };
 	static const int fcntl_ok[] = { F_GETFD, F_SETFD, F_GETFL, F_SETFL, F_DUPFD,
 					F_DUPFD_CLOEXEC };
+	/* a static tool: RUN, or RUN from a pooled child */
+	int stat = profile == SBX_PROFILE_RUN || profile == SBX_PROFILE_RUN_POOLED;
 	size_t i;
 	int r = 0;
 
@@ -110,11 +112,11 @@ static int add_common(scmp_filter_ctx c, int profile)
 	/* mmap/mprotect: a static tool (RUN) never maps anything executable
 	 * after exec (the kernel mapped its code); ld.so (RUN_DYNAMIC) and the
 	 * compiler may map read+exec, never writable and executable at once. */
-	for (i = 0; profile == SBX_PROFILE_RUN && i < 2 && r == 0; i++) {
+	for (i = 0; stat && i < 2 && r == 0; i++) {
 		const char *name = i == 0 ? "mmap" : "mprotect";
 		r = RULEN(c, SCMP_ACT_ALLOW, name, SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, 0));
 	}
-	for (i = 0; profile != SBX_PROFILE_RUN && i < 3 && r == 0; i++) {
+	for (i = 0; !stat && i < 3 && r == 0; i++) {
 		uint64_t v = i == 0 ? 0 : i == 1 ? PROT_WRITE : PROT_EXEC;
 		r = RULEN(c, SCMP_ACT_ALLOW, "mmap", SCMP_A2(SCMP_CMP_MASKED_EQ, wx, v));
 		if (r == 0)
@@ -141,6 +143,14 @@ static int add_common(scmp_filter_ctx c, int profile)
 	if (r == 0)
 		r = RULEN(c, SCMP_ACT_ALLOW, "getrandom",
 			  SCMP_A2(SCMP_CMP_MASKED_EQ, ~(uint64_t)1 /* GRND_NONBLOCK */, 0));
+	/* A pooled child (pool.c) runs its program from a descriptor: exactly
+	 * execveat(SBX_POOL_EXEC_FD, "", argv, envp, AT_EMPTY_PATH). The tool
+	 * may make the same call afterwards; that fd is closed at exec, and
+	 * whatever it opens there lies on a noexec mount (EACCES). */
+	if (r == 0 && profile == SBX_PROFILE_RUN_POOLED)
+		r = RULEN(c, SCMP_ACT_ALLOW, "execveat",
+			  SCMP_A0(SCMP_CMP_EQ, (uint64_t)SBX_POOL_EXEC_FD),
+			  SCMP_A4(SCMP_CMP_EQ, (uint64_t)AT_EMPTY_PATH));
 	if (profile != SBX_PROFILE_BUILD) {
 		/* Host facts: uname and sysinfo are answered by the supervisor
 		 * with the sandbox's own values (SECCOMP_RET_TRACE; ENOSYS when

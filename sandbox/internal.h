@@ -12,7 +12,10 @@
 
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
+#include <sys/resource.h>
 
 /* Which seccomp allowlist applies. */
 enum sbx_profile {
@@ -20,6 +23,9 @@ enum sbx_profile {
 	SBX_PROFILE_BUILD = 1, /* the compiler: fork/exec of cc1, as, ld */
 	SBX_PROFILE_RUN_DYNAMIC = 2, /* a dynamic program (sandbox exec): RUN
 				      * plus read+exec file mappings for ld.so */
+	SBX_PROFILE_RUN_POOLED = 3, /* a static tool in a pooled sandbox: RUN
+				     * plus execveat(SBX_POOL_EXEC_FD, "", ...,
+				     * AT_EMPTY_PATH), the one exec it makes */
 	SBX_PROFILE_COUNT
 };
 
@@ -98,6 +104,12 @@ void sbx_build_test_compiler(const char *path);
 /* tg_sandbox_run with test switches (SBX_TEST_*). */
 int sbx_run_with(tg_run_result **out, const tg_sandbox_opts *o, unsigned test_flags);
 
+/* A pooled child runs its program from this descriptor (close-on-exec). */
+#define SBX_POOL_EXEC_FD 5
+/* Largest argv (bytes, NULs included) a pooled run takes; more: no pool. */
+#define SBX_POOL_ARGV_MAX 8192
+#define SBX_POOL_ARGC_MAX 64
+
 /* SECCOMP_RET_TRACE data of the calls the tracer answers itself. */
 enum { SBX_TRACE_UNAME = 1, SBX_TRACE_SYSINFO = 2 };
 
@@ -173,6 +185,8 @@ struct sbx_child_args {
 	char tmp_opts[96];               /* mount options of /tmp */
 	char timens_offsets[96];         /* for a fresh time namespace, or "" */
 	int landlock_abi;                /* > 0: writes only beneath /tmp and rw binds */
+	int pooled;                      /* a pooled child: ready, then wait for
+					  * its run (struct sbx_run_msg) */
 };
 
 /* What this kernel offers (probed once): the Landlock ABI version (0:
@@ -183,11 +197,81 @@ __attribute__((noreturn)) void sbx_child_main(const struct sbx_child_args *a);
 
 /* Messages on the sync socket (child -> supervisor). */
 enum { SBX_MSG_GO = 'G', SBX_MSG_ERROR = 'E', SBX_MSG_EXEC = 'X',
-       SBX_MSG_TMPFD = 'D' };
+       SBX_MSG_TMPFD = 'D', SBX_MSG_READY = 'R', SBX_MSG_RUN = 'P' };
 struct sbx_msg {
 	char type;
 	int err;          /* errno */
 	char step[120];   /* what failed */
 };
+
+/* Supervisor -> pooled child: the one run it serves. With it come, as
+ * SCM_RIGHTS, stdin and the program (and the bridge socket when has_fd3).
+ * Limits only tighten what the child was prepared with. */
+struct sbx_run_msg {
+	char type;                 /* SBX_MSG_RUN */
+	uint8_t no_seccomp;        /* SBX_TEST_NO_SECCOMP */
+	uint8_t has_fd3;
+	uint32_t argc;
+	uint32_t argv_len;         /* bytes of argv used (NUL-separated) */
+	uint64_t cpu_s, as_bytes, fsize, nofile, nproc;
+	char timens[96];           /* offsets for the time namespace, or "" */
+	char argv[SBX_POOL_ARGV_MAX];
+};
+
+/* One supervised execution (run.c); a pool entry is one made ahead. */
+struct sbx_run {
+	const struct sbx_spec *spec;
+	struct sbx_child_args child;
+	struct sbx_cgroup cg;
+	int sync_parent;
+	int evfd;
+	int outp[2], errp[2], sp[2], in;
+	pthread_t th;
+	int thread_started;
+	/* the calling thread tells the tracer to clone (1) or to give up (-1) */
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int start;
+	/* set by the tracer */
+	atomic_int pidfd;
+	atomic_int cancel;      /* set by the caller thread: kill as soon as cloned */
+	atomic_int finished;    /* the init is reaped (or never started) */
+	pid_t pid;
+	int clone_errno;
+	int ready;           /* the child was told to go on */
+	int exec_done;
+	int reaped;          /* the init was reaped: the whole tree is gone */
+	int status;          /* wait status of the init */
+	struct rusage ru;
+	struct sbx_msg msg;  /* setup error, if any */
+	int tmpfd;
+	int crash_sig;       /* a signal that would have killed a non-init process */
+	uint64_t t0;         /* when the run started (sysinfo's uptime) */
+	int sys_found;       /* 2: the filter says this call kills; 1: a guess */
+	uint32_t sys_arch;
+	uint64_t sys_nr;
+	char tracer_err[160];
+	uint64_t made_ms;    /* pool: when it was made */
+};
+
+/* run.c: set up r for spec s and start its tracer, which clones the child
+ * (pooled: the child prepares and then waits for its run). 0 or < 0. */
+int sbx_run_setup(struct sbx_run *r, const struct sbx_spec *s, int pooled);
+/* Supervise the started run r until its end; the result or < 0; frees
+ * everything r holds (not r itself). */
+int sbx_run_wait(tg_run_result **out, struct sbx_run *r, int *tmpfd);
+/* Kill and release a run that will not be supervised (a pool entry). */
+void sbx_run_discard(struct sbx_run *r);
+/* make_stdin of run.c: a sealed read-only memfd holding data. */
+int sbx_make_stdin(const char *data, size_t len);
+
+/* pool.c: a pooled run for spec s if the pool is on, holds a ready child
+ * and s fits it: 1 with *out (or < 0), 0 when the caller must take the
+ * ordinary path. */
+int sbx_pool_execute(tg_run_result **out, const struct sbx_spec *s, const char *program);
+/* Tests: how many runs the pool has served in this process. */
+unsigned long sbx_pool_served(void);
+/* cgroup.c: lower the limits of a run's cgroup (never raises them). */
+int sbx_cgroup_tighten(struct sbx_cgroup *cg, uint64_t mem_bytes, uint32_t max_pids);
 
 #endif

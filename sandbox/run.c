@@ -65,37 +65,6 @@ struct ptrace_sc_info { /* the fixed head of struct ptrace_syscall_info */
 	uint64_t rest[8];
 };
 
-struct run {
-	const struct sbx_spec *spec;
-	struct sbx_child_args child;
-	struct sbx_cgroup cg;
-	int sync_parent;
-	int evfd;
-	/* the calling thread tells the tracer to clone (1) or to give up (-1) */
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	int start;
-	/* set by the tracer */
-	atomic_int pidfd;
-	atomic_int cancel;      /* set by the caller thread: kill as soon as cloned */
-	atomic_int finished;    /* the init is reaped (or never started) */
-	pid_t pid;
-	int clone_errno;
-	int ready;           /* the child was told to go on */
-	int exec_done;
-	int reaped;          /* the init was reaped: the whole tree is gone */
-	int status;          /* wait status of the init */
-	struct rusage ru;
-	struct sbx_msg msg;  /* setup error, if any */
-	int tmpfd;
-	int crash_sig;       /* a signal that would have killed a non-init process */
-	uint64_t t0;         /* when the run started (sysinfo's uptime) */
-	int sys_found;       /* 2: the filter says this call kills; 1: a guess */
-	uint32_t sys_arch;
-	uint64_t sys_nr;
-	char tracer_err[160];
-};
-
 static int write_proc(pid_t pid, const char *name, const char *val)
 {
 	char path[64];
@@ -112,14 +81,14 @@ static int write_proc(pid_t pid, const char *name, const char *val)
 	return e;
 }
 
-static void notify(struct run *r)
+static void notify(struct sbx_run *r)
 {
 	uint64_t one = 1;
 	(void)!write(r->evfd, &one, sizeof(one));
 }
 
 /* Read what the child said on the sync socket (non-blocking). */
-static void read_sync(struct run *r)
+static void read_sync(struct sbx_run *r)
 {
 	for (;;) {
 		struct sbx_msg m;
@@ -156,7 +125,7 @@ static void read_sync(struct run *r)
 
 /* A thread of the child stopped at its exit with a SIGSYS status: find the
  * syscall it was in, and whether our filter would have killed it. */
-static void inspect_kill(struct run *r, pid_t tid)
+static void inspect_kill(struct sbx_run *r, pid_t tid)
 {
 	struct ptrace_sc_info si;
 	struct user_regs_struct regs;
@@ -247,7 +216,7 @@ static int sig_kills_init(pid_t tid, pid_t init, int sig)
 
 /* A SECCOMP_RET_TRACE stop: answer uname or sysinfo with the sandbox's own
  * values, written into the caller's buffer, and skip the real call. */
-static void answer_call(struct run *r, pid_t tid)
+static void answer_call(struct sbx_run *r, pid_t tid)
 {
 	struct user_regs_struct regs;
 	unsigned long which = 0;
@@ -291,7 +260,7 @@ static void answer_call(struct run *r, pid_t tid)
 	(void)ptrace(PTRACE_SETREGS, tid, 0, &regs);
 }
 
-static void trace_loop(struct run *r)
+static void trace_loop(struct sbx_run *r)
 {
 	for (;;) {
 		int st;
@@ -345,7 +314,7 @@ static void trace_loop(struct run *r)
 
 static void *tracer_main(void *arg)
 {
-	struct run *r = arg;
+	struct sbx_run *r = arg;
 	struct clone_args ca;
 	int pidfd = -1, e, own_net, go;
 	char c, map[64];
@@ -442,7 +411,7 @@ kill:
 }
 
 /* Hand the prepared run to the tracer (go = 1) or release it (-1). */
-static void start_tracer(struct run *r, int go)
+static void start_tracer(struct sbx_run *r, int go)
 {
 	pthread_mutex_lock(&r->mu);
 	r->start = go;
@@ -450,7 +419,7 @@ static void start_tracer(struct run *r, int go)
 	pthread_mutex_unlock(&r->mu);
 }
 
-static int make_stdin(const char *data, size_t len)
+int sbx_make_stdin(const char *data, size_t len)
 {
 	char path[64];
 	size_t off = 0;
@@ -477,7 +446,7 @@ static int make_stdin(const char *data, size_t len)
 	return ro < 0 ? -errno : ro;
 }
 
-static void kill_child(struct run *r)
+static void kill_child(struct sbx_run *r)
 {
 	atomic_store(&r->cancel, 1);
 	int fd = atomic_load(&r->pidfd);
@@ -509,7 +478,7 @@ static int pump(int fd, tg_buf *b, size_t *total, size_t cap, int *over)
 	}
 }
 
-static int finish_result(tg_run_result **out, struct run *r, tg_buf *ob, tg_buf *eb,
+static int finish_result(tg_run_result **out, struct sbx_run *r, tg_buf *ob, tg_buf *eb,
 			 int killed_reason, uint64_t t0, uint32_t cpu_limit_s)
 {
 	tg_run_result *res = calloc(1, sizeof(*res));
@@ -564,98 +533,135 @@ static int finish_result(tg_run_result **out, struct run *r, tg_buf *ob, tg_buf 
 	return 0;
 }
 
-int sbx_execute(tg_run_result **out, const struct sbx_spec *s, int *tmpfd)
+int sbx_run_setup(struct sbx_run *r, const struct sbx_spec *s, int pooled)
 {
-	struct run r;
-	pthread_t th;
-	int outp[2] = { -1, -1 }, errp[2] = { -1, -1 }, sp[2] = { -1, -1 };
-	int in = -1, ret = 0, killed = -1, thread_started = 0, over = 0;
-	int out_eof = 0, err_eof = 0, done = 0, kills = 0;
-	tg_buf ob = TG_BUF_INIT(0), eb = TG_BUF_INIT(0);
-	size_t total = 0, cap = (size_t)s->output_kb * 1024;
-	uint64_t t0 = tg_now_ms(), deadline = t0 + s->timeout_ms, drain_until = 0;
-	uint32_t cpu_limit_s = (s->timeout_ms + 999) / 1000 + 1;
+	int ret = 0;
 
-	*out = NULL;
-	if (tmpfd)
-		*tmpfd = -1;
-	memset(&r, 0, sizeof(r));
-	r.spec = s;
-	r.tmpfd = -1;
-	r.evfd = -1;
-	atomic_init(&r.pidfd, -1);
-	atomic_init(&r.cancel, 0);
-	atomic_init(&r.finished, 0);
-	r.cg.v2fd = r.cg.slot_fd = r.cg.pids_fd = -1;
+	memset(r, 0, sizeof(*r));
+	r->spec = s;
+	r->tmpfd = -1;
+	r->evfd = -1;
+	r->in = r->sync_parent = -1;
+	r->outp[0] = r->outp[1] = r->errp[0] = r->errp[1] = r->sp[0] = r->sp[1] = -1;
+	atomic_init(&r->pidfd, -1);
+	atomic_init(&r->cancel, 0);
+	atomic_init(&r->finished, 0);
+	r->cg.v2fd = r->cg.slot_fd = r->cg.pids_fd = -1;
+	r->t0 = tg_now_ms();
+	pthread_mutex_init(&r->mu, NULL);
+	pthread_cond_init(&r->cv, NULL);
 	if (!(s->test_flags & SBX_TEST_NO_SECCOMP)) {
-		ret = sbx_filter_get(&r.child.filter, s->profile);
+		ret = sbx_filter_get(&r->child.filter, pooled ? SBX_PROFILE_RUN_POOLED : s->profile);
 		if (ret < 0)
 			return ret;
 	}
-	pthread_mutex_init(&r.mu, NULL);
-	pthread_cond_init(&r.cv, NULL);
 	/* The tracer starts on the network namespace now; it waits for the
 	 * rest below. */
-	if (pthread_create(&th, NULL, tracer_main, &r) != 0) {
-		ret = tg_error_set(TG_ERR_IO, "sandbox: cannot start the tracer thread");
-		goto out;
-	}
-	thread_started = 1;
+	if (pthread_create(&r->th, NULL, tracer_main, r) != 0)
+		return tg_error_set(TG_ERR_IO, "sandbox: cannot start the tracer thread");
+	r->thread_started = 1;
 	/* cgroups, else rlimits only (the run goes on; see tg_sandbox_cgroups()). */
-	if (sbx_cgroup_create(&r.cg, (uint64_t)s->memory_mb << 20, s->max_procs) < 0)
-		r.cg.version = 0;
+	if (sbx_cgroup_create(&r->cg, (uint64_t)s->memory_mb << 20, s->max_procs) < 0)
+		r->cg.version = 0;
 
-	if (pipe2(outp, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0 ||
-	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0) {
-		ret = tg_error_errno(TG_ERR_IO, errno, "sandbox: pipes");
-		goto out;
+	if (pipe2(r->outp, O_CLOEXEC) < 0 || pipe2(r->errp, O_CLOEXEC) < 0 ||
+	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, r->sp) < 0)
+		return tg_error_errno(TG_ERR_IO, errno, "sandbox: pipes");
+	if (!pooled) { /* a pooled child gets its stdin with its run */
+		r->in = sbx_make_stdin(s->stdin_data ? s->stdin_data : "",
+				       s->stdin_data ? s->stdin_len : 0);
+		if (r->in < 0) {
+			ret = tg_error_errno(TG_ERR_IO, -r->in, "sandbox: stdin");
+			r->in = -1;
+			return ret;
+		}
 	}
-	in = make_stdin(s->stdin_data ? s->stdin_data : "", s->stdin_data ? s->stdin_len : 0);
-	if (in < 0) {
-		ret = tg_error_errno(TG_ERR_IO, -in, "sandbox: stdin");
-		in = -1;
-		goto out;
-	}
-	r.evfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (r.evfd < 0) {
-		ret = tg_error_errno(TG_ERR_IO, errno, "sandbox: eventfd");
-		goto out;
-	}
-	fcntl(outp[0], F_SETFL, O_NONBLOCK);
-	fcntl(errp[0], F_SETFL, O_NONBLOCK);
-	r.child.spec = s;
-	r.child.stdin_fd = in;
-	r.child.out_fd = outp[1];
-	r.child.err_fd = errp[1];
-	r.child.sync_fd = sp[1];
-	r.child.allow_setgroups = geteuid() == 0;
-	snprintf(r.child.tmp_opts, sizeof(r.child.tmp_opts), "size=%um,nr_inodes=4096,mode=1777",
+	r->evfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (r->evfd < 0)
+		return tg_error_errno(TG_ERR_IO, errno, "sandbox: eventfd");
+	fcntl(r->outp[0], F_SETFL, O_NONBLOCK);
+	fcntl(r->errp[0], F_SETFL, O_NONBLOCK);
+	r->child.spec = s;
+	r->child.pooled = pooled;
+	r->child.stdin_fd = r->in;
+	r->child.out_fd = r->outp[1];
+	r->child.err_fd = r->errp[1];
+	r->child.sync_fd = r->sp[1];
+	r->child.allow_setgroups = geteuid() == 0;
+	snprintf(r->child.tmp_opts, sizeof(r->child.tmp_opts), "size=%um,nr_inodes=4096,mode=1777",
 		 s->tmp_mb);
 	/* With a cgroup memory limit, RLIMIT_AS is only a backstop; without one
 	 * it is the memory limit (address space: memory plus some slack). */
-	r.child.as_bytes = r.cg.version ? ((uint64_t)s->memory_mb * 2 + 256) << 20
-					: ((uint64_t)s->memory_mb + 32) << 20;
-	if (r.cg.version == 1) {
-		r.child.cgroup_tasks[0] = r.cg.tasks[0];
-		r.child.cgroup_tasks[1] = r.cg.tasks[1];
+	r->child.as_bytes = r->cg.version ? ((uint64_t)s->memory_mb * 2 + 256) << 20
+					  : ((uint64_t)s->memory_mb + 32) << 20;
+	if (r->cg.version == 1) {
+		r->child.cgroup_tasks[0] = r->cg.tasks[0];
+		r->child.cgroup_tasks[1] = r->cg.tasks[1];
 	}
-	r.sync_parent = sp[0];
+	r->sync_parent = r->sp[0];
 	/* Tool runs: clocks that start near 0 (no host uptime or boot time)
-	 * and writes only beneath /tmp (no device node is writable). */
+	 * and writes only beneath /tmp (no device node is writable). A pooled
+	 * child makes its time namespace ahead; the offsets come with its run. */
 	if (s->profile != SBX_PROFILE_BUILD && sbx_timens_available()) {
 		struct timespec mono, boot;
 		clock_gettime(CLOCK_MONOTONIC, &mono);
 		clock_gettime(CLOCK_BOOTTIME, &boot);
-		snprintf(r.child.timens_offsets, sizeof(r.child.timens_offsets),
+		snprintf(r->child.timens_offsets, sizeof(r->child.timens_offsets),
 			 "monotonic %lld 0\nboottime %lld 0\n", -(long long)mono.tv_sec,
 			 -(long long)boot.tv_sec);
 	}
 	if (s->profile != SBX_PROFILE_BUILD)
-		r.child.landlock_abi = sbx_landlock_abi();
-	r.t0 = t0;
+		r->child.landlock_abi = sbx_landlock_abi();
 	/* From here the tracer owns (and closes) the child's ends. */
-	start_tracer(&r, 1);
-	in = outp[1] = errp[1] = sp[1] = -1;
+	start_tracer(r, 1);
+	r->in = r->outp[1] = r->errp[1] = r->sp[1] = -1;
+	return 0;
+}
+
+/* Free what r holds once its tracer is joined (or never ran). */
+static void run_release(struct sbx_run *r)
+{
+	if (r->thread_started) {
+		if (!r->start)
+			start_tracer(r, -1);
+		kill_child(r);
+		pthread_join(r->th, NULL);
+		r->thread_started = 0;
+	}
+	pthread_cond_destroy(&r->cv);
+	pthread_mutex_destroy(&r->mu);
+	if (atomic_load(&r->pidfd) >= 0)
+		close(atomic_load(&r->pidfd));
+	atomic_store(&r->pidfd, -1);
+	if (r->tmpfd >= 0)
+		close(r->tmpfd);
+	r->tmpfd = -1;
+	/* reaped (or never started): nothing can be left in the cgroup */
+	sbx_cgroup_release(&r->cg, r->reaped || r->pid <= 0);
+	tg_closep(&r->outp[0]);
+	tg_closep(&r->outp[1]);
+	tg_closep(&r->errp[0]);
+	tg_closep(&r->errp[1]);
+	tg_closep(&r->sp[0]);
+	tg_closep(&r->sp[1]);
+	tg_closep(&r->in);
+	tg_closep(&r->evfd);
+}
+
+void sbx_run_discard(struct sbx_run *r)
+{
+	run_release(r);
+}
+
+int sbx_run_wait(tg_run_result **out, struct sbx_run *r, int *tmpfd)
+{
+	const struct sbx_spec *s = r->spec;
+	int ret = 0, killed = -1, over = 0;
+	int out_eof = 0, err_eof = 0, done = 0, kills = 0;
+	tg_buf ob = TG_BUF_INIT(0), eb = TG_BUF_INIT(0);
+	size_t total = 0, cap = (size_t)s->output_kb * 1024;
+	uint64_t t0 = r->t0, deadline = t0 + s->timeout_ms, drain_until = 0;
+	uint32_t cpu_limit_s = (s->timeout_ms + 999) / 1000 + 1;
 
 	for (;;) {
 		struct pollfd p[4];
@@ -663,16 +669,16 @@ int sbx_execute(tg_run_result **out, const struct sbx_spec *s, int *tmpfd)
 		uint64_t now = tg_now_ms(), until = done ? drain_until : deadline;
 		int wait = now >= until ? 0 : until - now > 60000 ? 60000 : (int)(until - now);
 
-		p[n].fd = r.evfd;
+		p[n].fd = r->evfd;
 		p[n++].events = POLLIN;
 		if (!out_eof) {
 			i_out = n;
-			p[n].fd = outp[0];
+			p[n].fd = r->outp[0];
 			p[n++].events = POLLIN;
 		}
 		if (!err_eof) {
 			i_err = n;
-			p[n].fd = errp[0];
+			p[n].fd = r->errp[0];
 			p[n++].events = POLLIN;
 		}
 		if (s->fd3 > 0 && !done && killed < 0) {
@@ -684,32 +690,32 @@ int sbx_execute(tg_run_result **out, const struct sbx_spec *s, int *tmpfd)
 		k = poll(p, (nfds_t)n, wait);
 		if (i_fd3 >= 0 && (p[i_fd3].revents & (POLLHUP | POLLERR | POLLNVAL)) && killed < 0) {
 			killed = TG_REASON_BRIDGE_PROTOCOL;
-			kill_child(&r);
+			kill_child(r);
 		}
 		if (k < 0 && errno != EINTR)
 			break;
 		if (i_out >= 0 && (p[i_out].revents & (POLLIN | POLLHUP | POLLERR)))
-			out_eof = pump(outp[0], &ob, &total, cap, &over);
+			out_eof = pump(r->outp[0], &ob, &total, cap, &over);
 		if (i_err >= 0 && (p[i_err].revents & (POLLIN | POLLHUP | POLLERR)))
-			err_eof = pump(errp[0], &eb, &total, cap, &over);
+			err_eof = pump(r->errp[0], &eb, &total, cap, &over);
 		if (over && killed < 0) {
 			killed = TG_REASON_OUTPUT_LIMIT;
-			kill_child(&r);
+			kill_child(r);
 			out_eof = err_eof = 1; /* the cap is reached: read no more */
 		}
 		if (p[0].revents & POLLIN) {
 			uint64_t v;
-			(void)!read(r.evfd, &v, sizeof(v));
+			(void)!read(r->evfd, &v, sizeof(v));
 		}
 		now = tg_now_ms();
-		if (!done && atomic_load(&r.finished)) {
+		if (!done && atomic_load(&r->finished)) {
 			done = 1;
 			drain_until = now + 200;
 		}
 		if (!done && now >= deadline) {
 			if (killed < 0)
 				killed = TG_REASON_TIMEOUT;
-			kill_child(&r);
+			kill_child(r);
 			if (++kills > 3)
 				break; /* give up waiting; the join below reaps */
 			deadline = now + 2000;
@@ -717,20 +723,20 @@ int sbx_execute(tg_run_result **out, const struct sbx_spec *s, int *tmpfd)
 		if (done && ((out_eof && err_eof) || now >= drain_until)) {
 			/* every writer is dead: what is left sits in the pipe buffers */
 			if (!out_eof)
-				pump(outp[0], &ob, &total, cap, &over);
+				pump(r->outp[0], &ob, &total, cap, &over);
 			if (!err_eof)
-				pump(errp[0], &eb, &total, cap, &over);
+				pump(r->errp[0], &eb, &total, cap, &over);
 			break;
 		}
 	}
-	if (thread_started) {
+	if (r->thread_started) {
 		if (!done)
-			kill_child(&r);
-		pthread_join(th, NULL);
-		thread_started = 0;
+			kill_child(r);
+		pthread_join(r->th, NULL);
+		r->thread_started = 0;
 	}
-	if (r.clone_errno) {
-		int e = r.clone_errno;
+	if (r->clone_errno) {
+		int e = r->clone_errno;
 		if (e == ENOSPC || e == EPERM || e == EACCES)
 			ret = sbx_userns_error(e);
 		else
@@ -738,49 +744,45 @@ int sbx_execute(tg_run_result **out, const struct sbx_spec *s, int *tmpfd)
 				     "sandbox: cannot create the namespaces (clone3)");
 		goto out;
 	}
-	if (r.msg.type == SBX_MSG_ERROR) {
-		ret = tg_error_errno(TG_ERR_UNAVAILABLE, r.msg.err, "sandbox: %s", r.msg.step);
+	if (r->msg.type == SBX_MSG_ERROR) {
+		ret = tg_error_errno(TG_ERR_UNAVAILABLE, r->msg.err, "sandbox: %s", r->msg.step);
 		goto out;
 	}
-	if (r.tracer_err[0] && !r.exec_done && r.msg.type != SBX_MSG_EXEC) {
-		ret = tg_error_set(TG_ERR_UNAVAILABLE, "sandbox: %s", r.tracer_err);
+	if (r->tracer_err[0] && !r->exec_done && r->msg.type != SBX_MSG_EXEC) {
+		ret = tg_error_set(TG_ERR_UNAVAILABLE, "sandbox: %s", r->tracer_err);
 		goto out;
 	}
-	if (!r.exec_done && r.msg.type != SBX_MSG_EXEC && killed < 0) {
+	if (!r->exec_done && r->msg.type != SBX_MSG_EXEC && killed < 0) {
 		ret = tg_error_set(TG_ERR_UNAVAILABLE, "sandbox: the child died during setup (status %#x)",
-				   r.status);
+				   r->status);
 		goto out;
 	}
-	ret = finish_result(out, &r, &ob, &eb, killed, t0, cpu_limit_s);
+	ret = finish_result(out, r, &ob, &eb, killed, t0, cpu_limit_s);
 	if (ret == 0 && tmpfd) {
-		*tmpfd = r.tmpfd;
-		r.tmpfd = -1;
+		*tmpfd = r->tmpfd;
+		r->tmpfd = -1;
 	}
 out:
-	if (thread_started) {
-		if (!r.start)
-			start_tracer(&r, -1);
-		kill_child(&r);
-		pthread_join(th, NULL);
-	}
-	pthread_cond_destroy(&r.cv);
-	pthread_mutex_destroy(&r.mu);
-	if (atomic_load(&r.pidfd) >= 0)
-		close(atomic_load(&r.pidfd));
-	if (r.tmpfd >= 0)
-		close(r.tmpfd);
-	/* reaped (or never started): nothing can be left in the cgroup */
-	sbx_cgroup_release(&r.cg, r.reaped || r.pid <= 0);
-	tg_closep(&outp[0]);
-	tg_closep(&outp[1]);
-	tg_closep(&errp[0]);
-	tg_closep(&errp[1]);
-	tg_closep(&sp[0]);
-	tg_closep(&sp[1]);
-	tg_closep(&in);
-	tg_closep(&r.evfd);
+	run_release(r);
 	tg_buf_free(&ob);
 	tg_buf_free(&eb);
 	sbx_net_after_run();
 	return ret;
+}
+
+int sbx_execute(tg_run_result **out, const struct sbx_spec *s, int *tmpfd)
+{
+	struct sbx_run r;
+	int ret;
+
+	*out = NULL;
+	if (tmpfd)
+		*tmpfd = -1;
+	ret = sbx_run_setup(&r, s, 0);
+	if (ret < 0) {
+		run_release(&r);
+		sbx_net_after_run();
+		return ret;
+	}
+	return sbx_run_wait(out, &r, tmpfd);
 }

@@ -120,6 +120,19 @@ int tg_sandbox_build_inputs(char out[65], const char *sdk_include_dir);
  * serves one run). on = 0 stops that and drops the spare. */
 void tg_sandbox_prepare(int on);
 
+/* Added: sandboxes made ahead, for a long-lived process (toolgate serve;
+ * docs/SANDBOX.md, "The pool"). Keeps up to n (at most 8) children fully set
+ * up (namespaces, root, cgroup slot, rlimits, dropped credentials) waiting
+ * for one run each; tg_sandbox_run then serves a static tool without
+ * workspace whose limits are within ceilings (memory_mb, max_procs,
+ * max_files at most; tmp_mb equal; NULL: the defaults) from the pool, and
+ * anything else (or an empty pool) as before. n = 0 or stop: no pool. */
+int tg_sandbox_pool_start(unsigned n, const tg_sandbox_opts *ceilings);
+void tg_sandbox_pool_stop(void);
+/* Ready entries now, or -1 when making one failed (why says why; runs then
+ * take the ordinary path). */
+int tg_sandbox_pool_ready(char *why, size_t n);
+
 /* 0 if this machine can run the sandbox, else TG_ERR_UNAVAILABLE saying why. */
 int tg_sandbox_available(void);
 

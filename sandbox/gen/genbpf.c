@@ -10,7 +10,8 @@
 
 int main(void)
 {
-	static const char *const names[SBX_PROFILE_COUNT] = { "run", "build", "run_dynamic" };
+	static const char *const names[SBX_PROFILE_COUNT] = { "run", "build", "run_dynamic",
+								     "run_pooled" };
 	int p;
 	unsigned i;
 

@@ -8,13 +8,47 @@
 
 #define ATTACK(n) SBX_ATTACK_DIR "/attack_" n
 
+/* TG_TEST_SANDBOX_POOL=N (the *_pooled ctest entries): the same tests run
+ * against pooled sandboxes (sandbox/pool.c), N made ahead, with ceilings
+ * above every limit the tests ask for, so every run that can be pooled is
+ * (run_opts checks it was) and its limits are lowered at take-out. */
+static int sbx_pool_on;
+static const tg_sandbox_opts sbx_pool_ceilings = { .memory_mb = 512, .max_procs = 16,
+						   .max_files = 64 };
+
+static inline void sbx_test_pool_init(void)
+{
+	const char *v = getenv("TG_TEST_SANDBOX_POOL");
+	if (!v || atoi(v) <= 0)
+		return;
+	if (tg_sandbox_pool_start((unsigned)atoi(v), &sbx_pool_ceilings) < 0) {
+		fprintf(stderr, "pool: %s\n", tg_error_last()->message);
+		exit(1);
+	}
+	sbx_pool_on = 1;
+}
+
+/* Would this run be served by the pool (when it is on)? */
+static inline int sbx_poolable(const tg_sandbox_opts *o, unsigned flags)
+{
+	return sbx_pool_on && !o->dynamic && !o->workspace && !(flags & SBX_TEST_NO_PTRACE) &&
+	       (o->tmp_mb == 0 || o->tmp_mb == 16) && o->memory_mb <= 512 &&
+	       o->max_procs <= 16 && o->max_files <= 64;
+}
+
 static inline tg_run_result *run_opts(tg_sandbox_opts *o, unsigned flags)
 {
 	tg_run_result *r = NULL;
+	unsigned long before = sbx_pool_served();
 	int e = sbx_run_with(&r, o, flags);
 	if (e < 0)
 		fail_msg("sandbox failed: %s", tg_error_last()->message);
 	assert_non_null(r);
+	if (sbx_poolable(o, flags) && sbx_pool_served() != before + 1) {
+		char why[256];
+		tg_sandbox_pool_ready(why, sizeof(why));
+		fail_msg("the run did not come from the pool (%s)", why);
+	}
 	return r;
 }
 
@@ -73,6 +107,7 @@ static inline void sandbox_cgroups_cleaned(void **state)
 	size_t i;
 
 	(void)state;
+	tg_sandbox_pool_stop(); /* its entries hold slots */
 	if (!tg_sandbox_cgroups(why, sizeof(why))) {
 		skip();
 		return;

@@ -249,5 +249,8 @@ int main(void)
 		cmocka_unit_test(contract_symlink),
 		cmocka_unit_test(sandbox_cgroups_cleaned),
 	};
+	sbx_test_pool_init();
+	if (getenv("TG_TEST_FILTER"))
+		cmocka_set_test_filter(getenv("TG_TEST_FILTER"));
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

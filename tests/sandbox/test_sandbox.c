@@ -59,17 +59,22 @@ static void sandbox_stdio_and_exit(void **state)
 
 static void sandbox_identity(void **state)
 {
+	char want[512];
+
 	(void)state;
-	expect_exit(run_attack(0, 0, "identity", NULL), 0,
-		    "uid=65534 euid=65534 gid=65534 groups=0\n"
-		    "hostname=toolgate\n"
-		    "root: dev tmp tool\n"
-		    "create /x: EROFS\n"
-		    "mkdir /dev/x: EROFS\n"
-		    "create /tmp/copy: ok\n"
-		    "exec /tmp/copy: EACCES\n"
-		    "write /dev/null: EBADF\n" /* open refused: EACCES (test_contract.c) */
-		    "read /dev/urandom: ok\n");
+	/* pooled: no /tool (the program is a descriptor; the copy is empty) */
+	snprintf(want, sizeof(want),
+		 "uid=65534 euid=65534 gid=65534 groups=0\n"
+		 "hostname=toolgate\n"
+		 "root: dev tmp%s\n"
+		 "create /x: EROFS\n"
+		 "mkdir /dev/x: EROFS\n"
+		 "create /tmp/copy: ok\n"
+		 "exec /tmp/copy: EACCES\n"
+		 "write /dev/null: EBADF\n" /* open refused: EACCES (test_contract.c) */
+		 "read /dev/urandom: ok\n",
+		 sbx_pool_on ? "" : " tool");
+	expect_exit(run_attack(0, 0, "identity", NULL), 0, want);
 }
 
 /* ---- network ------------------------------------------------------------ */
@@ -227,7 +232,7 @@ static void sandbox_net_prepared(void **state)
 	struct sockaddr_in a;
 	char port[16], name[64];
 	unsigned long n1, n2;
-	int s, u, h1;
+	int s, u, h1, pooled;
 
 	(void)state;
 	if (geteuid() != 0) {
@@ -238,6 +243,10 @@ static void sandbox_net_prepared(void **state)
 	snprintf(port, sizeof(port), "%d", ntohs(a.sin_port));
 	snprintf(name, sizeof(name), "tg-sbx-prep-%d", (int)getpid());
 	u = unix_listener(name, 1);
+	/* spares serve the ordinary path; pooled entries would take them */
+	pooled = sbx_pool_on;
+	sbx_pool_on = 0;
+	tg_sandbox_pool_stop();
 	tg_sandbox_prepare(1);
 	n1 = wait_spare();
 	assert_true(n1 != 0);
@@ -258,6 +267,9 @@ static void sandbox_net_prepared(void **state)
 	/* without a spare, runs make their own again */
 	expect_exit(run_attack(0, 0, "net_tcp", port, NULL), 0, "socket: EACCES\n");
 	assert_true(sbx_net_spare_ino() == 0);
+	if (pooled)
+		assert_int_equal(tg_sandbox_pool_start(2, &sbx_pool_ceilings), 0);
+	sbx_pool_on = pooled;
 }
 
 static void sandbox_net_other_families(void **state)
@@ -367,7 +379,10 @@ static void sandbox_cpu_limit(void **state)
 	o.timeout_ms = 6000;
 	o.max_procs = 4;
 	r = run_opts(&o, 0);
-	assert_int_equal(r->reason, TG_REASON_CPU);
+	if (r->reason != TG_REASON_CPU)
+		fail_msg("expected cpu, got %s signal %d cpu_ms %llu wall_ms %llu",
+			 tg_reason_name(r->reason), r->signal, (unsigned long long)r->cpu_ms,
+			 (unsigned long long)r->wall_ms);
 	assert_true(r->cpu_ms >= 6900);
 	assert_true(r->wall_ms < 6000);
 	tg_run_result_free(r);
@@ -513,9 +528,28 @@ static void sandbox_clean_errnos(void **state)
 static void sandbox_self_write(void **state)
 {
 	(void)state;
-	expect_exit(run_attack(0, 0, "self_write", NULL), 0,
-		    "open /proc/self/exe: ENOENT\nopen /tool: EACCES\nopen /tool O_RDWR: EACCES\n"
-		    "unlink /tool: EROFS\nrename /tool: EXDEV\n");
+	/* pooled: the program is a descriptor, there is no /tool at all */
+	if (sbx_pool_on)
+		expect_exit(run_attack(0, 0, "self_write", NULL), 0,
+			    "open /proc/self/exe: ENOENT\nopen /tool: ENOENT\n"
+			    "open /tool O_RDWR: ENOENT\nunlink /tool: EROFS\nrename /tool: EXDEV\n");
+	else
+		expect_exit(run_attack(0, 0, "self_write", NULL), 0,
+			    "open /proc/self/exe: ENOENT\nopen /tool: EACCES\n"
+			    "open /tool O_RDWR: EACCES\nunlink /tool: EROFS\nrename /tool: EXDEV\n");
+}
+
+/* The one exec a pooled child makes is allowed by its filter: the same
+ * call from the tool, on a descriptor it opened at that number, meets a
+ * noexec mount (EACCES); without the pool the call is killed. */
+static void sandbox_execveat_fd5(void **state)
+{
+	(void)state;
+	if (sbx_pool_on)
+		expect_exit(run_attack(0, 0, "denied", "execveat_fd5", NULL), 0,
+			    "execveat fd 5: EACCES\n");
+	else
+		expect_seccomp(run_attack(0, 0, "denied", "execveat_fd5", NULL), "execveat");
 }
 
 static void sandbox_thread_seccomp(void **state)
@@ -603,6 +637,8 @@ static void supervisor_killed(unsigned flags)
 		memset(&o, 0, sizeof(o));
 		o.program = ATTACK("sleep_forever");
 		o.timeout_ms = 60000;
+		if (sbx_pool_on) /* the parent's entries are not this process's */
+			tg_sandbox_pool_start(1, &sbx_pool_ceilings);
 		sbx_run_with(&r, &o, flags);
 		_exit(3);
 	}
@@ -841,6 +877,79 @@ static void sandbox_concurrent(void **state)
 }
 
 /* The build-time BPF is what libseccomp compiles from filter.c today. */
+/* Child processes of this process now (all its threads). */
+static int count_children(void)
+{
+	char path[300], buf[4096];
+	struct dirent *e;
+	DIR *d = opendir("/proc/self/task");
+	int n = 0;
+
+	assert_non_null(d);
+	while ((e = readdir(d)) != NULL) {
+		FILE *f;
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/children", e->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fgets(buf, sizeof(buf), f))
+			for (char *p = strtok(buf, " \n"); p; p = strtok(NULL, " \n"))
+				n++;
+		fclose(f);
+	}
+	closedir(d);
+	return n;
+}
+
+/* The pool: each run is served by its own child (never reused), the pool
+ * never holds more than its size, and a stop leaves no child behind. */
+static void sandbox_pool_bounds(void **state)
+{
+	unsigned long before;
+	int i, k, base;
+
+	(void)state;
+	tg_sandbox_pool_stop();
+	base = count_children(); /* what earlier tests left (host sleepers) */
+	assert_int_equal(tg_sandbox_pool_start(2, &sbx_pool_ceilings), 0);
+	before = sbx_pool_served();
+	for (i = 0; i < 4; i++) {
+		tg_sandbox_opts o;
+		tg_run_result *r = NULL;
+		memset(&o, 0, sizeof(o));
+		o.program = ATTACK("identity");
+		assert_int_equal(tg_sandbox_run(&r, &o), 0);
+		assert_int_equal(r->reason, TG_REASON_EXITED);
+		assert_non_null(strstr(r->out, "root: dev tmp\n"));
+		tg_run_result_free(r);
+		k = tg_sandbox_pool_ready(NULL, 0);
+		assert_true(k >= 0 && k <= 2);
+		assert_true(count_children() <= base + 2);
+	}
+	assert_int_equal(sbx_pool_served(), before + 4);
+	/* a run that does not fit (dynamic) takes the ordinary path */
+	{
+		static const char *const argv[] = { "true", NULL };
+		tg_sandbox_opts o;
+		tg_run_result *r = NULL;
+		memset(&o, 0, sizeof(o));
+		o.program = "/bin/true";
+		o.argv = argv;
+		o.dynamic = 1;
+		assert_int_equal(tg_sandbox_run(&r, &o), 0);
+		assert_int_equal(r->reason, TG_REASON_EXITED);
+		tg_run_result_free(r);
+		assert_int_equal(sbx_pool_served(), before + 4);
+	}
+	tg_sandbox_pool_stop();
+	assert_int_equal(tg_sandbox_pool_ready(NULL, 0), 0);
+	assert_int_equal(count_children(), base);
+	if (sbx_pool_on)
+		assert_int_equal(tg_sandbox_pool_start(2, &sbx_pool_ceilings), 0);
+}
+
 static void sandbox_filter_fresh(void **state)
 {
 	int p;
@@ -908,6 +1017,7 @@ int main(void)
 		cmocka_unit_test(sandbox_chroot),
 		cmocka_unit_test(sandbox_memfd_create),
 		cmocka_unit_test(sandbox_execveat),
+		cmocka_unit_test(sandbox_execveat_fd5),
 		cmocka_unit_test(sandbox_pkey_alloc),
 		cmocka_unit_test(sandbox_capget),
 		cmocka_unit_test(sandbox_setuid),
@@ -924,7 +1034,11 @@ int main(void)
 		cmocka_unit_test(sandbox_json_shape),
 		cmocka_unit_test(sandbox_concurrent),
 		cmocka_unit_test(sandbox_filter_fresh),
+		cmocka_unit_test(sandbox_pool_bounds),
 		cmocka_unit_test(sandbox_cgroups_cleaned),
 	};
+	sbx_test_pool_init();
+	if (getenv("TG_TEST_FILTER"))
+		cmocka_set_test_filter(getenv("TG_TEST_FILTER"));
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -45,7 +45,16 @@ int main(int argc, char **argv)
 		syscall(SYS_memfd_create, "x", 0);
 	else if (!strcmp(w, "execveat"))
 		syscall(SYS_execveat, open("/tool", O_RDONLY), "", NULL, NULL, 0x1000);
-	else if (!strcmp(w, "pkey_alloc"))
+	else if (!strcmp(w, "execveat_fd5")) {
+		/* the form a pooled child's filter allows, on a file of ours */
+		int fd = open("/dev/null", O_RDONLY);
+		while (fd >= 0 && fd < 5)
+			fd = open("/dev/null", O_RDONLY);
+		if (fd != 5)
+			return 9;
+		report("execveat fd 5", (int)syscall(SYS_execveat, 5, "", NULL, NULL, 0x1000));
+		return 0;
+	} else if (!strcmp(w, "pkey_alloc"))
 		syscall(SYS_pkey_alloc, 0, 0);
 	else if (!strcmp(w, "capget"))
 		syscall(SYS_capget, attr, attr + 16);

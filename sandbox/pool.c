@@ -1,0 +1,346 @@
+/*
+ * sandbox/pool.c: sandboxes made ahead (tg_sandbox_pool_start), for a
+ * long-lived process such as `toolgate serve`.
+ *
+ * A pool entry is an ordinary run (run.c) set up before its program is
+ * known: its tracer thread has entered a fresh network namespace, cloned the
+ * child into the other namespaces and its cgroup slot, mapped its ids and
+ * seized it; the child (child.c) has built its root (no /tool: the program
+ * comes as a descriptor), mounted /tmp and the device nodes, made its time
+ * namespace, set its rlimits to the pool's ceilings, dropped its
+ * credentials and applied Landlock, and waits on the sync socket. A run
+ * that fits (a static tool, no workspace, no extra files, limits within the
+ * ceilings, traced) takes the oldest ready entry: the supervisor lowers the
+ * cgroup limits, sends stdin and the program (an O_PATH descriptor of the
+ * binary), the argv, the time offsets and the lower rlimits; the child
+ * loads the RUN_POOLED filter and execveat()s the descriptor. Each entry
+ * serves one run and is never reused. A background thread refills the pool
+ * up to its size, after the runs in flight are over (on two cores a refill
+ * during a run slows that run by as much as it saves), or at once when the
+ * pool is empty. Anything that does not fit, or an empty pool, takes the
+ * ordinary path (run.c), which stays the only path of one-shot commands.
+ */
+#include "sandbox/internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#define POOL_MAX 8
+
+struct pool_entry {
+	struct sbx_run r;
+	struct sbx_spec spec; /* the ceilings the child was prepared with */
+};
+
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
+static struct pool_entry *ready_q[POOL_MAX];
+static int nready, size, making, active, stopping, broken, running;
+static pid_t owner;
+static pthread_t refill_th;
+static struct sbx_spec ceil_spec; /* limits of the entries to make */
+static unsigned long served;
+static char last_err[256];
+
+static const char *const empty_env[] = { NULL };
+
+/* Make one entry and wait until its child is ready; NULL on failure. */
+static struct pool_entry *make_entry(void)
+{
+	struct pool_entry *e = calloc(1, sizeof(*e));
+	struct pollfd p;
+	struct sbx_msg m;
+	ssize_t k;
+
+	if (!e)
+		return NULL;
+	e->spec = ceil_spec;
+	if (sbx_run_setup(&e->r, &e->spec, 1) < 0) {
+		snprintf(last_err, sizeof(last_err), "%.200s", tg_error_last()->message);
+		goto fail;
+	}
+	p.fd = e->r.sync_parent;
+	p.events = POLLIN;
+	if (poll(&p, 1, 5000) != 1) {
+		snprintf(last_err, sizeof(last_err), "sandbox pool: no ready child in 5 s");
+		goto fail;
+	}
+	memset(&m, 0, sizeof(m));
+	k = recv(e->r.sync_parent, &m, sizeof(m), MSG_DONTWAIT);
+	if (k != (ssize_t)sizeof(m) || m.type != SBX_MSG_READY) {
+		m.step[sizeof(m.step) - 1] = '\0';
+		snprintf(last_err, sizeof(last_err), "sandbox pool: %s: %s",
+			 k == (ssize_t)sizeof(m) && m.type == SBX_MSG_ERROR ? m.step : "child setup",
+			 strerror(k == (ssize_t)sizeof(m) ? m.err : EPIPE));
+		goto fail;
+	}
+	e->r.made_ms = tg_now_ms();
+	return e;
+fail:
+	sbx_run_discard(&e->r);
+	free(e);
+	return NULL;
+}
+
+static void *refill_main(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&mu);
+	while (!stopping) {
+		struct pool_entry *e;
+		if (broken || nready >= size || (active > 0 && nready > 0)) {
+			pthread_cond_wait(&cv, &mu);
+			continue;
+		}
+		making = 1;
+		pthread_mutex_unlock(&mu);
+		e = make_entry();
+		pthread_mutex_lock(&mu);
+		making = 0;
+		if (!e) {
+			broken = 1; /* never spin; runs take the ordinary path */
+		} else if (stopping || nready >= size) {
+			pthread_mutex_unlock(&mu);
+			sbx_run_discard(&e->r);
+			free(e);
+			pthread_mutex_lock(&mu);
+		} else {
+			ready_q[nready++] = e;
+		}
+		pthread_cond_broadcast(&cv);
+	}
+	pthread_mutex_unlock(&mu);
+	return NULL;
+}
+
+int tg_sandbox_pool_start(unsigned n, const tg_sandbox_opts *ceilings)
+{
+	static const tg_sandbox_opts none;
+	const tg_sandbox_opts *c = ceilings ? ceilings : &none;
+	int r;
+
+	tg_sandbox_pool_stop();
+	if (n == 0)
+		return 0;
+	if (n > POOL_MAX)
+		n = POOL_MAX;
+	memset(&ceil_spec, 0, sizeof(ceil_spec));
+	sbx_spec_defaults(&ceil_spec, c);
+	ceil_spec.profile = SBX_PROFILE_RUN;
+	ceil_spec.timeout_ms = 24u * 3600 * 1000; /* RLIMIT_CPU until the run lowers it */
+	ceil_spec.envp = empty_env;
+	ceil_spec.exec_path = "";
+	if ((r = sbx_spec_bind(&ceil_spec, "/dev/null", "/dev/null", SBX_BIND_DEV)) < 0 ||
+	    (r = sbx_spec_bind(&ceil_spec, "/dev/zero", "/dev/zero", SBX_BIND_DEV)) < 0 ||
+	    (r = sbx_spec_bind(&ceil_spec, "/dev/urandom", "/dev/urandom", SBX_BIND_DEV)) < 0)
+		return r;
+	pthread_mutex_lock(&mu);
+	size = (int)n;
+	stopping = broken = 0;
+	last_err[0] = '\0';
+	owner = getpid();
+	making = 1; /* the first is on its way: a run waits for it */
+	if (pthread_create(&refill_th, NULL, refill_main, NULL) != 0) {
+		making = 0;
+		pthread_mutex_unlock(&mu);
+		return tg_error_set(TG_ERR_IO, "sandbox pool: cannot start its thread");
+	}
+	running = 1;
+	pthread_mutex_unlock(&mu);
+	return 0;
+}
+
+void tg_sandbox_pool_stop(void)
+{
+	struct pool_entry *q[POOL_MAX];
+	int n, i, join;
+
+	pthread_mutex_lock(&mu);
+	join = running && owner == getpid();
+	stopping = 1;
+	pthread_cond_broadcast(&cv);
+	pthread_mutex_unlock(&mu);
+	if (join)
+		pthread_join(refill_th, NULL);
+	pthread_mutex_lock(&mu);
+	n = owner == getpid() ? nready : 0; /* a forked copy's entries are not its own */
+	memcpy(q, ready_q, sizeof(q));
+	nready = 0;
+	running = 0;
+	size = 0;
+	pthread_mutex_unlock(&mu);
+	for (i = 0; i < n; i++) {
+		sbx_run_discard(&q[i]->r);
+		free(q[i]);
+	}
+}
+
+/* Does spec s fit an entry made with ceil_spec? */
+static int fits(const struct sbx_spec *s)
+{
+	return s->profile == SBX_PROFILE_RUN && s->nbinds <= 4 && !s->nfiles && !s->want_tmpfd && !s->nlinks &&
+	       !(s->test_flags & SBX_TEST_NO_PTRACE) && s->memory_mb <= ceil_spec.memory_mb &&
+	       s->max_procs <= ceil_spec.max_procs && s->max_files <= ceil_spec.max_files &&
+	       s->tmp_mb == ceil_spec.tmp_mb;
+}
+
+static struct pool_entry *take(const struct sbx_spec *s)
+{
+	struct pool_entry *e = NULL;
+	struct timespec until;
+
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += 2; /* one on its way takes ~1 ms; never hang on it */
+	pthread_mutex_lock(&mu);
+	if (!running || stopping || owner != getpid() || !fits(s)) {
+		pthread_mutex_unlock(&mu);
+		return NULL;
+	}
+	while (nready == 0 && making && !broken)
+		if (pthread_cond_timedwait(&cv, &mu, &until) != 0)
+			break;
+	if (nready > 0) {
+		e = ready_q[0];
+		memmove(ready_q, ready_q + 1, sizeof(ready_q[0]) * (size_t)(nready - 1));
+		nready--;
+		active++;
+	}
+	pthread_cond_broadcast(&cv);
+	pthread_mutex_unlock(&mu);
+	return e;
+}
+
+static void run_over(void)
+{
+	pthread_mutex_lock(&mu);
+	active--;
+	pthread_cond_broadcast(&cv); /* the refill may go on */
+	pthread_mutex_unlock(&mu);
+}
+
+/* Send the run; 0, or < 0 when the child cannot take it (it is then
+ * discarded and the run takes the ordinary path). */
+static int hand_over(struct pool_entry *e, const struct sbx_spec *s, const char *program)
+{
+	struct sbx_run_msg *m = calloc(1, sizeof(*m));
+	struct sbx_run *r = &e->r;
+	int fds[3] = { -1, -1, s->fd3 }, nfd = s->fd3 > 0 ? 3 : 2, ret = -1, i;
+	char cbuf[CMSG_SPACE(3 * sizeof(int))];
+	struct iovec iov;
+	struct msghdr mh = { 0 };
+	struct cmsghdr *c;
+	size_t off = 0;
+
+	if (!m)
+		return -1;
+	m->type = SBX_MSG_RUN;
+	for (i = 0; s->argv[i]; i++) {
+		size_t n = strlen(s->argv[i]) + 1;
+		if (i >= SBX_POOL_ARGC_MAX || off + n > sizeof(m->argv))
+			goto out; /* does not fit: the ordinary path */
+		memcpy(m->argv + off, s->argv[i], n);
+		off += n;
+	}
+	m->argc = (uint32_t)i;
+	m->argv_len = (uint32_t)off;
+	m->no_seccomp = (s->test_flags & SBX_TEST_NO_SECCOMP) != 0;
+	m->has_fd3 = s->fd3 > 0;
+	m->cpu_s = (s->timeout_ms + 999) / 1000 + 1;
+	m->as_bytes = r->cg.version ? ((uint64_t)s->memory_mb * 2 + 256) << 20
+				    : ((uint64_t)s->memory_mb + 32) << 20;
+	m->fsize = (uint64_t)s->tmp_mb << 20;
+	m->nofile = s->max_files;
+	m->nproc = s->max_procs;
+	if (r->child.timens_offsets[0]) {
+		struct timespec mono, boot;
+		clock_gettime(CLOCK_MONOTONIC, &mono);
+		clock_gettime(CLOCK_BOOTTIME, &boot);
+		snprintf(m->timens, sizeof(m->timens), "monotonic %lld 0\nboottime %lld 0\n",
+			 -(long long)mono.tv_sec, -(long long)boot.tv_sec);
+	}
+	if (r->cg.version &&
+	    sbx_cgroup_tighten(&r->cg, (uint64_t)s->memory_mb << 20, s->max_procs) < 0)
+		goto out;
+	fds[0] = sbx_make_stdin(s->stdin_data ? s->stdin_data : "",
+				s->stdin_data ? s->stdin_len : 0);
+	fds[1] = open(program, O_PATH | O_CLOEXEC);
+	if (fds[0] < 0 || fds[1] < 0)
+		goto out;
+	/* the supervisor's view of the run from here on is the caller's spec */
+	r->spec = s;
+	if (m->no_seccomp)
+		r->child.filter = NULL;
+	r->t0 = tg_now_ms();
+	iov.iov_base = m;
+	iov.iov_len = sizeof(*m);
+	memset(cbuf, 0, sizeof(cbuf));
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+	mh.msg_control = cbuf;
+	mh.msg_controllen = CMSG_SPACE((size_t)nfd * sizeof(int));
+	c = CMSG_FIRSTHDR(&mh);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN((size_t)nfd * sizeof(int));
+	memcpy(CMSG_DATA(c), fds, (size_t)nfd * sizeof(int));
+	if (!atomic_load(&r->finished) &&
+	    sendmsg(r->sync_parent, &mh, MSG_NOSIGNAL) == (ssize_t)sizeof(*m))
+		ret = 0;
+out:
+	if (fds[0] >= 0)
+		close(fds[0]);
+	if (fds[1] >= 0)
+		close(fds[1]);
+	free(m);
+	return ret;
+}
+
+int sbx_pool_execute(tg_run_result **out, const struct sbx_spec *s, const char *program)
+{
+	struct pool_entry *e = take(s);
+	int ret;
+
+	if (!e)
+		return 0;
+	if (hand_over(e, s, program) < 0) {
+		sbx_run_discard(&e->r);
+		free(e);
+		run_over();
+		return 0;
+	}
+	ret = sbx_run_wait(out, &e->r, NULL);
+	free(e);
+	pthread_mutex_lock(&mu);
+	served++;
+	pthread_mutex_unlock(&mu);
+	run_over();
+	return ret < 0 ? ret : 1;
+}
+
+unsigned long sbx_pool_served(void)
+{
+	unsigned long n;
+
+	pthread_mutex_lock(&mu);
+	n = served;
+	pthread_mutex_unlock(&mu);
+	return n;
+}
+
+int tg_sandbox_pool_ready(char *why, size_t n)
+{
+	int k;
+
+	pthread_mutex_lock(&mu);
+	k = broken ? -1 : nready;
+	if (why && n)
+		snprintf(why, n, "%.250s", last_err);
+	pthread_mutex_unlock(&mu);
+	return k;
+}
