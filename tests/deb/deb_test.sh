@@ -188,8 +188,8 @@ if [ -f /usr/share/bash-completion/bash_completion ]; then
 	got=$(complete_line toolgate sandbox exec --)
 	check "completion: sandbox exec flags" \
 		test "$got" = "-- --help --home --json --memory-mb --output-kb --timeout-ms "
-	check "completion: active tool names (after the demo: word_count)" \
-		test "$(complete_line toolgate call word)" = "word_count "
+	check "completion: active tool names (after the demo: word_count, word_pair)" \
+		test "$(complete_line toolgate call word)" = "word_count word_pair "
 else
 	bad "bash-completion is not installed (scripts/install-deps.sh installs it)"
 fi
