@@ -5,10 +5,10 @@
  * session_hide_write_tools) with the command-line flags overriding them, and
  * serves one session until the client closes stdin. stdout carries only MCP
  * messages; the few log lines go to stderr. The protocol itself lives in
- * cli/mcp_*.c (docs/MCP.md).
+ * mcp/ (docs/MCP.md).
  */
 #include "cli.h"
-#include "mcp_server.h"
+#include "mcp/mcp.h"
 #include "sandbox/sandbox.h"
 
 #include <signal.h>

@@ -16,7 +16,7 @@
  *    exactly one answer, carrying its id; any other line at most one answer.
  * tests/fuzz_replay replays fuzz/mcp/corpus through the same function.
  */
-#include "cli/mcp_server.h"
+#include "mcp/mcp.h"
 #include "fake_backend.h"
 #include "reg_internal.h"
 

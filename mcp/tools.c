@@ -1,5 +1,5 @@
 /*
- * cli/mcp_tools.c: tools/call for an MCP session. The meta-tools
+ * mcp/tools.c: tools/call for an MCP session. The meta-tools
  * (create_tool, rollback_tool, tool_history, list_tool_versions) map to the
  * registry; any other name runs the active version of a registered tool.
  * Session governance lives here: every tools/call attempt counts against
@@ -10,7 +10,7 @@
  * in the audit log with the session id: the registry records the calls and
  * submissions it runs, this file the ones that stop before it.
  */
-#include "mcp_server.h"
+#include "mcp/mcp.h"
 
 #include <string.h>
 

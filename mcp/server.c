@@ -1,15 +1,15 @@
 /*
- * cli/mcp_server.c: one MCP session over JSON-RPC 2.0. It classifies each
+ * mcp/server.c: one MCP session over JSON-RPC 2.0. It classifies each
  * received line (parse error -32700, invalid request -32600, unknown method
  * -32601, bad params -32602), never answers a notification, runs the
  * initialize handshake (the client's protocol version is echoed when it is
  * one we speak, else ours is sent), answers ping, pages tools/list with an
- * opaque cursor, hands tools/call to mcp_tools.c, and queues
+ * opaque cursor, hands tools/call to tools.c, and queues
  * notifications/tools/list_changed when the registry's toolset generation
  * moves. The I/O loop at the end polls stdin with a timeout so that changes
  * made by another process are noticed while the client is idle.
  */
-#include "mcp_server.h"
+#include "mcp/mcp.h"
 
 #include <errno.h>
 #include <poll.h>

@@ -1,21 +1,21 @@
 /*
- * cli/mcp_server.h: the MCP server behind `toolgate serve`, internal to cli/.
+ * mcp/mcp.h: the MCP server behind `toolgate serve`, the public header of mcp/.
  *
  * Three layers, each testable on its own:
- *  - the line reader (mcp_reader.c): newline-delimited messages from a file
+ *  - the line reader (reader.c): newline-delimited messages from a file
  *    descriptor with a hard cap per line; the rest of an over-long line is
  *    discarded as it arrives, so memory stays bounded whatever the peer sends;
- *  - the session (mcp_server.c, mcp_tools.c): JSON-RPC 2.0 framing and errors,
+ *  - the session (server.c, tools.c): JSON-RPC 2.0 framing and errors,
  *    the initialize handshake and version negotiation, tools/list with
  *    pagination, tools/call of the meta-tools and of registered tools, the
  *    governance budgets, and notifications/tools/list_changed; it writes its
  *    messages into an output buffer, one JSON document plus "\n" each;
  *  - the backend (tg_mcp_backend): the registry calls, a table of function
- *    pointers. mcp_registry.c fills it with tg_registry_*; the unit tests use a
+ *    pointers. backend.c fills it with tg_registry_*; the unit tests use a
  *    fake, so the protocol layer is tested without a home on disk.
  */
-#ifndef TG_CLI_MCP_SERVER_H
-#define TG_CLI_MCP_SERVER_H
+#ifndef TG_MCP_MCP_H
+#define TG_MCP_MCP_H
 
 #include "common/common.h"
 #include "registry/registry.h"
@@ -86,7 +86,7 @@ typedef struct tg_mcp_backend {
 	int (*generation)(void *ctx, uint64_t *out);
 } tg_mcp_backend;
 
-/* The registry as a backend (mcp_registry.c). r stays owned by the caller. */
+/* The registry as a backend (backend.c). r stays owned by the caller. */
 void tg_mcp_backend_registry(tg_mcp_backend *out, tg_registry *r);
 
 /* ---- session --------------------------------------------------------------- */
@@ -130,7 +130,7 @@ int tg_mcp_server_close(tg_mcp_server *s);
  * failure (e.g. the client closed our stdout). */
 int tg_mcp_serve(tg_mcp_server *s, int in_fd, int out_fd);
 
-/* ---- internals shared by mcp_server.c and mcp_tools.c ---------------------- */
+/* ---- internals shared by server.c and tools.c ---------------------- */
 
 /* Queue {"jsonrpc":"2.0","id":id,"result":result}; steals result. */
 int tg_mcp_reply(tg_mcp_server *s, const json_t *id, json_t *result);
@@ -154,7 +154,7 @@ int tg_mcp_tools_call(tg_mcp_server *s, const json_t *id, const json_t *params);
  * workspace:write tools. *out is a new array sorted by name. */
 int tg_mcp_visible_tools(tg_mcp_server *s, json_t **out);
 
-/* Session state visible to mcp_tools.c. */
+/* Session state visible to tools.c. */
 struct tg_mcp_server {
 	tg_mcp_backend be;
 	tg_mcp_options opt;
