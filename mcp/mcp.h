@@ -20,10 +20,18 @@
 #include "common/common.h"
 #include "registry/registry.h"
 
+#include <pthread.h>
+
 /* The protocol versions spoken, newest first; the first is sent when the
  * client asks for one not in the list. */
 #define TG_MCP_PROTOCOL_LATEST "2025-11-25"
 #define TG_MCP_PROTOCOL_FALLBACK "2025-06-18"
+/* The modern (stateless) revision: no initialize, per-request _meta. */
+#define TG_MCP_PROTOCOL_MODERN "2026-07-28"
+#define TG_MCP_META_VERSION "io.modelcontextprotocol/protocolVersion"
+#define TG_MCP_META_CAPS "io.modelcontextprotocol/clientCapabilities"
+#define TG_MCP_META_CLIENT "io.modelcontextprotocol/clientInfo"
+#define TG_MCP_META_SUB "io.modelcontextprotocol/subscriptionId"
 
 #define TG_MCP_MAX_MESSAGE ((size_t)4 << 20) /* 4 MiB per line */
 #define TG_MCP_PAGE_SIZE 100
@@ -36,6 +44,8 @@ enum {
 	TG_RPC_METHOD_NOT_FOUND = -32601,
 	TG_RPC_INVALID_PARAMS = -32602,
 	TG_RPC_INTERNAL_ERROR = -32603,
+	TG_RPC_HEADER_MISMATCH = -32020,      /* 2026-07-28, HTTP only */
+	TG_RPC_UNSUPPORTED_VERSION = -32022,  /* 2026-07-28 */
 };
 
 /* ---- line reader --------------------------------------------------------- */
@@ -100,7 +110,16 @@ typedef struct tg_mcp_options {
 	unsigned poll_ms;       /* toolset generation poll; 0 = TG_MCP_POLL_MS */
 	const char *version;    /* serverInfo.version */
 	const char *session;    /* session id; NULL = 32 random hex digits */
+	const char *principal;  /* HTTP: the token's name, shown in the audit actor */
+	const json_t *tool_patterns; /* HTTP: fnmatch patterns of visible tools; NULL = all */
+	struct tg_mcp_quota *quota;  /* shared budget counters (a principal's); NULL = own */
 } tg_mcp_options;
+
+/* Budget counters shared by every session of one principal (HTTP). */
+typedef struct tg_mcp_quota {
+	pthread_mutex_t lock;
+	uint64_t calls, creates;
+} tg_mcp_quota;
 
 typedef struct tg_mcp_server tg_mcp_server;
 
@@ -149,6 +168,28 @@ json_t *tg_mcp_meta_tools(void);
 int tg_mcp_is_meta_tool(const char *name);
 /* tools/call (params already checked to be an object or NULL). */
 int tg_mcp_tools_call(tg_mcp_server *s, const json_t *id, const json_t *params);
+/* tools/list (params already checked to be an object or NULL). */
+int tg_mcp_tools_list(tg_mcp_server *s, const json_t *id, const json_t *params);
+/* A request of the 2026-07-28 era (its params carry _meta with a protocol
+ * version, or it is server/discover): served without a handshake (modern.c). */
+int tg_mcp_modern_handle(tg_mcp_server *s, const json_t *id, const char *method,
+			 const json_t *params);
+/* 1 if the request's params carry a modern _meta protocol version. */
+int tg_mcp_is_modern(const char *method, const json_t *params);
+/* notifications/cancelled for an open subscriptions/listen: forget it. */
+void tg_mcp_modern_cancel(tg_mcp_server *s, const json_t *params);
+/* Queue notifications/tools/list_changed on every open toolsListChanged
+ * subscription (stdio). */
+int tg_mcp_modern_list_changed(tg_mcp_server *s);
+/* The server/discover result (a new object, without resultType). */
+json_t *tg_mcp_discover_result(const tg_mcp_server *s);
+/* Queue a notification (steals msg). */
+int tg_mcp_queue(tg_mcp_server *s, json_t *msg);
+/* With a shared quota: count one more call (creates 0) or create (1) in it
+ * and return its new total; else return the session's own counter. */
+uint64_t tg_mcp_count(tg_mcp_server *s, int creates);
+/* 1 if the principal's patterns (if any) let this session see the tool. */
+int tg_mcp_tool_allowed(const tg_mcp_server *s, const char *name);
 /* The registered tools visible in this session: the backend's list without
  * names that clash with a meta-tool and, with hide_write_tools, without
  * workspace:write tools. *out is a new array sorted by name. */
@@ -170,6 +211,12 @@ struct tg_mcp_server {
 	int have_generation;
 	int generation_failed;   /* logged once */
 	int toolset_dirty;       /* a request may have changed the toolset */
+	int forbidden;           /* the last request asked for a tool the principal may not use */
+	int modern;              /* the request being handled is of the 2026-07-28 era */
+	int modern_started;      /* a modern request was served (audited once) */
+	const json_t *client_caps; /* the modern request's clientCapabilities (borrowed) */
+	json_t *subs;            /* ids of open subscriptions/listen (stdio) */
+	char actor_session[200]; /* "principal:session" when a principal is set */
 	tg_buf out;
 };
 
