@@ -149,6 +149,34 @@ int tg_mcp_server_close(tg_mcp_server *s);
  * failure (e.g. the client closed our stdout). */
 int tg_mcp_serve(tg_mcp_server *s, int in_fd, int out_fd);
 
+/* ---- Streamable HTTP (http.c) ---------------------------------------------- */
+
+typedef struct tg_mcp_http_options {
+	const char *home;           /* the toolgate home (each worker opens its registry) */
+	const char *addr;           /* numeric IPv4 or IPv6 address, or "localhost" */
+	uint16_t port;              /* 0 = any free port (reported through on_ready) */
+	int allow_remote;           /* a non-loopback address is refused without it */
+	int no_auth;                /* --insecure-no-auth: loopback only, principal "anonymous" */
+	unsigned max_connections;   /* 0 = 64 */
+	unsigned workers;           /* requests served at once (registry handles); 0 = 4 */
+	unsigned idle_timeout_s;    /* a connection silent this long is closed; 0 = 30 */
+	unsigned request_timeout_ms; /* a request must arrive whole within this; 0 = 10000 */
+	size_t max_body;            /* 0 = TG_MCP_MAX_MESSAGE */
+	size_t max_header;          /* request line and headers; 0 = 16 KiB */
+	const char *const *origins; /* extra allowed Origin values, NULL-terminated */
+	tg_mcp_options session;     /* budgets of --insecure-no-auth, hide_write_tools, version */
+	/* called once listening, with the bound port (stderr lines are cli's) */
+	void (*on_ready)(void *ctx, const char *url);
+	void *ctx;
+} tg_mcp_http_options;
+
+/* Serve until *stop becomes non-zero (a signal handler sets it). 0 on a clean
+ * stop; TG_ERR_INVALID for a refused address, TG_ERR_UNAVAILABLE when the
+ * library is missing or the port cannot be bound. */
+int tg_mcp_http_serve(const tg_mcp_http_options *opt, volatile int *stop);
+/* 1 if addr is a loopback address (127.0.0.0/8, ::1, "localhost"). */
+int tg_mcp_addr_loopback(const char *addr);
+
 /* ---- internals shared by server.c and tools.c ---------------------- */
 
 /* Queue {"jsonrpc":"2.0","id":id,"result":result}; steals result. */
