@@ -179,6 +179,7 @@ static void session_unref(tg_http *h, http_session *s)
 		tg_mcp_log_error("audit", NULL);
 	pthread_mutex_unlock(&s->lock);
 	tg_mcp_server_free(s->srv);
+	json_decref(s->patterns);
 	pthread_mutex_destroy(&s->lock);
 	free(s);
 }
@@ -356,8 +357,9 @@ static enum MHD_Result answer(struct MHD_Connection *c, tg_mcp_server *srv, cons
 	if (srv->forbidden)
 		status = MHD_HTTP_FORBIDDEN;
 	else if (code == TG_RPC_UNSUPPORTED_VERSION || code == TG_RPC_HEADER_MISMATCH ||
-		 code == TG_RPC_PARSE_ERROR || (code == TG_RPC_INVALID_REQUEST && !json_is_string(json_object_get(reply, "id")) && !json_is_integer(json_object_get(reply, "id"))))
-		status = MHD_HTTP_BAD_REQUEST;
+		 code == TG_RPC_PARSE_ERROR ||
+		 (code == TG_RPC_INVALID_REQUEST && json_is_null(json_object_get(reply, "id"))))
+		status = MHD_HTTP_BAD_REQUEST; /* not a request at all */
 	else if (modern && code == TG_RPC_METHOD_NOT_FOUND)
 		status = MHD_HTTP_NOT_FOUND;
 	/* strip the stdio framing newline */
@@ -449,7 +451,8 @@ static enum MHD_Result handle_post(tg_http *h, struct MHD_Connection *c, http_re
 		snprintf(s->principal, sizeof(s->principal), "%s", o.principal);
 		snprintf(s->id, sizeof(s->id), "%s", tg_mcp_server_session(s->srv));
 		s->srv->opt.principal = s->principal;
-		s->srv->opt.tool_patterns = o.tool_patterns ? json_deep_copy(o.tool_patterns) : NULL;
+		s->patterns = o.tool_patterns ? json_deep_copy(o.tool_patterns) : NULL;
+		s->srv->opt.tool_patterns = s->patterns;
 		pthread_mutex_init(&s->lock, NULL);
 		s->refs = 2; /* the table and this request */
 		pthread_mutex_lock(&h->lock);

@@ -16,6 +16,7 @@ typedef struct http_session {
 	char id[65];
 	char principal[65];
 	tg_mcp_server *srv;
+	json_t *patterns;  /* the principal's tool patterns, owned */
 	pthread_mutex_t lock;
 	unsigned refs;     /* table + requests in flight (under h->lock) */
 	int closed;
