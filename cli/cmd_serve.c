@@ -197,6 +197,13 @@ int cmd_serve(tg_cli *cli, int argc, char **argv)
 					"go with --http ADDR:PORT");
 		goto out;
 	}
+	{
+		struct sigaction sa;
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_sigpipe;
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGPIPE, &sa, NULL);
+	}
 	if (use_http) {
 		http.addr = http_addr;
 		http.origins = origins;
@@ -208,13 +215,6 @@ int cmd_serve(tg_cli *cli, int argc, char **argv)
 		goto out;
 	}
 	tg_mcp_backend_registry(&be, reg);
-	{
-		struct sigaction sa;
-		memset(&sa, 0, sizeof(sa));
-		sa.sa_handler = on_sigpipe;
-		sigemptyset(&sa.sa_mask);
-		sigaction(SIGPIPE, &sa, NULL);
-	}
 	r = tg_mcp_server_new(&srv, &be, &opt);
 	if (r < 0) {
 		status = cli_fail(r, "serve");
