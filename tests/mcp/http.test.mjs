@@ -142,6 +142,23 @@ test('tokens: missing, forged, revoked are 401 with WWW-Authenticate; metadata p
   await tg(home, 'token', 'revoke', 'bob');
   r = await post(srv.url, { ...JSONH, ...auth(bob) }, init);
   assert.equal(r.status, 401);
+
+  // the CLI: a taken name, an unknown one, a bad name; the list never shows a token
+  const fail = (...a) => run(toolgateBin(), ['--home', home, ...a]).then(() => null, (e) => e);
+  await token(home, 'bob');
+  let e = await fail('token', 'add', 'bob');
+  assert.equal(e.code, 2);
+  assert.equal(e.stderr, 'toolgate: token add: token bob already exists (revoke it first)\n');
+  e = await fail('token', 'revoke', 'nobody');
+  assert.equal(e.code, 2);
+  assert.equal(e.stderr, 'toolgate: token revoke: no token named nobody\n');
+  e = await fail('token', 'add', 'Bad-Name');
+  assert.equal(e.code, 2);
+  const list = JSON.parse(await tg(home, '--json', 'token', 'list'));
+  assert.deepEqual(list.map((x) => [x.name, x.max_calls, x.tools, x.may_approve]), [['bob', 0, null, false]]);
+  assert.ok(!JSON.stringify(list).includes('tgt_'));
+  const events = JSON.parse(await tg(home, '--json', 'log')).filter((x) => x.event.startsWith('token_')).map((x) => [x.actor, x.event, x.details.principal]);
+  assert.deepEqual(events, [['cli', 'token_add', 'bob'], ['cli', 'token_revoke', 'bob'], ['cli', 'token_add', 'bob']]);
 });
 
 test('rights and eras over HTTP: 403 for a tool outside the principal, -32020/-32022/404/400 exactly', async (t) => {
