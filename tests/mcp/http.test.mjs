@@ -279,14 +279,31 @@ test('hostile HTTP input: oversized body and headers, a slow sender, idle connec
   assert.equal(r.status, 200);
 });
 
-test('one server, many sessions: a slow call in one session does not stall another', async (t) => {
+test('one server, many sessions: list_changed reaches all; a slow call in one session does not stall another', async (t) => {
   const home = tempHome(t);
   const tok = await token(home, 'team');
   const srv = await serve(t, home, ['--workers', '4']);
   const a = await sdkClient(t, srv.url, tok);
   const b = await sdkClient(t, srv.url, tok);
+  // a 2026-07-28 subscriber beside the two initialize-era sessions
+  const ctl = new AbortController();
+  t.after(() => ctl.abort());
+  const listen = await fetch(srv.url, { method: 'POST', signal: ctl.signal, headers: modernHeaders('subscriptions/listen', tok), body: JSON.stringify(modern('L1', 'subscriptions/listen', { notifications: { toolsListChanged: true } })) });
+  assert.equal(listen.status, 200);
+  assert.equal(listen.headers.get('content-type'), 'text/event-stream');
+  const reader = listen.body.getReader();
+  let sse = '';
+  const sseEvents = () => sse.split('\n').filter((l) => l.startsWith('data: ')).map((l) => JSON.parse(l.slice(6)));
+  (async () => { for (;;) { const { value, done } = await reader.read().catch(() => ({ done: true })); if (done) return; sse += Buffer.from(value).toString(); } })();
+
   let r = await a.client.callTool({ name: 'create_tool', arguments: wcManifest() });
   assert.equal(r.isError, undefined, JSON.stringify(r));
+  // list_changed reaches every session: a's and b's GET streams, the subscriber
+  await until(() => a.changes.n > 0 && b.changes.n > 0 && sseEvents().length >= 2);
+  assert.deepEqual(sseEvents().slice(0, 2), [
+    { jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { _meta: { 'io.modelcontextprotocol/subscriptionId': 'L1' }, notifications: { toolsListChanged: true } } },
+    { jsonrpc: '2.0', method: 'notifications/tools/list_changed', params: { _meta: { 'io.modelcontextprotocol/subscriptionId': 'L1' } } },
+  ]);
   const order = [];
   const slow = a.client.callTool({ name: 'word_count', arguments: { text: 'slow one', sleep_ms: 4000 } }, undefined, { timeout: 60000 })
     .then((res) => { order.push('slow'); return res; });
@@ -314,4 +331,19 @@ test('--insecure-no-auth is refused off loopback, and remote addresses need --al
   assert.match(srv.stderr(), /WARNING: --insecure-no-auth/);
   const r = await post(srv.url, modernHeaders('tools/list', 'none'), modern(1, 'tools/list'));
   assert.equal(r.status, 200);
+});
+
+test('SIGTERM stops the server cleanly with streams open', async (t) => {
+  const home = tempHome(t);
+  const tok = await token(home, 'op');
+  const srv = await serve(t, home);
+  const { client } = await sdkClient(t, srv.url, tok); // its GET stream is open
+  await client.listTools();
+  const exited = new Promise((res) => srv.proc.on('exit', (code, signal) => res({ code, signal })));
+  const t0 = Date.now();
+  srv.proc.kill('SIGTERM');
+  assert.deepEqual(await exited, { code: 0, signal: null });
+  assert.ok(Date.now() - t0 < 10000);
+  assert.match(srv.stderr(), /toolgate: serve: stopped\n$/);
+  await run(toolgateBin(), ['--home', home, 'verify']);
 });
