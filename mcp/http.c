@@ -16,7 +16,8 @@
  *    400 when missing), GET opens its SSE stream of list_changed, DELETE
  *    ends it. A notification is 202. A tool the principal may not use is 403.
  * Request and header sizes, idle and whole-request timeouts and the number
- * of connections are capped (http_pool.c holds the watchdog).
+ * of connections are capped (http_pool.c holds the watchdog). The registry
+ * work runs in worker processes (http_worker.c).
  */
 #include "http_internal.h"
 #include "mhd_dl.h"
@@ -138,7 +139,6 @@ static int origin_ok(tg_http *h, const char *origin)
 static int authenticate(tg_http *h, struct MHD_Connection *c, json_t **out)
 {
 	const char *auth = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Authorization");
-	tg_registry *reg;
 	int r;
 
 	*out = NULL;
@@ -157,10 +157,8 @@ static int authenticate(tg_http *h, struct MHD_Connection *c, json_t **out)
 		auth++;
 	if (strlen(auth) != TG_TOKEN_LEN)
 		return 2;
-	reg = http_reg_acquire(h);
-	r = tg_registry_token_check(out, reg, auth);
-	http_reg_release(h, reg);
-	return r < 0 ? 2 : 0;
+	r = http_worker_call(h, json_pack("{s:s, s:s}", "op", "token", "secret", auth), out);
+	return r < 0 || !*out ? 2 : 0;
 }
 
 /* ---- sessions -------------------------------------------------------------- */
@@ -656,9 +654,6 @@ int tg_mcp_http_serve(const tg_mcp_http_options *opt, volatile int *stop)
 	if (opt->no_auth && !tg_mcp_addr_loopback(addr))
 		return tg_error_set(TG_ERR_INVALID, "--insecure-no-auth is allowed on a loopback "
 						    "address only");
-	r = tg_mhd_load();
-	if (r < 0)
-		return r;
 	h = calloc(1, sizeof(*h));
 	if (!h)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
@@ -687,7 +682,10 @@ int tg_mcp_http_serve(const tg_mcp_http_options *opt, volatile int *stop)
 	}
 	for (i = 0; i < h->nslots; i++)
 		h->slots[i].fd = -1;
-	r = http_pool_open(h);
+	r = http_workers_start(h); /* before any thread, and small: before the library */
+	if (r < 0)
+		goto out;
+	r = tg_mhd_load();
 	if (r < 0)
 		goto out;
 	http_backend(h, &h->be);
@@ -736,7 +734,7 @@ out:
 	}
 	for (i = 0; i < TG_HTTP_MAX_PRINCIPALS && h->quotas[i]; i++)
 		free(h->quotas[i]);
-	http_pool_close(h);
+	http_workers_stop(h);
 	free(h->slots);
 	free(h);
 	return r;

@@ -1,7 +1,8 @@
 /*
  * mcp/http_internal.h: state shared by http.c (routing, auth, sessions,
- * streams) and http_pool.c (the registry handles behind a bounded pool, the
- * principals' quotas, the toolset watcher and the request-timeout watchdog).
+ * streams), http_worker.c (the registry worker processes) and http_pool.c
+ * (the backend over the workers, the principals' quotas, the toolset
+ * watcher and the request-timeout watchdog).
  */
 #ifndef TG_MCP_HTTP_INTERNAL_H
 #define TG_MCP_HTTP_INTERNAL_H
@@ -41,10 +42,12 @@ typedef struct tg_http {
 	pthread_cond_t changed;  /* toolset generation moved, or stopping */
 	uint64_t gen;
 	uint64_t gen_seq;        /* bumped at each change seen */
-	/* the registry pool */
-	tg_registry **regs;
-	unsigned char *busy;
-	unsigned nregs;
+	/* the registry worker processes */
+	int *wfd;
+	pid_t *wpid;
+	unsigned char *busy;     /* 0 free, 1 busy, 2 dead */
+	unsigned nworkers;
+	uint64_t tk_next, tk_head; /* the ticket queue of requests for a worker */
 	pthread_cond_t reg_free;
 	tg_mcp_backend be;
 	/* sessions and principals */
@@ -60,10 +63,12 @@ typedef struct tg_http {
 } tg_http;
 
 /* http_pool.c */
-int http_pool_open(tg_http *h);
-void http_pool_close(tg_http *h);
-tg_registry *http_reg_acquire(tg_http *h);
-void http_reg_release(tg_http *h, tg_registry *r);
+/* http_worker.c: fork the workers (before any thread), stop them; run one
+ * operation on a free worker (q stolen; *out its "out", NULL for null). */
+int http_workers_start(tg_http *h);
+void http_workers_stop(tg_http *h);
+int http_worker_call(tg_http *h, json_t *q, json_t **out);
+/* http_pool.c */
 void http_backend(tg_http *h, tg_mcp_backend *out);
 tg_mcp_quota *http_quota_get(tg_http *h, const char *principal);
 int http_watcher_start(tg_http *h);

@@ -1,9 +1,9 @@
 /*
  * mcp/http_pool.c: what the HTTP transport shares between its connection
- * threads. A fixed pool of registry handles (one SQLite connection each)
- * bounds how many requests run at once: a slow tool call holds one handle
- * and the other sessions go on with the rest. The backend given to every
- * session takes a handle per operation. Each principal has one quota object
+ * threads. The backend given to every session sends each registry
+ * operation to a free worker process (http_worker.c); their number bounds
+ * how many run at once: a slow tool call holds one worker and the other
+ * sessions go on with the rest. Each principal has one quota object
  * for all its sessions. A watcher thread polls the toolset generation and
  * wakes the list_changed streams, and closes the socket of any connection
  * whose request has not arrived whole within the request timeout (slow
@@ -15,114 +15,68 @@
 #include <sys/socket.h>
 #include <time.h>
 
-int http_pool_open(tg_http *h)
+static json_t *actor_json(const tg_actor *who)
 {
-	unsigned i;
-	int r;
-
-	h->regs = calloc(h->opt.workers, sizeof(*h->regs));
-	h->busy = calloc(h->opt.workers, 1);
-	if (!h->regs || !h->busy)
-		return tg_error_set(TG_ERR_NOMEM, "out of memory");
-	for (i = 0; i < h->opt.workers; i++) {
-		r = tg_registry_open(&h->regs[i], h->opt.home, 1);
-		if (r < 0)
-			return r;
-		h->nregs++;
-	}
-	return 0;
+	return json_pack("{s:s?, s:s?}", "kind", who ? who->kind : NULL, "session",
+			 who ? who->session : NULL);
 }
-
-void http_pool_close(tg_http *h)
-{
-	unsigned i;
-
-	for (i = 0; i < h->nregs; i++)
-		tg_registry_free(h->regs[i]);
-	free(h->regs);
-	free(h->busy);
-	h->regs = NULL;
-	h->busy = NULL;
-	h->nregs = 0;
-}
-
-tg_registry *http_reg_acquire(tg_http *h)
-{
-	unsigned i;
-
-	pthread_mutex_lock(&h->lock);
-	for (;;) {
-		for (i = 0; i < h->nregs; i++) {
-			if (!h->busy[i]) {
-				h->busy[i] = 1;
-				pthread_mutex_unlock(&h->lock);
-				return h->regs[i];
-			}
-		}
-		pthread_cond_wait(&h->reg_free, &h->lock);
-	}
-}
-
-void http_reg_release(tg_http *h, tg_registry *r)
-{
-	unsigned i;
-
-	pthread_mutex_lock(&h->lock);
-	for (i = 0; i < h->nregs; i++) {
-		if (h->regs[i] == r)
-			h->busy[i] = 0;
-	}
-	pthread_cond_signal(&h->reg_free);
-	pthread_mutex_unlock(&h->lock);
-}
-
-/* ---- the backend: one pooled handle per operation ---------------------------- */
-
-#define WITH_REG(call)                                  \
-	do {                                            \
-		tg_http *h_ = ctx;                      \
-		tg_registry *reg = http_reg_acquire(h_); \
-		int rc_ = (call);                       \
-		http_reg_release(h_, reg);              \
-		return rc_;                             \
-	} while (0)
 
 static int p_list(void *ctx, json_t **out)
 {
-	WITH_REG(tg_registry_list(out, reg));
+	return http_worker_call(ctx, json_pack("{s:s}", "op", "list"), out);
 }
 
 static int p_create(void *ctx, json_t **out, const tg_submission *sub, const tg_actor *who)
 {
-	WITH_REG(tg_registry_create(out, reg, sub, who));
+	return http_worker_call(ctx,
+				json_pack("{s:s, s:O, s:s%, s:o}", "op", "create", "manifest",
+					  sub->manifest, "source", sub->source ? sub->source : "",
+					  sub->source ? sub->source_len : 0, "actor", actor_json(who)),
+				out);
 }
 
 static int p_call(void *ctx, json_t **out, const char *name, const json_t *args,
 		  const tg_actor *who)
 {
-	WITH_REG(tg_registry_call(out, reg, name, args, who));
+	return http_worker_call(ctx,
+				json_pack("{s:s, s:s, s:O, s:o}", "op", "call", "name", name, "args",
+					  args, "actor", actor_json(who)),
+				out);
 }
 
 static int p_rollback(void *ctx, json_t **out, const char *name, unsigned to, unsigned flags,
 		      const tg_actor *who)
 {
-	WITH_REG(tg_registry_rollback(out, reg, name, to, flags, who));
+	return http_worker_call(ctx,
+				json_pack("{s:s, s:s, s:I, s:I, s:o}", "op", "rollback", "name",
+					  name, "to", (json_int_t)to, "flags", (json_int_t)flags,
+					  "actor", actor_json(who)),
+				out);
 }
 
 static int p_history(void *ctx, json_t **out, const char *name)
 {
-	WITH_REG(tg_registry_history(out, reg, name));
+	return http_worker_call(ctx, json_pack("{s:s, s:s}", "op", "history", "name", name), out);
 }
 
 static int p_audit(void *ctx, const tg_actor *who, const char *event, const char *tool,
 		   const json_t *details)
 {
-	WITH_REG(tg_registry_audit(reg, who, event, tool, details));
+	return http_worker_call(ctx,
+				json_pack("{s:s, s:s, s:s?, s:O?, s:o}", "op", "audit", "event",
+					  event, "tool", tool, "details", details, "actor",
+					  actor_json(who)),
+				NULL);
 }
 
 static int p_generation(void *ctx, uint64_t *out)
 {
-	WITH_REG(tg_registry_toolset_generation(out, reg));
+	_cleanup_json_ json_t *g = NULL;
+	int r = http_worker_call(ctx, json_pack("{s:s}", "op", "generation"), &g);
+
+	if (r == 0)
+		*out = (uint64_t)json_integer_value(g);
+	return r;
 }
 
 void http_backend(tg_http *h, tg_mcp_backend *out)

@@ -27,7 +27,7 @@ const ARGS = { text: 'the quick brown fox jumps over the lazy dog' };
 function stats(ms, secs) {
   const s = [...ms].sort((a, b) => a - b);
   const at = (q) => s[Math.min(s.length - 1, Math.ceil(q * s.length) - 1)];
-  return { calls: s.length, p50_ms: +at(0.5).toFixed(2), p99_ms: +at(0.99).toFixed(2), calls_per_s: +(s.length / secs).toFixed(1) };
+  return { calls: s.length, p50_ms: +at(0.5).toFixed(2), p99_ms: +at(0.99).toFixed(2), max_ms: +s[s.length - 1].toFixed(2), calls_per_s: +(s.length / secs).toFixed(1), wall_s: +secs.toFixed(2) };
 }
 
 async function drive(clients) {
@@ -50,7 +50,7 @@ const auditCalls = () => JSON.parse(tg('--json', 'log', '--limit', '1000000')).f
 
 try {
   const token = tg('token', 'add', 'load').trim();
-  const srv = spawn(bin, ['--home', home, 'serve', '--http', '127.0.0.1:0', '--workers', String(W), '--max-connections', String(S * 2 + 8)], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const srv = spawn(bin, ['--home', home, 'serve', '--http', '127.0.0.1:0', '--workers', String(W), '--max-connections', String(S * 4 + 16)], { stdio: ['ignore', 'ignore', 'pipe'] });
   const url = await new Promise((res, rej) => {
     let e = '';
     srv.stderr.on('data', (d) => { e += d; const m = e.match(/listening on (\S+)/); if (m) res(m[1]); });
