@@ -158,7 +158,7 @@ typedef struct tg_mcp_http_options {
 	int allow_remote;           /* a non-loopback address is refused without it */
 	int no_auth;                /* --insecure-no-auth: loopback only, principal "anonymous" */
 	unsigned max_connections;   /* 0 = 64 */
-	unsigned workers;           /* requests served at once (registry handles); 0 = 4 */
+	unsigned workers;           /* registry worker processes (calls at once); 0 = 4 */
 	unsigned idle_timeout_s;    /* a connection silent this long is closed; 0 = 30 */
 	unsigned request_timeout_ms; /* a request must arrive whole within this; 0 = 10000 */
 	size_t max_body;            /* 0 = TG_MCP_MAX_MESSAGE */
