@@ -85,6 +85,7 @@ int cmd_show_run(tg_cli *cli, int argc, char **argv);
 int cmd_approvals(tg_cli *cli, int argc, char **argv);
 int cmd_approve_call(tg_cli *cli, int argc, char **argv);
 int cmd_deny_call(tg_cli *cli, int argc, char **argv);
+int cmd_token(tg_cli *cli, int argc, char **argv);
 /* cmd_run.c: a run's audit entries as a call tree (show-run, log --run). */
 void cli_print_run_entries(const json_t *entries);
 

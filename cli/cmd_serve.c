@@ -4,11 +4,13 @@
  * config.json (session_max_calls, session_max_creates,
  * session_hide_write_tools) with the command-line flags overriding them, and
  * serves one session until the client closes stdin. stdout carries only MCP
- * messages; the few log lines go to stderr. The protocol itself lives in
- * cli/mcp_*.c (docs/MCP.md).
+ * messages; the few log lines go to stderr. With --http ADDR:PORT it serves
+ * Streamable HTTP instead, many sessions at once, each request authenticated
+ * by a bearer token (toolgate token add), until SIGINT or SIGTERM. The
+ * protocol itself lives in mcp/ (docs/MCP.md).
  */
 #include "cli.h"
-#include "mcp_server.h"
+#include "mcp/mcp.h"
 #include "sandbox/sandbox.h"
 
 #include <signal.h>
@@ -20,6 +22,73 @@
 static void on_sigpipe(int sig)
 {
 	(void)sig;
+}
+
+static volatile int http_stop;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	http_stop = 1;
+}
+
+static void on_ready(void *ctx, const char *url)
+{
+	const tg_mcp_http_options *o = ctx;
+
+	fprintf(stderr, "toolgate: serve: listening on %s (%s; max %u connections, %u workers)\n",
+		url, o->no_auth ? "NO AUTHENTICATION" : "bearer tokens", o->max_connections,
+		o->workers);
+}
+
+/* --http ADDR:PORT ([v6]:PORT for IPv6); ADDR alone is not accepted */
+static int parse_http(const char *v, char *addr, size_t n, uint16_t *port)
+{
+	const char *colon = strrchr(v, ':');
+	uint32_t p;
+	size_t len;
+
+	if (!colon || cli_parse_u32(colon + 1, &p) < 0 || p > 65535)
+		return -1;
+	len = (size_t)(colon - v);
+	if (len >= 2 && v[0] == '[' && v[len - 1] == ']') {
+		v++;
+		len -= 2;
+	}
+	if (len == 0 || len >= n)
+		return -1;
+	memcpy(addr, v, len);
+	addr[len] = '\0';
+	*port = (uint16_t)p;
+	return 0;
+}
+
+static int serve_http(tg_cli *cli, const char *home, tg_mcp_http_options *o)
+{
+	struct sigaction sa;
+	int r;
+
+	(void)cli;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	o->home = home;
+	if (!o->max_connections)
+		o->max_connections = 64;
+	if (!o->workers)
+		o->workers = 4;
+	o->on_ready = on_ready;
+	o->ctx = o;
+	if (o->no_auth)
+		fprintf(stderr, "toolgate: serve: WARNING: --insecure-no-auth: any local process "
+				"may use this server as principal 'anonymous'\n");
+	r = tg_mcp_http_serve(o, &http_stop);
+	if (r < 0)
+		return cli_fail(r, "serve");
+	fprintf(stderr, "toolgate: serve: stopped\n");
+	return TG_EXIT_OK;
 }
 
 /* --name N or --name=N; 1 if argv[*i] is this option, -1 on a bad value. */
@@ -49,8 +118,12 @@ int cmd_serve(tg_cli *cli, int argc, char **argv)
 	tg_mcp_backend be;
 	tg_mcp_options opt = { 0 };
 	const tg_config *cfg;
-	uint32_t max_calls = 0, max_creates = 0;
-	int have_calls = 0, have_creates = 0, hide = 0;
+	uint32_t max_calls = 0, max_creates = 0, u = 0;
+	int have_calls = 0, have_creates = 0, hide = 0, use_http = 0;
+	tg_mcp_http_options http = { 0 };
+	char http_addr[64] = "";
+	const char *origins[16] = { 0 };
+	size_t norigins = 0;
 	int i, r, status = TG_EXIT_OK;
 
 	for (i = 1; i < argc; i++) {
@@ -64,6 +137,39 @@ int cmd_serve(tg_cli *cli, int argc, char **argv)
 			have_creates = 1;
 		} else if (strcmp(argv[i], "--hide-write-tools") == 0) {
 			hide = 1;
+		} else if (strcmp(argv[i], "--http") == 0) {
+			if (i + 1 >= argc ||
+			    parse_http(argv[++i], http_addr, sizeof(http_addr), &http.port) < 0)
+				return cli_usage(cli, "--http needs ADDR:PORT (e.g. 127.0.0.1:8808)");
+			use_http = 1;
+		} else if (strcmp(argv[i], "--allow-remote") == 0) {
+			http.allow_remote = 1;
+		} else if (strcmp(argv[i], "--insecure-no-auth") == 0) {
+			http.no_auth = 1;
+		} else if (strcmp(argv[i], "--allow-origin") == 0) {
+			if (i + 1 >= argc || norigins + 1 >= TG_ARRAY_SIZE(origins))
+				return cli_usage(cli, "--allow-origin needs an ORIGIN (at most 15)");
+			origins[norigins++] = argv[++i];
+		} else if ((r = opt_u32(argc, argv, &i, "--max-connections", &u)) != 0) {
+			if (r < 0 || u == 0 || u > 10000)
+				return cli_usage(cli, "--max-connections: needs a number 1..10000");
+			http.max_connections = u;
+		} else if ((r = opt_u32(argc, argv, &i, "--workers", &u)) != 0) {
+			if (r < 0 || u == 0 || u > 256)
+				return cli_usage(cli, "--workers: needs a number 1..256");
+			http.workers = u;
+		} else if ((r = opt_u32(argc, argv, &i, "--idle-timeout-s", &u)) != 0) {
+			if (r < 0 || u == 0)
+				return cli_usage(cli, "--idle-timeout-s: needs a number of seconds");
+			http.idle_timeout_s = u;
+		} else if ((r = opt_u32(argc, argv, &i, "--request-timeout-ms", &u)) != 0) {
+			if (r < 0 || u == 0)
+				return cli_usage(cli, "--request-timeout-ms: needs a number");
+			http.request_timeout_ms = u;
+		} else if ((r = opt_u32(argc, argv, &i, "--max-body", &u)) != 0) {
+			if (r < 0 || u < 1024)
+				return cli_usage(cli, "--max-body: needs a number of bytes (>= 1024)");
+			http.max_body = u;
 		} else {
 			return cli_usage(cli, "unexpected argument '%.64s'", argv[i]);
 		}
@@ -89,7 +195,13 @@ int cmd_serve(tg_cli *cli, int argc, char **argv)
 	opt.max_creates = have_creates ? max_creates : cfg ? cfg->session_max_creates : 0;
 	opt.hide_write_tools = hide || (cfg && cfg->session_hide_write_tools);
 	opt.version = TG_VERSION;
-	tg_mcp_backend_registry(&be, reg);
+	if (!use_http && (http.allow_remote || http.no_auth || norigins || http.workers ||
+			  http.max_connections || http.idle_timeout_s || http.request_timeout_ms ||
+			  http.max_body)) {
+		status = cli_usage(cli, "--allow-remote, --insecure-no-auth and the HTTP limits "
+					"go with --http ADDR:PORT");
+		goto out;
+	}
 	{
 		struct sigaction sa;
 		memset(&sa, 0, sizeof(sa));
@@ -97,6 +209,17 @@ int cmd_serve(tg_cli *cli, int argc, char **argv)
 		sigemptyset(&sa.sa_mask);
 		sigaction(SIGPIPE, &sa, NULL);
 	}
+	if (use_http) {
+		http.addr = http_addr;
+		http.origins = origins;
+		http.session = opt;
+		/* each worker opens its own handle */
+		tg_registry_free(reg);
+		reg = NULL;
+		status = serve_http(cli, home, &http);
+		goto out;
+	}
+	tg_mcp_backend_registry(&be, reg);
 	r = tg_mcp_server_new(&srv, &be, &opt);
 	if (r < 0) {
 		status = cli_fail(r, "serve");

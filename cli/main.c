@@ -63,8 +63,20 @@ static const tg_cli_command commands[] = {
 	{ "sandbox", cmd_sandbox,
 	  "exec [--timeout-ms N] [--memory-mb N] [--output-kb N] -- PROG [ARG...]",
 	  "run any program in the tool sandbox", NULL },
-	{ "serve", cmd_serve, "[--max-calls N] [--max-creates N] [--hide-write-tools]",
-	  "MCP server on stdio", NULL },
+	{ "serve", cmd_serve,
+	  "[--max-calls N] [--max-creates N] [--hide-write-tools] [--http ADDR:PORT "
+	  "[--allow-remote] [--insecure-no-auth]]",
+	  "MCP server on stdio, or Streamable HTTP with bearer tokens",
+	  "--http serves many sessions on one endpoint, http://ADDR:PORT/mcp; the\n"
+	  "address must be loopback unless --allow-remote. Every request needs a token\n"
+	  "(toolgate token add) unless --insecure-no-auth, which only loopback allows.\n"
+	  "Tuning: --max-connections N, --workers N, --idle-timeout-s N,\n"
+	  "--request-timeout-ms N, --max-body N, --allow-origin ORIGIN (docs/MCP.md)." },
+	{ "token", cmd_token,
+	  "add NAME [--max-calls N] [--max-creates N] [--tools PATTERN...] [--may-approve] | "
+	  "list | revoke NAME",
+	  "principals (bearer tokens) of the MCP HTTP transport",
+	  "add prints the token once; the registry keeps only its SHA-256." },
 };
 
 int cli_fail(int code, const char *what)

@@ -189,4 +189,28 @@ int tg_registry_store_opened(const tg_registry *r);
  * another process changed it (for notifications/tools/list_changed). */
 int tg_registry_toolset_generation(uint64_t *out, tg_registry *r);
 
+/* ---- principals of the MCP HTTP transport (token.c) ---------------------- */
+
+#define TG_TOKEN_LEN 52 /* "tgt_" + 48 hex digits */
+
+typedef struct tg_token_spec {
+	const char *name;       /* the principal, ^[a-z][a-z0-9_]{0,63}$ */
+	uint32_t max_calls;     /* 0 = unlimited */
+	uint32_t max_creates;   /* 0 = unlimited */
+	const json_t *tools;    /* array of fnmatch patterns, or NULL = every tool */
+	int may_approve;        /* may answer per-call approvals */
+} tg_token_spec;
+
+/* Add a principal; out gets its token (shown once: only its SHA-256 is
+ * kept). TG_ERR_EXISTS when the name is taken. */
+int tg_registry_token_add(char out[TG_TOKEN_LEN + 1], tg_registry *r, const tg_token_spec *spec,
+			  const tg_actor *who);
+/* [{"name","created","max_calls","max_creates","tools":[..]|null,"may_approve"}] */
+int tg_registry_token_list(json_t **out, tg_registry *r);
+/* The principal holding this token (one object as in the list), or
+ * TG_ERR_NOTFOUND. */
+int tg_registry_token_check(json_t **out, tg_registry *r, const char *secret);
+/* TG_ERR_NOTFOUND when there is no such principal. */
+int tg_registry_token_revoke(tg_registry *r, const char *name, const tg_actor *who);
+
 #endif

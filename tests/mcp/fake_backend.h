@@ -8,7 +8,7 @@
 #ifndef TG_TEST_MCP_FAKE_BACKEND_H
 #define TG_TEST_MCP_FAKE_BACKEND_H
 
-#include "cli/mcp_server.h"
+#include "mcp/mcp.h"
 
 typedef struct fake_registry {
 	json_t *tools;   /* array of list entries, plus "versions" (int) */

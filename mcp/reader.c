@@ -1,12 +1,12 @@
 /*
- * cli/mcp_reader.c: the stdio framing of MCP, newline-delimited messages read
+ * mcp/reader.c: the stdio framing of MCP, newline-delimited messages read
  * from a file descriptor with a bounded buffer. A line longer than the cap is
  * reported once (TG_MCP_READ_OVERSIZE) and its remaining bytes are dropped as
  * they arrive, up to and including the next "\n": the buffer never holds more
  * than the cap plus one read chunk, whatever the peer sends. A trailing "\r"
  * is taken off; a last line without "\n" before end of input still counts.
  */
-#include "mcp_server.h"
+#include "mcp/mcp.h"
 
 #include <errno.h>
 #include <string.h>

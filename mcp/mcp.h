@@ -1,29 +1,37 @@
 /*
- * cli/mcp_server.h: the MCP server behind `toolgate serve`, internal to cli/.
+ * mcp/mcp.h: the MCP server behind `toolgate serve`, the public header of mcp/.
  *
  * Three layers, each testable on its own:
- *  - the line reader (mcp_reader.c): newline-delimited messages from a file
+ *  - the line reader (reader.c): newline-delimited messages from a file
  *    descriptor with a hard cap per line; the rest of an over-long line is
  *    discarded as it arrives, so memory stays bounded whatever the peer sends;
- *  - the session (mcp_server.c, mcp_tools.c): JSON-RPC 2.0 framing and errors,
+ *  - the session (server.c, tools.c): JSON-RPC 2.0 framing and errors,
  *    the initialize handshake and version negotiation, tools/list with
  *    pagination, tools/call of the meta-tools and of registered tools, the
  *    governance budgets, and notifications/tools/list_changed; it writes its
  *    messages into an output buffer, one JSON document plus "\n" each;
  *  - the backend (tg_mcp_backend): the registry calls, a table of function
- *    pointers. mcp_registry.c fills it with tg_registry_*; the unit tests use a
+ *    pointers. backend.c fills it with tg_registry_*; the unit tests use a
  *    fake, so the protocol layer is tested without a home on disk.
  */
-#ifndef TG_CLI_MCP_SERVER_H
-#define TG_CLI_MCP_SERVER_H
+#ifndef TG_MCP_MCP_H
+#define TG_MCP_MCP_H
 
 #include "common/common.h"
 #include "registry/registry.h"
+
+#include <pthread.h>
 
 /* The protocol versions spoken, newest first; the first is sent when the
  * client asks for one not in the list. */
 #define TG_MCP_PROTOCOL_LATEST "2025-11-25"
 #define TG_MCP_PROTOCOL_FALLBACK "2025-06-18"
+/* The modern (stateless) revision: no initialize, per-request _meta. */
+#define TG_MCP_PROTOCOL_MODERN "2026-07-28"
+#define TG_MCP_META_VERSION "io.modelcontextprotocol/protocolVersion"
+#define TG_MCP_META_CAPS "io.modelcontextprotocol/clientCapabilities"
+#define TG_MCP_META_CLIENT "io.modelcontextprotocol/clientInfo"
+#define TG_MCP_META_SUB "io.modelcontextprotocol/subscriptionId"
 
 #define TG_MCP_MAX_MESSAGE ((size_t)4 << 20) /* 4 MiB per line */
 #define TG_MCP_PAGE_SIZE 100
@@ -36,6 +44,8 @@ enum {
 	TG_RPC_METHOD_NOT_FOUND = -32601,
 	TG_RPC_INVALID_PARAMS = -32602,
 	TG_RPC_INTERNAL_ERROR = -32603,
+	TG_RPC_HEADER_MISMATCH = -32020,      /* 2026-07-28, HTTP only */
+	TG_RPC_UNSUPPORTED_VERSION = -32022,  /* 2026-07-28 */
 };
 
 /* ---- line reader --------------------------------------------------------- */
@@ -86,7 +96,7 @@ typedef struct tg_mcp_backend {
 	int (*generation)(void *ctx, uint64_t *out);
 } tg_mcp_backend;
 
-/* The registry as a backend (mcp_registry.c). r stays owned by the caller. */
+/* The registry as a backend (backend.c). r stays owned by the caller. */
 void tg_mcp_backend_registry(tg_mcp_backend *out, tg_registry *r);
 
 /* ---- session --------------------------------------------------------------- */
@@ -100,7 +110,16 @@ typedef struct tg_mcp_options {
 	unsigned poll_ms;       /* toolset generation poll; 0 = TG_MCP_POLL_MS */
 	const char *version;    /* serverInfo.version */
 	const char *session;    /* session id; NULL = 32 random hex digits */
+	const char *principal;  /* HTTP: the token's name, shown in the audit actor */
+	const json_t *tool_patterns; /* HTTP: fnmatch patterns of visible tools; NULL = all */
+	struct tg_mcp_quota *quota;  /* shared budget counters (a principal's); NULL = own */
 } tg_mcp_options;
+
+/* Budget counters shared by every session of one principal (HTTP). */
+typedef struct tg_mcp_quota {
+	pthread_mutex_t lock;
+	uint64_t calls, creates;
+} tg_mcp_quota;
 
 typedef struct tg_mcp_server tg_mcp_server;
 
@@ -130,7 +149,35 @@ int tg_mcp_server_close(tg_mcp_server *s);
  * failure (e.g. the client closed our stdout). */
 int tg_mcp_serve(tg_mcp_server *s, int in_fd, int out_fd);
 
-/* ---- internals shared by mcp_server.c and mcp_tools.c ---------------------- */
+/* ---- Streamable HTTP (http.c) ---------------------------------------------- */
+
+typedef struct tg_mcp_http_options {
+	const char *home;           /* the toolgate home (each worker opens its registry) */
+	const char *addr;           /* numeric IPv4 or IPv6 address, or "localhost" */
+	uint16_t port;              /* 0 = any free port (reported through on_ready) */
+	int allow_remote;           /* a non-loopback address is refused without it */
+	int no_auth;                /* --insecure-no-auth: loopback only, principal "anonymous" */
+	unsigned max_connections;   /* 0 = 64 */
+	unsigned workers;           /* registry worker processes (calls at once); 0 = 4 */
+	unsigned idle_timeout_s;    /* a connection silent this long is closed; 0 = 30 */
+	unsigned request_timeout_ms; /* a request must arrive whole within this; 0 = 10000 */
+	size_t max_body;            /* 0 = TG_MCP_MAX_MESSAGE */
+	size_t max_header;          /* request line and headers; 0 = 16 KiB */
+	const char *const *origins; /* extra allowed Origin values, NULL-terminated */
+	tg_mcp_options session;     /* budgets of --insecure-no-auth, hide_write_tools, version */
+	/* called once listening, with the bound port (stderr lines are cli's) */
+	void (*on_ready)(void *ctx, const char *url);
+	void *ctx;
+} tg_mcp_http_options;
+
+/* Serve until *stop becomes non-zero (a signal handler sets it). 0 on a clean
+ * stop; TG_ERR_INVALID for a refused address, TG_ERR_UNAVAILABLE when the
+ * library is missing or the port cannot be bound. */
+int tg_mcp_http_serve(const tg_mcp_http_options *opt, volatile int *stop);
+/* 1 if addr is a loopback address (127.0.0.0/8, ::1, "localhost"). */
+int tg_mcp_addr_loopback(const char *addr);
+
+/* ---- internals shared by server.c and tools.c ---------------------- */
 
 /* Queue {"jsonrpc":"2.0","id":id,"result":result}; steals result. */
 int tg_mcp_reply(tg_mcp_server *s, const json_t *id, json_t *result);
@@ -149,12 +196,34 @@ json_t *tg_mcp_meta_tools(void);
 int tg_mcp_is_meta_tool(const char *name);
 /* tools/call (params already checked to be an object or NULL). */
 int tg_mcp_tools_call(tg_mcp_server *s, const json_t *id, const json_t *params);
+/* tools/list (params already checked to be an object or NULL). */
+int tg_mcp_tools_list(tg_mcp_server *s, const json_t *id, const json_t *params);
+/* A request of the 2026-07-28 era (its params carry _meta with a protocol
+ * version, or it is server/discover): served without a handshake (modern.c). */
+int tg_mcp_modern_handle(tg_mcp_server *s, const json_t *id, const char *method,
+			 const json_t *params);
+/* 1 if the request's params carry a modern _meta protocol version. */
+int tg_mcp_is_modern(const char *method, const json_t *params);
+/* notifications/cancelled for an open subscriptions/listen: forget it. */
+void tg_mcp_modern_cancel(tg_mcp_server *s, const json_t *params);
+/* Queue notifications/tools/list_changed on every open toolsListChanged
+ * subscription (stdio). */
+int tg_mcp_modern_list_changed(tg_mcp_server *s);
+/* The server/discover result (a new object, without resultType). */
+json_t *tg_mcp_discover_result(const tg_mcp_server *s);
+/* Queue a notification (steals msg). */
+int tg_mcp_queue(tg_mcp_server *s, json_t *msg);
+/* With a shared quota: count one more call (creates 0) or create (1) in it
+ * and return its new total; else return the session's own counter. */
+uint64_t tg_mcp_count(tg_mcp_server *s, int creates);
+/* 1 if the principal's patterns (if any) let this session see the tool. */
+int tg_mcp_tool_allowed(const tg_mcp_server *s, const char *name);
 /* The registered tools visible in this session: the backend's list without
  * names that clash with a meta-tool and, with hide_write_tools, without
  * workspace:write tools. *out is a new array sorted by name. */
 int tg_mcp_visible_tools(tg_mcp_server *s, json_t **out);
 
-/* Session state visible to mcp_tools.c. */
+/* Session state visible to tools.c. */
 struct tg_mcp_server {
 	tg_mcp_backend be;
 	tg_mcp_options opt;
@@ -170,6 +239,12 @@ struct tg_mcp_server {
 	int have_generation;
 	int generation_failed;   /* logged once */
 	int toolset_dirty;       /* a request may have changed the toolset */
+	int forbidden;           /* the last request asked for a tool the principal may not use */
+	int modern;              /* the request being handled is of the 2026-07-28 era */
+	int modern_started;      /* a modern request was served (audited once) */
+	const json_t *client_caps; /* the modern request's clientCapabilities (borrowed) */
+	json_t *subs;            /* ids of open subscriptions/listen (stdio) */
+	char actor_session[200]; /* "principal:session" when a principal is set */
 	tg_buf out;
 };
 

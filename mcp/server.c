@@ -1,15 +1,15 @@
 /*
- * cli/mcp_server.c: one MCP session over JSON-RPC 2.0. It classifies each
+ * mcp/server.c: one MCP session over JSON-RPC 2.0. It classifies each
  * received line (parse error -32700, invalid request -32600, unknown method
  * -32601, bad params -32602), never answers a notification, runs the
  * initialize handshake (the client's protocol version is echoed when it is
  * one we speak, else ours is sent), answers ping, pages tools/list with an
- * opaque cursor, hands tools/call to mcp_tools.c, and queues
+ * opaque cursor, hands tools/call to tools.c, and queues
  * notifications/tools/list_changed when the registry's toolset generation
  * moves. The I/O loop at the end polls stdin with a timeout so that changes
  * made by another process are noticed while the client is idle.
  */
-#include "mcp_server.h"
+#include "mcp/mcp.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -22,7 +22,7 @@
 
 /* ---- output ------------------------------------------------------------------ */
 
-static int queue(tg_mcp_server *s, json_t *msg /* stolen */)
+int tg_mcp_queue(tg_mcp_server *s, json_t *msg /* stolen */)
 {
 	_cleanup_free_ char *text = NULL;
 	int r;
@@ -45,9 +45,15 @@ int tg_mcp_reply(tg_mcp_server *s, const json_t *id, json_t *result)
 
 	if (!result)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	/* 2026-07-28: every result says what it is */
+	if (s->modern && json_is_object(result) && !json_object_get(result, "resultType") &&
+	    json_object_set_new(result, "resultType", json_string("complete")) < 0) {
+		json_decref(result);
+		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	}
 	msg = json_pack("{s:s, s:O, s:o}", "jsonrpc", "2.0", "id", id ? id : json_null(),
 			"result", result);
-	return queue(s, msg);
+	return tg_mcp_queue(s, msg);
 }
 
 void tg_mcp_sanitize(char *msg)
@@ -82,7 +88,7 @@ int tg_mcp_reply_error(tg_mcp_server *s, const json_t *id, int code, const char 
 	vsnprintf(message, sizeof(message), fmt, ap);
 	va_end(ap);
 	tg_mcp_sanitize(message);
-	return queue(s, json_pack("{s:s, s:O, s:{s:i, s:s}}", "jsonrpc", "2.0", "id",
+	return tg_mcp_queue(s, json_pack("{s:s, s:O, s:{s:i, s:s}}", "jsonrpc", "2.0", "id",
 				  id ? id : json_null(), "error", "code", code, "message", message));
 }
 
@@ -144,6 +150,12 @@ int tg_mcp_server_new(tg_mcp_server **out, const tg_mcp_backend *be, const tg_mc
 	s->opt.session = NULL;
 	s->actor.kind = "mcp";
 	s->actor.session = s->session;
+	if (s->opt.principal) {
+		/* the principal leads: the audit actor reads mcp:<principal>:<session> */
+		snprintf(s->actor_session, sizeof(s->actor_session), "%.64s:%s",
+			 s->opt.principal, s->session);
+		s->actor.session = s->actor_session;
+	}
 	tg_buf_init(&s->out, TG_MCP_OUT_MAX);
 	/* The baseline: changes before the handshake are not news. */
 	if (s->be.generation && s->be.generation(s->be.ctx, &s->generation) == 0)
@@ -157,6 +169,7 @@ void tg_mcp_server_free(tg_mcp_server *s)
 	if (!s)
 		return;
 	tg_buf_free(&s->out);
+	json_decref(s->subs);
 	free(s);
 }
 
@@ -180,7 +193,7 @@ int tg_mcp_server_close(tg_mcp_server *s)
 {
 	_cleanup_json_ json_t *d = NULL;
 
-	if (!s->initialized || !s->be.audit)
+	if ((!s->initialized && !s->modern_started) || !s->be.audit)
 		return 0;
 	d = json_pack("{s:I, s:I, s:I}", "calls", (json_int_t)s->calls, "creates",
 		      (json_int_t)s->creates, "denied", (json_int_t)s->denied);
@@ -208,9 +221,10 @@ int tg_mcp_server_check_toolset(tg_mcp_server *s)
 		return 0;
 	s->generation = g;
 	s->have_generation = 1;
-	if (!s->initialized)
-		return 0;
-	return queue(s, json_pack("{s:s, s:s}", "jsonrpc", "2.0", "method",
+	r = tg_mcp_modern_list_changed(s);
+	if (r < 0 || !s->initialized)
+		return r;
+	return tg_mcp_queue(s, json_pack("{s:s, s:s}", "jsonrpc", "2.0", "method",
 				  "notifications/tools/list_changed"));
 }
 
@@ -417,7 +431,8 @@ int tg_mcp_visible_tools(tg_mcp_server *s, json_t **out)
 		json_t *c;
 		int writes = 0;
 
-		if (!name || !tg_name_valid(name) || tg_mcp_is_meta_tool(name))
+		if (!name || !tg_name_valid(name) || tg_mcp_is_meta_tool(name) ||
+		    !tg_mcp_tool_allowed(s, name))
 			continue;
 		json_array_foreach(caps, k, c) {
 			if (json_is_string(c) &&
@@ -433,7 +448,7 @@ int tg_mcp_visible_tools(tg_mcp_server *s, json_t **out)
 	return 0;
 }
 
-static int handle_tools_list(tg_mcp_server *s, const json_t *id, const json_t *params)
+int tg_mcp_tools_list(tg_mcp_server *s, const json_t *id, const json_t *params)
 {
 	_cleanup_json_ json_t *reg = NULL;
 	_cleanup_json_ json_t *all = NULL;
@@ -458,6 +473,12 @@ static int handle_tools_list(tg_mcp_server *s, const json_t *id, const json_t *p
 	all = tg_mcp_meta_tools();
 	if (!all)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	for (i = json_array_size(all); i-- > 0;) {
+		/* a principal limited to some tools may lack the meta-tools too */
+		if (!tg_mcp_tool_allowed(
+			    s, json_string_value(json_object_get(json_array_get(all, i), "name"))))
+			json_array_remove(all, i);
+	}
 	json_array_foreach(reg, i, t) {
 		if (json_array_append_new(all, tool_entry(t)) < 0)
 			return tg_error_set(TG_ERR_NOMEM, "out of memory");
@@ -489,6 +510,12 @@ static int handle_tools_list(tg_mcp_server *s, const json_t *id, const json_t *p
 	result = json_pack("{s:o}", "tools", page);
 	if (!result)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	/* 2026-07-28: a cache hint; the list depends on the principal */
+	if (s->modern && json_object_update_new(result, json_pack("{s:i, s:s}", "ttlMs", 0,
+								   "cacheScope", "private")) < 0) {
+		json_decref(result);
+		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	}
 	if (first + count < n) {
 		next = cursor_encode(
 			json_string_value(json_object_get(sorted[first + count - 1], "name")));
@@ -502,10 +529,12 @@ static int handle_tools_list(tg_mcp_server *s, const json_t *id, const json_t *p
 
 /* ---- dispatch ------------------------------------------------------------------ */
 
-static void handle_notification(tg_mcp_server *s, const char *method)
+static void handle_notification(tg_mcp_server *s, const char *method, const json_t *params)
 {
 	if (strcmp(method, "notifications/initialized") == 0)
 		s->client_ready = 1;
+	else if (strcmp(method, "notifications/cancelled") == 0)
+		tg_mcp_modern_cancel(s, params);
 	/* notifications/cancelled: requests are answered in order, one at a
 	 * time, so there is nothing in flight to cancel. Others: ignored. */
 }
@@ -565,9 +594,12 @@ int tg_mcp_server_handle(tg_mcp_server *s, const char *line, size_t len)
 					  "Invalid params: params must be an object");
 	}
 	if (!id) {
-		handle_notification(s, method);
+		handle_notification(s, method, params);
 		return 0;
 	}
+	s->modern = 0;
+	if (tg_mcp_is_modern(method, params))
+		return tg_mcp_modern_handle(s, id, method, params);
 	if (strcmp(method, "initialize") == 0)
 		return handle_initialize(s, id, params);
 	if (strcmp(method, "ping") == 0)
@@ -579,7 +611,7 @@ int tg_mcp_server_handle(tg_mcp_server *s, const char *line, size_t len)
 						  "initialize first)",
 						  method);
 		if (method[6] == 'l')
-			return handle_tools_list(s, id, params);
+			return tg_mcp_tools_list(s, id, params);
 		return tg_mcp_tools_call(s, id, params);
 	}
 	return tg_mcp_reply_error(s, id, TG_RPC_METHOD_NOT_FOUND, "Method not found: %.100s",

@@ -1,5 +1,5 @@
 /*
- * cli/mcp_tools.c: tools/call for an MCP session. The meta-tools
+ * mcp/tools.c: tools/call for an MCP session. The meta-tools
  * (create_tool, rollback_tool, tool_history, list_tool_versions) map to the
  * registry; any other name runs the active version of a registered tool.
  * Session governance lives here: every tools/call attempt counts against
@@ -10,7 +10,7 @@
  * in the audit log with the session id: the registry records the calls and
  * submissions it runs, this file the ones that stop before it.
  */
-#include "mcp_server.h"
+#include "mcp/mcp.h"
 
 #include <string.h>
 
@@ -232,7 +232,7 @@ static int call_create(tg_mcp_server *s, const json_t *id, const json_t *args)
 	int r, ok;
 
 	s->creates++;
-	if (s->opt.max_creates && s->creates > s->opt.max_creates) {
+	if (s->opt.max_creates && tg_mcp_count(s, 1) > s->opt.max_creates) {
 		s->denied++;
 		audit(s, "mcp_denied", json_string_value(json_object_get(args, "name")),
 		      json_pack("{s:s, s:s, s:I}", "meta", "create_tool", "budget", "creates",
@@ -514,7 +514,7 @@ int tg_mcp_tools_call(tg_mcp_server *s, const json_t *id, const json_t *params)
 	s->calls++;
 	if (params && json_is_string(json_object_get(params, "name")))
 		name = json_string_value(json_object_get(params, "name"));
-	if (s->opt.max_calls && s->calls > s->opt.max_calls) {
+	if (s->opt.max_calls && tg_mcp_count(s, 0) > s->opt.max_calls) {
 		s->denied++;
 		audit(s, "mcp_denied", name,
 		      json_pack("{s:s, s:I}", "budget", "calls", "limit",
@@ -529,6 +529,14 @@ int tg_mcp_tools_call(tg_mcp_server *s, const json_t *id, const json_t *params)
 		      json_pack("{s:s}", "reason", "tools/call: name must be a string"));
 		return tg_mcp_reply_error(s, id, TG_RPC_INVALID_PARAMS,
 					  "Invalid params: tools/call needs a name (a string)");
+	}
+	if (!tg_mcp_tool_allowed(s, name)) {
+		s->forbidden = 1;
+		s->denied++;
+		audit(s, "mcp_denied", name, json_pack("{s:s}", "right", "tools"));
+		return tg_mcp_reply_error(s, id, TG_RPC_INVALID_PARAMS,
+					  "Invalid params: principal %s may not use tool %.64s",
+					  s->opt.principal ? s->opt.principal : "(none)", name);
 	}
 	args = json_object_get(params, "arguments");
 	if (args && !json_is_object(args)) {

@@ -1,10 +1,10 @@
 /*
- * cli/mcp_registry.c: the registry as the backend of the MCP server. This is
+ * mcp/backend.c: the registry as the backend of the MCP server. This is
  * the one file of the MCP layer that calls registry/registry.h; everything
  * else goes through the tg_mcp_backend table, which the unit tests fill with
  * an in-memory fake instead.
  */
-#include "mcp_server.h"
+#include "mcp/mcp.h"
 
 static int reg_list(void *ctx, json_t **out)
 {

@@ -1,0 +1,741 @@
+/*
+ * mcp/http.c: the Streamable HTTP transport of `toolgate serve --http` on
+ * libmicrohttpd (a thread per connection, capped). One endpoint, /mcp:
+ *  - every request passes, in order: the Origin check (403: DNS-rebinding
+ *    defence; absent is fine, else it must be this server's own loopback
+ *    origin or one allowed with --allow-origin), the bearer token (401 with
+ *    WWW-Authenticate naming the RFC 9728 metadata at
+ *    /.well-known/oauth-protected-resource), then the body cap (413);
+ *  - POST carries one JSON-RPC message. A 2026-07-28 request (params._meta
+ *    protocol version, or server/discover) is served statelessly for its
+ *    principal; MCP-Protocol-Version and Mcp-Method must match the body (400
+ *    with -32020 otherwise), an unsupported version is 400 with -32022, an
+ *    unknown method 404. subscriptions/listen answers with an SSE stream
+ *    that carries list_changed. initialize opens an initialize-era session
+ *    (Mcp-Session-Id); its later requests name it (404 for an unknown one,
+ *    400 when missing), GET opens its SSE stream of list_changed, DELETE
+ *    ends it. A notification is 202. A tool the principal may not use is 403.
+ * Request and header sizes, idle and whole-request timeouts and the number
+ * of connections are capped (http_pool.c holds the watchdog). The registry
+ * work runs in worker processes (http_worker.c).
+ */
+#include "http_internal.h"
+#include "mhd_dl.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/random.h>
+#include <time.h>
+
+#define MCP_PATH "/mcp"
+#define PRM_PATH "/.well-known/oauth-protected-resource"
+
+typedef struct http_req {
+	tg_buf body;
+	int too_big;
+	int started;
+	conn_slot *slot;
+} http_req;
+
+/* An SSE stream: a legacy session's GET, or a modern subscriptions/listen. */
+typedef struct http_stream {
+	tg_http *h;
+	json_t *sub_id;       /* modern: the listen request's id; NULL = legacy */
+	uint64_t seen;        /* gen_seq already reported */
+	int acked;
+	conn_slot *slot;
+} http_stream;
+
+int tg_mcp_addr_loopback(const char *addr)
+{
+	struct in_addr a4;
+	struct in6_addr a6;
+
+	if (strcmp(addr, "localhost") == 0)
+		return 1;
+	if (inet_pton(AF_INET, addr, &a4) == 1)
+		return (ntohl(a4.s_addr) >> 24) == 127;
+	if (inet_pton(AF_INET6, addr, &a6) == 1)
+		return IN6_IS_ADDR_LOOPBACK(&a6);
+	return 0;
+}
+
+/* ---- responses ------------------------------------------------------------- */
+
+static enum MHD_Result send_text(struct MHD_Connection *c, unsigned status, const char *ctype,
+				 const char *body, const char *hname, const char *hval,
+				 const char *h2name, const char *h2val)
+{
+	struct MHD_Response *resp;
+	enum MHD_Result ret;
+
+	resp = MHD_create_response_from_buffer(strlen(body), (void *)body,
+					       MHD_RESPMEM_MUST_COPY);
+	if (!resp)
+		return MHD_NO;
+	if (ctype)
+		MHD_add_response_header(resp, "Content-Type", ctype);
+	if (hname)
+		MHD_add_response_header(resp, hname, hval);
+	if (h2name)
+		MHD_add_response_header(resp, h2name, h2val);
+	ret = MHD_queue_response(c, status, resp);
+	MHD_destroy_response(resp);
+	return ret;
+}
+
+/* A JSON-RPC error with no id (or the given one) as the body of a status. */
+static enum MHD_Result send_rpc_error(struct MHD_Connection *c, unsigned status,
+				      const json_t *id, int code, const char *msg,
+				      const char *hname, const char *hval)
+{
+	_cleanup_json_ json_t *e = json_pack("{s:s, s:O, s:{s:i, s:s}}", "jsonrpc", "2.0", "id",
+					     id ? id : json_null(), "error", "code", code,
+					     "message", msg);
+	_cleanup_free_ char *text = e ? tg_json_dump(e) : NULL;
+
+	return send_text(c, status, "application/json", text ? text : "{}", hname, hval, NULL,
+			 NULL);
+}
+
+static enum MHD_Result unauthorized(tg_http *h, struct MHD_Connection *c, int bad)
+{
+	char www[512];
+
+	snprintf(www, sizeof(www), "Bearer realm=\"toolgate\", resource_metadata=\"%s%s\"%s",
+		 h->base_url, PRM_PATH, bad ? ", error=\"invalid_token\"" : "");
+	return send_rpc_error(c, MHD_HTTP_UNAUTHORIZED, NULL, TG_RPC_INVALID_REQUEST,
+			      bad ? "Unauthorized: the bearer token is not valid"
+				  : "Unauthorized: a bearer token is required",
+			      "WWW-Authenticate", www);
+}
+
+/* ---- checks ---------------------------------------------------------------- */
+
+static int origin_ok(tg_http *h, const char *origin)
+{
+	char own[96];
+	const char *hosts[] = { "127.0.0.1", "localhost", "[::1]" };
+	size_t i;
+
+	if (!origin)
+		return 1; /* not a browser */
+	for (i = 0; i < TG_ARRAY_SIZE(hosts); i++) {
+		snprintf(own, sizeof(own), "http://%s:%s", hosts[i], h->port_s);
+		if (strcmp(origin, own) == 0)
+			return 1;
+	}
+	for (i = 0; h->opt.origins && h->opt.origins[i]; i++) {
+		if (strcmp(origin, h->opt.origins[i]) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* The principal of the request: 0 and *out (the token row), 1 = missing, 2 = bad. */
+static int authenticate(tg_http *h, struct MHD_Connection *c, json_t **out)
+{
+	const char *auth = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Authorization");
+	int r;
+
+	*out = NULL;
+	if (h->opt.no_auth) {
+		*out = json_pack("{s:s, s:I, s:I, s:n, s:b}", "name", "anonymous", "max_calls",
+				 (json_int_t)h->opt.session.max_calls, "max_creates",
+				 (json_int_t)h->opt.session.max_creates, "tools", "may_approve", 0);
+		return *out ? 0 : 2;
+	}
+	if (!auth)
+		return 1;
+	if (strncasecmp(auth, "Bearer ", 7) != 0)
+		return 2;
+	auth += 7;
+	while (*auth == ' ')
+		auth++;
+	if (strlen(auth) != TG_TOKEN_LEN)
+		return 2;
+	r = http_worker_call(h, json_pack("{s:s, s:s}", "op", "token", "secret", auth), out);
+	return r < 0 || !*out ? 2 : 0;
+}
+
+/* ---- sessions -------------------------------------------------------------- */
+
+static void session_unref(tg_http *h, http_session *s)
+{
+	int last;
+
+	pthread_mutex_lock(&h->lock);
+	last = --s->refs == 0;
+	pthread_mutex_unlock(&h->lock);
+	if (!last)
+		return;
+	pthread_mutex_lock(&s->lock);
+	if (tg_mcp_server_close(s->srv) < 0)
+		tg_mcp_log_error("audit", NULL);
+	pthread_mutex_unlock(&s->lock);
+	tg_mcp_server_free(s->srv);
+	json_decref(s->patterns);
+	pthread_mutex_destroy(&s->lock);
+	free(s);
+}
+
+/* Find a live session of this principal (a reference is taken). */
+static http_session *session_find(tg_http *h, const char *id, const char *principal)
+{
+	http_session *s = NULL;
+	size_t i;
+
+	pthread_mutex_lock(&h->lock);
+	for (i = 0; i < TG_HTTP_MAX_SESSIONS; i++) {
+		http_session *x = h->sessions[i];
+		if (x && !x->closed && strcmp(x->id, id) == 0 &&
+		    strcmp(x->principal, principal) == 0) {
+			s = x;
+			s->refs++;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&h->lock);
+	return s;
+}
+
+static void session_remove(tg_http *h, http_session *s)
+{
+	size_t i;
+	int found = 0;
+
+	pthread_mutex_lock(&h->lock);
+	for (i = 0; i < TG_HTTP_MAX_SESSIONS; i++) {
+		if (h->sessions[i] == s) {
+			h->sessions[i] = NULL;
+			s->closed = 1;
+			found = 1;
+		}
+	}
+	pthread_mutex_unlock(&h->lock);
+	if (found)
+		session_unref(h, s); /* the table's reference */
+}
+
+static void principal_options(tg_http *h, tg_mcp_options *o, const json_t *p)
+{
+	const json_t *tools = json_object_get(p, "tools");
+
+	*o = h->opt.session;
+	o->principal = json_string_value(json_object_get(p, "name"));
+	o->max_calls = (uint32_t)json_integer_value(json_object_get(p, "max_calls"));
+	o->max_creates = (uint32_t)json_integer_value(json_object_get(p, "max_creates"));
+	o->tool_patterns = json_is_array(tools) ? tools : NULL;
+	o->quota = http_quota_get(h, o->principal);
+}
+
+/* ---- SSE streams ------------------------------------------------------------- */
+
+static ssize_t sse_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+	http_stream *st = cls;
+	tg_http *h = st->h;
+	_cleanup_json_ json_t *msg = NULL;
+	_cleanup_free_ char *text = NULL;
+	struct timespec ts;
+	int n;
+
+	(void)pos;
+	if (!st->acked) {
+		st->acked = 1;
+		if (!st->sub_id)
+			return snprintf(buf, max, ": toolgate list_changed stream\n\n");
+		msg = json_pack("{s:s, s:s, s:{s:{s:O}, s:{s:b}}}", "jsonrpc", "2.0", "method",
+				"notifications/subscriptions/acknowledged", "params", "_meta",
+				TG_MCP_META_SUB, st->sub_id, "notifications", "toolsListChanged", 1);
+		goto emit;
+	}
+	pthread_mutex_lock(&h->lock);
+	if (st->seen == h->gen_seq && !*h->stop) {
+		unsigned keep = h->opt.idle_timeout_s > 2 ? h->opt.idle_timeout_s / 2 : 1;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_sec += keep;
+		pthread_cond_timedwait(&h->changed, &h->lock, &ts);
+	}
+	if (*h->stop) {
+		pthread_mutex_unlock(&h->lock);
+		return MHD_CONTENT_READER_END_OF_STREAM;
+	}
+	if (st->seen == h->gen_seq) {
+		pthread_mutex_unlock(&h->lock);
+		return snprintf(buf, max, ":\n\n"); /* keep-alive */
+	}
+	st->seen = h->gen_seq;
+	pthread_mutex_unlock(&h->lock);
+	msg = st->sub_id ? json_pack("{s:s, s:s, s:{s:{s:O}}}", "jsonrpc", "2.0", "method",
+				     "notifications/tools/list_changed", "params", "_meta",
+				     TG_MCP_META_SUB, st->sub_id)
+			 : json_pack("{s:s, s:s}", "jsonrpc", "2.0", "method",
+				     "notifications/tools/list_changed");
+emit:
+	text = msg ? tg_json_dump(msg) : NULL;
+	if (!text)
+		return MHD_CONTENT_READER_END_WITH_ERROR;
+	n = snprintf(buf, max, "event: message\ndata: %s\n\n", text);
+	if (n < 0 || (size_t)n >= max)
+		return MHD_CONTENT_READER_END_WITH_ERROR;
+	return n;
+}
+
+static void sse_free(void *cls)
+{
+	http_stream *st = cls;
+
+	json_decref(st->sub_id);
+	free(st);
+}
+
+static enum MHD_Result open_stream(tg_http *h, struct MHD_Connection *c, http_req *rq,
+				   const json_t *sub_id, const char *session)
+{
+	struct MHD_Response *resp;
+	http_stream *st = calloc(1, sizeof(*st));
+	enum MHD_Result ret;
+
+	if (!st)
+		return MHD_NO;
+	st->h = h;
+	st->sub_id = sub_id ? json_deep_copy(sub_id) : NULL;
+	st->slot = rq->slot;
+	pthread_mutex_lock(&h->lock);
+	st->seen = h->gen_seq;
+	pthread_mutex_unlock(&h->lock);
+	http_slot_exempt(h, rq->slot, 1);
+	resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 4096, sse_read, st, sse_free);
+	if (!resp) {
+		sse_free(st);
+		return MHD_NO;
+	}
+	MHD_add_response_header(resp, "Content-Type", "text/event-stream");
+	MHD_add_response_header(resp, "Cache-Control", "no-store");
+	MHD_add_response_header(resp, "X-Accel-Buffering", "no");
+	if (session)
+		MHD_add_response_header(resp, "Mcp-Session-Id", session);
+	ret = MHD_queue_response(c, MHD_HTTP_OK, resp);
+	MHD_destroy_response(resp);
+	return ret;
+}
+
+/* ---- POST -------------------------------------------------------------------- */
+
+/* Run one message through a session; answer with its output. */
+static enum MHD_Result answer(struct MHD_Connection *c, tg_mcp_server *srv, const char *body,
+			      size_t len, int modern, const char *session_hdr)
+{
+	tg_buf *out = tg_mcp_server_output(srv);
+	_cleanup_json_ json_t *reply = NULL;
+	unsigned status = MHD_HTTP_OK;
+	enum MHD_Result ret;
+	int code = 0;
+
+	srv->forbidden = 0;
+	if (tg_mcp_server_handle(srv, body, len) < 0) {
+		tg_buf_clear(out);
+		return send_rpc_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL,
+				      TG_RPC_INTERNAL_ERROR, "internal error", NULL, NULL);
+	}
+	if (out->len == 0) {
+		ret = send_text(c, MHD_HTTP_ACCEPTED, NULL, "", session_hdr ? "Mcp-Session-Id" : NULL,
+				session_hdr, NULL, NULL);
+		return ret;
+	}
+	/* one message per request: the output is one line */
+	reply = json_loadb(out->ptr, out->len, 0, NULL);
+	if (reply && json_is_object(json_object_get(reply, "error")))
+		code = (int)json_integer_value(
+			json_object_get(json_object_get(reply, "error"), "code"));
+	if (srv->forbidden)
+		status = MHD_HTTP_FORBIDDEN;
+	else if (code == TG_RPC_UNSUPPORTED_VERSION || code == TG_RPC_HEADER_MISMATCH ||
+		 code == TG_RPC_PARSE_ERROR ||
+		 (code == TG_RPC_INVALID_REQUEST && json_is_null(json_object_get(reply, "id"))))
+		status = MHD_HTTP_BAD_REQUEST; /* not a request at all */
+	else if (modern && code == TG_RPC_METHOD_NOT_FOUND)
+		status = MHD_HTTP_NOT_FOUND;
+	/* strip the stdio framing newline */
+	while (out->len && (out->ptr[out->len - 1] == '\n'))
+		out->len--;
+	tg_buf_append(out, "", 1);
+	ret = send_text(c, status, "application/json", out->ptr,
+			session_hdr ? "Mcp-Session-Id" : NULL, session_hdr, NULL, NULL);
+	tg_buf_clear(out);
+	return ret;
+}
+
+static int header_mismatch(struct MHD_Connection *c, const char *method, const json_t *meta,
+			   const json_t *id, enum MHD_Result *ret)
+{
+	const char *hv = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "MCP-Protocol-Version");
+	const char *hm = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Mcp-Method");
+	const char *bv = json_string_value(json_object_get(meta, TG_MCP_META_VERSION));
+	char msg[256];
+
+	if (!hm || strcmp(hm, method) != 0) {
+		snprintf(msg, sizeof(msg), "Header mismatch: Mcp-Method %s the body's method",
+			 hm ? "does not match" : "is missing; it must equal");
+		*ret = send_rpc_error(c, MHD_HTTP_BAD_REQUEST, id, TG_RPC_HEADER_MISMATCH, msg, NULL,
+				      NULL);
+		return 1;
+	}
+	if (bv && (!hv || strcmp(hv, bv) != 0)) {
+		snprintf(msg, sizeof(msg), "Header mismatch: MCP-Protocol-Version %s",
+			 hv ? "does not match _meta's protocol version" : "is missing");
+		*ret = send_rpc_error(c, MHD_HTTP_BAD_REQUEST, id, TG_RPC_HEADER_MISMATCH, msg, NULL,
+				      NULL);
+		return 1;
+	}
+	return 0;
+}
+
+static enum MHD_Result handle_post(tg_http *h, struct MHD_Connection *c, http_req *rq,
+				   const json_t *principal)
+{
+	_cleanup_json_ json_t *msg = NULL;
+	const char *sid = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Mcp-Session-Id");
+	const json_t *params, *id, *meta;
+	const char *method;
+	tg_mcp_options o;
+	enum MHD_Result ret;
+	tg_mcp_server *srv = NULL;
+	http_session *s;
+	int r;
+
+	principal_options(h, &o, principal);
+	msg = json_loadb(rq->body.ptr ? rq->body.ptr : "", rq->body.len, JSON_REJECT_DUPLICATES,
+			 NULL);
+	method = json_string_value(json_object_get(msg, "method"));
+	params = json_object_get(msg, "params");
+	id = json_object_get(msg, "id");
+	meta = json_is_object(params) ? json_object_get(params, "_meta") : NULL;
+	if (method && (!params || json_is_object(params)) && tg_mcp_is_modern(method, params)) {
+		if (header_mismatch(c, method, meta, id, &ret))
+			return ret;
+		if (strcmp(method, "subscriptions/listen") == 0 && id &&
+		    json_is_object(json_object_get(params, "notifications")) &&
+		    json_is_string(json_object_get(meta, TG_MCP_META_VERSION)) &&
+		    strcmp(json_string_value(json_object_get(meta, TG_MCP_META_VERSION)),
+			   TG_MCP_PROTOCOL_MODERN) == 0)
+			return open_stream(h, c, rq, id, NULL);
+		/* stateless: a fresh session object per request, the principal's quota */
+		o.session = "modern";
+		r = tg_mcp_server_new(&srv, &h->be, &o);
+		if (r < 0)
+			return send_rpc_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL,
+					      TG_RPC_INTERNAL_ERROR, "internal error", NULL, NULL);
+		srv->modern_started = 1; /* audited per call, not as a session */
+		http_slot_exempt(h, rq->slot, 1);
+		ret = answer(c, srv, rq->body.ptr, rq->body.len, 1, NULL);
+		srv->modern_started = 0;
+		tg_mcp_server_free(srv);
+		return ret;
+	}
+	if (method && strcmp(method, "initialize") == 0 && !sid) {
+		size_t i;
+		s = calloc(1, sizeof(*s));
+		if (!s || tg_mcp_server_new(&s->srv, &h->be, &o) < 0) {
+			free(s);
+			return send_rpc_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL,
+					      TG_RPC_INTERNAL_ERROR, "internal error", NULL, NULL);
+		}
+		/* the option strings are the request's: keep copies in the session */
+		snprintf(s->principal, sizeof(s->principal), "%s", o.principal);
+		snprintf(s->id, sizeof(s->id), "%s", tg_mcp_server_session(s->srv));
+		s->srv->opt.principal = s->principal;
+		s->patterns = o.tool_patterns ? json_deep_copy(o.tool_patterns) : NULL;
+		s->srv->opt.tool_patterns = s->patterns;
+		pthread_mutex_init(&s->lock, NULL);
+		s->refs = 2; /* the table and this request */
+		pthread_mutex_lock(&h->lock);
+		for (i = 0; i < TG_HTTP_MAX_SESSIONS && h->sessions[i]; i++)
+			;
+		if (i < TG_HTTP_MAX_SESSIONS)
+			h->sessions[i] = s;
+		pthread_mutex_unlock(&h->lock);
+		if (i == TG_HTTP_MAX_SESSIONS) {
+			s->refs = 1;
+			session_unref(h, s);
+			return send_rpc_error(c, MHD_HTTP_SERVICE_UNAVAILABLE, id,
+					      TG_RPC_INTERNAL_ERROR, "too many sessions", NULL, NULL);
+		}
+	} else {
+		if (!sid)
+			return send_rpc_error(c, MHD_HTTP_BAD_REQUEST, id, TG_RPC_INVALID_REQUEST,
+					      "Bad Request: Mcp-Session-Id is required (send "
+					      "initialize first)", NULL, NULL);
+		s = session_find(h, sid, o.principal);
+		if (!s)
+			return send_rpc_error(c, MHD_HTTP_NOT_FOUND, id, TG_RPC_INVALID_REQUEST,
+					      "Not Found: no such session", NULL, NULL);
+	}
+	pthread_mutex_lock(&s->lock);
+	{
+		const char *hv = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+							     "MCP-Protocol-Version");
+		if (hv && s->srv->initialized && strcmp(hv, s->srv->protocol) != 0) {
+			pthread_mutex_unlock(&s->lock);
+			session_unref(h, s);
+			return send_rpc_error(c, MHD_HTTP_BAD_REQUEST, id, TG_RPC_INVALID_REQUEST,
+					      "Bad Request: MCP-Protocol-Version is not the "
+					      "session's", NULL, NULL);
+		}
+	}
+	http_slot_exempt(h, rq->slot, 1);
+	ret = answer(c, s->srv, rq->body.ptr ? rq->body.ptr : "", rq->body.len, 0, s->id);
+	pthread_mutex_unlock(&s->lock);
+	session_unref(h, s);
+	return ret;
+}
+
+/* ---- the access handler ------------------------------------------------------ */
+
+static enum MHD_Result protected_resource(tg_http *h, struct MHD_Connection *c)
+{
+	char body[512];
+
+	snprintf(body, sizeof(body),
+		 "{\"resource\":\"%s" MCP_PATH "\",\"bearer_methods_supported\":[\"header\"],"
+		 "\"resource_name\":\"toolgate\",\"authorization_servers\":[],"
+		 "\"resource_documentation\":\"toolgate token add NAME prints a static bearer "
+		 "token\"}",
+		 h->base_url);
+	return send_text(c, MHD_HTTP_OK, "application/json", body, NULL, NULL, NULL, NULL);
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
+				  const char *method, const char *version, const char *data,
+				  size_t *data_size, void **req_cls)
+{
+	tg_http *h = cls;
+	http_req *rq = *req_cls;
+	_cleanup_json_ json_t *principal = NULL;
+	const char *origin;
+	int a;
+
+	(void)version;
+	if (!rq) {
+		const union MHD_ConnectionInfo *ci;
+		const char *cl;
+		rq = calloc(1, sizeof(*rq));
+		if (!rq)
+			return MHD_NO;
+		tg_buf_init(&rq->body, h->opt.max_body);
+		ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+		rq->slot = ci ? ci->socket_context : NULL;
+		*req_cls = rq;
+		origin = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Origin");
+		if (!origin_ok(h, origin))
+			return send_rpc_error(c, MHD_HTTP_FORBIDDEN, NULL, TG_RPC_INVALID_REQUEST,
+					      "Forbidden: Origin not allowed", NULL, NULL);
+		if (strcmp(url, PRM_PATH) == 0 || strcmp(url, PRM_PATH MCP_PATH) == 0)
+			return protected_resource(h, c);
+		if (strcmp(url, MCP_PATH) != 0)
+			return send_text(c, MHD_HTTP_NOT_FOUND, "text/plain", "not found\n", NULL,
+					 NULL, NULL, NULL);
+		cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Length");
+		if (cl && strtoull(cl, NULL, 10) > h->opt.max_body)
+			return send_rpc_error(c, MHD_HTTP_CONTENT_TOO_LARGE, NULL,
+					      TG_RPC_INVALID_REQUEST,
+					      "Payload Too Large: the body is over the cap", NULL,
+					      NULL);
+		return MHD_YES;
+	}
+	if (*data_size) {
+		if (!rq->too_big && tg_buf_append(&rq->body, data, *data_size) < 0)
+			rq->too_big = 1;
+		*data_size = 0;
+		return MHD_YES;
+	}
+	if (rq->too_big)
+		return send_rpc_error(c, MHD_HTTP_CONTENT_TOO_LARGE, NULL, TG_RPC_INVALID_REQUEST,
+				      "Payload Too Large: the body is over the cap", NULL, NULL);
+	a = authenticate(h, c, &principal);
+	if (a)
+		return unauthorized(h, c, a == 2);
+	if (strcmp(method, "POST") == 0)
+		return handle_post(h, c, rq, principal);
+	if (strcmp(method, "GET") == 0 || strcmp(method, "DELETE") == 0) {
+		const char *sid = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Mcp-Session-Id");
+		const char *pname = json_string_value(json_object_get(principal, "name"));
+		http_session *s = sid ? session_find(h, sid, pname) : NULL;
+		enum MHD_Result ret;
+		if (!sid)
+			return send_text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain",
+					 "GET and DELETE need an Mcp-Session-Id (2026-07-28 "
+					 "clients: POST subscriptions/listen)\n",
+					 "Allow", "POST", NULL, NULL);
+		if (!s)
+			return send_rpc_error(c, MHD_HTTP_NOT_FOUND, NULL, TG_RPC_INVALID_REQUEST,
+					      "Not Found: no such session", NULL, NULL);
+		if (method[0] == 'D') {
+			session_remove(h, s);
+			session_unref(h, s);
+			return send_text(c, MHD_HTTP_NO_CONTENT, NULL, "", NULL, NULL, NULL, NULL);
+		}
+		ret = open_stream(h, c, rq, NULL, s->id);
+		session_unref(h, s);
+		return ret;
+	}
+	return send_text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain", "method not allowed\n",
+			 "Allow", "GET, POST, DELETE", NULL, NULL);
+}
+
+static void on_completed(void *cls, struct MHD_Connection *c, void **req_cls,
+			 enum MHD_RequestTerminationCode toe)
+{
+	tg_http *h = cls;
+	http_req *rq = *req_cls;
+
+	(void)c;
+	(void)toe;
+	if (!rq)
+		return;
+	http_slot_exempt(h, rq->slot, 0); /* the next request's clock starts */
+	tg_buf_free(&rq->body);
+	free(rq);
+	*req_cls = NULL;
+}
+
+static void on_connection(void *cls, struct MHD_Connection *c, void **socket_ctx,
+			  enum MHD_ConnectionNotificationCode toe)
+{
+	tg_http *h = cls;
+
+	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+		const union MHD_ConnectionInfo *ci =
+			MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+		*socket_ctx = ci ? http_slot_add(h, ci->connect_fd) : NULL;
+	} else {
+		http_slot_free(h, *socket_ctx);
+		*socket_ctx = NULL;
+	}
+}
+
+/* ---- start and stop ------------------------------------------------------------ */
+
+int tg_mcp_http_serve(const tg_mcp_http_options *opt, volatile int *stop)
+{
+	tg_http *h;
+	struct sockaddr_storage ss;
+	struct MHD_Daemon *d = NULL;
+	const union MHD_DaemonInfo *di;
+	const char *addr = opt->addr && opt->addr[0] ? opt->addr : "127.0.0.1";
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION;
+	unsigned i;
+	uint16_t port;
+	int r = 0, v6 = 0;
+
+	if (strcmp(addr, "localhost") == 0)
+		addr = "127.0.0.1";
+	memset(&ss, 0, sizeof(ss));
+	if (inet_pton(AF_INET, addr, &((struct sockaddr_in *)&ss)->sin_addr) == 1) {
+		((struct sockaddr_in *)&ss)->sin_family = AF_INET;
+		((struct sockaddr_in *)&ss)->sin_port = htons(opt->port);
+	} else if (inet_pton(AF_INET6, addr, &((struct sockaddr_in6 *)&ss)->sin6_addr) == 1) {
+		((struct sockaddr_in6 *)&ss)->sin6_family = AF_INET6;
+		((struct sockaddr_in6 *)&ss)->sin6_port = htons(opt->port);
+		v6 = 1;
+		flags |= MHD_USE_IPv6;
+	} else {
+		return tg_error_set(TG_ERR_INVALID, "--http: '%.64s' is not a numeric IPv4 or IPv6 "
+						    "address", addr);
+	}
+	if (!tg_mcp_addr_loopback(addr) && !opt->allow_remote)
+		return tg_error_set(TG_ERR_INVALID, "--http: %s is not a loopback address: "
+						    "serving other machines needs --allow-remote",
+				    addr);
+	if (opt->no_auth && !tg_mcp_addr_loopback(addr))
+		return tg_error_set(TG_ERR_INVALID, "--insecure-no-auth is allowed on a loopback "
+						    "address only");
+	h = calloc(1, sizeof(*h));
+	if (!h)
+		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	h->opt = *opt;
+	h->stop = stop;
+	if (!h->opt.max_connections)
+		h->opt.max_connections = 64;
+	if (!h->opt.workers)
+		h->opt.workers = 4;
+	if (!h->opt.idle_timeout_s)
+		h->opt.idle_timeout_s = 30;
+	if (!h->opt.request_timeout_ms)
+		h->opt.request_timeout_ms = 10000;
+	if (!h->opt.max_body)
+		h->opt.max_body = TG_MCP_MAX_MESSAGE;
+	if (!h->opt.max_header)
+		h->opt.max_header = 16 << 10;
+	pthread_mutex_init(&h->lock, NULL);
+	pthread_cond_init(&h->changed, NULL);
+	pthread_cond_init(&h->reg_free, NULL);
+	h->nslots = h->opt.max_connections + 8;
+	h->slots = calloc(h->nslots, sizeof(*h->slots));
+	if (!h->slots) {
+		r = tg_error_set(TG_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < h->nslots; i++)
+		h->slots[i].fd = -1;
+	r = http_workers_start(h); /* before any thread, and small: before the library */
+	if (r < 0)
+		goto out;
+	r = tg_mhd_load();
+	if (r < 0)
+		goto out;
+	http_backend(h, &h->be);
+	r = http_watcher_start(h);
+	if (r < 0)
+		goto out;
+	d = MHD_start_daemon(flags, opt->port, NULL, NULL, on_request, h,
+			     MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+			     MHD_OPTION_CONNECTION_LIMIT, (unsigned)h->opt.max_connections,
+			     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)h->opt.idle_timeout_s,
+			     MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)h->opt.max_header,
+			     MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
+			     MHD_OPTION_NOTIFY_CONNECTION, on_connection, h,
+			     MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned)1, MHD_OPTION_END);
+	if (!d) {
+		r = tg_error_errno(TG_ERR_UNAVAILABLE, errno, "cannot listen on %s port %u", addr,
+				   (unsigned)opt->port);
+		goto out;
+	}
+	/* the bound port (0 asks for any free one) */
+	di = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
+	port = di ? di->port : opt->port;
+	snprintf(h->port_s, sizeof(h->port_s), "%u", (unsigned)port);
+	snprintf(h->base_url, sizeof(h->base_url), "http://%s%s%s:%s", v6 ? "[" : "", addr,
+		 v6 ? "]" : "", h->port_s);
+	if (opt->on_ready) {
+		char url[160];
+		snprintf(url, sizeof(url), "%s" MCP_PATH, h->base_url);
+		opt->on_ready(opt->ctx, url);
+	}
+	while (!*stop) {
+		struct timespec ts = { 0, 100 * 1000000L };
+		nanosleep(&ts, NULL);
+	}
+out:
+	if (d) {
+		pthread_mutex_lock(&h->lock);
+		pthread_cond_broadcast(&h->changed);
+		pthread_mutex_unlock(&h->lock);
+		MHD_stop_daemon(d);
+	}
+	http_watcher_stop(h);
+	for (i = 0; i < TG_HTTP_MAX_SESSIONS; i++) {
+		if (h->sessions[i])
+			session_remove(h, h->sessions[i]);
+	}
+	for (i = 0; i < TG_HTTP_MAX_PRINCIPALS && h->quotas[i]; i++)
+		free(h->quotas[i]);
+	http_workers_stop(h);
+	free(h->slots);
+	free(h);
+	return r;
+}

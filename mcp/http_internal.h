@@ -1,0 +1,80 @@
+/*
+ * mcp/http_internal.h: state shared by http.c (routing, auth, sessions,
+ * streams), http_worker.c (the registry worker processes) and http_pool.c
+ * (the backend over the workers, the principals' quotas, the toolset
+ * watcher and the request-timeout watchdog).
+ */
+#ifndef TG_MCP_HTTP_INTERNAL_H
+#define TG_MCP_HTTP_INTERNAL_H
+
+#include "mcp/mcp.h"
+
+#define TG_HTTP_MAX_SESSIONS 1024
+#define TG_HTTP_MAX_PRINCIPALS 1024
+
+/* One initialize-era session: its protocol state, behind its own lock. */
+typedef struct http_session {
+	char id[65];
+	char principal[65];
+	tg_mcp_server *srv;
+	json_t *patterns;  /* the principal's tool patterns, owned */
+	pthread_mutex_t lock;
+	unsigned refs;     /* table + requests in flight (under h->lock) */
+	int closed;
+} http_session;
+
+typedef struct http_quota {
+	char name[65];
+	tg_mcp_quota q;
+} http_quota;
+
+/* A live connection, for the watchdog of the request timeout. */
+typedef struct conn_slot {
+	int fd;            /* -1 = free */
+	uint64_t since;    /* start of the request being received */
+	int exempt;        /* answering (tool running, stream open): not timed */
+} conn_slot;
+
+typedef struct tg_http {
+	tg_mcp_http_options opt;
+	volatile int *stop;
+	pthread_mutex_t lock;
+	pthread_cond_t changed;  /* toolset generation moved, or stopping */
+	uint64_t gen;
+	uint64_t gen_seq;        /* bumped at each change seen */
+	/* the registry worker processes */
+	int *wfd;
+	pid_t *wpid;
+	unsigned char *busy;     /* 0 free, 1 busy, 2 dead */
+	unsigned nworkers;
+	uint64_t tk_next, tk_head; /* the ticket queue of requests for a worker */
+	pthread_cond_t reg_free;
+	tg_mcp_backend be;
+	/* sessions and principals */
+	http_session *sessions[TG_HTTP_MAX_SESSIONS];
+	http_quota *quotas[TG_HTTP_MAX_PRINCIPALS];
+	/* connections */
+	conn_slot *slots;
+	unsigned nslots;
+	pthread_t watcher;
+	int watcher_started;
+	char base_url[128];      /* http://ADDR:PORT */
+	char port_s[8];
+} tg_http;
+
+/* http_pool.c */
+/* http_worker.c: fork the workers (before any thread), stop them; run one
+ * operation on a free worker (q stolen; *out its "out", NULL for null). */
+int http_workers_start(tg_http *h);
+void http_workers_stop(tg_http *h);
+int http_worker_call(tg_http *h, json_t *q, json_t **out);
+/* http_pool.c */
+void http_backend(tg_http *h, tg_mcp_backend *out);
+tg_mcp_quota *http_quota_get(tg_http *h, const char *principal);
+int http_watcher_start(tg_http *h);
+void http_watcher_stop(tg_http *h);
+conn_slot *http_slot_add(tg_http *h, int fd);
+void http_slot_free(tg_http *h, conn_slot *s);
+void http_slot_exempt(tg_http *h, conn_slot *s, int exempt);
+
+#endif

@@ -1,0 +1,226 @@
+/*
+ * mcp/http_pool.c: what the HTTP transport shares between its connection
+ * threads. The backend given to every session sends each registry
+ * operation to a free worker process (http_worker.c); their number bounds
+ * how many run at once: a slow tool call holds one worker and the other
+ * sessions go on with the rest. Each principal has one quota object
+ * for all its sessions. A watcher thread polls the toolset generation and
+ * wakes the list_changed streams, and closes the socket of any connection
+ * whose request has not arrived whole within the request timeout (slow
+ * senders), which libmicrohttpd's idle timeout alone would let live.
+ */
+#include "http_internal.h"
+
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+
+static json_t *actor_json(const tg_actor *who)
+{
+	return json_pack("{s:s?, s:s?}", "kind", who ? who->kind : NULL, "session",
+			 who ? who->session : NULL);
+}
+
+static int p_list(void *ctx, json_t **out)
+{
+	return http_worker_call(ctx, json_pack("{s:s}", "op", "list"), out);
+}
+
+static int p_create(void *ctx, json_t **out, const tg_submission *sub, const tg_actor *who)
+{
+	return http_worker_call(ctx,
+				json_pack("{s:s, s:O, s:s%, s:o}", "op", "create", "manifest",
+					  sub->manifest, "source", sub->source ? sub->source : "",
+					  sub->source ? sub->source_len : 0, "actor", actor_json(who)),
+				out);
+}
+
+static int p_call(void *ctx, json_t **out, const char *name, const json_t *args,
+		  const tg_actor *who)
+{
+	return http_worker_call(ctx,
+				json_pack("{s:s, s:s, s:O, s:o}", "op", "call", "name", name, "args",
+					  args, "actor", actor_json(who)),
+				out);
+}
+
+static int p_rollback(void *ctx, json_t **out, const char *name, unsigned to, unsigned flags,
+		      const tg_actor *who)
+{
+	return http_worker_call(ctx,
+				json_pack("{s:s, s:s, s:I, s:I, s:o}", "op", "rollback", "name",
+					  name, "to", (json_int_t)to, "flags", (json_int_t)flags,
+					  "actor", actor_json(who)),
+				out);
+}
+
+static int p_history(void *ctx, json_t **out, const char *name)
+{
+	return http_worker_call(ctx, json_pack("{s:s, s:s}", "op", "history", "name", name), out);
+}
+
+static int p_audit(void *ctx, const tg_actor *who, const char *event, const char *tool,
+		   const json_t *details)
+{
+	return http_worker_call(ctx,
+				json_pack("{s:s, s:s, s:s?, s:O?, s:o}", "op", "audit", "event",
+					  event, "tool", tool, "details", details, "actor",
+					  actor_json(who)),
+				NULL);
+}
+
+static int p_generation(void *ctx, uint64_t *out)
+{
+	_cleanup_json_ json_t *g = NULL;
+	int r = http_worker_call(ctx, json_pack("{s:s}", "op", "generation"), &g);
+
+	if (r == 0)
+		*out = (uint64_t)json_integer_value(g);
+	return r;
+}
+
+void http_backend(tg_http *h, tg_mcp_backend *out)
+{
+	out->ctx = h;
+	out->list = p_list;
+	out->create = p_create;
+	out->call = p_call;
+	out->rollback = p_rollback;
+	out->history = p_history;
+	out->audit = p_audit;
+	out->generation = p_generation;
+}
+
+/* ---- principals' quotas ---------------------------------------------------- */
+
+tg_mcp_quota *http_quota_get(tg_http *h, const char *principal)
+{
+	tg_mcp_quota *q = NULL;
+	size_t i;
+
+	pthread_mutex_lock(&h->lock);
+	for (i = 0; i < TG_HTTP_MAX_PRINCIPALS && h->quotas[i]; i++) {
+		if (strcmp(h->quotas[i]->name, principal) == 0) {
+			q = &h->quotas[i]->q;
+			goto out;
+		}
+	}
+	if (i < TG_HTTP_MAX_PRINCIPALS && (h->quotas[i] = calloc(1, sizeof(http_quota)))) {
+		snprintf(h->quotas[i]->name, sizeof(h->quotas[i]->name), "%s", principal);
+		pthread_mutex_init(&h->quotas[i]->q.lock, NULL);
+		q = &h->quotas[i]->q;
+	}
+out:
+	pthread_mutex_unlock(&h->lock);
+	return q;
+}
+
+/* ---- connections and the watcher ------------------------------------------ */
+
+conn_slot *http_slot_add(tg_http *h, int fd)
+{
+	conn_slot *s = NULL;
+	unsigned i;
+
+	pthread_mutex_lock(&h->lock);
+	for (i = 0; i < h->nslots; i++) {
+		if (h->slots[i].fd < 0) {
+			s = &h->slots[i];
+			s->fd = fd;
+			s->since = tg_now_ms();
+			s->exempt = 0;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&h->lock);
+	return s;
+}
+
+void http_slot_free(tg_http *h, conn_slot *s)
+{
+	if (!s)
+		return;
+	pthread_mutex_lock(&h->lock);
+	s->fd = -1;
+	pthread_mutex_unlock(&h->lock);
+}
+
+/* exempt 0 starts the clock of the next request on this connection */
+void http_slot_exempt(tg_http *h, conn_slot *s, int exempt)
+{
+	if (!s)
+		return;
+	pthread_mutex_lock(&h->lock);
+	s->exempt = exempt;
+	if (!exempt)
+		s->since = tg_now_ms();
+	pthread_mutex_unlock(&h->lock);
+}
+
+static void *watcher(void *arg)
+{
+	tg_http *h = arg;
+	uint64_t next_gen = 0;
+
+	pthread_mutex_lock(&h->lock);
+	while (!*h->stop) {
+		uint64_t now = tg_now_ms();
+		struct timespec ts;
+		unsigned i;
+
+		for (i = 0; i < h->nslots; i++) {
+			conn_slot *s = &h->slots[i];
+			if (s->fd >= 0 && !s->exempt && now - s->since > h->opt.request_timeout_ms) {
+				/* the connection thread sees end of input and closes */
+				shutdown(s->fd, SHUT_RDWR);
+				s->exempt = 1;
+			}
+		}
+		if (now >= next_gen) {
+			uint64_t g;
+			int r;
+			pthread_mutex_unlock(&h->lock);
+			r = h->be.generation(h->be.ctx, &g);
+			pthread_mutex_lock(&h->lock);
+			if (r == 0 && g != h->gen) {
+				h->gen = g;
+				h->gen_seq++;
+				pthread_cond_broadcast(&h->changed);
+			}
+			next_gen = tg_now_ms() + TG_MCP_POLL_MS;
+		}
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += 100 * 1000000L;
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&h->changed, &h->lock, &ts);
+	}
+	pthread_cond_broadcast(&h->changed);
+	pthread_mutex_unlock(&h->lock);
+	return NULL;
+}
+
+int http_watcher_start(tg_http *h)
+{
+	uint64_t g = 0;
+
+	if (h->be.generation(h->be.ctx, &g) == 0)
+		h->gen = g;
+	if (pthread_create(&h->watcher, NULL, watcher, h) != 0)
+		return tg_error_set(TG_ERR_UNAVAILABLE, "cannot start the watcher thread");
+	h->watcher_started = 1;
+	return 0;
+}
+
+void http_watcher_stop(tg_http *h)
+{
+	if (!h->watcher_started)
+		return;
+	pthread_mutex_lock(&h->lock);
+	pthread_cond_broadcast(&h->changed);
+	pthread_mutex_unlock(&h->lock);
+	pthread_join(h->watcher, NULL);
+	h->watcher_started = 0;
+}

@@ -1,0 +1,278 @@
+/*
+ * mcp/http_worker.c: the registry work of `serve --http` runs in worker
+ * processes, forked before the server starts any thread. Each holds its own
+ * registry handle and serves one operation at a time over a socketpair
+ * (frames: 4-byte big-endian length, then a JSON object), so a tool run is
+ * started from a small single-threaded process, as with stdio, instead of
+ * from the many-threaded server, where every fork() of the sandbox would
+ * copy the server's page tables and shoot down the TLB of every core
+ * (measured: copy_page_range and ptep_clear_flush led the profile, and the
+ * server made fewer calls per second than separate stdio servers).
+ * Requests: {"op","actor":{"kind","session"},...}; answers
+ * {"rc":N,"msg":"...","out":V}. A worker dies with the server (PDEATHSIG)
+ * and ends at end of input.
+ */
+#include "http_internal.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define FRAME_MAX ((size_t)256 << 20)
+
+static int io_all(int fd, void *buf, size_t n, int wr)
+{
+	char *p = buf;
+
+	while (n) {
+		ssize_t k = wr ? send(fd, p, n, MSG_NOSIGNAL) : read(fd, p, n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return -1;
+		p += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+static int frame_write(int fd, const json_t *msg)
+{
+	_cleanup_free_ char *text = json_dumps(msg, JSON_COMPACT | JSON_ENCODE_ANY);
+	unsigned char hdr[4];
+	size_t n;
+
+	if (!text)
+		return -1;
+	n = strlen(text);
+	hdr[0] = (unsigned char)(n >> 24);
+	hdr[1] = (unsigned char)(n >> 16);
+	hdr[2] = (unsigned char)(n >> 8);
+	hdr[3] = (unsigned char)n;
+	if (io_all(fd, hdr, 4, 1) < 0 || io_all(fd, text, n, 1) < 0)
+		return -1;
+	return 0;
+}
+
+static json_t *frame_read(int fd)
+{
+	unsigned char hdr[4];
+	_cleanup_free_ char *buf = NULL;
+	size_t n;
+
+	if (io_all(fd, hdr, 4, 0) < 0)
+		return NULL;
+	n = (size_t)hdr[0] << 24 | (size_t)hdr[1] << 16 | (size_t)hdr[2] << 8 | hdr[3];
+	if (n > FRAME_MAX || !(buf = malloc(n ? n : 1)))
+		return NULL;
+	if (io_all(fd, buf, n, 0) < 0)
+		return NULL;
+	return json_loadb(buf, n, JSON_ALLOW_NUL, NULL);
+}
+
+/* ---- the worker ------------------------------------------------------------ */
+
+static json_t *serve_one(tg_registry *reg, const json_t *q)
+{
+	const char *op = json_string_value(json_object_get(q, "op"));
+	const json_t *a = json_object_get(q, "actor");
+	tg_actor who = { json_string_value(json_object_get(a, "kind")),
+			 json_string_value(json_object_get(a, "session")) };
+	const char *name = json_string_value(json_object_get(q, "name"));
+	json_t *out = NULL;
+	int rc;
+
+	if (!op)
+		op = "";
+	tg_error_clear();
+	if (strcmp(op, "list") == 0) {
+		rc = tg_registry_list(&out, reg);
+	} else if (strcmp(op, "create") == 0) {
+		const json_t *src = json_object_get(q, "source");
+		tg_submission sub = { json_object_get(q, "manifest"), json_string_value(src),
+				      json_string_length(src) };
+		rc = tg_registry_create(&out, reg, &sub, &who);
+	} else if (strcmp(op, "call") == 0) {
+		rc = tg_registry_call(&out, reg, name, json_object_get(q, "args"), &who);
+	} else if (strcmp(op, "rollback") == 0) {
+		rc = tg_registry_rollback(&out, reg, name,
+					  (unsigned)json_integer_value(json_object_get(q, "to")),
+					  (unsigned)json_integer_value(json_object_get(q, "flags")),
+					  &who);
+	} else if (strcmp(op, "history") == 0) {
+		rc = tg_registry_history(&out, reg, name);
+	} else if (strcmp(op, "audit") == 0) {
+		rc = tg_registry_audit(reg, &who, json_string_value(json_object_get(q, "event")),
+				       json_string_value(json_object_get(q, "tool")),
+				       json_object_get(q, "details"));
+	} else if (strcmp(op, "generation") == 0) {
+		uint64_t g = 0;
+		rc = tg_registry_toolset_generation(&g, reg);
+		if (rc == 0)
+			out = json_integer((json_int_t)g);
+	} else if (strcmp(op, "token") == 0) {
+		rc = tg_registry_token_check(&out, reg,
+					     json_string_value(json_object_get(q, "secret")));
+	} else {
+		rc = tg_error_set(TG_ERR_INTERNAL, "worker: unknown op");
+	}
+	return json_pack("{s:i, s:s, s:o}", "rc", rc, "msg", rc < 0 ? tg_error_last()->message : "",
+			 "out", out ? out : json_null());
+}
+
+static void worker_main(int fd, const char *home)
+{
+	tg_registry *reg = NULL;
+	json_t *q;
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() == 1)
+		_exit(0);
+	if (tg_registry_open(&reg, home, 1) < 0)
+		_exit(3);
+	while ((q = frame_read(fd))) {
+		json_t *a = serve_one(reg, q);
+		json_decref(q);
+		if (!a || frame_write(fd, a) < 0)
+			break;
+		json_decref(a);
+	}
+	tg_registry_free(reg);
+	_exit(0);
+}
+
+/* ---- the server side ------------------------------------------------------- */
+
+int http_workers_start(tg_http *h)
+{
+	unsigned i;
+
+	h->wfd = calloc(h->opt.workers, sizeof(*h->wfd));
+	h->wpid = calloc(h->opt.workers, sizeof(*h->wpid));
+	h->busy = calloc(h->opt.workers, 1);
+	if (!h->wfd || !h->wpid || !h->busy)
+		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	for (i = 0; i < h->opt.workers; i++) {
+		int sv[2];
+		pid_t pid;
+
+		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+			return tg_error_errno(TG_ERR_IO, errno, "socketpair");
+		fflush(NULL);
+		pid = fork();
+		if (pid < 0) {
+			close(sv[0]);
+			close(sv[1]);
+			return tg_error_errno(TG_ERR_UNAVAILABLE, errno, "fork a worker");
+		}
+		if (pid == 0) {
+			unsigned k;
+			close(sv[0]);
+			for (k = 0; k < h->nworkers; k++)
+				close(h->wfd[k]);
+			worker_main(sv[1], h->opt.home);
+		}
+		close(sv[1]);
+		h->wfd[i] = sv[0];
+		h->wpid[i] = pid;
+		h->nworkers++;
+	}
+	return 0;
+}
+
+void http_workers_stop(tg_http *h)
+{
+	unsigned i;
+
+	for (i = 0; i < h->nworkers; i++)
+		close(h->wfd[i]);
+	for (i = 0; i < h->nworkers; i++) {
+		while (waitpid(h->wpid[i], NULL, 0) < 0 && errno == EINTR)
+			;
+	}
+	free(h->wfd);
+	free(h->wpid);
+	free(h->busy);
+	h->wfd = NULL;
+	h->wpid = NULL;
+	h->busy = NULL;
+	h->nworkers = 0;
+}
+
+/* Workers are handed out first come, first served (a ticket queue): with
+ * more sessions than workers, no request waits behind later ones. */
+static unsigned acquire(tg_http *h)
+{
+	uint64_t mine;
+	unsigned i;
+
+	pthread_mutex_lock(&h->lock);
+	mine = h->tk_next++;
+	for (;;) {
+		unsigned alive = 0, got = (unsigned)-1;
+		for (i = 0; i < h->nworkers; i++) {
+			if (!h->busy[i] && got == (unsigned)-1)
+				got = i;
+			alive += h->busy[i] != 2;
+		}
+		if (!alive) {
+			h->tk_head++;
+			pthread_cond_broadcast(&h->reg_free);
+			pthread_mutex_unlock(&h->lock);
+			return (unsigned)-1;
+		}
+		if (mine == h->tk_head && got != (unsigned)-1) {
+			h->busy[got] = 1;
+			h->tk_head++;
+			pthread_cond_broadcast(&h->reg_free);
+			pthread_mutex_unlock(&h->lock);
+			return got;
+		}
+		pthread_cond_wait(&h->reg_free, &h->lock);
+	}
+}
+
+static void release(tg_http *h, unsigned i, int broken)
+{
+	pthread_mutex_lock(&h->lock);
+	h->busy[i] = broken ? 2 : 0; /* a broken worker stays out of the pool */
+	pthread_cond_broadcast(&h->reg_free);
+	pthread_mutex_unlock(&h->lock);
+}
+
+int http_worker_call(tg_http *h, json_t *q /* stolen */, json_t **out)
+{
+	json_t *a = NULL;
+	unsigned i;
+	int rc;
+
+	if (out)
+		*out = NULL;
+	if (!q)
+		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	i = acquire(h);
+	if (i == (unsigned)-1) {
+		json_decref(q);
+		return tg_error_set(TG_ERR_INTERNAL, "every registry worker of the server died");
+	}
+	if (frame_write(h->wfd[i], q) < 0 || !(a = frame_read(h->wfd[i]))) {
+		json_decref(q);
+		release(h, i, 1);
+		return tg_error_set(TG_ERR_INTERNAL, "a registry worker of the server died");
+	}
+	json_decref(q);
+	release(h, i, 0);
+	rc = (int)json_integer_value(json_object_get(a, "rc"));
+	if (rc < 0) {
+		tg_error_set(rc, "%s", json_string_value(json_object_get(a, "msg")));
+	} else if (out) {
+		json_t *o = json_object_get(a, "out");
+		*out = json_is_null(o) ? NULL : json_incref(o);
+	}
+	json_decref(a);
+	return rc;
+}

@@ -1,0 +1,51 @@
+// tests/mcp/fixtures.mjs: a small tool for the era and HTTP tests: word_count
+// (counts words; `sleep_ms` makes a call slow, for the concurrency test).
+export const WC = `#include <toolgate/tool.h>
+#include <time.h>
+int main(void)
+{
+	tg_tool_args *a = tg_tool_read_args();
+	const char *t = tg_arg_str(a, "text", "");
+	long long ms = tg_arg_int(a, "sleep_ms", 0);
+	long long words = 0;
+	int in = 0;
+	if (ms > 0) { /* busy: the sandbox allows reading the clock, not sleeping */
+		struct timespec t0, t1;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		do
+			clock_gettime(CLOCK_MONOTONIC, &t1);
+		while ((t1.tv_sec - t0.tv_sec) * 1000LL + (t1.tv_nsec - t0.tv_nsec) / 1000000 < ms);
+	}
+	for (; *t; t++) {
+		int space = *t == ' ' || *t == '\\n' || *t == '\\t';
+		if (!space && !in)
+			words++;
+		in = !space;
+	}
+	tg_out_object_begin();
+	tg_out_key_int("words", words);
+	tg_out_end();
+	tg_tool_args_free(a);
+	return 0;
+}
+`;
+
+export function wcManifest(name = 'word_count') {
+  return {
+    name,
+    description: 'Count the words in a text',
+    input_schema: { type: 'object', properties: { text: { type: 'string' }, sleep_ms: { type: 'integer' } }, required: ['text'] },
+    source: WC,
+    tests: [{ name: 'two words', args: { text: 'a b' }, expect: { words: 2 } }],
+    limits: { timeout_ms: 5000, memory_mb: 64 },
+    capabilities: [],
+  };
+}
+
+export const MODERN = '2026-07-28';
+export const META_KEYS = (extra = {}) => ({
+  'io.modelcontextprotocol/protocolVersion': MODERN,
+  'io.modelcontextprotocol/clientInfo': { name: 'era-test', version: '1' },
+  'io.modelcontextprotocol/clientCapabilities': {},
+  ...extra,
+});
