@@ -30,6 +30,7 @@ typedef struct tg_finding {
 	unsigned line;   /* expansion location in the submitted file; 0 = none */
 	unsigned column;
 	char *symbol;    /* the symbol concerned, or NULL */
+	char *hint;      /* the allowed alternative ("use fread on stdin"), or NULL */
 } tg_finding;
 
 typedef struct tg_report {

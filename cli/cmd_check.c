@@ -76,6 +76,8 @@ static void print_text(const tg_report *r, const char *file)
 		const tg_finding *f = &r->findings[i];
 		printf("%s:%u:%u: %s: [%s] %s\n", cli_line(file), f->line, f->column,
 		       tg_severity_name(f->severity), cli_line(f->rule), cli_line(f->message));
+		if (f->hint)
+			printf("    hint: %s\n", cli_line(f->hint));
 		if (f->severity == TG_SEV_ERROR)
 			errors++;
 		else if (f->severity == TG_SEV_WARNING)
