@@ -20,7 +20,7 @@ static const char H_PROC[] = "no processes: compute the result in the tool itsel
 static const char H_NET[] =
 	"no network: call another registered tool through the bridge with tg_call_tool() (toolgate/tool.h)";
 static const char H_FILE_OPEN[] =
-	"read the input from stdin (tg_input() or fread(stdin)); for files ask for the workspace:read capability and fopen(\"/workspace/NAME\", \"r\")";
+	"read the input from stdin (tg_tool_read_args() or fread on stdin); for files ask for the workspace:read capability and fopen(\"/workspace/NAME\", \"r\")";
 static const char H_RW[] =
 	"read stdin with fread/fgets/getchar and write stdout with fwrite/fputs/printf";
 static const char H_DIR[] =
@@ -28,7 +28,7 @@ static const char H_DIR[] =
 static const char H_TIME_ENV[] =
 	"use gmtime_r/strftime/timegm (UTC); the host's zone is not visible";
 static const char H_RANDOM[] = "use rand_r() with a seed taken from the input";
-static const char H_ENV[] = "take settings from the JSON input (tg_input()), not the environment";
+static const char H_ENV[] = "take settings from the JSON input (tg_tool_read_args()), not the environment";
 
 static const sym_hint sym_hints[] = {
 	/* process */
@@ -109,6 +109,7 @@ static const sym_hint sym_hints[] = {
 	{ "realpath", "paths are fixed constants under /tmp/ or /workspace/; no resolution needed" },
 	{ "getcwd", "paths are fixed constants under /tmp/ or /workspace/" },
 	{ "fopencookie", "use fmemopen/open_memstream for an in-memory stream" },
+	{ "setlocale", "the C locale is fixed; read it with localeconv()" },
 	/* raw syscalls */
 	{ "syscall", "use the allowed library function for what the call does" },
 	{ "ioctl", "no device control: tools read stdin and write stdout" },

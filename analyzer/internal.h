@@ -75,6 +75,9 @@ int tg_include_allowed(const char *name);
 /* Functions whose path arguments are checked: the indexes of the path
  * arguments in mask (bit i = argument i), and whether they write. */
 int tg_path_function(const char *name, unsigned *argmask);
+/* read and write: allowed only as a direct call on a constant standard
+ * descriptor (read on 0, write on 1 or 2); *write says which. */
+int tg_fd_function(const char *name, int *write);
 
 /* ---- findings -------------------------------------------------------------- */
 

@@ -63,7 +63,7 @@ static const char *const cases[][4] = {
 	  "indirect_call", NULL, "call the function directly or use a switch" },
 	{ "#include <stdlib.h>\nint main(void) { return getenv(\"HOME\") != 0; }\n", "environment",
 	  "getenv", "JSON input" },
-	{ "long read(int, void *, unsigned long);\nint main(void) { char b[4]; return (int)read(0, b, 4); }\n",
+	{ "long read(int, void *, unsigned long);\nint main(void) { char b[4]; return (int)read(5, b, 4); }\n",
 	  "file_access", "read", "fread" },
 	{ "#include <setjmp.h>\nint main(void) { return 0; }\n", "include", NULL, "allowed headers" },
 	{ "int main(void) { return ({ 1; }); }\n", "stmt_expr", NULL, "static inline function" },
