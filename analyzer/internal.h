@@ -70,6 +70,10 @@ int tg_attribute_allowed(const char *name);
 int tg_reserved_allowed(const char *name, size_t len);
 /* 1 for a feature-test macro (_GNU_SOURCE, _POSIX_C_SOURCE, ...). */
 int tg_feature_macro(const char *name, size_t len);
+/* The NULL-terminated allowed headers, builtins and attributes. */
+const char *const *tg_include_list(void);
+const char *const *tg_builtin_list(void);
+const char *const *tg_attribute_list(void);
 /* 1 when the include name (between <> or "") is allowed. */
 int tg_include_allowed(const char *name);
 /* Functions whose path arguments are checked: the indexes of the path

@@ -385,6 +385,21 @@ static const char *const include_allow[] = {
 	"unistd.h", "regex.h", "wchar.h", "uchar.h", "complex.h", "fenv.h", "locale.h", NULL,
 };
 
+const char *const *tg_include_list(void)
+{
+	return include_allow;
+}
+
+const char *const *tg_builtin_list(void)
+{
+	return builtin_allow;
+}
+
+const char *const *tg_attribute_list(void)
+{
+	return attr_allow;
+}
+
 int tg_include_allowed(const char *name)
 {
 	size_t i;
