@@ -8,6 +8,7 @@
  * cli/mcp_*.c (docs/MCP.md).
  */
 #include "cli.h"
+#include "analyzer/analyzer.h"
 #include "mcp_server.h"
 #include "sandbox/sandbox.h"
 
@@ -44,6 +45,7 @@ static int opt_u32(int argc, char **argv, int *i, const char *name, uint32_t *ou
 int cmd_serve(tg_cli *cli, int argc, char **argv)
 {
 	_cleanup_free_ char *home = NULL;
+	_cleanup_json_ json_t *policy_doc = NULL;
 	tg_registry *reg = NULL;
 	tg_mcp_server *srv = NULL;
 	tg_mcp_backend be;
@@ -84,6 +86,19 @@ int cmd_serve(tg_cli *cli, int argc, char **argv)
 	opt.max_creates = have_creates ? max_creates : cfg ? cfg->session_max_creates : 0;
 	opt.hide_write_tools = hide || (cfg && cfg->session_hide_write_tools);
 	opt.version = TG_VERSION;
+	{
+		/* the resource toolgate://policy: the policy the analysis uses */
+		tg_policy *pol = NULL;
+		r = cli_load_policy(cli, &pol, NULL);
+		if (r == 0)
+			r = tg_policy_effective(&policy_doc, pol);
+		tg_policy_free(pol);
+		if (r < 0) {
+			status = cli_fail(r == TG_ERR_NOMEM ? r : TG_ERR_INVALID, "serve: policy");
+			goto out;
+		}
+		opt.policy = policy_doc;
+	}
 	tg_mcp_backend_registry(&be, reg);
 	{
 		struct sigaction sa;

@@ -100,6 +100,7 @@ typedef struct tg_mcp_options {
 	unsigned poll_ms;       /* toolset generation poll; 0 = TG_MCP_POLL_MS */
 	const char *version;    /* serverInfo.version */
 	const char *session;    /* session id; NULL = 32 random hex digits */
+	const json_t *policy;   /* toolgate://policy (tg_policy_effective); NULL = none */
 } tg_mcp_options;
 
 typedef struct tg_mcp_server tg_mcp_server;
