@@ -76,6 +76,9 @@ int tg_registry_show(json_t **out, tg_registry *r, const char *name, unsigned ve
 	if (rc < 0)
 		return tg_error_prefix("store");
 	json_object_set_new(o, "source", json_stringn(src, len));
+	/* what a run gets, defaults and config.json ceilings applied */
+	json_object_set_new(o, "limits_applied",
+			    reg_limits_applied(r, json_object_get(o, "limits")));
 	*out = TG_TAKE_PTR(o);
 	return 0;
 }

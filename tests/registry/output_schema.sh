@@ -64,6 +64,9 @@ expect_err 'result\.n: must be an integer' "string for integer"
 run tg show half --json
 expect_rc 0 "show"
 expect_out '"output_schema"' "show --json has output_schema"
+# show prints the limits a run actually gets (no output_kb given: the default)
+run tg show half
+expect_out '^applied: +timeout 2000 ms, memory 64 MiB, output 1024 KiB$' "show: limits applied"
 run tg list --json
 expect_out '"output_schema"' "list --json has output_schema (published as MCP outputSchema)"
 # it survives a re-index (the registry rebuilt from the store)
@@ -80,6 +83,11 @@ d=$(mk half_bad "$OS" '[{"name": "minus", "args": {"x": -2}, "expect": {"n": 0}}
 run tg create "$d" --json
 expect_rc 1 "a test result that does not match output_schema"
 expect_out 'the result does not match output_schema: result\.n: must be an integer \(got \{\\"n\\":\\"minus\\"\}\)' "test detail names the mismatch"
+# history of a tool with no active version says so (not "v0")
+run tg history half_bad
+expect_rc 0 "history of a tool without an active version"
+expect_out '^half_bad \(active: none\)$' "history: active: none"
+expect_out '^ +v1 +failed .*output_schema' "history: why v1 is not active"
 
 # a test's expect that contradicts the schema is refused before anything runs
 d=$(mk half_expect "$OS" '[{"name": "four", "args": {"x": 4}, "expect": {"n": "two"}}]')
