@@ -231,7 +231,7 @@ int tg_analyze(tg_report **out, const tg_policy *p, const char *filename, const 
 {
 	tg_policy *own = NULL;
 	tg_flist l = { 0 };
-	tg_prescan ps;
+	tg_prescan ps = { 0, NULL };
 	uint64_t start = tg_now_ms();
 	uint32_t timeout_ms = opts && opts->timeout_ms ? opts->timeout_ms : TG_DEFAULT_TIMEOUT_MS;
 	uint32_t memory_mb = opts && opts->memory_mb ? opts->memory_mb : TG_DEFAULT_MEMORY_MB;
@@ -278,7 +278,7 @@ int tg_analyze(tg_report **out, const tg_policy *p, const char *filename, const 
 	}
 	if (pid == 0) {
 		close(fds[0]);
-		child_main(fds[1], p, source, len, yaml, opts, timeout_ms, memory_mb);
+		child_main(fds[1], p, ps.clean, len, yaml, opts, timeout_ms, memory_mb);
 	}
 	close(fds[1]);
 	fds[1] = -1;
@@ -288,6 +288,7 @@ int tg_analyze(tg_report **out, const tg_policy *p, const char *filename, const 
 done:
 	free(yaml);
 	yaml = NULL;
+	tg_prescan_free(&ps);
 	r = tg_flist_to_report(out, &l, tg_now_ms() - start);
 	if (r < 0)
 		goto fail;
@@ -299,6 +300,7 @@ fail:
 	if (fds[1] >= 0)
 		close(fds[1]);
 	free(yaml);
+	tg_prescan_free(&ps);
 	tg_flist_free(&l);
 	tg_policy_free(own);
 	return r;

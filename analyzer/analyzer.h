@@ -30,6 +30,7 @@ typedef struct tg_finding {
 	unsigned line;   /* expansion location in the submitted file; 0 = none */
 	unsigned column;
 	char *symbol;    /* the symbol concerned, or NULL */
+	char *hint;      /* the allowed alternative ("use fread on stdin"), or NULL */
 } tg_finding;
 
 typedef struct tg_report {
@@ -65,6 +66,12 @@ int tg_policy_from_json(tg_policy **out, const char *json, size_t len);
 int tg_policy_load(tg_policy **out, const char *path);
 /* The effective policy as JSON (for docs and `toolgate check --policy`). */
 int tg_policy_to_json(json_t **out, const tg_policy *p);
+/* The effective policy as an agent or operator reads it (docs/POLICY.md):
+ * {"version":1,"headers":[..],"allow":[every allowed symbol, sorted],
+ *  "builtins":[..],"attributes":[..],"checked":{name: rule text},
+ *  "rules":[{"id","category","severity","summary","hint"}],"deny":[..]}.
+ * For `toolgate policy --json` and the MCP resource toolgate://policy. */
+int tg_policy_effective(json_t **out, const tg_policy *p);
 void tg_policy_free(tg_policy *p);
 
 /* Vet a source held in memory. filename is only used in messages and SARIF.

@@ -66,6 +66,15 @@
 	X(clang_parseTranslationUnit2) \
 	X(clang_tokenize) \
 	X(clang_visitChildren) \
+	X(clang_getTokenLocation) \
+	X(clang_getLocation) \
+	X(clang_getRange) \
+	X(clang_getSpellingLocation) \
+	X(clang_isExpression) \
+	X(clang_getArrayElementType) \
+	X(clang_isConstQualifiedType) \
+	X(clang_Cursor_getStorageClass) \
+	X(clang_getTokenKind) \
 	/* end */
 
 struct tg_clang_api {
@@ -133,6 +142,15 @@ int tg_clang_load(void);
 #define clang_parseTranslationUnit2 (tg_clang_api.clang_parseTranslationUnit2)
 #define clang_tokenize (tg_clang_api.clang_tokenize)
 #define clang_visitChildren (tg_clang_api.clang_visitChildren)
+#define clang_getTokenLocation (tg_clang_api.clang_getTokenLocation)
+#define clang_getLocation (tg_clang_api.clang_getLocation)
+#define clang_getRange (tg_clang_api.clang_getRange)
+#define clang_getSpellingLocation (tg_clang_api.clang_getSpellingLocation)
+#define clang_isExpression (tg_clang_api.clang_isExpression)
+#define clang_getArrayElementType (tg_clang_api.clang_getArrayElementType)
+#define clang_isConstQualifiedType (tg_clang_api.clang_isConstQualifiedType)
+#define clang_Cursor_getStorageClass (tg_clang_api.clang_Cursor_getStorageClass)
+#define clang_getTokenKind (tg_clang_api.clang_getTokenKind)
 #endif
 
 #endif

@@ -235,6 +235,150 @@ static void check_paths(ctx *c, CXCursor call, const char *fn, unsigned mask, wh
 	}
 }
 
+/* ---- read and write (unistd.h) on the standard descriptors only ----------- */
+
+static void check_fd(ctx *c, CXCursor call, const char *fn, int write, where w)
+{
+	CXEvalResult r;
+	long long fd = -1;
+	int known = 0;
+
+	if (clang_Cursor_getNumArguments(call) < 1)
+		return; /* a compile error already */
+	r = clang_Cursor_Evaluate(clang_Cursor_getArgument(call, 0));
+	if (r) {
+		if (clang_EvalResult_getKind(r) == CXEval_Int) {
+			fd = clang_EvalResult_getAsLongLong(r);
+			known = 1;
+		}
+		clang_EvalResult_dispose(r);
+	}
+	if (!known)
+		ADD(c, w, "file_access", fn,
+		    "%s: the descriptor must be a constant (%s)", fn,
+		    write ? "1 for stdout or 2 for stderr" : "0 for stdin");
+	else if (write ? (fd != 1 && fd != 2) : fd != 0)
+		ADD(c, w, "file_access", fn, "%s: descriptor %lld is not %s", fn, fd,
+		    write ? "1 (stdout) or 2 (stderr)" : "0 (stdin)");
+}
+
+/* ---- calls through a static const table of functions ---------------------- */
+
+typedef struct kids {
+	CXCursor first;
+	int n;
+} kids;
+
+static enum CXChildVisitResult count_child(CXCursor cur, CXCursor parent, CXClientData data)
+{
+	kids *k = data;
+	(void)parent;
+	if (k->n++ == 0)
+		k->first = cur;
+	return CXChildVisit_Continue;
+}
+
+/* The first child of e and how many there are. */
+static int first_child(CXCursor e, CXCursor *out)
+{
+	kids k;
+	k.first = clang_getNullCursor();
+	k.n = 0;
+	clang_visitChildren(e, count_child, &k);
+	*out = k.first;
+	return k.n;
+}
+
+/* Through implicit conversions and parentheses (one child each). */
+static CXCursor strip(CXCursor e)
+{
+	for (int i = 0; i < 16; i++) {
+		enum CXCursorKind k = clang_getCursorKind(e);
+		CXCursor n;
+		if ((k != CXCursor_UnexposedExpr && k != CXCursor_ParenExpr) || first_child(e, &n) != 1)
+			break;
+		e = n;
+	}
+	return e;
+}
+
+/* Every function pointer in a table's initializer names a function. */
+static enum CXChildVisitResult init_check(CXCursor cur, CXCursor parent, CXClientData data)
+{
+	int *ok = data;
+	enum CXCursorKind k = clang_getCursorKind(cur);
+	(void)parent;
+	if (!clang_isExpression(k) || !is_fn_or_fptr(clang_getCursorType(cur)))
+		return CXChildVisit_Recurse;
+	if (refers_to_function(cur))
+		return CXChildVisit_Continue;
+	if (k == CXCursor_UnexposedExpr || k == CXCursor_ParenExpr)
+		return CXChildVisit_Recurse;
+	if (k != CXCursor_CStyleCastExpr && is_null_constant(cur))
+		return CXChildVisit_Continue;
+	*ok = 0;
+	return CXChildVisit_Break;
+}
+
+/* 1 when the callee of call is an element of a const table of the tool's
+ * own: tbl[i](...), tbl[i].fn(...) or tbl.fn(...) where tbl is a variable
+ * defined in the submitted file with a const element type (read-only
+ * memory) whose initializer names only functions. Every function named
+ * there is checked like a direct reference where the table stands. */
+static int table_call_ok(ctx *c, CXCursor call)
+{
+	CXCursor e, base, var, def;
+	CXType t;
+	int ok = 1, members = 0, konst = 0;
+
+	if (first_child(call, &e) < 1)
+		return 0;
+	e = strip(e);
+	while (clang_getCursorKind(e) == CXCursor_MemberRefExpr && members < 8) {
+		if (first_child(e, &base) != 1)
+			return 0;
+		base = strip(base);
+		if (clang_getCanonicalType(clang_getCursorType(base)).kind == CXType_Pointer)
+			return 0; /* p->fn: the struct may be writable */
+		e = base;
+		members++;
+	}
+	if (clang_getCursorKind(e) == CXCursor_ArraySubscriptExpr) {
+		if (first_child(e, &base) != 2)
+			return 0;
+		e = strip(base);
+	} else if (!members) {
+		return 0;
+	}
+	if (clang_getCursorKind(e) != CXCursor_DeclRefExpr)
+		return 0;
+	var = clang_getCursorReferenced(e);
+	if (clang_getCursorKind(var) != CXCursor_VarDecl)
+		return 0;
+	def = clang_getCursorDefinition(var);
+	if (clang_Cursor_isNull(def) || !locate(c, def).in_main)
+		return 0;
+	if (clang_getCursorKind(clang_getCursorSemanticParent(def)) != CXCursor_TranslationUnit &&
+	    clang_Cursor_getStorageClass(def) != CX_SC_Static)
+		return 0; /* an automatic array lives on the writable stack */
+	/* const on the elements (clang may keep it on the array type itself) */
+	t = clang_getCursorType(def);
+	for (int d = 0; d < 8; d++) {
+		CXType k = clang_getCanonicalType(t);
+		if (clang_isConstQualifiedType(t) || clang_isConstQualifiedType(k)) {
+			konst = 1;
+			break;
+		}
+		if (k.kind != CXType_ConstantArray && k.kind != CXType_IncompleteArray)
+			break;
+		t = clang_getArrayElementType(k);
+	}
+	if (!konst)
+		return 0;
+	clang_visitChildren(def, init_check, &ok);
+	return ok;
+}
+
 /* ---- references ------------------------------------------------------------ */
 
 static void check_ref(ctx *c, CXCursor ref, int callee, where w)
@@ -244,6 +388,7 @@ static void check_ref(ctx *c, CXCursor ref, int callee, where w)
 	CXString sn, sm;
 	const char *name, *mangled;
 	unsigned mask, hash;
+	int wr;
 	size_t i;
 
 	if (k != CXCursor_FunctionDecl && k != CXCursor_VarDecl)
@@ -282,7 +427,7 @@ static void check_ref(ctx *c, CXCursor ref, int callee, where w)
 	hash = clang_hashCursor(ref);
 	for (i = 0; i < c->nok; i++)
 		if (c->ok[i] == hash && clang_equalCursors(c->okc[i], ref)) {
-			if (!callee && tg_path_function(name, &mask))
+			if (!callee && (tg_path_function(name, &mask) || tg_fd_function(name, &wr)))
 				break; /* the address of fopen: report it below */
 			goto out_name;
 		}
@@ -307,6 +452,10 @@ static void check_ref(ctx *c, CXCursor ref, int callee, where w)
 	} else if (!callee && tg_path_function(name, &mask)) {
 		ADD(c, w, "file_access", name,
 		    "%s is used other than by a direct call, so its path cannot be checked", name);
+	} else if (!callee && tg_fd_function(name, &wr)) {
+		ADD(c, w, "file_access", name,
+		    "%s is used other than by a direct call, so its descriptor cannot be checked",
+		    name);
 	} else if (c->nok < TG_OK_CACHE) {
 		c->ok[c->nok] = hash;
 		c->okc[c->nok++] = ref;
@@ -358,17 +507,54 @@ static char *first_token(ctx *c, CXCursor cur)
 	return s;
 }
 
-/* 1 when cur was written in a macro of a system header (glibc's assert uses
- * a statement expression): clang_tokenize maps the extent to where it was
- * spelled and returns no tokens of the submitted file then. */
+/* 1 when cur was written in a macro of a system header (glibc's assert and
+ * ctype macros use statement expressions, also inside the fortified printf
+ * macro): clang_tokenize maps the extent to where it was spelled, so it
+ * returns no tokens, or tokens of that header; a statement expression the
+ * tool wrote, directly or through its own macros, has its first token in the
+ * submitted file. */
 static int from_system_macro(ctx *c, CXCursor cur)
 {
 	CXToken *toks = NULL;
 	unsigned n = 0;
+	int sys = 1;
 	clang_tokenize(c->tu, clang_getCursorExtent(cur), &toks, &n);
+	if (n > 0) {
+		CXFile f = NULL;
+		clang_getExpansionLocation(clang_getTokenLocation(c->tu, toks[0]), &f, NULL, NULL,
+					   NULL);
+		sys = !f || file_class(c, f) == 0;
+	}
 	if (toks)
 		clang_disposeTokens(c->tu, toks, n);
-	return n == 0;
+	return sys;
+}
+
+/* The token of the submitted file where cur is expanded (the macro name when
+ * it comes from a macro), or NULL; caller frees. */
+static char *token_at(ctx *c, CXCursor cur)
+{
+	CXFile f = NULL;
+	unsigned line = 0, col = 0;
+	CXSourceLocation loc;
+	CXToken *toks = NULL;
+	unsigned n = 0;
+	char *s = NULL;
+
+	clang_getExpansionLocation(clang_getCursorLocation(cur), &f, &line, &col, NULL);
+	if (!f || file_class(c, f) != 1)
+		return NULL;
+	loc = clang_getLocation(c->tu, f, line, col);
+	clang_tokenize(c->tu, clang_getRange(loc, loc), &toks, &n);
+	if (n > 0) {
+		CXString t = clang_getTokenSpelling(c->tu, toks[0]);
+		const char *v = clang_getCString(t);
+		s = v ? strndup(v, 64) : NULL;
+		clang_disposeString(t);
+	}
+	if (toks)
+		clang_disposeTokens(c->tu, toks, n);
+	return s;
 }
 
 static void check_attr(ctx *c, CXCursor cur, where w)
@@ -381,6 +567,8 @@ static void check_attr(ctx *c, CXCursor cur, where w)
 		return;
 	}
 	name = first_token(c, cur);
+	if (!name) /* from a header's macro (stdnoreturn's noreturn): its name */
+		name = token_at(c, cur);
 	if (!name || !tg_attribute_allowed(name)) {
 		char shown[40];
 		size_t i;
@@ -463,15 +651,20 @@ static void walk(ctx *c, CXCursor cur, const frame *up, int callee, int depth)
 	case CXCursor_CallExpr: {
 		CXCursor ref = clang_getCursorReferenced(cur);
 		if (clang_Cursor_isNull(ref) || clang_getCursorKind(ref) != CXCursor_FunctionDecl) {
-			ADD(c, w, "indirect_call", NULL,
-			    "call through a function pointer or other non-function callee");
+			if (!w.in_main || !table_call_ok(c, cur))
+				ADD(c, w, "indirect_call", NULL,
+				    "call through a function pointer or other non-function callee");
 		} else {
 			CXString sn = clang_getCursorSpelling(ref);
 			const char *fn = clang_getCString(sn);
 			unsigned mask;
+			int wr;
 			if (fn && tg_path_function(fn, &mask) &&
 			    tg_policy_allows(c->job->policy, fn))
 				check_paths(c, cur, fn, mask, w);
+			if (fn && w.in_main && tg_fd_function(fn, &wr) &&
+			    tg_policy_allows(c->job->policy, fn))
+				check_fd(c, cur, fn, wr, w);
 			clang_disposeString(sn);
 		}
 		break;

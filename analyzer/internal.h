@@ -26,6 +26,9 @@ extern const tg_rule tg_rules[];
 extern const size_t tg_nrules;
 /* Index of a rule id in tg_rules, or -1. */
 int tg_rule_index(const char *id);
+/* The allowed alternative for a finding of rule on symbol (may be NULL):
+ * a symbol-specific hint, else the rule's (hints.c). Static text. */
+const char *tg_hint_for(const char *rule, const char *symbol);
 
 /* ---- policy --------------------------------------------------------------- */
 
@@ -67,11 +70,18 @@ int tg_attribute_allowed(const char *name);
 int tg_reserved_allowed(const char *name, size_t len);
 /* 1 for a feature-test macro (_GNU_SOURCE, _POSIX_C_SOURCE, ...). */
 int tg_feature_macro(const char *name, size_t len);
+/* The NULL-terminated allowed headers, builtins and attributes. */
+const char *const *tg_include_list(void);
+const char *const *tg_builtin_list(void);
+const char *const *tg_attribute_list(void);
 /* 1 when the include name (between <> or "") is allowed. */
 int tg_include_allowed(const char *name);
 /* Functions whose path arguments are checked: the indexes of the path
  * arguments in mask (bit i = argument i), and whether they write. */
 int tg_path_function(const char *name, unsigned *argmask);
+/* read and write: allowed only as a direct call on a constant standard
+ * descriptor (read on 0, write on 1 or 2); *write says which. */
+int tg_fd_function(const char *name, int *write);
 
 /* ---- findings -------------------------------------------------------------- */
 
@@ -98,6 +108,9 @@ int tg_flist_to_report(tg_report **out, tg_flist *l, uint64_t elapsed_ms);
 
 typedef struct tg_prescan {
 	int blocking;   /* 1: do not hand the source to clang at all */
+	/* when not blocking: the source to parse (refused directive lines
+	 * blanked, same length and line breaks); free with tg_prescan_free */
+	char *clean;
 } tg_prescan;
 
 /* Lexical checks on the raw bytes: size, NUL, trigraphs, every #include
@@ -105,6 +118,7 @@ typedef struct tg_prescan {
  * _Pragma, line markers, #line and unknown directives. */
 void tg_prescan_run(tg_prescan *st, tg_flist *l, const tg_policy *p, const char *src,
 		    size_t len, size_t max_bytes);
+void tg_prescan_free(tg_prescan *st);
 
 /* ---- the libclang side (clangcheck.c, runs in the child) ------------------- */
 

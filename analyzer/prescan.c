@@ -6,8 +6,13 @@
  * each #include must name an allowlisted header literally (no computed
  * include, no absolute path, no '..', no include_next/import), and pragmas,
  * _Pragma, __has_include, line markers, #line and unknown directives are
- * refused. Any finding here keeps the source away from the parser, so a
- * forbidden include is never opened.
+ * refused. A refused directive does not stop the analysis: its whole
+ * logical line is blanked (newlines kept, so positions stay) in the copy
+ * handed to clang, so a forbidden include is never opened and the rest of
+ * the file is still checked in the same pass. Only what the lexer cannot
+ * blank safely (size, NUL, lone CR, trigraphs, _Pragma, __has_include,
+ * reserved identifiers, which pasting can turn into either) keeps the
+ * source away from the parser.
  */
 #include "internal.h"
 
@@ -24,6 +29,8 @@ typedef struct scan {
 	size_t *lines;   /* raw offsets of line starts */
 	size_t nlines;
 	int nfind;
+	int hard;        /* a finding that keeps the source from the parser */
+	char *clean;     /* raw copy with refused directive lines blanked */
 	int have_include;
 	size_t last_include;   /* logical offset of the last #include */
 	int have_early;
@@ -164,8 +171,58 @@ static const char *const ok_directives[] = {
 	"warning", NULL,
 };
 
-/* i: just after '#' (or "%:"). Returns where normal lexing resumes. */
+/* The logical end of the directive starting at hash: the newline that is
+ * not inside a block comment (or the end). */
+static size_t directive_end(const scan *sc, size_t i)
+{
+	while (i < sc->n && sc->s[i] != '\n') {
+		if (sc->s[i] == '/' && i + 1 < sc->n && sc->s[i + 1] == '*') {
+			size_t k;
+			for (k = i + 2; k + 1 < sc->n && !(sc->s[k] == '*' && sc->s[k + 1] == '/'); k++)
+				;
+			i = k + 2;
+		} else if (sc->s[i] == '/' && i + 1 < sc->n && sc->s[i + 1] == '/') {
+			while (i < sc->n && sc->s[i] != '\n')
+				i++;
+		} else {
+			i++;
+		}
+	}
+	return i < sc->n ? i : sc->n;
+}
+
+/* Blank the raw bytes of the logical range [a, b) in the clean copy, newlines
+ * (and so every later position) kept. */
+static void blank(scan *sc, size_t a, size_t b)
+{
+	size_t ra, rb, k;
+	if (!sc->clean || a >= sc->n)
+		return;
+	ra = sc->orig[a];
+	rb = b < sc->n ? sc->orig[b] : sc->rawlen;
+	for (k = ra; k < rb && k < sc->rawlen; k++)
+		if (sc->clean[k] != '\n')
+			sc->clean[k] = ' ';
+}
+
+static size_t directive_checked(scan *sc, size_t hash, size_t i);
+
+/* i: just after '#' (or "%:"). Returns where normal lexing resumes. A
+ * directive with a finding is blanked in the clean copy. */
 static size_t directive(scan *sc, size_t hash, size_t i)
+{
+	int before = sc->nfind;
+	size_t r = directive_checked(sc, hash, i);
+	if (sc->nfind != before) {
+		size_t e = directive_end(sc, hash);
+		blank(sc, hash, e);
+		if (r < e)
+			r = e;
+	}
+	return r;
+}
+
+static size_t directive_checked(scan *sc, size_t hash, size_t i)
 {
 	char kw[32];
 	size_t k, n;
@@ -225,15 +282,20 @@ static size_t directive(scan *sc, size_t hash, size_t i)
 static void check_ident(scan *sc, size_t i, size_t n)
 {
 	const char *w = sc->s + i;
-	if ((n == 7 && !memcmp(w, "_Pragma", 7)) || (n == 8 && !memcmp(w, "__pragma", 8)))
+	if ((n == 7 && !memcmp(w, "_Pragma", 7)) || (n == 8 && !memcmp(w, "__pragma", 8))) {
 		FIND(sc, i, "pragma", NULL, "_Pragma is not allowed");
-	else if ((n == 13 && !memcmp(w, "__has_include", 13)) ||
-		 (n == 18 && !memcmp(w, "__has_include_next", 18)))
+		sc->hard = 1;
+	} else if ((n == 13 && !memcmp(w, "__has_include", 13)) ||
+		 (n == 18 && !memcmp(w, "__has_include_next", 18))) {
 		FIND(sc, i, "include", NULL, "__has_include probing is not allowed");
-	else if (((n == 1 && w[0] == '_') || (n >= 2 && w[0] == '_' && w[1] == '_') ||
+		sc->hard = 1;
+	} else if (((n == 1 && w[0] == '_') || (n >= 2 && w[0] == '_' && w[1] == '_') ||
 		  (n >= 2 && w[0] == '_' && w[1] >= 'A' && w[1] <= 'Z')) &&
 		 !tg_reserved_allowed(w, n)) {
 		char shown[48];
+		/* pasting reserved pieces can build _Pragma or __has_include
+		 * that this lexer never sees whole: keep such a source from clang */
+		sc->hard = 1;
 		safe_name(shown, sizeof(shown), w, n);
 		FIND(sc, i, "reserved_identifier", NULL,
 		     "%s is reserved for the compiler and library (clang and gcc define such names differently)",
@@ -297,6 +359,12 @@ static void lex(scan *sc)
 	}
 }
 
+void tg_prescan_free(tg_prescan *st)
+{
+	free(st->clean);
+	st->clean = NULL;
+}
+
 void tg_prescan_run(tg_prescan *st, tg_flist *l, const tg_policy *p, const char *src,
 		    size_t len, size_t max_bytes)
 {
@@ -304,6 +372,7 @@ void tg_prescan_run(tg_prescan *st, tg_flist *l, const tg_policy *p, const char 
 	size_t i, o, ntri = 0;
 
 	st->blocking = 0;
+	st->clean = NULL;
 	sc.l = l;
 	sc.p = p;
 	sc.raw = src;
@@ -322,7 +391,8 @@ void tg_prescan_run(tg_prescan *st, tg_flist *l, const tg_policy *p, const char 
 	sc.lines = malloc((len + 2) * sizeof(*sc.lines));
 	sc.s = malloc(len + 1);
 	sc.orig = malloc((len + 1) * sizeof(*sc.orig));
-	if (!sc.lines || !sc.s || !sc.orig) {
+	sc.clean = malloc(len + 1);
+	if (!sc.lines || !sc.s || !sc.orig || !sc.clean) {
 		l->oom = 1;
 		st->blocking = 1;
 		goto out;
@@ -371,14 +441,22 @@ void tg_prescan_run(tg_prescan *st, tg_flist *l, const tg_policy *p, const char 
 	}
 	sc.n = o;
 	sc.s[o] = 0;
+	memcpy(sc.clean, src, len);
+	sc.clean[len] = 0;
 	lex(&sc);
 	if (sc.have_early && sc.have_include && sc.first_macro < sc.last_include)
 		FIND(&sc, sc.first_macro, "directive", NULL,
 		     "#define or #undef of %s before an #include: only feature-test macros may come "
 		     "before the headers", sc.first_macro_name);
-	if (ntri || sc.nfind)
+	/* stopped early (64 findings): the rest was not scanned */
+	if (ntri || sc.hard || sc.nfind >= 64)
 		st->blocking = 1;
+	if (!st->blocking) {
+		st->clean = sc.clean;
+		sc.clean = NULL;
+	}
 out:
+	free(sc.clean);
 	free(sc.lines);
 	free(sc.s);
 	free(sc.orig);

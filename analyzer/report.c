@@ -27,6 +27,7 @@ static void finding_clear(tg_finding *f)
 	free(f->category);
 	free(f->message);
 	free(f->symbol);
+	free(f->hint);
 }
 
 void tg_flist_free(tg_flist *l)
@@ -93,6 +94,15 @@ static int add_raw(tg_flist *l, const tg_policy *p, const char *rule, unsigned l
 	f->severity = p ? p->severity[idx] : tg_rules[idx].severity;
 	f->line = line;
 	f->column = column;
+	{
+		const char *h = tg_hint_for(f->rule, f->symbol);
+		f->hint = h ? strdup(h) : NULL;
+		if (h && !f->hint) {
+			finding_clear(f);
+			l->oom = 1;
+			return -1;
+		}
+	}
 	if (!f->rule || !f->category || !f->message || (symbol && !f->symbol)) {
 		finding_clear(f);
 		l->oom = 1;
@@ -240,6 +250,10 @@ int tg_report_to_json(json_t **out, const tg_report *r)
 			json_decref(e);
 			goto oom;
 		}
+		if (f->hint && json_object_set_new(e, "hint", json_string(f->hint)) < 0) {
+			json_decref(e);
+			goto oom;
+		}
 		if (json_array_append_new(arr, e) < 0)
 			goto oom;
 	}
@@ -295,6 +309,11 @@ int tg_report_to_sarif(json_t **out, const tg_report *r, const char *uri)
 			"physicalLocation", "artifactLocation", "uri", uri ? uri : "tool.c",
 			"region", "startLine", (json_int_t)line, "startColumn", (json_int_t)col,
 			"endLine", (json_int_t)line, "endColumn", (json_int_t)col + 1);
+		if (e && f->hint &&
+		    json_object_set_new(e, "properties", json_pack("{s:s}", "hint", f->hint)) < 0) {
+			json_decref(e);
+			goto oom;
+		}
 		if (!e || json_array_append_new(results, e) < 0)
 			goto oom;
 	}

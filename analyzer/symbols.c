@@ -14,14 +14,27 @@
 static const char *const allow_plain[] = {
 	/* memory */
 	"malloc", "calloc", "realloc", "free", "aligned_alloc", "memcpy", "memmove", "memset",
-	"memcmp", "memchr", "memrchr", "mempcpy",
+	"memcmp", "memchr", "memrchr", "mempcpy", "memmem",
 	/* strings */
 	"strlen", "strnlen", "strcpy", "strncpy", "stpcpy", "stpncpy", "strcat", "strncat",
 	"strcmp", "strncmp", "strcoll", "strxfrm", "strchr", "strrchr", "strchrnul", "strstr",
 	"strcasestr", "strspn", "strcspn", "strpbrk", "strtok", "strtok_r", "strsep", "strdup",
 	"strndup", "strerror", "strcasecmp", "strncasecmp", "bcmp", "bzero", "explicit_bzero",
-	"index", "rindex",
-	/* conversion */
+	"index", "rindex", "ffs", "ffsl", "ffsll",
+	/* regular expressions (regex.h: compiled and matched in memory) */
+	"regcomp", "regexec", "regerror", "regfree",
+	/* wide and multibyte characters (wchar.h, uchar.h; the C locale) */
+	"wcslen", "wcsnlen", "wcscmp", "wcsncmp", "wcscpy", "wcsncpy", "wcscat", "wcsncat",
+	"wcschr", "wcsrchr", "wcsstr", "wcsspn", "wcscspn", "wcspbrk", "wcstok", "wcsdup",
+	"wcstol", "wcstoll", "wcstoul", "wcstoull", "wcstod", "wcstof", "wcstold", "wmemcpy",
+	"wmemmove", "wmemset", "wmemcmp", "wmemchr", "mbrtowc", "wcrtomb", "mbrlen", "mbsinit",
+	"mbstowcs", "wcstombs", "mbsrtowcs", "wcsrtombs", "mbtowc", "wctomb", "mblen", "btowc",
+	"wctob", "swprintf", "vswprintf", "mbrtoc16", "c16rtomb", "mbrtoc32", "c32rtomb",
+	/* floating-point environment (fenv.h: this thread's FPU state only) */
+	"feclearexcept", "fetestexcept", "feraiseexcept", "fegetexceptflag", "fesetexceptflag",
+	"fegetround", "fesetround", "fegetenv", "fesetenv", "feholdexcept", "feupdateenv",
+	/* locale.h, read-only (setlocale would read the environment and files) */
+	"localeconv",	/* conversion */
 	"atoi", "atol", "atoll", "atof", "strtol", "strtoll", "strtoul", "strtoull", "strtod",
 	"strtof", "strtold", "strtoimax", "strtoumax", "abs", "labs", "llabs", "div", "ldiv",
 	"lldiv", "imaxabs", "imaxdiv", "rand", "srand", "rand_r",
@@ -32,10 +45,13 @@ static const char *const allow_plain[] = {
 	"fgetc", "fgets", "ungetc", "fread", "fwrite", "fflush", "feof", "ferror", "clearerr",
 	"perror", "setvbuf", "setbuf", "setlinebuf", "fseek", "ftell", "fseeko", "ftello",
 	"rewind", "fgetpos", "fsetpos", "fclose", "getline", "getdelim", "tmpfile",
+	"fmemopen", "open_memstream",
 	"putchar_unlocked", "getchar_unlocked", "fputc_unlocked", "fgetc_unlocked",
 	"putc_unlocked", "getc_unlocked", "fwrite_unlocked", "fread_unlocked",
 	/* path-checked (see tg_path_function) */
 	"fopen", "freopen", "remove", "rename",
+	/* unistd.h: only on a constant standard descriptor (tg_fd_function) */
+	"read", "write",
 	"stdin", "stdout", "stderr",
 	/* process end */
 	"exit", "_Exit", "abort",
@@ -48,7 +64,7 @@ static const char *const allow_plain[] = {
 	/* errno and assert */
 	"__errno_location", "__assert_fail", "__assert_perror_fail", "__assert",
 	/* reading the time */
-	"time", "clock", "difftime", "mktime", "timegm", "gmtime", "gmtime_r", "localtime",
+	"time", "clock", "difftime", "mktime", "timegm", "gmtime", "gmtime_r", "localtime", "strptime",
 	"localtime_r", "strftime", "asctime", "asctime_r", "ctime", "ctime_r", "clock_gettime",
 	"timespec_get",
 	/* compiler runtime (object check) */
@@ -64,12 +80,16 @@ static const char *const allow_math[] = {
 	"lrint", "llrint", "nearbyint", "fmod", "remainder", "remquo", "fmin", "fmax", "fdim",
 	"fma", "frexp", "ldexp", "modf", "scalbn", "scalbln", "ilogb", "logb", "nextafter",
 	"nexttoward", "copysign", "nan", "erf", "erfc", "tgamma", "lgamma", "sincos", "exp10",
+	/* complex.h */
+	"cabs", "carg", "cimag", "creal", "conj", "cproj", "cexp", "clog", "cpow", "csqrt",
+	"csin", "ccos", "ctan", "casin", "cacos", "catan", "csinh", "ccosh", "ctanh", "casinh",
+	"cacosh", "catanh",
 	NULL,
 };
 
-static const char *all_names[512];
+static const char *all_names[1024];
 static size_t n_all;
-static char math_store[3 * 64][16];
+static char math_store[2 * 128][16];
 static pthread_once_t all_once = PTHREAD_ONCE_INIT;
 
 static void build_all(void)
@@ -167,7 +187,7 @@ static const char *const cat_file[] = {
 	"readv", "writev", "close", "dup", "dup2", "dup3", "pipe", "pipe2", "fileno", "lseek",
 	"fcntl", "flock", "lockf", "sendfile", "splice", "tee", "copy_file_range", "renameat",
 	"renameat2", "inotify_init", "fanotify_init", "statfs", "name_to_handle_at",
-	"open_by_handle_at", "fopencookie", "fmemopen", "open_memstream", NULL,
+	"open_by_handle_at", "fopencookie", NULL,
 };
 
 static const struct {
@@ -271,7 +291,9 @@ static const char *const attr_allow[] = {
 	"unused", "maybe_unused", "noreturn", "_Noreturn", "format", "format_arg", "aligned",
 	"_Alignas", "packed", "nonnull", "returns_nonnull", "warn_unused_result", "const",
 	"pure", "cold", "hot", "noinline", "always_inline", "deprecated", "fallthrough",
-	"sentinel", "malloc", "alloc_size", NULL,
+	"sentinel", "malloc", "alloc_size",
+	/* stdalign.h and stdnoreturn.h spellings */
+	"alignas", NULL,
 };
 
 int tg_attribute_allowed(const char *name)
@@ -306,6 +328,9 @@ static const char *const reserved_allow[] = {
 	"__FILE__", "__LINE__", "__DATE__", "__TIME__", "__STDC__", "__STDC_VERSION__",
 	"__STDC_HOSTED__", "_Bool", "_Static_assert", "_Noreturn", "_Alignas", "_Alignof",
 	"_Generic", "_Atomic", "_Thread_local", "_Complex", "_Imaginary",
+	/* the standard library's own reserved names (same header for analysis
+	 * and build, no meaning that differs) */
+	"_Exit", "_IOFBF", "_IOLBF", "_IONBF", "_Complex_I", "_Imaginary_I",
 	/* reported by their own rules */
 	"_Pragma", "__pragma", "__has_include", "__has_include_next", "__asm__", "__asm",
 	/* feature-test macros */
@@ -354,8 +379,26 @@ int tg_reserved_allowed(const char *name, size_t len)
 static const char *const include_allow[] = {
 	"stdio.h", "stdlib.h", "string.h", "ctype.h", "math.h", "stdint.h", "stdbool.h",
 	"stddef.h", "limits.h", "errno.h", "float.h", "inttypes.h", "assert.h", "time.h",
-	"toolgate/tool.h", NULL,
+	"toolgate/tool.h",
+	/* declarations only; every function they declare is checked on its own */
+	"stdarg.h", "stdalign.h", "stdnoreturn.h", "iso646.h", "strings.h", "sys/types.h",
+	"unistd.h", "regex.h", "wchar.h", "uchar.h", "complex.h", "fenv.h", "locale.h", NULL,
 };
+
+const char *const *tg_include_list(void)
+{
+	return include_allow;
+}
+
+const char *const *tg_builtin_list(void)
+{
+	return builtin_allow;
+}
+
+const char *const *tg_attribute_list(void)
+{
+	return attr_allow;
+}
 
 int tg_include_allowed(const char *name)
 {
@@ -363,6 +406,19 @@ int tg_include_allowed(const char *name)
 	for (i = 0; include_allow[i]; i++)
 		if (strcmp(include_allow[i], name) == 0)
 			return 1;
+	return 0;
+}
+
+int tg_fd_function(const char *name, int *write)
+{
+	if (strcmp(name, "read") == 0) {
+		*write = 0;
+		return 1;
+	}
+	if (strcmp(name, "write") == 0) {
+		*write = 1;
+		return 1;
+	}
 	return 0;
 }
 

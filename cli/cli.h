@@ -60,9 +60,15 @@ const char *cli_line(const char *s);
 const char *cli_block(const char *s);
 const char *cli_jline(const json_t *v);
 
+/* The analysis policy: --policy FILE (flag), else <home>/policy.json when it
+ * exists, else the built-in default (cli/cmd_check.c). */
+struct tg_policy;
+int cli_load_policy(const tg_cli *cli, struct tg_policy **out, const char *flag);
+
 /* The commands; each lives in cli/cmd_<name>.c. */
 int cmd_init(tg_cli *cli, int argc, char **argv);
 int cmd_check(tg_cli *cli, int argc, char **argv);
+int cmd_policy(tg_cli *cli, int argc, char **argv);
 int cmd_create(tg_cli *cli, int argc, char **argv);
 int cmd_list(tg_cli *cli, int argc, char **argv);
 int cmd_show(tg_cli *cli, int argc, char **argv);

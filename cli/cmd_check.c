@@ -51,7 +51,7 @@ static int read_capped(char **out, size_t *len, const char *path, size_t max)
 	return 0;
 }
 
-static int load_policy(const tg_cli *cli, tg_policy **out, const char *flag)
+int cli_load_policy(const tg_cli *cli, tg_policy **out, const char *flag)
 {
 	_cleanup_free_ char *home = NULL, *path = NULL;
 
@@ -76,6 +76,8 @@ static void print_text(const tg_report *r, const char *file)
 		const tg_finding *f = &r->findings[i];
 		printf("%s:%u:%u: %s: [%s] %s\n", cli_line(file), f->line, f->column,
 		       tg_severity_name(f->severity), cli_line(f->rule), cli_line(f->message));
+		if (f->hint)
+			printf("    hint: %s\n", cli_line(f->hint));
 		if (f->severity == TG_SEV_ERROR)
 			errors++;
 		else if (f->severity == TG_SEV_WARNING)
@@ -136,7 +138,7 @@ int cmd_check(tg_cli *cli, int argc, char **argv)
 	r = read_capped(&src, &len, file, CHECK_MAX_SOURCE);
 	if (r < 0)
 		return cli_fail(r == TG_ERR_IO ? TG_ERR_IO : TG_ERR_INVALID, file);
-	r = load_policy(cli, &policy, policy_flag);
+	r = cli_load_policy(cli, &policy, policy_flag);
 	if (r < 0)
 		return cli_fail(TG_ERR_INVALID, "policy");
 	{

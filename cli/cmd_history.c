@@ -1,17 +1,48 @@
 /*
  * cli/cmd_history.c: `toolgate history NAME`: every version with its
- * status, time, verdict and commit, then every activation, rollback and
- * approval event.
+ * status, time, verdict and commit and why it is or is not active (the
+ * registry's reason; for an inactive version without one, what the events
+ * say: superseded by a later version, rolled back, never activated), then
+ * every activation, rollback and approval event. "active: none" when no
+ * version is active.
  */
 #include "cli.h"
 #include "registry/registry.h"
 
+#include <string.h>
 #include <time.h>
 
 static void fmt_time(char *buf, size_t n, json_int_t t)
 {
 	time_t tt = (time_t)t;
 	strftime(buf, n, "%Y-%m-%d %H:%M:%S", gmtime(&tt));
+}
+
+/* Why an inactive version is not active, from the last event that moved the
+ * active pointer away from it. */
+static void why_inactive(char *buf, size_t n, const json_t *events, json_int_t version)
+{
+	json_t *e;
+	size_t i;
+	int was_active = 0;
+
+	snprintf(buf, n, "passed, never activated");
+	json_array_foreach(events, i, e) {
+		json_int_t to = json_integer_value(json_object_get(e, "version"));
+		json_int_t from = json_integer_value(json_object_get(e, "from_version"));
+		const char *ev = json_string_value(json_object_get(e, "event"));
+		if (to == version) {
+			was_active = 1;
+			snprintf(buf, n, "was active, no longer");
+		} else if (from == version && was_active) {
+			if (ev && strcmp(ev, "rollback") == 0)
+				snprintf(buf, n, "rolled back to v%lld", (long long)to);
+			else if (to == 0)
+				snprintf(buf, n, "deactivated (%s)", ev ? ev : "?");
+			else
+				snprintf(buf, n, "superseded by v%lld", (long long)to);
+		}
+	}
 }
 
 int cmd_history(tg_cli *cli, int argc, char **argv)
@@ -34,10 +65,22 @@ int cmd_history(tg_cli *cli, int argc, char **argv)
 		return cli_fail(rc, "history");
 	if (cli->json)
 		return cli_print_json(res);
-	printf("%s (active: v%lld)\n", cli_jline(json_object_get(res, "name")),
-	       (long long)json_integer_value(json_object_get(res, "active")));
+	{
+		json_int_t active = json_integer_value(json_object_get(res, "active"));
+		char act[32] = "none";
+		if (active)
+			snprintf(act, sizeof(act), "v%lld", (long long)active);
+		printf("%s (active: %s)\n", cli_jline(json_object_get(res, "name")), act);
+	}
 	json_array_foreach(json_object_get(res, "versions"), i, v) {
 		const char *reason = json_string_value(json_object_get(v, "reason"));
+		const char *status = json_string_value(json_object_get(v, "status"));
+		char why[64];
+		if ((!reason || !reason[0]) && status && strcmp(status, "inactive") == 0) {
+			why_inactive(why, sizeof(why), json_object_get(res, "events"),
+				     json_integer_value(json_object_get(v, "version")));
+			reason = why;
+		}
 		fmt_time(when, sizeof(when), json_integer_value(json_object_get(v, "time")));
 		printf("  v%-4lld %-9s %s UTC  verdict %-6s %.12s%s%.160s\n",
 		       (long long)json_integer_value(json_object_get(v, "version")),

@@ -10,6 +10,7 @@
  * protocol itself lives in mcp/ (docs/MCP.md).
  */
 #include "cli.h"
+#include "analyzer/analyzer.h"
 #include "mcp/mcp.h"
 #include "sandbox/sandbox.h"
 
@@ -113,6 +114,7 @@ static int opt_u32(int argc, char **argv, int *i, const char *name, uint32_t *ou
 int cmd_serve(tg_cli *cli, int argc, char **argv)
 {
 	_cleanup_free_ char *home = NULL;
+	_cleanup_json_ json_t *policy_doc = NULL;
 	tg_registry *reg = NULL;
 	tg_mcp_server *srv = NULL;
 	tg_mcp_backend be;
@@ -201,6 +203,19 @@ int cmd_serve(tg_cli *cli, int argc, char **argv)
 		status = cli_usage(cli, "--allow-remote, --insecure-no-auth and the HTTP limits "
 					"go with --http ADDR:PORT");
 		goto out;
+	}
+	{
+		/* the resource toolgate://policy: the policy the analysis uses */
+		tg_policy *pol = NULL;
+		r = cli_load_policy(cli, &pol, NULL);
+		if (r == 0)
+			r = tg_policy_effective(&policy_doc, pol);
+		tg_policy_free(pol);
+		if (r < 0) {
+			status = cli_fail(r == TG_ERR_NOMEM ? r : TG_ERR_INVALID, "serve: policy");
+			goto out;
+		}
+		opt.policy = policy_doc;
 	}
 	{
 		struct sigaction sa;

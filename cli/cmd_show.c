@@ -1,7 +1,8 @@
 /*
  * cli/cmd_show.c: `toolgate show NAME[@V]`: one version (the active one, or
  * the newest when none is active) with its status, verdict, commit,
- * capabilities, limits, findings, test results and source.
+ * capabilities, limits (as written and as applied), findings, test results
+ * and source.
  */
 #include "cli.h"
 #include "registry/registry.h"
@@ -53,6 +54,15 @@ int cmd_show(tg_cli *cli, int argc, char **argv)
 	       cli_jline(json_object_get(res, "submitter")), desc,
 	       schema ? cli_line(schema) : "?", limits ? cli_line(limits) : "?",
 	       caps ? cli_line(caps) : "?");
+	{
+		/* what a run of this version gets (defaults and ceilings applied) */
+		json_t *la = json_object_get(res, "limits_applied");
+		if (json_is_object(la))
+			printf("applied:      timeout %lld ms, memory %lld MiB, output %lld KiB\n",
+			       (long long)json_integer_value(json_object_get(la, "timeout_ms")),
+			       (long long)json_integer_value(json_object_get(la, "memory_mb")),
+			       (long long)json_integer_value(json_object_get(la, "output_kb")));
+	}
 	if (json_string_length(json_object_get(res, "reason"))) {
 		printf("reason:       %s\n", cli_block(json_string_value(json_object_get(res, "reason"))));
 	}

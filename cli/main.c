@@ -18,6 +18,12 @@ static const tg_cli_command commands[] = {
 	  "--capability workspace:read|workspace:write vets as for a tool granted it\n"
 	  "(file access under /workspace). The policy is --policy FILE, else\n"
 	  "<home>/policy.json when it exists, else the built-in default (docs/POLICY.md)." },
+	{ "policy", cmd_policy, "[--json] [--policy FILE]",
+	  "print the effective analysis policy: headers, symbols, rules and hints",
+	  "What a tool may include and call, the functions allowed with conditions\n"
+	  "(paths, descriptors, function tables) and every rule with its severity and\n"
+	  "hint. The policy is --policy FILE, else <home>/policy.json, else the default.\n"
+	  "MCP clients read the same document as the resource toolgate://policy." },
 	{ "create", cmd_create, "PATH", "submit a tool: a manifest file or a folder holding tool.json",
 	  NULL },
 	{ "list", cmd_list, "[--pending]", "list the active tools and the versions awaiting approval",

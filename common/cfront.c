@@ -92,7 +92,8 @@ int tg_cfront_version_matches(const char *text)
 static const char *const top_files[] = {
 	"alloca.h", "assert.h", "ctype.h", "endian.h", "errno.h", "features-time64.h",
 	"features.h", "inttypes.h", "limits.h", "math.h", "stdc-predef.h", "stdint.h",
-	"stdio.h", "stdlib.h", "string.h", "strings.h", "time.h", NULL,
+	"stdio.h", "stdlib.h", "string.h", "strings.h", "time.h", "unistd.h", "regex.h",
+	"wchar.h", "uchar.h", "complex.h", "fenv.h", "locale.h", NULL,
 };
 static const char *const linux_files[] = { "errno.h", "limits.h", NULL };
 static const char *const asmgen_files[] = { "errno.h", "errno-base.h", NULL };

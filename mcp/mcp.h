@@ -113,6 +113,7 @@ typedef struct tg_mcp_options {
 	const char *principal;  /* HTTP: the token's name, shown in the audit actor */
 	const json_t *tool_patterns; /* HTTP: fnmatch patterns of visible tools; NULL = all */
 	struct tg_mcp_quota *quota;  /* shared budget counters (a principal's); NULL = own */
+	const json_t *policy;   /* toolgate://policy (tg_policy_effective); NULL = none */
 } tg_mcp_options;
 
 /* Budget counters shared by every session of one principal (HTTP). */

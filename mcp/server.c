@@ -10,6 +10,7 @@
  * made by another process are noticed while the client is idle.
  */
 #include "mcp/mcp.h"
+#include "mcp/resources.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -295,8 +296,9 @@ static int handle_initialize(tg_mcp_server *s, const json_t *id, const json_t *p
 	copy_info(s->client_name, sizeof(s->client_name), info, "name");
 	copy_info(s->client_version, sizeof(s->client_version), info, "version");
 
-	result = json_pack("{s:s, s:{s:{s:b}}, s:{s:s, s:s, s:s}, s:s}", "protocolVersion", proto,
-			   "capabilities", "tools", "listChanged", 1, "serverInfo", "name",
+	result = json_pack("{s:s, s:{s:{s:b}, s:{}}, s:{s:s, s:s, s:s}, s:s}", "protocolVersion",
+			   proto, "capabilities", "tools", "listChanged", 1, "resources",
+			   "serverInfo", "name",
 			   "toolgate", "title", "toolgate", "version", s->opt.version,
 			   "instructions", server_instructions);
 	r = tg_mcp_reply(s, id, result);
@@ -394,7 +396,8 @@ static json_t *tool_entry(const json_t *t)
 					     : json_pack("{s:s}", "type", "object"));
 	if (!e)
 		return NULL;
-	if (json_is_object(oschema) && json_object_set(e, "outputSchema", oschema) < 0)
+	if (json_is_object(oschema) &&
+	    json_object_set_new(e, "outputSchema", tg_mcp_output_schema(oschema)) < 0)
 		goto fail;
 	/* No network, a private /tmp: only workspace:write leaves a trace. */
 	if (json_object_set_new(e, "annotations",
@@ -613,6 +616,16 @@ int tg_mcp_server_handle(tg_mcp_server *s, const char *line, size_t len)
 		if (method[6] == 'l')
 			return tg_mcp_tools_list(s, id, params);
 		return tg_mcp_tools_call(s, id, params);
+	}
+	if (strcmp(method, "resources/list") == 0 || strcmp(method, "resources/read") == 0) {
+		if (!s->initialized)
+			return tg_mcp_reply_error(s, id, TG_RPC_INVALID_REQUEST,
+						  "%s: the session is not initialized (send "
+						  "initialize first)",
+						  method);
+		if (method[10] == 'l')
+			return tg_mcp_resources_list(s, id, params);
+		return tg_mcp_resources_read(s, id, params);
 	}
 	return tg_mcp_reply_error(s, id, TG_RPC_METHOD_NOT_FOUND, "Method not found: %.100s",
 				  method);

@@ -11,6 +11,7 @@
  * submissions it runs, this file the ones that stop before it.
  */
 #include "mcp/mcp.h"
+#include "mcp/resources.h"
 
 #include <string.h>
 
@@ -101,6 +102,7 @@ json_t *tg_mcp_meta_tools(void)
 
 	if (tg_json_parse(&v, meta_json, sizeof(meta_json) - 1, NULL) < 0)
 		return NULL;
+	tg_mcp_describe_create_tool(v); /* the rules, in mcp_resources.c */
 	return v;
 }
 
@@ -496,8 +498,11 @@ static int call_registered(tg_mcp_server *s, const json_t *id, const char *name,
 		text = tg_json_dump(result);
 		if (!text)
 			return tg_error_set(TG_ERR_NOMEM, "out of memory");
-		return tg_mcp_reply(s, id, tool_result(json_is_object(result) ? result : NULL,
-						       text, 0));
+		{
+			/* every success carries structuredContent (mcp_resources.c) */
+			_cleanup_json_ json_t *sc = tg_mcp_structured(result);
+			return tg_mcp_reply(s, id, tool_result(sc, text, 0));
+		}
 	}
 	err = json_string_value(json_object_get(res, "error"));
 	return reply_text(s, id, 1, "%s", err && err[0] ? err : "the tool failed");

@@ -405,6 +405,18 @@ static uint32_t limit_of(const json_t *limits, const char *key, uint32_t def, ui
 	return def < max ? def : max;
 }
 
+json_t *reg_limits_applied(const tg_registry *r, const json_t *limits)
+{
+	return json_pack("{s:I,s:I,s:I}", "timeout_ms",
+			 (json_int_t)limit_of(limits, "timeout_ms", DEF_TIMEOUT_MS,
+					      r->cfg.max_timeout_ms),
+			 "memory_mb",
+			 (json_int_t)limit_of(limits, "memory_mb", DEF_MEMORY_MB, r->cfg.max_memory_mb),
+			 "output_kb",
+			 (json_int_t)limit_of(limits, "output_kb", DEF_OUTPUT_KB,
+					      r->cfg.max_output_kb));
+}
+
 int reg_run_tool(json_t **out, tg_registry *r, const char *binary, const json_t *limits,
 		 int ws_read, int ws_write, const char *workspace, const json_t *args)
 {

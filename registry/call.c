@@ -102,6 +102,30 @@ static int binary_for(char **out, tg_registry *r, const char *name, unsigned v,
 	return 0;
 }
 
+/* A successful result that does not match the version's output_schema is a
+ * tool error (reason "invalid_output"): the caller never sees a value of
+ * another shape than the one published. */
+static int check_output(json_t *res, const json_t *oschema)
+{
+	char m[1100];
+	json_t *value;
+
+	if (!res || !json_is_object(oschema) || !json_is_true(json_object_get(res, "ok")))
+		return 0;
+	value = json_object_get(res, "result");
+	if (tg_schema_validate_at(oschema, value ? value : json_null(), "result") == 0)
+		return 0;
+	snprintf(m, sizeof(m), "the result does not match output_schema: %s",
+		 tg_error_last()->message);
+	tg_error_clear();
+	if (json_object_set_new(res, "ok", json_false()) < 0 ||
+	    json_object_set_new(res, "error", json_string(m)) < 0 ||
+	    json_object_set_new(res, "reason", json_string("invalid_output")) < 0)
+		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	json_object_del(res, "result");
+	return 0;
+}
+
 int tg_registry_call(json_t **out, tg_registry *r, const char *name, const json_t *args,
 		     const tg_actor *who)
 {
@@ -113,6 +137,7 @@ int reg_call_ex(json_t **out, tg_registry *r, const char *name, const json_t *ar
 {
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
 	_cleanup_json_ json_t *schema = NULL, *limits = NULL, *caps = NULL, *res = NULL;
+	_cleanup_json_ json_t *oschema = NULL;
 	_cleanup_free_ char *hash = NULL, *bin = NULL, *commit = NULL;
 	reg_bridge br;
 	reg_approval ap;
@@ -124,8 +149,9 @@ int reg_call_ex(json_t **out, tg_registry *r, const char *name, const json_t *ar
 	if (!tg_name_valid(name))
 		return tg_error_set(TG_ERR_INVALID, "not a valid tool name");
 	rc = reg_prepare(r, &st, "SELECT v.version, v.input_schema, v.limits, v.capabilities, "
-				 "v.content_hash, v.commit_id, t.id FROM tools t JOIN versions v ON v.tool_id = t.id "
-				 "AND v.version = t.active_version WHERE t.name = ?1");
+				 "v.content_hash, v.commit_id, t.id, o.schema FROM tools t JOIN "
+				 "versions v ON v.tool_id = t.id AND v.version = t.active_version "
+				 "LEFT JOIN output_schemas o ON o.version_id = v.id WHERE t.name = ?1");
 	if (rc < 0)
 		return rc;
 	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
@@ -141,6 +167,7 @@ int reg_call_ex(json_t **out, tg_registry *r, const char *name, const json_t *ar
 	hash = reg_col_strdup(st, 4);
 	commit = reg_col_strdup(st, 5);
 	tool_id = sqlite3_column_int64(st, 6);
+	oschema = reg_col_json(st, 7);
 	sqlite3_finalize(st);
 	st = NULL;
 	if (!hash)
@@ -176,6 +203,8 @@ int reg_call_ex(json_t **out, tg_registry *r, const char *name, const json_t *ar
 		rc = reg_run_tool_ex(&res, r, bin, limits, ws_read, ws_write, r->cfg.workspace, args,
 				     bridged ? &br : NULL, parent ? parent->deadline_ms : 0);
 		if (rc < 0)
+			return rc;
+		if ((rc = check_output(res, oschema)) < 0)
 			return rc;
 	}
 	if (!res)

@@ -156,6 +156,12 @@ static const char *const migrations[] = {
 	" reason TEXT NOT NULL,"
 	" actor TEXT NOT NULL,"
 	" at INTEGER NOT NULL) STRICT;",
+	/* 3: the manifest's output_schema of the versions that have one
+	 * (issue 14); its own table, so the versions table keeps its columns.
+	 * Idempotent: derived data, rebuilt from the store by re-index. */
+	"CREATE TABLE IF NOT EXISTS output_schemas("
+	" version_id INTEGER PRIMARY KEY REFERENCES versions(id) ON DELETE CASCADE,"
+	" schema TEXT NOT NULL) STRICT;",
 };
 
 int reg_sqlerr(tg_registry *r, int rc, const char *what)

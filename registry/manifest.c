@@ -140,7 +140,7 @@ static int check_capabilities(const tg_config *cfg, const json_t *caps)
 	return 0;
 }
 
-static int check_tests(const json_t *schema, const json_t *tests)
+static int check_tests(const json_t *schema, const json_t *oschema, const json_t *tests)
 {
 	static const char *const keys[] = { "name", "args", "expect", "expect_error",
 					    "host_results", NULL };
@@ -208,6 +208,10 @@ static int check_tests(const json_t *schema, const json_t *tests)
 			if (rc < 0)
 				return tg_error_prefix("tests[%zu] (arguments do not match input_schema)",
 						       i);
+			if (oschema && tg_schema_validate_at(oschema, json_object_get(t, "expect"),
+							     "expect") < 0)
+				return tg_error_prefix("tests[%zu] (expect does not match output_schema)",
+						       i);
 			runs++;
 		} else if (tg_schema_validate(schema, args) < 0) {
 			tg_error_clear();
@@ -227,10 +231,11 @@ static int check_tests(const json_t *schema, const json_t *tests)
 int tg_manifest_validate(const tg_registry *r, const json_t *m, const char *source,
 			 size_t source_len)
 {
-	static const char *const keys[] = { "name", "description", "input_schema", "source",
-					    "tests", "limits", "capabilities", "calls", NULL };
+	static const char *const keys[] = { "name", "description", "input_schema", "output_schema",
+					    "source", "tests", "limits", "capabilities", "calls",
+					    NULL };
 	const char *name = NULL, *desc = NULL;
-	json_t *schema = NULL, *limits = NULL;
+	json_t *schema = NULL, *oschema = NULL, *limits = NULL;
 	size_t i, line;
 	int rc, c;
 
@@ -262,6 +267,10 @@ int tg_manifest_validate(const tg_registry *r, const json_t *m, const char *sour
 		return rc;
 	if ((rc = tg_schema_check(schema)) < 0)
 		return rc;
+	if ((rc = tg_json_get_object(&oschema, m, "output_schema", 0)) < 0)
+		return rc;
+	if (oschema && (rc = tg_schema_check_output(oschema)) < 0)
+		return rc;
 	if ((rc = tg_json_get_object(&limits, m, "limits", 0)) < 0)
 		return rc;
 	if ((rc = check_limits(&r->cfg, limits)) < 0)
@@ -270,7 +279,7 @@ int tg_manifest_validate(const tg_registry *r, const json_t *m, const char *sour
 		return rc;
 	if ((rc = reg_bridge_check_calls(r, m, name)) < 0)
 		return rc;
-	if ((rc = check_tests(schema, json_object_get(m, "tests"))) < 0)
+	if ((rc = check_tests(schema, oschema, json_object_get(m, "tests"))) < 0)
 		return rc;
 	return reg_check_source(source, source_len);
 }

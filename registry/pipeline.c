@@ -96,6 +96,7 @@ static int run_tests(json_t **out, int *all_passed, char **first_failure, tg_reg
 {
 	_cleanup_json_ json_t *results = json_array();
 	json_t *schema = json_object_get(m, "input_schema");
+	json_t *oschema = json_object_get(m, "output_schema");
 	json_t *limits = json_object_get(m, "limits");
 	uint64_t start = tg_now_ms();
 	json_t *t;
@@ -149,7 +150,15 @@ static int run_tests(json_t **out, int *all_passed, char **first_failure, tg_reg
 			} else if (json_is_true(json_object_get(res, "ok"))) {
 				json_t *value = json_object_get(res, "result");
 				got = short_json(value);
-				if (expect_error) {
+				if (!expect_error && oschema &&
+				    tg_schema_validate_at(oschema, value ? value : json_null(),
+							  "result") < 0) {
+					if (asprintf(&detail, "the result does not match output_schema: "
+							      "%s (got %s)",
+						     tg_error_last()->message, got ?: "?") < 0)
+						detail = NULL;
+					tg_error_clear();
+				} else if (expect_error) {
 					if (asprintf(&detail, "expected an error, got %s", got ?: "?") < 0)
 						detail = NULL;
 				} else if (values_equal(value, expect)) {

@@ -17,7 +17,7 @@
 #include <sqlite3.h>
 
 /* The schema version this binary writes (PRAGMA user_version). */
-#define REG_SCHEMA_VERSION 2
+#define REG_SCHEMA_VERSION 3
 
 /* Caps on what the agent controls. */
 #define REG_MAX_SOURCE (256u * 1024u)
@@ -234,6 +234,10 @@ int reg_file_sha256(char out[65], const char *path);
  * "wall_ms","reason"}. With ws_read or ws_write, workspace (the configured
  * host folder, or a pending version's empty scratch folder; NULL: none) is
  * bound at /workspace. */
+/* The limits a run of a version with these manifest limits gets: its own
+ * where within config.json's ceilings, else the defaults (build.c);
+ * {"timeout_ms","memory_mb","output_kb"}. */
+json_t *reg_limits_applied(const tg_registry *r, const json_t *limits);
 int reg_run_tool(json_t **out, tg_registry *r, const char *binary, const json_t *limits,
 		 int ws_read, int ws_write, const char *workspace, const json_t *args);
 /* An empty folder under cache/ (.scratch-XXXXXX) for the tests of a version

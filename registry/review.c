@@ -18,9 +18,10 @@ int tg_registry_list(json_t **out, tg_registry *r)
 	if (!arr)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
 	rc = reg_prepare(r, &st, "SELECT t.name, v.version, v.description, v.input_schema, "
-				 "v.capabilities FROM tools t JOIN versions v ON v.tool_id = t.id "
-				 "AND v.version = t.active_version WHERE t.active_version > 0 "
-				 "ORDER BY t.name");
+				 "v.capabilities, o.schema FROM tools t JOIN versions v ON "
+				 "v.tool_id = t.id AND v.version = t.active_version LEFT JOIN "
+				 "output_schemas o ON o.version_id = v.id WHERE "
+				 "t.active_version > 0 ORDER BY t.name");
 	if (rc < 0)
 		return rc;
 	while ((rc = reg_step(st)) == SQLITE_ROW) {
@@ -29,6 +30,14 @@ int tg_registry_list(json_t **out, tg_registry *r)
 				      (json_int_t)sqlite3_column_int64(st, 1), "description",
 				      (const char *)sqlite3_column_text(st, 2), "input_schema",
 				      reg_col_json(st, 3), "capabilities", reg_col_json(st, 4));
+		if (o) {
+			/* published as MCP outputSchema (docs/MCP.md) */
+			json_t *os = reg_col_json(st, 5);
+			if (json_is_object(os))
+				json_object_set_new(o, "output_schema", os);
+			else
+				json_decref(os);
+		}
 		if (!o || json_array_append_new(arr, o) < 0)
 			return tg_error_set(TG_ERR_NOMEM, "out of memory");
 	}
@@ -67,6 +76,9 @@ int tg_registry_show(json_t **out, tg_registry *r, const char *name, unsigned ve
 	if (rc < 0)
 		return tg_error_prefix("store");
 	json_object_set_new(o, "source", json_stringn(src, len));
+	/* what a run gets, defaults and config.json ceilings applied */
+	json_object_set_new(o, "limits_applied",
+			    reg_limits_applied(r, json_object_get(o, "limits")));
 	*out = TG_TAKE_PTR(o);
 	return 0;
 }

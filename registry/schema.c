@@ -514,6 +514,19 @@ int tg_schema_check(const json_t *schema)
 	return check_schema(schema, &p, 0);
 }
 
+int tg_schema_check_output(const json_t *schema)
+{
+	path p;
+	path_init(&p, "output_schema");
+	if (!json_is_object(schema))
+		return tg_error_set(TG_ERR_INVALID, "output_schema: must be an object");
+	if (!json_is_string(json_object_get(schema, "type")))
+		return tg_error_set(TG_ERR_INVALID,
+				    "output_schema.type: is required (object, array, string, integer, "
+				    "number, boolean or null)");
+	return check_schema(schema, &p, 0);
+}
+
 /* ---- validating a value -------------------------------------------------- */
 
 static size_t utf8_codepoints(const char *s, size_t len)
@@ -668,9 +681,14 @@ checked_enum:
 
 int tg_schema_validate(const json_t *schema, const json_t *value)
 {
+	return tg_schema_validate_at(schema, value, "args");
+}
+
+int tg_schema_validate_at(const json_t *schema, const json_t *value, const char *root)
+{
 	path p;
 	if (!json_is_object(schema) || !value)
 		return tg_error_set(TG_ERR_INTERNAL, "schema validation: no schema or no value");
-	path_init(&p, "args");
+	path_init(&p, root);
 	return validate(schema, value, &p);
 }

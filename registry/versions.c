@@ -70,6 +70,24 @@ static int insert_tests(tg_registry *r, int64_t vid, const json_t *tests)
 	return 0;
 }
 
+static int insert_output_schema(tg_registry *r, int64_t vid, const json_t *schema)
+{
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	int rc;
+
+	if (!json_is_object(schema))
+		return 0;
+	rc = reg_prepare(r, &st, "INSERT OR REPLACE INTO output_schemas(version_id, schema) "
+				 "VALUES(?1, ?2)");
+	if (rc < 0)
+		return rc;
+	sqlite3_bind_int64(st, 1, vid);
+	if ((rc = dump_bind(st, 2, schema)) < 0)
+		return rc;
+	rc = reg_step(st);
+	return rc == SQLITE_DONE ? 0 : reg_sqlerr(r, rc, "insert output schema");
+}
+
 int reg_insert_version(tg_registry *r, int64_t tool_id, const reg_version_rec *v,
 		       int *out_inserted)
 {
@@ -113,6 +131,8 @@ int reg_insert_version(tg_registry *r, int64_t tool_id, const reg_version_rec *v
 		return 0;
 	vid = sqlite3_last_insert_rowid(r->db);
 	*out_inserted = 1;
+	if ((rc = insert_output_schema(r, vid, json_object_get(m, "output_schema"))) < 0)
+		return rc;
 	if ((rc = insert_findings(r, vid, v->analysis)) < 0)
 		return rc;
 	return insert_tests(r, vid, v->tests);
@@ -166,8 +186,9 @@ int reg_version_json(json_t **out, tg_registry *r, int64_t tool_id, const char *
 	*out = NULL;
 	rc = reg_prepare(r, &st, "SELECT version, status, verdict, reason, commit_id, content_hash, "
 				 "submitter, created_at, description, input_schema, capabilities, "
-				 "limits, analysis, tests FROM versions WHERE tool_id = ?1 AND "
-				 "version = ?2");
+				 "limits, analysis, tests, (SELECT o.schema FROM output_schemas o "
+				 "WHERE o.version_id = versions.id) FROM versions WHERE "
+				 "tool_id = ?1 AND version = ?2");
 	if (rc < 0)
 		return rc;
 	sqlite3_bind_int64(st, 1, tool_id);
@@ -193,6 +214,13 @@ int reg_version_json(json_t **out, tg_registry *r, int64_t tool_id, const char *
 		json_object_set_new(o, "description",
 				    json_string((const char *)sqlite3_column_text(st, 8)));
 		json_object_set_new(o, "input_schema", reg_col_json(st, 9));
+		{
+			json_t *os = reg_col_json(st, 14);
+			if (json_is_object(os))
+				json_object_set_new(o, "output_schema", os);
+			else
+				json_decref(os);
+		}
 		json_object_set_new(o, "limits", reg_col_json(st, 11));
 		analysis = reg_col_json(st, 12);
 		findings = json_object_get(analysis, "findings");

@@ -2,7 +2,8 @@
  * fuzz/analyzer/fuzz_prescan.c: libFuzzer target for the pre-scan, the
  * hand-written lexer that sees every submitted byte first. Any input must
  * give a bounded list of findings with valid rule ids and positions inside
- * the input, and a blocking verdict whenever a finding was made.
+ * the input, and either a blocking verdict or a clean copy for the parser
+ * of the same length with the line breaks where the input has them.
  */
 #include "analyzer/internal.h"
 
@@ -22,8 +23,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (i = 0; i < size; i++)
 		lines += data[i] == '\n';
 	tg_prescan_run(&st, &l, p, (const char *)data, size, 64 * 1024);
-	if (l.n > TG_MAX_FINDINGS || (l.n && !st.blocking))
+	if (l.n > TG_MAX_FINDINGS || (!st.blocking && !st.clean))
 		abort();
+	for (i = 0; st.clean && i < size; i++)
+		if ((st.clean[i] == '\n') != (data[i] == '\n'))
+			abort();
+	tg_prescan_free(&st);
 	for (i = 0; i < l.n; i++)
 		if (tg_rule_index(l.v[i].rule) < 0 || l.v[i].line > lines || !l.v[i].message)
 			abort();

@@ -6,8 +6,8 @@
  *    markers) with a small size cap chosen by the first byte, and the
  *    findings through tg_flist_to_report and tg_report_to_json and SARIF,
  *    i.e. all the way to what the user and the agent read. Checked: a
- *    bounded list with valid rules and lines, blocking whenever there is a
- *    finding, an over-size source always refused, the same answer twice,
+ *    bounded list with valid rules and lines, either blocking or a clean
+ *    copy for the parser with the input's line breaks, an over-size source always refused, the same answer twice,
  *    and the report's JSON and SARIF always produced (a finding quoting the
  *    source's bytes must not break the report);
  *  - the first byte odd: the rest is what the libclang child writes back
@@ -82,13 +82,19 @@ static void source_mode(const tg_policy *p, const char *src, size_t len, size_t 
 	if (l.oom)
 		abort();
 	check_list(&l, lines);
-	if (l.n && !st.blocking)
+	if (!st.blocking && !st.clean)
 		abort();
+	for (i = 0; st.clean && i < len; i++)
+		if ((st.clean[i] == '\n') != (src[i] == '\n'))
+			abort();
 	if (len > max && (!st.blocking || l.n == 0))
 		abort();
 	tg_prescan_run(&st2, &l2, p, src, len, max);
-	if (st2.blocking != st.blocking || !same_lists(&l, &l2))
+	if (st2.blocking != st.blocking || !same_lists(&l, &l2) ||
+	    !st.clean != !st2.clean || (st.clean && memcmp(st.clean, st2.clean, len) != 0))
 		abort();
+	tg_prescan_free(&st);
+	tg_prescan_free(&st2);
 	tg_flist_free(&l2);
 	check_report(&l);
 	tg_flist_free(&l);

@@ -93,7 +93,7 @@ const cases = [
   ['m12', call('m12', 'rel_tool', [1]), -32602],
   ['m13', call('m13', 'rel_tool', 'x'), -32602],
   ['m14', call('m14', 'rel_tool', null), -32602],
-  ['m15', { jsonrpc: '2.0', id: 'm15', method: 'resources/read', params: { uri: 'file:///etc/passwd' } }, -32601],
+  ['m15', { jsonrpc: '2.0', id: 'm15', method: 'resources/read', params: { uri: 'file:///etc/passwd' } }, -32002], // only toolgate:// resources: never a host file
   ['m16', { jsonrpc: '2.0', id: 'm16', method: 'ping', params: 5 }, -32600],
   ['m17', { jsonrpc: '2.0', id: 'm17', method: 'tools/call', params: { name: 'rel_tool', arguments: {}, _meta: 5 } }, 'any'],
   // a registered tool with arguments its schema refuses (properties {} allows extras: use types)

@@ -92,6 +92,7 @@ expect_out '^ +v1 +inactive' "history v1"
 expect_out '^ +v2 +failed' "history v2"
 expect_out '^ +v3 +rejected' "history v3"
 expect_out '^ +v4 +active' "history v4"
+expect_out '^ +v1 +inactive .*superseded by v4' "history says why v1 is not active"
 expect_out 'activate +v4 \(was v1\)' "history events"
 run tg diff word_count 1 4
 expect_rc 0 "diff"
