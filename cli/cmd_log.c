@@ -58,11 +58,15 @@ int cmd_log(tg_cli *cli, int argc, char **argv)
 		const char *tool = json_string_value(json_object_get(e, "tool"));
 		char when[32];
 		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", gmtime(&tt));
-		printf("%6lld %s UTC %-8s %-16s %-20s %s\n",
+		printf("%6lld %s UTC %-8s %-16s %-20s %s%s\n",
 		       (long long)json_integer_value(json_object_get(e, "seq")), when,
 		       cli_jline(json_object_get(e, "actor")),
 		       cli_jline(json_object_get(e, "event")), tool ? cli_line(tool) : "-",
-		       det ? cli_line(det) : "");
+		       det ? cli_line(det) : "",
+		       json_is_true(json_object_get(e, "unfinished"))
+			       ? " UNFINISHED (no outcome recorded: still running, or its "
+				 "process died)"
+			       : "");
 	}
 	return TG_EXIT_OK;
 }

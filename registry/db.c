@@ -156,6 +156,10 @@ static const char *const migrations[] = {
 	" reason TEXT NOT NULL,"
 	" actor TEXT NOT NULL,"
 	" at INTEGER NOT NULL) STRICT;",
+	/* 3: a call is logged before its tool runs (finished = 0, the intent)
+	 * and completed after (finished = 1, the outcome): a row left at 0 is a
+	 * call whose process died while the tool ran (calllog.c). */
+	"ALTER TABLE calls ADD COLUMN finished INTEGER NOT NULL DEFAULT 1;",
 };
 
 int reg_sqlerr(tg_registry *r, int rc, const char *what)
@@ -305,7 +309,7 @@ void reg_rollback(tg_registry *r)
 		undo_activation(r);
 }
 
-int reg_commit(tg_registry *r)
+static int commit_ex(tg_registry *r, int durable)
 {
 	int rc = reg_exec(r, "COMMIT");
 	if (rc < 0) {
@@ -314,8 +318,9 @@ int reg_commit(tg_registry *r)
 	}
 	r->in_txn = 0;
 	r->undo_pending = 0;
-	r->durable_writes = 1;
-	if (r->audit_seq_pending > 0) {
+	if (durable == 1)
+		r->durable_writes = 1;
+	if (durable && r->audit_seq_pending > 0) {
 		/* The transaction is durable; an anchor that could not be advanced
 		 * only lags behind, which verify accepts. Failing here would report
 		 * a committed operation as failed. */
@@ -323,7 +328,23 @@ int reg_commit(tg_registry *r)
 			tg_error_clear();
 		r->audit_seq_pending = 0;
 	}
+	r->audit_seq_pending = 0;
 	return 0;
+}
+
+int reg_commit(tg_registry *r)
+{
+	return commit_ex(r, 1);
+}
+
+int reg_commit_call(tg_registry *r)
+{
+	return commit_ex(r, 2);
+}
+
+int reg_commit_nosync(tg_registry *r)
+{
+	return commit_ex(r, 0);
 }
 
 int reg_meta_get_int(tg_registry *r, const char *key, int64_t *out)

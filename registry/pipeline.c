@@ -405,6 +405,18 @@ static int create_version(json_t **out, tg_registry *r, const tg_submission *sub
 		caps[i] = json_string_value(json_array_get(capj, i));
 	reg_caps_from_json(capj, &ws_read, &ws_write);
 	reg_content_hash(o.hash, sub->source, sub->source_len);
+	/* fail closed: nothing is vetted, built or stored unless the audit log
+	 * takes the submission first (a crash later leaves this entry with no
+	 * "create" after it) */
+	details = json_pack("{s:s}", "content_hash", o.hash);
+	if (!details)
+		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	rc = tg_registry_audit(r, who, "create_intent", name, details);
+	json_decref(details);
+	details = NULL;
+	if (rc < 0)
+		return tg_error_prefix("%s was not created: its submission could not be recorded",
+				       name);
 
 	/* A version that asks for any capability awaits a person's approval of
 	 * that very version, whatever earlier versions had; until then its

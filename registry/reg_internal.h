@@ -17,7 +17,7 @@
 #include <sqlite3.h>
 
 /* The schema version this binary writes (PRAGMA user_version). */
-#define REG_SCHEMA_VERSION 2
+#define REG_SCHEMA_VERSION 3
 
 /* Caps on what the agent controls. */
 #define REG_MAX_SOURCE (256u * 1024u)
@@ -78,6 +78,13 @@ int reg_begin(tg_registry *r);
  * audit log); on failure the transaction is rolled back. */
 int reg_commit(tg_registry *r);
 void reg_rollback(tg_registry *r);
+/* COMMIT of a call's intent: fsynced and anchored like reg_commit, but the
+ * handle still closes without a checkpoint (a call pays no WAL checkpoint). */
+int reg_commit_call(tg_registry *r);
+/* COMMIT under PRAGMA synchronous = NORMAL (the caller sets it): the anchor
+ * is not advanced (it would get ahead of what a power loss keeps); the next
+ * durable commit that appends advances it past these entries. */
+int reg_commit_nosync(tg_registry *r);
 /* sqlite3_step with SQLITE_BUSY retried; returns the sqlite rc. */
 int reg_step(sqlite3_stmt *st);
 int reg_exec(tg_registry *r, const char *sql);
@@ -113,6 +120,21 @@ int reg_audit_verify(tg_registry *r, json_t *problems, json_t *notes);
 int reg_audit_note_rebuild(tg_registry *r, const tg_actor *who);
 /* "cli", "mcp:SESSION" */
 char *reg_actor_string(const tg_actor *who);
+
+/* ---- calllog.c --------------------------------------------------------- */
+/* The intent of a call whose tool is about to run: an unfinished calls row
+ * and a "call" audit entry, committed durably. On failure the tool must not
+ * run (the error says so). */
+int reg_call_intent(tg_registry *r, int64_t *out_id, const char *name, unsigned v,
+		    const tg_actor *who);
+/* The outcome of call id: the row finished, a "call_result" entry. */
+int reg_call_outcome(tg_registry *r, int64_t id, const char *name, unsigned v,
+		     const json_t *res, const tg_actor *who);
+/* A call that never reached its tool: a finished row and "call_result". */
+int reg_call_record(tg_registry *r, const char *name, unsigned v, const json_t *res,
+		    const tg_actor *who);
+/* One note per unfinished call (for verify). */
+int reg_calls_unfinished(tg_registry *r, json_t *notes);
 
 /* ---- manifest.c -------------------------------------------------------- */
 int reg_caps_from_json(const json_t *caps, int *read, int *write);

@@ -301,6 +301,9 @@ int tg_registry_verify(json_t **out, tg_registry *r)
 	rc = reg_audit_verify(r, problems, notes);
 	if (rc < 0)
 		goto out;
+	rc = reg_calls_unfinished(r, notes);
+	if (rc < 0)
+		goto out;
 	json_array_foreach(r->repairs, i, rep)
 		json_array_append(notes, rep);
 	json_array_foreach(r->reindex_problems, i, rep)
