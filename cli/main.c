@@ -45,7 +45,11 @@ static const tg_cli_command commands[] = {
 	{ "deny-call", cmd_deny_call, "ID", "refuse one queued call", NULL },
 	{ "log", cmd_log, "[--limit N] [--run ID]", "show the audit log (--run: one run's calls)",
 	  NULL },
-	{ "verify", cmd_verify, "", "check that store, registry and audit chain agree", NULL },
+	{ "verify", cmd_verify, "[--acknowledge-rebuild]",
+	  "check that store, registry and audit chain agree",
+	  "Also runs SQLite's integrity check on registry.db. A registry.db rebuilt from\n"
+	  "the store (its audit and call history lost) is a problem until a person runs\n"
+	  "toolgate verify --acknowledge-rebuild (audited)." },
 	{ "doctor", cmd_doctor, "", "check this machine and the home; print a fix for each problem",
 	  "Items: userns, seccomp, sandbox probe, cgroups, compiler, libclang, sdk, home,\n"
 	  "registry, workspace; each ok, warn or fail. Exit 1 when an item fails." },

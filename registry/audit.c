@@ -325,11 +325,33 @@ int reg_audit_verify(tg_registry *r, json_t *problems, json_t *notes)
 	rc = reg_meta_get_text(r, "rebuilt_at", &rebuilt);
 	if (rc < 0)
 		return rc;
-	if (rc > 0)
-		add_problem(notes, "registry.db was rebuilt from the store at %s (unix time): the "
-				   "audit and call logs from before that are lost; versions and "
-				   "active pointers were re-indexed from git",
-			    rebuilt);
+	if (rc > 0) {
+		_cleanup_free_ char *ack = NULL;
+		int acked = reg_meta_get_text(r, "rebuild_acknowledged", &ack);
+		if (acked < 0)
+			return acked;
+		/* a rebuild lost history: a problem until a person says so */
+		if (acked > 0 && strcmp(ack, rebuilt) == 0)
+			add_problem(notes, "registry.db was rebuilt from the store at %s (unix "
+					   "time): the audit and call logs from before that are lost "
+					   "(acknowledged)", rebuilt);
+		else {
+			int64_t lost = 0;
+			char had[96] = "";
+			if ((rc = reg_meta_get_int(r, "rebuilt_lost_entries", &lost)) < 0)
+				return rc;
+			if (lost > 0)
+				snprintf(had, sizeof(had), " (the anchor recorded %lld entries)",
+					 (long long)lost);
+			add_problem(problems, "registry.db was rebuilt from the store at %s (unix "
+					      "time): the audit and call logs from before that are "
+					      "lost%s; versions and active pointers were re-indexed "
+					      "from git (see the registry_rebuilt entry in toolgate "
+					      "log; acknowledge with toolgate verify "
+					      "--acknowledge-rebuild)",
+				    rebuilt, had);
+		}
+	}
 	add_problem(notes, "audit log: %lld entries checked", (long long)last);
 	return 0;
 }
@@ -348,10 +370,54 @@ int reg_audit_note_rebuild(tg_registry *r, const tg_actor *who)
 	details = json_object();
 	if (!details)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
-	if (found && json_is_object(anchor))
+	if (found && json_is_object(anchor)) {
+		json_int_t lost = json_integer_value(json_object_get(anchor, "seq"));
 		json_object_set(details, "previous_audit_head", anchor);
+		if ((rc = reg_meta_set_int(r, "rebuilt_lost_entries", (int64_t)lost)) < 0)
+			return rc;
+	}
 	snprintf(at, sizeof(at), "%lld", (long long)tg_time_now());
 	if ((rc = reg_meta_set_text(r, "rebuilt_at", at)) < 0)
 		return rc;
 	return reg_audit_append(r, who, "registry_rebuilt", NULL, details);
+}
+
+int tg_registry_acknowledge_rebuild(json_t **out, tg_registry *r, const tg_actor *who)
+{
+	_cleanup_free_ char *rebuilt = NULL, *ack = NULL;
+	_cleanup_json_ json_t *d = NULL;
+	int rc;
+
+	*out = NULL;
+	if ((rc = reg_begin(r)) < 0)
+		return rc;
+	if ((rc = reg_meta_get_text(r, "rebuilt_at", &rebuilt)) < 0)
+		goto fail;
+	if (rc == 0) {
+		rc = tg_error_set(TG_ERR_NOTFOUND, "registry.db was never rebuilt: nothing to "
+						   "acknowledge");
+		goto fail;
+	}
+	if ((rc = reg_meta_get_text(r, "rebuild_acknowledged", &ack)) < 0)
+		goto fail;
+	if (rc > 0 && strcmp(ack, rebuilt) == 0) {
+		rc = tg_error_set(TG_ERR_EXISTS, "the rebuild at %s is already acknowledged",
+				  rebuilt);
+		goto fail;
+	}
+	d = json_pack("{s:s}", "rebuilt_at", rebuilt);
+	if (!d) {
+		rc = tg_error_set(TG_ERR_NOMEM, "out of memory");
+		goto fail;
+	}
+	if ((rc = reg_meta_set_text(r, "rebuild_acknowledged", rebuilt)) < 0 ||
+	    (rc = reg_audit_append(r, who, "rebuild_acknowledged", NULL, d)) < 0)
+		goto fail;
+	if ((rc = reg_commit(r)) < 0)
+		return rc;
+	*out = json_pack("{s:s}", "rebuilt_at", rebuilt);
+	return *out ? 0 : tg_error_set(TG_ERR_NOMEM, "out of memory");
+fail:
+	reg_rollback(r);
+	return rc;
 }

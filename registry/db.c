@@ -173,7 +173,8 @@ int reg_sqlerr(tg_registry *r, int rc, const char *what)
 	else if (prim == SQLITE_NOMEM)
 		code = TG_ERR_NOMEM;
 	else if (prim == SQLITE_CORRUPT || prim == SQLITE_NOTADB)
-		code = TG_ERR_IO;
+		return tg_error_set(TG_ERR_IO, "registry database: %s: %s (" REG_DAMAGED ")", what,
+				    r && r->db ? sqlite3_errmsg(r->db) : sqlite3_errstr(rc));
 	if (code == TG_ERR_IO && r && r->db && sqlite3_system_errno(r->db) > 0)
 		/* say why the OS refused: "No space left on device", "Read-only
 		 * file system" (SQLite's own text only says "disk I/O error") */

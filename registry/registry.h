@@ -126,8 +126,19 @@ int tg_registry_deny(json_t **out, tg_registry *r, const char *name, unsigned ve
 int tg_registry_pending(json_t **out, tg_registry *r);
 /* Audit log entries, oldest first (limit 0 = all). */
 int tg_registry_log(json_t **out, tg_registry *r, size_t limit);
-/* Store, registry and audit chain agree: *out = {"ok":bool,"problems":[..]}. */
+/* Store, registry and audit chain agree, and registry.db passes SQLite's
+ * integrity check: *out = {"ok":bool,"problems":[..],"notes":[..]}. */
 int tg_registry_verify(json_t **out, tg_registry *r);
+/* The words that end the message of any error caused by a damaged
+ * registry.db (SQLite's "malformed" or "not a database"): `verify` reports
+ * such an error as a problem (exit 1), not as an environment failure. */
+#define REG_DAMAGED "registry.db is damaged: run toolgate verify"
+/* A person acknowledges that registry.db was rebuilt from the store and its
+ * audit and call history lost (verify reports the rebuild as a problem until
+ * then): a "rebuild_acknowledged" audit entry. *out = {"rebuilt_at"}.
+ * TG_ERR_NOTFOUND when it was never rebuilt, TG_ERR_EXISTS when this rebuild
+ * is acknowledged already. */
+int tg_registry_acknowledge_rebuild(json_t **out, tg_registry *r, const tg_actor *who);
 /* Append an audit event (e.g. an MCP budget denial). details may be NULL. */
 int tg_registry_audit(tg_registry *r, const tg_actor *who, const char *event,
 		      const char *tool, const json_t *details);
