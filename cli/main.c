@@ -50,6 +50,12 @@ static const tg_cli_command commands[] = {
 	  "Also runs SQLite's integrity check on registry.db. A registry.db rebuilt from\n"
 	  "the store (its audit and call history lost) is a problem until a person runs\n"
 	  "toolgate verify --acknowledge-rebuild (audited)." },
+	{ "status", cmd_status, "", "the home's use against each quota (config.json)",
+	  "Store and cache bytes (quota_home_mb), the largest cached binary\n"
+	  "(max_binary_mb), rejected submissions of one tool in the last hour\n"
+	  "(max_rejected_per_tool_hour), the cache (cache_budget_mb) and the store's\n"
+	  "loose objects (pack_loose_objects)." },
+	{ "gc", cmd_gc, "", "pack the store's loose objects (history untouched)", NULL },
 	{ "doctor", cmd_doctor, "", "check this machine and the home; print a fix for each problem",
 	  "Items: userns, seccomp, sandbox probe, cgroups, compiler, libclang, sdk, home,\n"
 	  "registry, workspace; each ok, warn or fail. Exit 1 when an item fails." },

@@ -347,6 +347,15 @@ int reg_build(tg_registry *r, const char *hash, const char *source, size_t len,
 			return *out_log ? 0 : tg_error_set(TG_ERR_NOMEM, "out of memory");
 		}
 		tg_build_result_free(b);
+		/* max_binary_mb: checked before anything is cached */
+		{
+			_cleanup_free_ char *tb = tg_path_join(tmp, "tool");
+			rc = tb ? reg_quota_binary(r, tb) : tg_error_set(TG_ERR_NOMEM, "out of memory");
+		}
+		if (rc < 0) {
+			rm_tree(tmp);
+			return rc;
+		}
 		rc = install_build(r, key, tmp, final);
 		if (rc < 0) {
 			rm_tree(tmp);

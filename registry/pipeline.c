@@ -356,6 +356,19 @@ static int commit_version(tg_store_version **out, tg_registry *r, const tg_submi
 static int create_version(json_t **out, tg_registry *r, const tg_submission *sub,
 			  const tg_actor *who);
 
+/* A submission refused by a quota: audited as "create_refused" {"reason"}
+ * (best effort: a refusal runs nothing), the quota's error kept. */
+static int refused(tg_registry *r, const tg_actor *who, const char *name, int code)
+{
+	tg_error saved = *tg_error_last();
+	json_t *d = json_pack("{s:s}", "reason", saved.message);
+
+	if (!d || tg_registry_audit(r, who, "create_refused", name, d) < 0)
+		tg_error_clear();
+	json_decref(d);
+	return tg_error_set(code, "%s", saved.message);
+}
+
 int tg_registry_create(json_t **out, tg_registry *r, const tg_submission *sub,
 		       const tg_actor *who)
 {
@@ -405,6 +418,10 @@ static int create_version(json_t **out, tg_registry *r, const tg_submission *sub
 		caps[i] = json_string_value(json_array_get(capj, i));
 	reg_caps_from_json(capj, &ws_read, &ws_write);
 	reg_content_hash(o.hash, sub->source, sub->source_len);
+	/* quotas before anything is built (quota.c) */
+	rc = reg_quota_before_create(r, name);
+	if (rc < 0)
+		return refused(r, who, name, rc);
 	/* fail closed: nothing is vetted, built or stored unless the audit log
 	 * takes the submission first (a crash later leaves this entry with no
 	 * "create" after it) */
@@ -426,6 +443,8 @@ static int create_version(json_t **out, tg_registry *r, const tg_submission *sub
 		goto out;
 	rc = vet_build_test(&o, r, sub, caps, ncaps, ws_read, ws_write, scratch);
 	reg_scratch_remove(scratch);
+	if (rc == TG_ERR_DENIED)
+		rc = refused(r, who, name, rc); /* max_binary_mb */
 	if (rc < 0)
 		goto out;
 	if (!o.findings)
@@ -526,6 +545,9 @@ static int create_version(json_t **out, tg_registry *r, const tg_submission *sub
 	if (rc < 0)
 		goto out;
 	recorded = 1;
+	/* store upkeep past the threshold; a failure costs only disk space */
+	if (reg_upkeep_after_create(r) < 0)
+		tg_error_clear();
 
 	res = json_pack("{s:s, s:i, s:s, s:s, s:s, s:s, s:O, s:O, s:s, s:O}", "name", name,
 			"version", (int)sv->version, "status", o.status, "verdict", o.verdict,

@@ -136,6 +136,21 @@ int reg_call_record(tg_registry *r, const char *name, unsigned v, const json_t *
 /* One note per unfinished call (for verify). */
 int reg_calls_unfinished(tg_registry *r, json_t *notes);
 
+/* ---- quota.c ----------------------------------------------------------- */
+/* Allocated bytes (st_blocks) and files below path (0 when it is absent). */
+int reg_dir_usage(const char *path, uint64_t *bytes, uint64_t *files);
+int reg_home_usage(tg_registry *r, uint64_t *store, uint64_t *cache);
+/* quota_home_mb and max_rejected_per_tool_hour: TG_ERR_DENIED naming the
+ * quota when a create of name must be refused. */
+int reg_quota_before_create(tg_registry *r, const char *name);
+/* max_binary_mb for a freshly built binary: TG_ERR_DENIED when over. */
+int reg_quota_binary(tg_registry *r, const char *binary);
+
+/* ---- upkeep.c ---------------------------------------------------------- */
+/* After a create: pack the store when its loose objects (estimated) pass
+ * pack_loose_objects. */
+int reg_upkeep_after_create(tg_registry *r);
+
 /* ---- manifest.c -------------------------------------------------------- */
 int reg_caps_from_json(const json_t *caps, int *read, int *write);
 

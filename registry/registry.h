@@ -34,6 +34,12 @@ typedef struct tg_config {
 	uint32_t max_call_depth;     /* nested bridged calls (2) */
 	json_t *host_tools;          /* validated "host_tools" (bridge_host.c) */
 	uint32_t call_approval_timeout_ms; /* a queued call's wait (120000) */
+	/* quotas and upkeep (docs/CONFIG.md; 0 = unlimited / never) */
+	uint32_t quota_home_mb;      /* store + cache of the home (1024) */
+	uint32_t max_binary_mb;      /* one built binary (16) */
+	uint32_t max_rejected_per_tool_hour; /* rejected or failed versions (20) */
+	uint32_t cache_budget_mb;    /* cache/ before inactive builds are evicted (256) */
+	uint32_t pack_loose_objects; /* pack the store past this many loose objects (1000) */
 } tg_config;
 
 /* Open the home (create=1: create it if missing): store.git, registry.db,
@@ -133,6 +139,19 @@ int tg_registry_verify(json_t **out, tg_registry *r);
  * registry.db (SQLite's "malformed" or "not a database"): `verify` reports
  * such an error as a problem (exit 1), not as an environment failure. */
 #define REG_DAMAGED "registry.db is damaged: run toolgate verify"
+/* Use against each quota and upkeep figure (docs/CONFIG.md, "Quotas"):
+ * {"home":{"used_bytes","store_bytes","cache_bytes","quota_bytes"},
+ *  "binary":{"largest_bytes","limit_bytes"},
+ *  "rejected_per_tool_hour":{"highest","tool","limit"},
+ *  "cache":{"bytes","builds","budget_bytes"},
+ *  "store":{"loose_objects","packs","pack_threshold"},
+ *  "rebuild_unacknowledged":bool}; a limit of 0 means unlimited. */
+int tg_registry_status(json_t **out, tg_registry *r);
+/* Upkeep on demand (`toolgate gc`): pack the store's loose objects and old
+ * packs into one pack (history untouched), audited as "gc".
+ * *out = {"store":{"busy","loose_before","packs_before","loose_after",
+ * "packs_after","objects_packed","loose_removed","pack"}}. */
+int tg_registry_gc(json_t **out, tg_registry *r, const tg_actor *who);
 /* A person acknowledges that registry.db was rebuilt from the store and its
  * audit and call history lost (verify reports the rebuild as a problem until
  * then): a "rebuild_acknowledged" audit entry. *out = {"rebuilt_at"}.
