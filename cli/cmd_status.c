@@ -107,6 +107,24 @@ int cmd_gc(tg_cli *cli, int argc, char **argv)
 		return cli_fail(rc, "gc");
 	if (cli->json)
 		return cli_print_json(res);
+	st = json_object_get(res, "cache");
+	{
+		char a[32], b[32], c[32];
+		mib(a, sizeof(a), json_integer_value(json_object_get(st, "bytes_before")));
+		mib(b, sizeof(b), json_integer_value(json_object_get(st, "bytes_after")));
+		mib(c, sizeof(c), json_integer_value(json_object_get(st, "budget_bytes")));
+		if (json_integer_value(json_object_get(st, "evicted")) > 0)
+			printf("cache: evicted %lld builds (%lld of active versions): %s -> %s, "
+			       "budget %s\n",
+			       (long long)json_integer_value(json_object_get(st, "evicted")),
+			       (long long)json_integer_value(json_object_get(st, "evicted_active")), a,
+			       b, c);
+		else
+			printf("cache: %s, within its budget (%s)\n", a,
+			       json_integer_value(json_object_get(st, "budget_bytes")) > 0
+				       ? c
+				       : "cache_budget_mb: unlimited");
+	}
 	st = json_object_get(res, "store");
 	if (json_is_true(json_object_get(st, "busy"))) {
 		printf("store: another process is packing it; nothing done\n");

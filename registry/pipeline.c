@@ -390,7 +390,8 @@ int tg_registry_create(json_t **out, tg_registry *r, const tg_submission *sub,
 static int create_version(json_t **out, tg_registry *r, const tg_submission *sub,
 			  const tg_actor *who)
 {
-	_cleanup_free_ char *submitter = reg_actor_string(who), *scratch = NULL;
+	_cleanup_free_ char *submitter = reg_actor_string(who);
+	reg_workdir scratch = { NULL, NULL, -1 };
 	_cleanup_free_ const char **caps = NULL;
 	_cleanup_json_ json_t *res = NULL, *details = NULL, *emptycaps = json_array();
 	json_t *capj = json_object_get(sub->manifest, "capabilities");
@@ -439,10 +440,10 @@ static int create_version(json_t **out, tg_registry *r, const tg_submission *sub
 	 * that very version, whatever earlier versions had; until then its
 	 * tests see an empty scratch folder at /workspace, never the host's, so
 	 * nothing it reads (and reports in a test detail or error) is host data. */
-	if (ncaps > 0 && (rc = reg_scratch_make(&scratch, r)) < 0)
+	if (ncaps > 0 && (rc = reg_workdir_make(&scratch, r, "scratch")) < 0)
 		goto out;
-	rc = vet_build_test(&o, r, sub, caps, ncaps, ws_read, ws_write, scratch);
-	reg_scratch_remove(scratch);
+	rc = vet_build_test(&o, r, sub, caps, ncaps, ws_read, ws_write, scratch.dir);
+	reg_workdir_release(&scratch, 1);
 	if (rc == TG_ERR_DENIED)
 		rc = refused(r, who, name, rc); /* max_binary_mb */
 	if (rc < 0)
@@ -545,7 +546,12 @@ static int create_version(json_t **out, tg_registry *r, const tg_submission *sub
 	if (rc < 0)
 		goto out;
 	recorded = 1;
-	/* store upkeep past the threshold; a failure costs only disk space */
+	/* a version that did not pass keeps no binary; upkeep past the
+	 * thresholds (a failure costs only disk space) */
+	if (strcmp(o.status, "failed") == 0 || strcmp(o.status, "rejected") == 0) {
+		if (reg_cache_drop_unused(r, o.hash) < 0)
+			tg_error_clear();
+	}
 	if (reg_upkeep_after_create(r) < 0)
 		tg_error_clear();
 

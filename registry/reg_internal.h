@@ -146,6 +146,32 @@ int reg_quota_before_create(tg_registry *r, const char *name);
 /* max_binary_mb for a freshly built binary: TG_ERR_DENIED when over. */
 int reg_quota_binary(tg_registry *r, const char *binary);
 
+/* ---- cache.c ----------------------------------------------------------- */
+void reg_rm_tree(const char *dir);
+/* A work folder under cache/ (.build-S, .scratch-S) owned through the
+ * flock on its lock file cache/.lock-S, made before it. */
+typedef struct reg_workdir {
+	char *dir;
+	char *lock_path;
+	int lock_fd;
+} reg_workdir;
+int reg_workdir_make(reg_workdir *w, tg_registry *r, const char *kind);
+/* Remove the folder (remove_dir=1; 0 when it was renamed away), then its
+ * lock file; frees w's strings. */
+void reg_workdir_release(reg_workdir *w, int remove_dir);
+/* At open: remove work folders whose owner died (their lock is free). */
+void reg_sweep_workdirs(tg_registry *r);
+/* A version that failed or was rejected keeps no binary: remove the cached
+ * build of content_hash unless a passing version shares it. */
+int reg_cache_drop_unused(tg_registry *r, const char *content_hash);
+/* Evict builds until cache/ is at most budget bytes: inactive versions'
+ * first, least recently used first. */
+typedef struct reg_evict_stats {
+	uint64_t bytes_before, bytes_after;
+	size_t evicted, evicted_active;
+} reg_evict_stats;
+int reg_cache_evict(tg_registry *r, uint64_t budget, reg_evict_stats *out);
+
 /* ---- upkeep.c ---------------------------------------------------------- */
 /* After a create: pack the store when its loose objects (estimated) pass
  * pack_loose_objects. */
@@ -254,10 +280,8 @@ int reg_file_sha256(char out[65], const char *path);
  * bound at /workspace. */
 int reg_run_tool(json_t **out, tg_registry *r, const char *binary, const json_t *limits,
 		 int ws_read, int ws_write, const char *workspace, const json_t *args);
-/* An empty folder under cache/ (.scratch-XXXXXX) for the tests of a version
- * that awaits approval: they see it at /workspace, never the host's. Swept
- * like stale builds when a crash leaves one behind. */
-int reg_scratch_make(char **out, tg_registry *r);
-void reg_scratch_remove(const char *dir);
+/* The empty folder for the tests of a version that awaits approval is a
+ * work folder of kind "scratch" (cache.c): they see it at /workspace, never
+ * the host's; swept at the next open when a crash leaves one behind. */
 
 #endif

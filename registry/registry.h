@@ -148,9 +148,12 @@ int tg_registry_verify(json_t **out, tg_registry *r);
  *  "rebuild_unacknowledged":bool}; a limit of 0 means unlimited. */
 int tg_registry_status(json_t **out, tg_registry *r);
 /* Upkeep on demand (`toolgate gc`): pack the store's loose objects and old
- * packs into one pack (history untouched), audited as "gc".
+ * packs into one pack (history untouched) and bring cache/ under
+ * cache_budget_mb (inactive versions' binaries first), audited as "gc".
  * *out = {"store":{"busy","loose_before","packs_before","loose_after",
- * "packs_after","objects_packed","loose_removed","pack"}}. */
+ * "packs_after","objects_packed","loose_removed","pack"},
+ * "cache":{"bytes_before","bytes_after","evicted","evicted_active",
+ * "budget_bytes"}}. */
 int tg_registry_gc(json_t **out, tg_registry *r, const tg_actor *who);
 /* A person acknowledges that registry.db was rebuilt from the store and its
  * audit and call history lost (verify reports the rebuild as a problem until

@@ -50,7 +50,7 @@ expect_out '^\+.*Count words v3' "diff across packed versions"
 run tg call word_count '{"text":"a b c"}'
 expect_out '^\{"words":3\}$' "call after gc"
 run tg log
-expect_out ' gc +- +\{"objects_packed":300,"loose_removed":300,"pack":"pack-[0-9a-f]{40}"\}$' "gc is audited"
+expect_out ' gc +- +\{"objects_packed":300,"loose_removed":300,"pack":"pack-[0-9a-f]{40}","cache_evicted":0\}$' "gc is audited"
 run tg gc
 expect_out '^store: nothing to pack \(0 loose objects, 1 packs\)$' "a second gc has nothing to do"
 
