@@ -43,8 +43,11 @@ static const tg_cli_command commands[] = {
 	{ "approvals", cmd_approvals, "", "list the bridged calls waiting for a person", NULL },
 	{ "approve-call", cmd_approve_call, "ID", "let one queued call run", NULL },
 	{ "deny-call", cmd_deny_call, "ID", "refuse one queued call", NULL },
-	{ "log", cmd_log, "[--limit N] [--run ID]", "show the audit log (--run: one run's calls)",
-	  NULL },
+	{ "log", cmd_log, "[--limit N] [--run ID] [--archive BEFORE]",
+	  "show the audit log (--run: one run's calls)",
+	  "--archive BEFORE (an entry number or a UTC date YYYY-MM-DD) moves the older\n"
+	  "entries to <home>/audit-archive/audit-F-L.jsonl, a file that still verifies,\n"
+	  "and appends a checkpoint entry that keeps the chain whole." },
 	{ "verify", cmd_verify, "[--acknowledge-rebuild]",
 	  "check that store, registry and audit chain agree",
 	  "Also runs SQLite's integrity check on registry.db. A registry.db rebuilt from\n"

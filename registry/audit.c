@@ -62,9 +62,9 @@ static void put_field(tg_sha256 *s, const char *v)
 	tg_sha256_update(s, ";", 1);
 }
 
-static void entry_hash(char out[65], int64_t seq, int64_t at, const char *actor,
-		       const char *event, const char *tool, const char *details,
-		       const char *prev)
+void reg_audit_entry_hash(char out[65], int64_t seq, int64_t at, const char *actor,
+			  const char *event, const char *tool, const char *details,
+			  const char *prev)
 {
 	tg_sha256 s;
 	char num[32];
@@ -109,11 +109,20 @@ int reg_audit_append(tg_registry *r, const tg_actor *who, const char *event,
 			memcpy(prev, h, 65);
 	} else if (rc != SQLITE_DONE) {
 		return reg_sqlerr(r, rc, "read audit head");
+	} else {
+		/* an empty table after an archive (archive.c): the chain goes on
+		 * from the last archived entry */
+		_cleanup_free_ char *ah = NULL;
+		if ((rc = reg_meta_get_int(r, "audit_archived_through", &seq)) < 0 ||
+		    (rc = reg_meta_get_text(r, "audit_archived_hash", &ah)) < 0)
+			return rc;
+		if (ah && strlen(ah) == 64)
+			memcpy(prev, ah, 65);
 	}
 	sqlite3_finalize(st);
 	st = NULL;
 	seq++;
-	entry_hash(hash, seq, at, actor, event, tool, det, prev);
+	reg_audit_entry_hash(hash, seq, at, actor, event, tool, det, prev);
 	rc = reg_prepare(r, &st, "INSERT INTO audit(seq, at, actor, event, tool, details, "
 				 "prev_hash, hash) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
 	if (rc < 0)
@@ -264,6 +273,14 @@ int reg_audit_verify(tg_registry *r, json_t *problems, json_t *notes)
 			found = 0;
 		}
 	}
+	/* entries moved to archive files (archive.c): the table's chain starts
+	 * after them, linked to the last archived hash */
+	rc = reg_archive_verify(r, &expect, prev, problems, notes);
+	if (rc < 0)
+		return rc;
+	last = expect - 1;
+	if (found && anchor_seq == last)
+		snprintf(anchor_entry_hash, sizeof(anchor_entry_hash), "%s", prev);
 	rc = reg_prepare(r, &st, "SELECT seq, at, actor, event, tool, details, prev_hash, hash "
 				 "FROM audit ORDER BY seq");
 	if (rc < 0)
@@ -283,7 +300,7 @@ int reg_audit_verify(tg_registry *r, json_t *problems, json_t *notes)
 				    (long long)seq);
 			broken = 1;
 		}
-		entry_hash(hash, seq, sqlite3_column_int64(st, 1),
+		reg_audit_entry_hash(hash, seq, sqlite3_column_int64(st, 1),
 			   (const char *)sqlite3_column_text(st, 2),
 			   (const char *)sqlite3_column_text(st, 3),
 			   (const char *)sqlite3_column_text(st, 4),

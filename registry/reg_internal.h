@@ -118,6 +118,16 @@ int reg_audit_anchor_update(tg_registry *r);
 int reg_audit_verify(tg_registry *r, json_t *problems, json_t *notes);
 /* A fresh database in a home whose anchor names another one: record it. */
 int reg_audit_note_rebuild(tg_registry *r, const tg_actor *who);
+/* hash_n of one entry (the chain's definition, audit.c). */
+void reg_audit_entry_hash(char out[65], int64_t seq, int64_t at, const char *actor,
+			  const char *event, const char *tool, const char *details,
+			  const char *prev);
+/* ---- archive.c --------------------------------------------------------- */
+/* verify: the archived start of the chain. *expect_seq / prev: where the
+ * table's chain must start (1 / zeros without an archive); problems and
+ * notes for the archive files named by "archive" entries. */
+int reg_archive_verify(tg_registry *r, int64_t *expect_seq, char prev[65], json_t *problems,
+		       json_t *notes);
 /* "cli", "mcp:SESSION" */
 char *reg_actor_string(const tg_actor *who);
 

@@ -155,6 +155,14 @@ int tg_registry_status(json_t **out, tg_registry *r);
  * "cache":{"bytes_before","bytes_after","evicted","evicted_active",
  * "budget_bytes"}}. */
 int tg_registry_gc(json_t **out, tg_registry *r, const tg_actor *who);
+/* Audit retention: move the oldest entries, up to the last one before
+ * BEFORE (an entry number, or a UTC date YYYY-MM-DD), to
+ * <home>/audit-archive/audit-F-L.jsonl (verifiable on its own) and append
+ * a checkpoint entry "archive" that keeps the chain whole. *out =
+ * {"from","through","entries","file","sha256","checkpoint"}.
+ * TG_ERR_NOTFOUND when nothing is that old, TG_ERR_INVALID for a bad
+ * BEFORE. */
+int tg_registry_archive(json_t **out, tg_registry *r, const char *before, const tg_actor *who);
 /* A person acknowledges that registry.db was rebuilt from the store and its
  * audit and call history lost (verify reports the rebuild as a problem until
  * then): a "rebuild_acknowledged" audit entry. *out = {"rebuilt_at"}.
