@@ -80,6 +80,8 @@ int cmd_deny(tg_cli *cli, int argc, char **argv);
 int cmd_call(tg_cli *cli, int argc, char **argv);
 int cmd_log(tg_cli *cli, int argc, char **argv);
 int cmd_verify(tg_cli *cli, int argc, char **argv);
+int cmd_status(tg_cli *cli, int argc, char **argv);
+int cmd_gc(tg_cli *cli, int argc, char **argv);
 int cmd_sandbox(tg_cli *cli, int argc, char **argv);
 int cmd_serve(tg_cli *cli, int argc, char **argv);
 int cmd_doctor(tg_cli *cli, int argc, char **argv);

@@ -49,8 +49,11 @@ static const tg_cli_command commands[] = {
 	{ "approvals", cmd_approvals, "", "list the bridged calls waiting for a person", NULL },
 	{ "approve-call", cmd_approve_call, "ID", "let one queued call run", NULL },
 	{ "deny-call", cmd_deny_call, "ID", "refuse one queued call", NULL },
-	{ "log", cmd_log, "[--limit N] [--run ID]", "show the audit log (--run: one run's calls)",
-	  NULL },
+	{ "log", cmd_log, "[--limit N] [--run ID] [--archive BEFORE]",
+	  "show the audit log (--run: one run's calls)",
+	  "--archive BEFORE (an entry number or a UTC date YYYY-MM-DD) moves the older\n"
+	  "entries to <home>/audit-archive/audit-F-L.jsonl, a file that still verifies,\n"
+	  "and appends a checkpoint entry that keeps the chain whole." },
 	{ "remote", cmd_remote, "add NAME URL | list | remove NAME",
 	  "the remotes push and pull use (kept in <home>/remotes.json)",
 	  "URL: a path, file://, git://, ssh:// or https://." },
@@ -62,7 +65,17 @@ static const tg_cli_command commands[] = {
 	  "only when it passed here and a person here approved its capabilities. This\n"
 	  "host's unpushed versions are renumbered on top of the remote's. Exit 1 when\n"
 	  "a claim disagreed, a ref was refused or an active pointer was not followed." },
-	{ "verify", cmd_verify, "", "check that store, registry and audit chain agree", NULL },
+	{ "verify", cmd_verify, "[--acknowledge-rebuild]",
+	  "check that store, registry and audit chain agree",
+	  "Also runs SQLite's integrity check on registry.db. A registry.db rebuilt from\n"
+	  "the store (its audit and call history lost) is a problem until a person runs\n"
+	  "toolgate verify --acknowledge-rebuild (audited)." },
+	{ "status", cmd_status, "", "the home's use against each quota (config.json)",
+	  "Store and cache bytes (quota_home_mb), the largest cached binary\n"
+	  "(max_binary_mb), rejected submissions of one tool in the last hour\n"
+	  "(max_rejected_per_tool_hour), the cache (cache_budget_mb) and the store's\n"
+	  "loose objects (pack_loose_objects)." },
+	{ "gc", cmd_gc, "", "pack the store's loose objects (history untouched)", NULL },
 	{ "doctor", cmd_doctor, "", "check this machine and the home; print a fix for each problem",
 	  "Items: userns, seccomp, sandbox probe, cgroups, compiler, libclang, sdk, home,\n"
 	  "registry, workspace; each ok, warn or fail. Exit 1 when an item fails." },

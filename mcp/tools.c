@@ -486,10 +486,21 @@ static int call_registered(tg_mcp_server *s, const json_t *id, const char *name,
 		return reply_failure(s, id, r, name);
 	}
 	/* every call of the session is in the audit chain (issue: calls and
-	 * submissions land in the audit log with the session id) */
-	audit(s, "mcp_call", name,
-	      json_pack("{s:O?, s:b}", "version", json_object_get(res, "version"), "ok",
-			json_is_true(json_object_get(res, "ok"))));
+	 * submissions land in the audit log with the session id); the registry
+	 * recorded the call's intent and outcome, and this entry failing is an
+	 * error to the agent, never the tool's result (fail closed) */
+	if (s->be.audit) {
+		_cleanup_json_ json_t *d = json_pack("{s:O?, s:b}", "version",
+						     json_object_get(res, "version"), "ok",
+						     json_is_true(json_object_get(res, "ok")));
+		if (!d)
+			return tg_error_set(TG_ERR_NOMEM, "out of memory");
+		r = s->be.audit(s->be.ctx, &s->actor, "mcp_call", name, d);
+		if (r < 0) {
+			tg_mcp_log_error("audit", "mcp_call");
+			return reply_failure(s, id, r, name);
+		}
+	}
 	if (json_is_true(json_object_get(res, "ok"))) {
 		_cleanup_free_ char *text = NULL;
 		result = json_object_get(res, "result");

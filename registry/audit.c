@@ -62,9 +62,9 @@ static void put_field(tg_sha256 *s, const char *v)
 	tg_sha256_update(s, ";", 1);
 }
 
-static void entry_hash(char out[65], int64_t seq, int64_t at, const char *actor,
-		       const char *event, const char *tool, const char *details,
-		       const char *prev)
+void reg_audit_entry_hash(char out[65], int64_t seq, int64_t at, const char *actor,
+			  const char *event, const char *tool, const char *details,
+			  const char *prev)
 {
 	tg_sha256 s;
 	char num[32];
@@ -109,11 +109,20 @@ int reg_audit_append(tg_registry *r, const tg_actor *who, const char *event,
 			memcpy(prev, h, 65);
 	} else if (rc != SQLITE_DONE) {
 		return reg_sqlerr(r, rc, "read audit head");
+	} else {
+		/* an empty table after an archive (archive.c): the chain goes on
+		 * from the last archived entry */
+		_cleanup_free_ char *ah = NULL;
+		if ((rc = reg_meta_get_int(r, "audit_archived_through", &seq)) < 0 ||
+		    (rc = reg_meta_get_text(r, "audit_archived_hash", &ah)) < 0)
+			return rc;
+		if (ah && strlen(ah) == 64)
+			memcpy(prev, ah, 65);
 	}
 	sqlite3_finalize(st);
 	st = NULL;
 	seq++;
-	entry_hash(hash, seq, at, actor, event, tool, det, prev);
+	reg_audit_entry_hash(hash, seq, at, actor, event, tool, det, prev);
 	rc = reg_prepare(r, &st, "INSERT INTO audit(seq, at, actor, event, tool, details, "
 				 "prev_hash, hash) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
 	if (rc < 0)
@@ -156,39 +165,71 @@ static int anchor_read(tg_registry *r, json_t **out, int *found)
 	return 0;
 }
 
+/* The anchor is one fixed-size record (REG_ANCHOR_BYTES: the JSON object
+ * padded with spaces, then a newline), rewritten in place under flock on
+ * the file itself and made durable with one fdatasync: a write of one
+ * sector is not torn, and a crash before it leaves the previous record,
+ * which only lags behind the log (accepted by verify). A new file's folder
+ * entry is fsynced once. Older toolgate versions wrote it by rename; such a
+ * file is simply overwritten in place. */
+#define REG_ANCHOR_BYTES 256
+
 int reg_audit_anchor_update(tg_registry *r)
 {
-	_cleanup_free_ char *lock_path = NULL;
 	_cleanup_close_ int fd = -1;
 	_cleanup_json_ json_t *cur = NULL, *next = NULL;
 	_cleanup_free_ char *text = NULL;
-	int found = 0, rc;
+	char rec[REG_ANCHOR_BYTES], old[REG_ANCHOR_BYTES * 4];
+	tg_json_limits lim = { sizeof(old), 8 };
+	ssize_t n;
+	size_t len;
+	int created = 0;
 
-	if (asprintf(&lock_path, "%s.lock", r->anchor_path) < 0)
-		return tg_error_set(TG_ERR_NOMEM, "out of memory");
-	fd = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	fd = open(r->anchor_path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0 && errno == ENOENT) {
+		fd = open(r->anchor_path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+		created = fd >= 0;
+		if (fd < 0 && errno == EEXIST)
+			fd = open(r->anchor_path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+	}
 	if (fd < 0)
-		return tg_error_errno(TG_ERR_IO, errno, "%s", lock_path);
+		return tg_error_errno(TG_ERR_IO, errno, "%s", r->anchor_path);
 	while (flock(fd, LOCK_EX) != 0) {
 		if (errno != EINTR)
-			return tg_error_errno(TG_ERR_IO, errno, "lock %s", lock_path);
+			return tg_error_errno(TG_ERR_IO, errno, "lock %s", r->anchor_path);
 	}
-	rc = anchor_read(r, &cur, &found);
-	if (rc < 0)
+	n = pread(fd, old, sizeof(old), 0);
+	if (n > 0 && tg_json_parse(&cur, old, (size_t)n, &lim) < 0)
 		tg_error_clear(); /* a damaged anchor is replaced; verify reports it before */
-	if (found && cur && json_is_object(cur)) {
+	if (cur && json_is_object(cur)) {
 		const char *id = json_string_value(json_object_get(cur, "db_id"));
 		json_int_t seq = json_integer_value(json_object_get(cur, "seq"));
 		if (id && strcmp(id, r->db_id) == 0 && seq >= r->audit_seq_pending)
-			return 0;
+			return 0; /* monotonic: never moved back */
 	}
 	next = json_pack("{s:s, s:I, s:s}", "db_id", r->db_id, "seq",
 			 (json_int_t)r->audit_seq_pending, "hash", r->audit_hash_pending);
 	text = next ? tg_json_dump(next) : NULL;
 	if (!text)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
-	rc = tg_file_write_atomic(r->anchor_path, text, strlen(text), 0600);
-	return rc;
+	len = strlen(text);
+	if (len >= sizeof(rec))
+		return tg_error_set(TG_ERR_INTERNAL, "audit anchor record too long");
+	memset(rec, ' ', sizeof(rec));
+	memcpy(rec, text, len);
+	rec[sizeof(rec) - 1] = '\n';
+	if (pwrite(fd, rec, sizeof(rec), 0) != (ssize_t)sizeof(rec))
+		return tg_error_errno(TG_ERR_IO, errno ? errno : EIO, "write %s", r->anchor_path);
+	if (n > (ssize_t)sizeof(rec) && ftruncate(fd, sizeof(rec)) < 0)
+		return tg_error_errno(TG_ERR_IO, errno, "truncate %s", r->anchor_path);
+	if (fdatasync(fd) < 0)
+		return tg_error_errno(TG_ERR_IO, errno, "fsync %s", r->anchor_path);
+	if (created) {
+		_cleanup_close_ int dfd = open(r->home, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (dfd >= 0)
+			(void)fsync(dfd);
+	}
+	return 0;
 }
 
 static int add_problem(json_t *arr, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -232,6 +273,14 @@ int reg_audit_verify(tg_registry *r, json_t *problems, json_t *notes)
 			found = 0;
 		}
 	}
+	/* entries moved to archive files (archive.c): the table's chain starts
+	 * after them, linked to the last archived hash */
+	rc = reg_archive_verify(r, &expect, prev, problems, notes);
+	if (rc < 0)
+		return rc;
+	last = expect - 1;
+	if (found && anchor_seq == last)
+		snprintf(anchor_entry_hash, sizeof(anchor_entry_hash), "%s", prev);
 	rc = reg_prepare(r, &st, "SELECT seq, at, actor, event, tool, details, prev_hash, hash "
 				 "FROM audit ORDER BY seq");
 	if (rc < 0)
@@ -251,7 +300,7 @@ int reg_audit_verify(tg_registry *r, json_t *problems, json_t *notes)
 				    (long long)seq);
 			broken = 1;
 		}
-		entry_hash(hash, seq, sqlite3_column_int64(st, 1),
+		reg_audit_entry_hash(hash, seq, sqlite3_column_int64(st, 1),
 			   (const char *)sqlite3_column_text(st, 2),
 			   (const char *)sqlite3_column_text(st, 3),
 			   (const char *)sqlite3_column_text(st, 4),
@@ -293,11 +342,33 @@ int reg_audit_verify(tg_registry *r, json_t *problems, json_t *notes)
 	rc = reg_meta_get_text(r, "rebuilt_at", &rebuilt);
 	if (rc < 0)
 		return rc;
-	if (rc > 0)
-		add_problem(notes, "registry.db was rebuilt from the store at %s (unix time): the "
-				   "audit and call logs from before that are lost; versions and "
-				   "active pointers were re-indexed from git",
-			    rebuilt);
+	if (rc > 0) {
+		_cleanup_free_ char *ack = NULL;
+		int acked = reg_meta_get_text(r, "rebuild_acknowledged", &ack);
+		if (acked < 0)
+			return acked;
+		/* a rebuild lost history: a problem until a person says so */
+		if (acked > 0 && strcmp(ack, rebuilt) == 0)
+			add_problem(notes, "registry.db was rebuilt from the store at %s (unix "
+					   "time): the audit and call logs from before that are lost "
+					   "(acknowledged)", rebuilt);
+		else {
+			int64_t lost = 0;
+			char had[96] = "";
+			if ((rc = reg_meta_get_int(r, "rebuilt_lost_entries", &lost)) < 0)
+				return rc;
+			if (lost > 0)
+				snprintf(had, sizeof(had), " (the anchor recorded %lld entries)",
+					 (long long)lost);
+			add_problem(problems, "registry.db was rebuilt from the store at %s (unix "
+					      "time): the audit and call logs from before that are "
+					      "lost%s; versions and active pointers were re-indexed "
+					      "from git (see the registry_rebuilt entry in toolgate "
+					      "log; acknowledge with toolgate verify "
+					      "--acknowledge-rebuild)",
+				    rebuilt, had);
+		}
+	}
 	add_problem(notes, "audit log: %lld entries checked", (long long)last);
 	return 0;
 }
@@ -316,10 +387,54 @@ int reg_audit_note_rebuild(tg_registry *r, const tg_actor *who)
 	details = json_object();
 	if (!details)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
-	if (found && json_is_object(anchor))
+	if (found && json_is_object(anchor)) {
+		json_int_t lost = json_integer_value(json_object_get(anchor, "seq"));
 		json_object_set(details, "previous_audit_head", anchor);
+		if ((rc = reg_meta_set_int(r, "rebuilt_lost_entries", (int64_t)lost)) < 0)
+			return rc;
+	}
 	snprintf(at, sizeof(at), "%lld", (long long)tg_time_now());
 	if ((rc = reg_meta_set_text(r, "rebuilt_at", at)) < 0)
 		return rc;
 	return reg_audit_append(r, who, "registry_rebuilt", NULL, details);
+}
+
+int tg_registry_acknowledge_rebuild(json_t **out, tg_registry *r, const tg_actor *who)
+{
+	_cleanup_free_ char *rebuilt = NULL, *ack = NULL;
+	_cleanup_json_ json_t *d = NULL;
+	int rc;
+
+	*out = NULL;
+	if ((rc = reg_begin(r)) < 0)
+		return rc;
+	if ((rc = reg_meta_get_text(r, "rebuilt_at", &rebuilt)) < 0)
+		goto fail;
+	if (rc == 0) {
+		rc = tg_error_set(TG_ERR_NOTFOUND, "registry.db was never rebuilt: nothing to "
+						   "acknowledge");
+		goto fail;
+	}
+	if ((rc = reg_meta_get_text(r, "rebuild_acknowledged", &ack)) < 0)
+		goto fail;
+	if (rc > 0 && strcmp(ack, rebuilt) == 0) {
+		rc = tg_error_set(TG_ERR_EXISTS, "the rebuild at %s is already acknowledged",
+				  rebuilt);
+		goto fail;
+	}
+	d = json_pack("{s:s}", "rebuilt_at", rebuilt);
+	if (!d) {
+		rc = tg_error_set(TG_ERR_NOMEM, "out of memory");
+		goto fail;
+	}
+	if ((rc = reg_meta_set_text(r, "rebuild_acknowledged", rebuilt)) < 0 ||
+	    (rc = reg_audit_append(r, who, "rebuild_acknowledged", NULL, d)) < 0)
+		goto fail;
+	if ((rc = reg_commit(r)) < 0)
+		return rc;
+	*out = json_pack("{s:s}", "rebuilt_at", rebuilt);
+	return *out ? 0 : tg_error_set(TG_ERR_NOMEM, "out of memory");
+fail:
+	reg_rollback(r);
+	return rc;
 }

@@ -118,8 +118,6 @@ static int file_matches(const char *dir, const char *name, const char *want)
 	return strcmp(got, want) == 0;
 }
 
-static void rm_tree(const char *dir);
-
 /* Move a cache folder that failed its check out of the way and delete it. */
 static void discard(tg_registry *r, const char *dir)
 {
@@ -128,10 +126,10 @@ static void discard(tg_registry *r, const char *dir)
 	if (asprintf(&aside, "%s/.stale-XXXXXX", r->cache_dir) < 0)
 		return;
 	if (mkdtemp(aside) && rename(dir, aside) == 0) {
-		rm_tree(aside);
+		reg_rm_tree(aside);
 	} else {
 		rmdir(aside);
-		rm_tree(dir);
+		reg_rm_tree(dir);
 	}
 }
 
@@ -196,67 +194,6 @@ int reg_cached_binary(char **out, tg_registry *r, const char *content_hash)
 	return 0;
 }
 
-static void rm_tree(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-
-	if (d) {
-		while ((e = readdir(d))) {
-			_cleanup_free_ char *p = NULL;
-			if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-				continue;
-			p = tg_path_join(dir, e->d_name);
-			if (p && unlink(p) != 0 && errno == EISDIR)
-				rm_tree(p);
-		}
-		closedir(d);
-	}
-	rmdir(dir);
-}
-
-/* Remove build folders a crashed process left behind (older than an hour,
- * so a build running right now is never touched). */
-static void sweep_stale_builds(tg_registry *r)
-{
-	DIR *d = opendir(r->cache_dir);
-	struct dirent *e;
-	struct stat st;
-	time_t now = time(NULL);
-
-	if (!d)
-		return;
-	while ((e = readdir(d))) {
-		_cleanup_free_ char *p = NULL;
-		if (strncmp(e->d_name, ".build-", 7) != 0 &&
-		    strncmp(e->d_name, ".scratch-", 9) != 0)
-			continue;
-		p = tg_path_join(r->cache_dir, e->d_name);
-		if (p && lstat(p, &st) == 0 && S_ISDIR(st.st_mode) && now - st.st_mtime > 3600)
-			rm_tree(p);
-	}
-	closedir(d);
-}
-
-int reg_scratch_make(char **out, tg_registry *r)
-{
-	_cleanup_free_ char *p = tg_path_join(r->cache_dir, ".scratch-XXXXXX");
-
-	*out = NULL;
-	if (!p)
-		return tg_error_set(TG_ERR_NOMEM, "out of memory");
-	if (!mkdtemp(p))
-		return tg_error_set(TG_ERR_IO, "scratch workspace %s: %s", p, strerror(errno));
-	*out = TG_TAKE_PTR(p);
-	return 0;
-}
-
-void reg_scratch_remove(const char *dir)
-{
-	if (dir)
-		rm_tree(dir);
-}
-
 static int is_file(const char *dir, const char *name)
 {
 	_cleanup_free_ char *p = tg_path_join(dir, name);
@@ -285,7 +222,7 @@ static int install_build(tg_registry *r, const char *key, const char *tmp, const
 			if (renameat2(AT_FDCWD, tmp, AT_FDCWD, final, RENAME_EXCHANGE) != 0)
 				return tg_error_errno(TG_ERR_IO, errno, "cannot replace %s", final);
 		}
-		rm_tree(tmp);
+		reg_rm_tree(tmp);
 	}
 	snprintf(mk, sizeof(mk), "build:%s", key);
 	snprintf(val, sizeof(val), "%s %s", hbin, hobj);
@@ -297,7 +234,7 @@ int reg_build(tg_registry *r, const char *hash, const char *source, size_t len,
 	      char **out_log, char **out_binary)
 {
 	_cleanup_free_ char *final = NULL;
-	_cleanup_free_ char *tmp = NULL, *obj = NULL;
+	_cleanup_free_ char *obj = NULL;
 	tg_build_result *b = NULL;
 	tg_build_opts bo = { 0 };
 	tg_analyze_opts ao = { 0 };
@@ -323,35 +260,41 @@ int reg_build(tg_registry *r, const char *hash, const char *source, size_t len,
 	cached = rc == 1 && file_matches(final, "tool", hbin) && file_matches(final, "tool.o", hobj);
 	if (!cached) {
 		struct stat st;
+		reg_workdir w;
 		if (lstat(final, &st) == 0)
 			discard(r, final); /* not what was built here: never used */
-		sweep_stale_builds(r);
-		if (asprintf(&tmp, "%s/.build-XXXXXX", r->cache_dir) < 0)
-			return tg_error_set(TG_ERR_NOMEM, "out of memory");
-		if (!mkdtemp(tmp))
-			return tg_error_errno(TG_ERR_IO, errno, "cannot create a build folder in %s",
-					      r->cache_dir);
+		/* a build folder owned through its lock (cache.c): swept at the
+		 * next open if this process dies, never while it lives */
+		if ((rc = reg_workdir_make(&w, r, "build")) < 0)
+			return tg_error_prefix("cannot create a build folder");
 		bo.source = source;
 		bo.source_len = len;
 		bo.sdk_include_dir = r->sdk_include;
-		bo.out_dir = tmp;
+		bo.out_dir = w.dir;
 		rc = tg_sandbox_build(&b, &bo);
 		if (rc < 0) {
-			rm_tree(tmp);
+			reg_workdir_release(&w, 1);
 			return tg_error_prefix("build");
 		}
-		if (!b->ok || !is_file(tmp, "tool") || !is_file(tmp, "tool.o")) {
+		if (!b->ok || !is_file(w.dir, "tool") || !is_file(w.dir, "tool.o")) {
 			*out_log = strdup(b->log && b->log[0] ? b->log : "the compiler failed");
 			tg_build_result_free(b);
-			rm_tree(tmp);
+			reg_workdir_release(&w, 1);
 			return *out_log ? 0 : tg_error_set(TG_ERR_NOMEM, "out of memory");
 		}
 		tg_build_result_free(b);
-		rc = install_build(r, key, tmp, final);
-		if (rc < 0) {
-			rm_tree(tmp);
-			return rc;
+		/* max_binary_mb: checked before anything is cached */
+		{
+			_cleanup_free_ char *tb = tg_path_join(w.dir, "tool");
+			rc = tb ? reg_quota_binary(r, tb) : tg_error_set(TG_ERR_NOMEM, "out of memory");
 		}
+		if (rc == 0)
+			rc = install_build(r, key, w.dir, final);
+		/* installed: w.dir was renamed to final (or removed, see
+		 * install_build); otherwise it goes now */
+		reg_workdir_release(&w, 1);
+		if (rc < 0)
+			return rc;
 	}
 	/* the second, independent check on what the compiler produced */
 	rc = reg_policy(r, &pol);

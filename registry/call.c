@@ -4,7 +4,9 @@
  * key and bytes checked; rebuilt and re-checked when missing or not what was
  * built here, after checking the stored source still has the recorded
  * content hash), run it in the tool sandbox with the manifest's limits and
- * capabilities, and log the call. A version that asks for capabilities runs
+ * capabilities, and log the call: its intent before the tool runs and its
+ * outcome after (calllog.c; the tool does not run when the intent cannot
+ * be written). A version that asks for capabilities runs
  * only while a person's approval of that exact version stands (approval.c).
  * A schema, approval or tool failure is an ok=false result, not an error
  * code.
@@ -12,38 +14,6 @@
 #include "bridge.h"
 
 #include <string.h>
-
-static int log_call(tg_registry *r, const char *name, unsigned v, const json_t *res,
-		    const tg_actor *who)
-{
-	_cleanup_stmt_ sqlite3_stmt *st = NULL;
-	_cleanup_free_ char *actor = reg_actor_string(who);
-	const char *err = json_string_value(json_object_get(res, "error"));
-	int rc;
-
-	if (!actor)
-		return tg_error_set(TG_ERR_NOMEM, "out of memory");
-	/* the call log may lose its last rows on power loss (never corrupts):
-	 * no fsync on this commit, keeping calls fast */
-	if ((rc = reg_exec(r, "PRAGMA synchronous = NORMAL")) < 0)
-		return rc;
-	rc = reg_prepare(r, &st, "INSERT INTO calls(tool, version, ok, error, wall_ms, actor, at) "
-				 "VALUES(?1, ?2, ?3, substr(?4, 1, 1024), ?5, ?6, ?7)");
-	if (rc < 0)
-		goto out;
-	reg_bind_text(st, 1, name);
-	sqlite3_bind_int64(st, 2, v);
-	sqlite3_bind_int(st, 3, json_is_true(json_object_get(res, "ok")));
-	reg_bind_text(st, 4, err);
-	sqlite3_bind_int64(st, 5, json_integer_value(json_object_get(res, "wall_ms")));
-	reg_bind_text(st, 6, actor);
-	sqlite3_bind_int64(st, 7, tg_time_now());
-	rc = reg_step(st);
-	rc = rc == SQLITE_DONE ? 0 : reg_sqlerr(r, rc, "log call");
-out:
-	reg_exec(r, "PRAGMA synchronous = FULL");
-	return rc;
-}
 
 /* The cached binary of a version. The content hash is recomputed from the
  * source in the store on every call and must equal the registry's; the
@@ -141,7 +111,7 @@ int reg_call_ex(json_t **out, tg_registry *r, const char *name, const json_t *ar
 	_cleanup_free_ char *hash = NULL, *bin = NULL, *commit = NULL;
 	reg_bridge br;
 	reg_approval ap;
-	int64_t tool_id;
+	int64_t tool_id, call_id = 0;
 	unsigned v;
 	int rc, ws_read = 0, ws_write = 0;
 
@@ -199,11 +169,22 @@ int reg_call_ex(json_t **out, tg_registry *r, const char *name, const json_t *ar
 		rc = binary_for(&bin, r, name, v, hash, caps);
 		if (rc < 0)
 			return rc;
+		/* fail closed: the tool runs only once its intent is on disk */
+		if ((rc = reg_call_intent(r, &call_id, name, v, who)) < 0)
+			return rc;
 		int bridged = reg_bridge_init(&br, r, who, name, v, caps, limits, parent);
 		rc = reg_run_tool_ex(&res, r, bin, limits, ws_read, ws_write, r->cfg.workspace, args,
 				     bridged ? &br : NULL, parent ? parent->deadline_ms : 0);
-		if (rc < 0)
-			return rc;
+		if (rc < 0) {
+			/* the run itself failed: record that as the outcome */
+			_cleanup_json_ json_t *fail = NULL;
+			tg_error saved = *tg_error_last();
+			fail = json_pack("{s:b, s:s, s:s, s:i}", "ok", 0, "error", saved.message,
+					 "reason", "run_failed", "wall_ms", 0);
+			if (fail && reg_call_outcome(r, call_id, name, v, fail, who) < 0)
+				tg_error_clear();
+			return tg_error_set(saved.code, "%s", saved.message);
+		}
 		if ((rc = check_output(res, oschema)) < 0)
 			return rc;
 	}
@@ -213,9 +194,10 @@ int reg_call_ex(json_t **out, tg_registry *r, const char *name, const json_t *ar
 	json_object_set_new(res, "version", json_integer(v));
 	if (parent && commit)
 		json_object_set_new(res, "commit", json_string(commit));
-	rc = log_call(r, name, v, res, who);
+	rc = call_id ? reg_call_outcome(r, call_id, name, v, res, who)
+		     : reg_call_record(r, name, v, res, who);
 	if (rc < 0)
-		return rc;
+		return rc; /* never the result without its record */
 	*out = TG_TAKE_PTR(res);
 	return 0;
 }

@@ -14,6 +14,12 @@
 #define CFG_DEF_TIMEOUT_MS 10000u
 #define CFG_DEF_MEMORY_MB 256u
 #define CFG_DEF_OUTPUT_KB 1024u
+/* quotas and upkeep (docs/CONFIG.md, "Quotas") */
+#define CFG_DEF_QUOTA_HOME_MB 1024u
+#define CFG_DEF_MAX_BINARY_MB 16u
+#define CFG_DEF_MAX_REJECTED_HOUR 20u
+#define CFG_DEF_CACHE_BUDGET_MB 256u
+#define CFG_DEF_PACK_LOOSE 1000u
 #define CFG_CEIL_TIMEOUT_MS 600000u
 #define CFG_CEIL_MEMORY_MB 16384u
 #define CFG_CEIL_OUTPUT_KB 65536u
@@ -48,7 +54,9 @@ int reg_config_load(tg_config *cfg, const char *home)
 					    "session_max_creates", "session_hide_write_tools",
 					    "require_cgroups", "max_tool_calls", "max_call_depth",
 					    "host_tools", "call_approval_timeout_ms", "sandbox_pool",
-					    NULL };
+					    "quota_home_mb", "max_binary_mb",
+					    "max_rejected_per_tool_hour", "cache_budget_mb",
+					    "pack_loose_objects", NULL };
 	_cleanup_free_ char *path = tg_path_join(home, "config.json");
 	_cleanup_json_ json_t *j = NULL;
 	const char *ws = NULL;
@@ -63,6 +71,11 @@ int reg_config_load(tg_config *cfg, const char *home)
 	cfg->max_call_depth = 2;
 	cfg->call_approval_timeout_ms = 120000;
 	cfg->sandbox_pool = 0; /* off until it pays: docs/SANDBOX.md, "The pool" */
+	cfg->quota_home_mb = CFG_DEF_QUOTA_HOME_MB;
+	cfg->max_binary_mb = CFG_DEF_MAX_BINARY_MB;
+	cfg->max_rejected_per_tool_hour = CFG_DEF_MAX_REJECTED_HOUR;
+	cfg->cache_budget_mb = CFG_DEF_CACHE_BUDGET_MB;
+	cfg->pack_loose_objects = CFG_DEF_PACK_LOOSE;
 	if (!path)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
 	if (access(path, F_OK) != 0) {
@@ -88,6 +101,12 @@ int reg_config_load(tg_config *cfg, const char *home)
 	    (rc = get_u32(&cfg->call_approval_timeout_ms, j, "call_approval_timeout_ms", 100,
 			  3600000)) < 0 ||
 	    (rc = get_u32(&cfg->sandbox_pool, j, "sandbox_pool", 0, 8)) < 0 ||
+	    (rc = get_u32(&cfg->quota_home_mb, j, "quota_home_mb", 0, 16u << 20)) < 0 ||
+	    (rc = get_u32(&cfg->max_binary_mb, j, "max_binary_mb", 0, 4096)) < 0 ||
+	    (rc = get_u32(&cfg->max_rejected_per_tool_hour, j, "max_rejected_per_tool_hour", 0,
+			  100000)) < 0 ||
+	    (rc = get_u32(&cfg->cache_budget_mb, j, "cache_budget_mb", 0, 16u << 20)) < 0 ||
+	    (rc = get_u32(&cfg->pack_loose_objects, j, "pack_loose_objects", 0, 100000)) < 0 ||
 	    (rc = reg_host_config(cfg, json_object_get(j, "host_tools"))) < 0)
 		goto bad;
 	rc = tg_json_get_bool(&b, j, "session_hide_write_tools", 0);

@@ -162,6 +162,10 @@ static const char *const migrations[] = {
 	"CREATE TABLE IF NOT EXISTS output_schemas("
 	" version_id INTEGER PRIMARY KEY REFERENCES versions(id) ON DELETE CASCADE,"
 	" schema TEXT NOT NULL) STRICT;",
+	/* 4: a call is logged before its tool runs (finished = 0, the intent)
+	 * and completed after (finished = 1, the outcome): a row left at 0 is a
+	 * call whose process died while the tool ran (calllog.c). */
+	"ALTER TABLE calls ADD COLUMN finished INTEGER NOT NULL DEFAULT 1;",
 };
 
 int reg_sqlerr(tg_registry *r, int rc, const char *what)
@@ -175,7 +179,8 @@ int reg_sqlerr(tg_registry *r, int rc, const char *what)
 	else if (prim == SQLITE_NOMEM)
 		code = TG_ERR_NOMEM;
 	else if (prim == SQLITE_CORRUPT || prim == SQLITE_NOTADB)
-		code = TG_ERR_IO;
+		return tg_error_set(TG_ERR_IO, "registry database: %s: %s (" REG_DAMAGED ")", what,
+				    r && r->db ? sqlite3_errmsg(r->db) : sqlite3_errstr(rc));
 	if (code == TG_ERR_IO && r && r->db && sqlite3_system_errno(r->db) > 0)
 		/* say why the OS refused: "No space left on device", "Read-only
 		 * file system" (SQLite's own text only says "disk I/O error") */
@@ -311,7 +316,7 @@ void reg_rollback(tg_registry *r)
 		undo_activation(r);
 }
 
-int reg_commit(tg_registry *r)
+static int commit_ex(tg_registry *r, int durable)
 {
 	int rc = reg_exec(r, "COMMIT");
 	if (rc < 0) {
@@ -320,8 +325,9 @@ int reg_commit(tg_registry *r)
 	}
 	r->in_txn = 0;
 	r->undo_pending = 0;
-	r->durable_writes = 1;
-	if (r->audit_seq_pending > 0) {
+	if (durable == 1)
+		r->durable_writes = 1;
+	if (durable && r->audit_seq_pending > 0) {
 		/* The transaction is durable; an anchor that could not be advanced
 		 * only lags behind, which verify accepts. Failing here would report
 		 * a committed operation as failed. */
@@ -329,7 +335,23 @@ int reg_commit(tg_registry *r)
 			tg_error_clear();
 		r->audit_seq_pending = 0;
 	}
+	r->audit_seq_pending = 0;
 	return 0;
+}
+
+int reg_commit(tg_registry *r)
+{
+	return commit_ex(r, 1);
+}
+
+int reg_commit_call(tg_registry *r)
+{
+	return commit_ex(r, 2);
+}
+
+int reg_commit_nosync(tg_registry *r)
+{
+	return commit_ex(r, 0);
 }
 
 int reg_meta_get_int(tg_registry *r, const char *key, int64_t *out)

@@ -365,6 +365,19 @@ static int commit_version(tg_store_version **out, tg_registry *r, const tg_submi
 static int create_version(json_t **out, tg_registry *r, const tg_submission *sub,
 			  const tg_actor *who);
 
+/* A submission refused by a quota: audited as "create_refused" {"reason"}
+ * (best effort: a refusal runs nothing), the quota's error kept. */
+static int refused(tg_registry *r, const tg_actor *who, const char *name, int code)
+{
+	tg_error saved = *tg_error_last();
+	json_t *d = json_pack("{s:s}", "reason", saved.message);
+
+	if (!d || tg_registry_audit(r, who, "create_refused", name, d) < 0)
+		tg_error_clear();
+	json_decref(d);
+	return tg_error_set(code, "%s", saved.message);
+}
+
 int tg_registry_create(json_t **out, tg_registry *r, const tg_submission *sub,
 		       const tg_actor *who)
 {
@@ -386,7 +399,8 @@ int tg_registry_create(json_t **out, tg_registry *r, const tg_submission *sub,
 static int create_version(json_t **out, tg_registry *r, const tg_submission *sub,
 			  const tg_actor *who)
 {
-	_cleanup_free_ char *submitter = reg_actor_string(who), *scratch = NULL;
+	_cleanup_free_ char *submitter = reg_actor_string(who);
+	reg_workdir scratch = { NULL, NULL, -1 };
 	_cleanup_free_ const char **caps = NULL;
 	_cleanup_json_ json_t *res = NULL, *details = NULL, *emptycaps = json_array();
 	json_t *capj = json_object_get(sub->manifest, "capabilities");
@@ -414,15 +428,33 @@ static int create_version(json_t **out, tg_registry *r, const tg_submission *sub
 		caps[i] = json_string_value(json_array_get(capj, i));
 	reg_caps_from_json(capj, &ws_read, &ws_write);
 	reg_content_hash(o.hash, sub->source, sub->source_len);
+	/* quotas before anything is built (quota.c) */
+	rc = reg_quota_before_create(r, name);
+	if (rc < 0)
+		return refused(r, who, name, rc);
+	/* fail closed: nothing is vetted, built or stored unless the audit log
+	 * takes the submission first (a crash later leaves this entry with no
+	 * "create" after it) */
+	details = json_pack("{s:s}", "content_hash", o.hash);
+	if (!details)
+		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	rc = tg_registry_audit(r, who, "create_intent", name, details);
+	json_decref(details);
+	details = NULL;
+	if (rc < 0)
+		return tg_error_prefix("%s was not created: its submission could not be recorded",
+				       name);
 
 	/* A version that asks for any capability awaits a person's approval of
 	 * that very version, whatever earlier versions had; until then its
 	 * tests see an empty scratch folder at /workspace, never the host's, so
 	 * nothing it reads (and reports in a test detail or error) is host data. */
-	if (ncaps > 0 && (rc = reg_scratch_make(&scratch, r)) < 0)
+	if (ncaps > 0 && (rc = reg_workdir_make(&scratch, r, "scratch")) < 0)
 		goto out;
-	rc = vet_build_test(&o, r, sub, caps, ncaps, ws_read, ws_write, scratch);
-	reg_scratch_remove(scratch);
+	rc = vet_build_test(&o, r, sub, caps, ncaps, ws_read, ws_write, scratch.dir);
+	reg_workdir_release(&scratch, 1);
+	if (rc == TG_ERR_DENIED)
+		rc = refused(r, who, name, rc); /* max_binary_mb */
 	if (rc < 0)
 		goto out;
 	if (!o.findings)
@@ -523,6 +555,14 @@ static int create_version(json_t **out, tg_registry *r, const tg_submission *sub
 	if (rc < 0)
 		goto out;
 	recorded = 1;
+	/* a version that did not pass keeps no binary; upkeep past the
+	 * thresholds (a failure costs only disk space) */
+	if (strcmp(o.status, "failed") == 0 || strcmp(o.status, "rejected") == 0) {
+		if (reg_cache_drop_unused(r, o.hash) < 0)
+			tg_error_clear();
+	}
+	if (reg_upkeep_after_create(r) < 0)
+		tg_error_clear();
 
 	res = json_pack("{s:s, s:i, s:s, s:s, s:s, s:s, s:O, s:O, s:s, s:O}", "name", name,
 			"version", (int)sv->version, "status", o.status, "verdict", o.verdict,
@@ -560,7 +600,7 @@ int reg_revet(json_t **out, tg_registry *r, const json_t *manifest, const char *
 	      size_t len)
 {
 	_cleanup_free_ const char **caps = NULL;
-	_cleanup_free_ char *scratch = NULL;
+	reg_workdir scratch = { NULL, NULL, -1 };
 	json_t *capj = json_object_get(manifest, "capabilities");
 	tg_submission sub = { manifest, source, len };
 	size_t ncaps = json_array_size(capj), i;
@@ -585,10 +625,10 @@ int reg_revet(json_t **out, tg_registry *r, const json_t *manifest, const char *
 		for (i = 0; i < ncaps; i++)
 			caps[i] = json_string_value(json_array_get(capj, i));
 		reg_caps_from_json(capj, &ws_read, &ws_write);
-		if (ncaps > 0 && (rc = reg_scratch_make(&scratch, r)) < 0)
+		if (ncaps > 0 && (rc = reg_workdir_make(&scratch, r, "scratch")) < 0)
 			goto out;
-		rc = vet_build_test(&o, r, &sub, caps, ncaps, ws_read, ws_write, scratch);
-		reg_scratch_remove(scratch);
+		rc = vet_build_test(&o, r, &sub, caps, ncaps, ws_read, ws_write, scratch.dir);
+		reg_workdir_release(&scratch, 1);
 		if (rc < 0)
 			goto out;
 		/* passed here: inactive until something activates it; pending

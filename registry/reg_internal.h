@@ -17,7 +17,7 @@
 #include <sqlite3.h>
 
 /* The schema version this binary writes (PRAGMA user_version). */
-#define REG_SCHEMA_VERSION 3
+#define REG_SCHEMA_VERSION 4
 
 /* Caps on what the agent controls. */
 #define REG_MAX_SOURCE (256u * 1024u)
@@ -78,6 +78,13 @@ int reg_begin(tg_registry *r);
  * audit log); on failure the transaction is rolled back. */
 int reg_commit(tg_registry *r);
 void reg_rollback(tg_registry *r);
+/* COMMIT of a call's intent: fsynced and anchored like reg_commit, but the
+ * handle still closes without a checkpoint (a call pays no WAL checkpoint). */
+int reg_commit_call(tg_registry *r);
+/* COMMIT under PRAGMA synchronous = NORMAL (the caller sets it): the anchor
+ * is not advanced (it would get ahead of what a power loss keeps); the next
+ * durable commit that appends advances it past these entries. */
+int reg_commit_nosync(tg_registry *r);
 /* sqlite3_step with SQLITE_BUSY retried; returns the sqlite rc. */
 int reg_step(sqlite3_stmt *st);
 int reg_exec(tg_registry *r, const char *sql);
@@ -111,8 +118,74 @@ int reg_audit_anchor_update(tg_registry *r);
 int reg_audit_verify(tg_registry *r, json_t *problems, json_t *notes);
 /* A fresh database in a home whose anchor names another one: record it. */
 int reg_audit_note_rebuild(tg_registry *r, const tg_actor *who);
+/* hash_n of one entry (the chain's definition, audit.c). */
+void reg_audit_entry_hash(char out[65], int64_t seq, int64_t at, const char *actor,
+			  const char *event, const char *tool, const char *details,
+			  const char *prev);
+/* ---- archive.c --------------------------------------------------------- */
+/* verify: the archived start of the chain. *expect_seq / prev: where the
+ * table's chain must start (1 / zeros without an archive); problems and
+ * notes for the archive files named by "archive" entries. */
+int reg_archive_verify(tg_registry *r, int64_t *expect_seq, char prev[65], json_t *problems,
+		       json_t *notes);
 /* "cli", "mcp:SESSION" */
 char *reg_actor_string(const tg_actor *who);
+
+/* ---- calllog.c --------------------------------------------------------- */
+/* The intent of a call whose tool is about to run: an unfinished calls row
+ * and a "call" audit entry, committed durably. On failure the tool must not
+ * run (the error says so). */
+int reg_call_intent(tg_registry *r, int64_t *out_id, const char *name, unsigned v,
+		    const tg_actor *who);
+/* The outcome of call id: the row finished, a "call_result" entry. */
+int reg_call_outcome(tg_registry *r, int64_t id, const char *name, unsigned v,
+		     const json_t *res, const tg_actor *who);
+/* A call that never reached its tool: a finished row and "call_result". */
+int reg_call_record(tg_registry *r, const char *name, unsigned v, const json_t *res,
+		    const tg_actor *who);
+/* One note per unfinished call (for verify). */
+int reg_calls_unfinished(tg_registry *r, json_t *notes);
+
+/* ---- quota.c ----------------------------------------------------------- */
+/* Allocated bytes (st_blocks) and files below path (0 when it is absent). */
+int reg_dir_usage(const char *path, uint64_t *bytes, uint64_t *files);
+int reg_home_usage(tg_registry *r, uint64_t *store, uint64_t *cache);
+/* quota_home_mb and max_rejected_per_tool_hour: TG_ERR_DENIED naming the
+ * quota when a create of name must be refused. */
+int reg_quota_before_create(tg_registry *r, const char *name);
+/* max_binary_mb for a freshly built binary: TG_ERR_DENIED when over. */
+int reg_quota_binary(tg_registry *r, const char *binary);
+
+/* ---- cache.c ----------------------------------------------------------- */
+void reg_rm_tree(const char *dir);
+/* A work folder under cache/ (.build-S, .scratch-S) owned through the
+ * flock on its lock file cache/.lock-S, made before it. */
+typedef struct reg_workdir {
+	char *dir;
+	char *lock_path;
+	int lock_fd;
+} reg_workdir;
+int reg_workdir_make(reg_workdir *w, tg_registry *r, const char *kind);
+/* Remove the folder (remove_dir=1; 0 when it was renamed away), then its
+ * lock file; frees w's strings. */
+void reg_workdir_release(reg_workdir *w, int remove_dir);
+/* At open: remove work folders whose owner died (their lock is free). */
+void reg_sweep_workdirs(tg_registry *r);
+/* A version that failed or was rejected keeps no binary: remove the cached
+ * build of content_hash unless a passing version shares it. */
+int reg_cache_drop_unused(tg_registry *r, const char *content_hash);
+/* Evict builds until cache/ is at most budget bytes: inactive versions'
+ * first, least recently used first. */
+typedef struct reg_evict_stats {
+	uint64_t bytes_before, bytes_after;
+	size_t evicted, evicted_active;
+} reg_evict_stats;
+int reg_cache_evict(tg_registry *r, uint64_t budget, reg_evict_stats *out);
+
+/* ---- upkeep.c ---------------------------------------------------------- */
+/* After a create: pack the store when its loose objects (estimated) pass
+ * pack_loose_objects. */
+int reg_upkeep_after_create(tg_registry *r);
 
 /* ---- manifest.c -------------------------------------------------------- */
 int reg_caps_from_json(const json_t *caps, int *read, int *write);
@@ -240,10 +313,8 @@ int reg_file_sha256(char out[65], const char *path);
 json_t *reg_limits_applied(const tg_registry *r, const json_t *limits);
 int reg_run_tool(json_t **out, tg_registry *r, const char *binary, const json_t *limits,
 		 int ws_read, int ws_write, const char *workspace, const json_t *args);
-/* An empty folder under cache/ (.scratch-XXXXXX) for the tests of a version
- * that awaits approval: they see it at /workspace, never the host's. Swept
- * like stale builds when a crash leaves one behind. */
-int reg_scratch_make(char **out, tg_registry *r);
-void reg_scratch_remove(const char *dir);
+/* The empty folder for the tests of a version that awaits approval is a
+ * work folder of kind "scratch" (cache.c): they see it at /workspace, never
+ * the host's; swept at the next open when a crash leaves one behind. */
 
 #endif

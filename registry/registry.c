@@ -155,6 +155,8 @@ int tg_registry_open(tg_registry **out, const char *home, int create)
 	}
 	if ((rc = tg_mkdir_p(r->cache_dir, 0700)) < 0)
 		goto fail;
+	/* build and scratch folders of processes that died (cache.c) */
+	reg_sweep_workdirs(r);
 	rc = reg_config_load(&r->cfg, home);
 	if (rc < 0)
 		goto fail;

@@ -35,6 +35,12 @@ typedef struct tg_config {
 	json_t *host_tools;          /* validated "host_tools" (bridge_host.c) */
 	uint32_t call_approval_timeout_ms; /* a queued call's wait (120000) */
 	uint32_t sandbox_pool;       /* sandboxes made ahead by serve (0: off; 0-8) */
+	/* quotas and upkeep (docs/CONFIG.md; 0 = unlimited / never) */
+	uint32_t quota_home_mb;      /* store + cache of the home (1024) */
+	uint32_t max_binary_mb;      /* one built binary (16) */
+	uint32_t max_rejected_per_tool_hour; /* rejected or failed versions (20) */
+	uint32_t cache_budget_mb;    /* cache/ before inactive builds are evicted (256) */
+	uint32_t pack_loose_objects; /* pack the store past this many loose objects (1000) */
 } tg_config;
 
 /* Open the home (create=1: create it if missing): store.git, registry.db,
@@ -127,8 +133,43 @@ int tg_registry_deny(json_t **out, tg_registry *r, const char *name, unsigned ve
 int tg_registry_pending(json_t **out, tg_registry *r);
 /* Audit log entries, oldest first (limit 0 = all). */
 int tg_registry_log(json_t **out, tg_registry *r, size_t limit);
-/* Store, registry and audit chain agree: *out = {"ok":bool,"problems":[..]}. */
+/* Store, registry and audit chain agree, and registry.db passes SQLite's
+ * integrity check: *out = {"ok":bool,"problems":[..],"notes":[..]}. */
 int tg_registry_verify(json_t **out, tg_registry *r);
+/* The words that end the message of any error caused by a damaged
+ * registry.db (SQLite's "malformed" or "not a database"): `verify` reports
+ * such an error as a problem (exit 1), not as an environment failure. */
+#define REG_DAMAGED "registry.db is damaged: run toolgate verify"
+/* Use against each quota and upkeep figure (docs/CONFIG.md, "Quotas"):
+ * {"home":{"used_bytes","store_bytes","cache_bytes","quota_bytes"},
+ *  "binary":{"largest_bytes","limit_bytes"},
+ *  "rejected_per_tool_hour":{"highest","tool","limit"},
+ *  "cache":{"bytes","builds","budget_bytes"},
+ *  "store":{"loose_objects","packs","pack_threshold"},
+ *  "rebuild_unacknowledged":bool}; a limit of 0 means unlimited. */
+int tg_registry_status(json_t **out, tg_registry *r);
+/* Upkeep on demand (`toolgate gc`): pack the store's loose objects and old
+ * packs into one pack (history untouched) and bring cache/ under
+ * cache_budget_mb (inactive versions' binaries first), audited as "gc".
+ * *out = {"store":{"busy","loose_before","packs_before","loose_after",
+ * "packs_after","objects_packed","loose_removed","pack"},
+ * "cache":{"bytes_before","bytes_after","evicted","evicted_active",
+ * "budget_bytes"}}. */
+int tg_registry_gc(json_t **out, tg_registry *r, const tg_actor *who);
+/* Audit retention: move the oldest entries, up to the last one before
+ * BEFORE (an entry number, or a UTC date YYYY-MM-DD), to
+ * <home>/audit-archive/audit-F-L.jsonl (verifiable on its own) and append
+ * a checkpoint entry "archive" that keeps the chain whole. *out =
+ * {"from","through","entries","file","sha256","checkpoint"}.
+ * TG_ERR_NOTFOUND when nothing is that old, TG_ERR_INVALID for a bad
+ * BEFORE. */
+int tg_registry_archive(json_t **out, tg_registry *r, const char *before, const tg_actor *who);
+/* A person acknowledges that registry.db was rebuilt from the store and its
+ * audit and call history lost (verify reports the rebuild as a problem until
+ * then): a "rebuild_acknowledged" audit entry. *out = {"rebuilt_at"}.
+ * TG_ERR_NOTFOUND when it was never rebuilt, TG_ERR_EXISTS when this rebuild
+ * is acknowledged already. */
+int tg_registry_acknowledge_rebuild(json_t **out, tg_registry *r, const tg_actor *who);
 /* Append an audit event (e.g. an MCP budget denial). details may be NULL. */
 int tg_registry_audit(tg_registry *r, const tg_actor *who, const char *event,
 		      const char *tool, const json_t *details);

@@ -176,8 +176,12 @@ int tg_registry_log(json_t **out, tg_registry *r, size_t limit)
 	*out = NULL;
 	if (!arr)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
-	rc = reg_prepare(r, &st, "SELECT seq, at, actor, event, tool, details, hash FROM "
-				 "(SELECT * FROM audit ORDER BY seq DESC LIMIT ?1) ORDER BY seq");
+	/* a "call" entry (a call's intent) whose calls row never got its
+	 * outcome is marked "unfinished": its process died while the tool ran */
+	rc = reg_prepare(r, &st, "SELECT a.seq, a.at, a.actor, a.event, a.tool, a.details, "
+				 "a.hash, c.finished FROM (SELECT * FROM audit ORDER BY seq DESC "
+				 "LIMIT ?1) a LEFT JOIN calls c ON a.event = 'call' AND c.id = "
+				 "json_extract(a.details, '$.call') ORDER BY a.seq");
 	if (rc < 0)
 		return rc;
 	sqlite3_bind_int64(st, 1, limit ? (sqlite3_int64)limit : -1);
@@ -191,6 +195,8 @@ int tg_registry_log(json_t **out, tg_registry *r, size_t limit)
 				      tool ? json_string(tool) : json_null(), "details",
 				      reg_col_json(st, 5), "hash",
 				      (const char *)sqlite3_column_text(st, 6));
+		if (e && sqlite3_column_type(st, 7) != SQLITE_NULL && sqlite3_column_int(st, 7) == 0)
+			json_object_set_new(e, "unfinished", json_true());
 		if (!e || json_array_append_new(arr, e) < 0)
 			return tg_error_set(TG_ERR_NOMEM, "out of memory");
 	}

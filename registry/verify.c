@@ -255,6 +255,36 @@ out:
 	return rc;
 }
 
+/* PRAGMA integrity_check: each line other than "ok" is a problem (at most
+ * 20; a database too damaged to check is one problem). */
+static int integrity(tg_registry *r, json_t *problems)
+{
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	int rc = reg_prepare(r, &st, "PRAGMA integrity_check(20)");
+
+	if (rc < 0) {
+		add(problems, "registry.db: the integrity check could not run: %s",
+		    tg_error_last()->message);
+		tg_error_clear();
+		return 0;
+	}
+	while ((rc = reg_step(st)) == SQLITE_ROW) {
+		const char *text = (const char *)sqlite3_column_text(st, 0);
+		_cleanup_free_ char *copy = text ? strdup(text) : NULL;
+		char *save = NULL, *line;
+
+		if (!copy || strcmp(copy, "ok") == 0)
+			continue;
+		/* one problem per line, without SQLite's "*** in database" header */
+		for (line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+			if (strncmp(line, "*** in database", 15) != 0)
+				add(problems, "registry.db: integrity check: %s", line);
+	}
+	if (rc != SQLITE_DONE)
+		add(problems, "registry.db: the integrity check failed: %s", sqlite3_errmsg(r->db));
+	return 0;
+}
+
 int tg_registry_verify(json_t **out, tg_registry *r)
 {
 	_cleanup_json_ json_t *problems = json_array(), *notes = json_array(), *res = NULL;
@@ -269,6 +299,23 @@ int tg_registry_verify(json_t **out, tg_registry *r)
 	*out = NULL;
 	if (!problems || !notes)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	/* SQLite's own check first: a damaged page makes every later answer
+	 * suspect (and calls fail) */
+	rc = integrity(r, problems);
+	if (rc < 0)
+		return rc;
+	if (json_array_size(problems) > 0) {
+		/* nothing read from a damaged database can be trusted: stop here */
+		add(notes, "the other checks were skipped: registry.db is damaged (restore it "
+			   "from a backup, or move registry.db, -wal and -shm away to rebuild it "
+			   "from the store, losing the audit and call logs)");
+		res = json_pack("{s:b, s:O, s:O, s:{s:i, s:i}}", "ok", 0, "problems", problems,
+				"notes", notes, "checked", "tools", 0, "versions", 0);
+		if (!res)
+			return tg_error_set(TG_ERR_NOMEM, "out of memory");
+		*out = TG_TAKE_PTR(res);
+		return 0;
+	}
 	if ((rc = reg_store(r, &s)) < 0)
 		return rc;
 	/* the full comparison, whatever the fingerprint said at open: first the
@@ -314,6 +361,9 @@ int tg_registry_verify(json_t **out, tg_registry *r)
 		goto out;
 	}
 	rc = reg_audit_verify(r, problems, notes);
+	if (rc < 0)
+		goto out;
+	rc = reg_calls_unfinished(r, notes);
 	if (rc < 0)
 		goto out;
 	json_array_foreach(r->repairs, i, rep)

@@ -108,6 +108,18 @@
 	X(git_note_message) \
 	X(git_note_free) \
 	X(git_commit_author) \
+	X(git_odb_foreach) \
+	X(git_packbuilder_free) \
+	X(git_packbuilder_insert) \
+	X(git_packbuilder_insert_walk) \
+	X(git_packbuilder_name) \
+	X(git_packbuilder_new) \
+	X(git_packbuilder_set_threads) \
+	X(git_packbuilder_write) \
+	X(git_packbuilder_written) \
+	X(git_revwalk_free) \
+	X(git_revwalk_new) \
+	X(git_revwalk_push_glob) \
 	/* end */
 
 struct tg_git_api {
@@ -123,6 +135,18 @@ extern struct tg_git_api tg_git_api;
 int tg_git_load(void);
 
 #ifndef TG_GIT_DL_IMPL
+#define git_odb_foreach (tg_git_api.git_odb_foreach)
+#define git_packbuilder_free (tg_git_api.git_packbuilder_free)
+#define git_packbuilder_insert (tg_git_api.git_packbuilder_insert)
+#define git_packbuilder_insert_walk (tg_git_api.git_packbuilder_insert_walk)
+#define git_packbuilder_name (tg_git_api.git_packbuilder_name)
+#define git_packbuilder_new (tg_git_api.git_packbuilder_new)
+#define git_packbuilder_set_threads (tg_git_api.git_packbuilder_set_threads)
+#define git_packbuilder_write (tg_git_api.git_packbuilder_write)
+#define git_packbuilder_written (tg_git_api.git_packbuilder_written)
+#define git_revwalk_free (tg_git_api.git_revwalk_free)
+#define git_revwalk_new (tg_git_api.git_revwalk_new)
+#define git_revwalk_push_glob (tg_git_api.git_revwalk_push_glob)
 #define git_blob_create_from_buffer (tg_git_api.git_blob_create_from_buffer)
 #define git_blob_free (tg_git_api.git_blob_free)
 #define git_commit_author (tg_git_api.git_commit_author)

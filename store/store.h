@@ -196,6 +196,21 @@ int tg_store_note_get(char **out, tg_store *s, const char *commit);
 #define TG_STORE_FINGERPRINT_CHANGED "changed"
 int tg_store_fingerprint(char out[65], const char *path);
 
+/* Upkeep (pack.c): loose objects (files under objects/XX/) and packs,
+ * counted from the folders. */
+int tg_store_object_counts(tg_store *s, size_t *loose, size_t *packs);
+/* Pack every object into one new pack (packbuilder), then remove the loose
+ * files of the objects it holds and the packs it replaced. Refs and
+ * history are untouched; unreachable objects are kept (packed). busy = 1
+ * when another process was packing (nothing done). */
+typedef struct tg_store_pack_stats {
+	size_t loose_before, packs_before, loose_after, packs_after;
+	size_t objects, loose_removed;
+	int busy;
+	char pack[64];
+} tg_store_pack_stats;
+int tg_store_pack(tg_store *s, tg_store_pack_stats *out);
+
 /* Value of a trailer of a version (NULL when absent). */
 const char *tg_store_version_trailer(const tg_store_version *v, const char *key);
 void tg_store_version_free(tg_store_version *v);

@@ -8,7 +8,8 @@
 #    must succeed (exit 0, the version active) or fail with exit 3 and one
 #    line "toolgate: create: ...: why"; a rollback likewise. After space is
 #    freed, `toolgate verify` passes, `git fsck` is clean, and after a
-#    failure the home is exactly as before (list, history, log, refs).
+#    failure the home is exactly as before (list, history, log, refs), but
+#    for the create_intent audit entry that recorded the attempt.
 #  - Read-only (`mount -o remount,ro`, which stops root too, unlike chmod):
 #    create, rollback, approve, call, list, verify refuse with exit 3 and one
 #    line naming the read-only file system; remounted read-write, nothing has
@@ -38,7 +39,9 @@ snapshot() {
 	{
 		"$tg" --home "$home" --json list
 		for t in rel_tool rel_cap rel_new; do "$tg" --home "$home" --json history $t 2>&1; done
-		"$tg" --home "$home" --json log
+		# a create records its intent before anything else (fail closed,
+		# docs/REGISTRY.md): a failed one leaves exactly that entry
+		"$tg" --home "$home" log | grep -v ' create_intent '
 		git --git-dir="$home/store.git" for-each-ref --format='%(refname) %(objectname)'
 	} > "$1" 2>&1
 }

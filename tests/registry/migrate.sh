@@ -42,16 +42,17 @@ expect_rc 0 "approve v2"
 run tg call cap '{}'
 expect_out '^\{"found":true\}$' "v2 runs with the workspace"
 
-# turn the database back into schema 1, as an older toolgate left it: the
+# turn the database back into schema 1, as an older toolgate left it (without
+# the columns of schemas 2 and 3): the
 # tool-level approval (approved_caps) said workspace:read was approved
-run "$SQLX" "$HOME_DIR/registry.db" "DROP TABLE denials; DROP INDEX approvals_version; ALTER TABLE approvals DROP COLUMN version; ALTER TABLE approvals DROP COLUMN approval_hash; ALTER TABLE approvals DROP COLUMN verified; UPDATE tools SET approved_caps = '[\"workspace:read\"]', approved_version = 2 WHERE name = 'cap'; PRAGMA user_version = 1"
+run "$SQLX" "$HOME_DIR/registry.db" "DROP TABLE denials; DROP INDEX approvals_version; ALTER TABLE approvals DROP COLUMN version; ALTER TABLE approvals DROP COLUMN approval_hash; ALTER TABLE approvals DROP COLUMN verified; ALTER TABLE calls DROP COLUMN finished; UPDATE tools SET approved_caps = '[\"workspace:read\"]', approved_version = 2 WHERE name = 'cap'; PRAGMA user_version = 1"
 expect_rc 0 "downgrade to schema 1"
 run tg list --pending
 expect_rc 0 "the open migrates"
 expect_out '^cap +v1 +\[workspace:read\]' "the inactive capability version is pending"
 expect_out '^cap +v2 +\[workspace:read\]  \(active but not approved: calls refuse it\)' "the active one needs approval again"
 run "$SQLX" "$HOME_DIR/registry.db" "PRAGMA user_version"
-expect_out '^3$' "schema version 3 (2: approvals per version, 3: output_schemas)"
+expect_out '^4$' "schema version 4 (2: approvals per version, 3: output_schemas, 4: calls.finished)"
 run tg call cap '{}'
 expect_rc 1 "the old approval no longer counts"
 expect_err '^toolgate: call cap: cap v2 asks for capabilities that no person approved for this exact version \(approval hash [0-9a-f]{12}\): toolgate approve cap@2$' "call refusal"

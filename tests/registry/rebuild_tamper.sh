@@ -37,11 +37,15 @@ run tg call word_count '{"text":"a b"}'
 expect_rc 0 "call after rebuild"
 expect_out '^\{"words":2\}$' "call after rebuild runs v1"
 run tg verify
-expect_rc 0 "verify after rebuild"
-expect_out 'rebuilt from the store.*audit and call logs' "verify says the logs were lost"
+expect_rc 1 "verify after rebuild: the lost history is a problem"
+expect_out '^PROBLEM: registry.db was rebuilt from the store at [0-9]+ \(unix time\): the audit and call logs from before that are lost \(the anchor recorded [0-9]+ entries\);' "verify says the logs were lost"
 run tg log --json
 expect_out '"registry_rebuilt"' "the rebuild is in the new audit log"
 expect_out '"previous_audit_head"' "the lost head is recorded"
+run tg verify --acknowledge-rebuild
+expect_rc 0 "a person acknowledges the rebuild"
+run tg verify
+expect_rc 0 "verify after the acknowledgement"
 
 # audit: the table refuses edits while its triggers stand
 run "$SQLX" "$db" "UPDATE audit SET event = 'x' WHERE seq = 1"

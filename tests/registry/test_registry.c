@@ -346,7 +346,7 @@ static void test_config_and_ref(void **state)
 	sql(home, "PRAGMA user_version = 99");
 	assert_int_equal(tg_registry_open(&r, home, 0), TG_ERR_UNAVAILABLE);
 	assert_non_null(strstr(tg_error_last()->message, "newer"));
-	sql(home, "PRAGMA user_version = 2");
+	sql(home, "PRAGMA user_version = 4");
 	assert_int_equal(tg_registry_open(&r, home, 0), 0);
 	tg_registry_free(r);
 
@@ -589,10 +589,26 @@ static void test_reindex_rollback_generation(void **state)
 	assert_string_equal(json_string_value(json_object_get(j, "status")), "active");
 	json_decref(j);
 	assert_int_equal(tg_registry_verify(&j, r), 0);
+	/* the lost history is a problem until a person acknowledges it */
+	assert_false(json_is_true(json_object_get(j, "ok")));
+	{
+		char *p = tg_json_dump(json_object_get(j, "problems"));
+		assert_non_null(strstr(p, "rebuilt from the store"));
+		free(p);
+	}
+	json_decref(j);
+	{
+		tg_actor ack_who = { "cli", NULL };
+		assert_int_equal(tg_registry_acknowledge_rebuild(&j, r, &ack_who), 0);
+		json_decref(j);
+		assert_int_equal(tg_registry_acknowledge_rebuild(&j, r, &ack_who), TG_ERR_EXISTS);
+	}
+	assert_int_equal(tg_registry_verify(&j, r), 0);
 	assert_true(json_is_true(json_object_get(j, "ok")));
 	{
 		char *notes = tg_json_dump(json_object_get(j, "notes"));
 		assert_non_null(strstr(notes, "rebuilt from the store"));
+		assert_non_null(strstr(notes, "(acknowledged)"));
 		free(notes);
 	}
 	json_decref(j);

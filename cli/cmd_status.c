@@ -1,0 +1,148 @@
+/*
+ * cli/cmd_status.c: `toolgate status`: the home's use against each quota
+ * (docs/CONFIG.md, "Quotas"): bytes of store and cache, the largest cached
+ * binary, the most rejected submissions of one tool in the last hour, the
+ * cache against its budget, the store's loose objects against the packing
+ * threshold, and an unacknowledged rebuild. `toolgate gc`: pack the store.
+ */
+#include "cli.h"
+#include "registry/registry.h"
+
+#include <string.h>
+
+static json_int_t num(const json_t *o, const char *a, const char *b)
+{
+	return json_integer_value(json_object_get(json_object_get(o, a), b));
+}
+
+static void mib(char *buf, size_t n, json_int_t v)
+{
+	snprintf(buf, n, "%.1f MiB", (double)v / (1024.0 * 1024.0));
+}
+
+/* "of 1024.0 MiB (quota_home_mb)" or "(quota_home_mb: unlimited)" */
+static void limit_text(char *buf, size_t n, json_int_t v, const char *key)
+{
+	char m[32];
+
+	if (v <= 0) {
+		snprintf(buf, n, "(%s: unlimited)", key);
+		return;
+	}
+	mib(m, sizeof(m), v);
+	snprintf(buf, n, "of %s (%s)", m, key);
+}
+
+int cmd_status(tg_cli *cli, int argc, char **argv)
+{
+	_cleanup_json_ json_t *res = NULL;
+	tg_registry *r = NULL;
+	char a[32], b[32], c[32], lim[96];
+	const char *tool;
+	int rc;
+
+	(void)argv;
+	if (argc > 1)
+		return cli_usage(cli, "takes no arguments");
+	rc = tg_registry_open_flag(&r, cli->home_flag, 0);
+	if (rc < 0)
+		return cli_fail(rc, "status");
+	rc = tg_registry_status(&res, r);
+	tg_registry_free(r);
+	if (rc < 0)
+		return cli_fail(rc, "status");
+	if (cli->json)
+		return cli_print_json(res);
+	mib(a, sizeof(a), num(res, "home", "used_bytes"));
+	mib(b, sizeof(b), num(res, "home", "store_bytes"));
+	mib(c, sizeof(c), num(res, "home", "cache_bytes"));
+	limit_text(lim, sizeof(lim), num(res, "home", "quota_bytes"), "quota_home_mb");
+	printf("home      %s %s: store %s, cache %s\n", a, lim, b, c);
+	mib(a, sizeof(a), num(res, "binary", "largest_bytes"));
+	limit_text(lim, sizeof(lim), num(res, "binary", "limit_bytes"), "max_binary_mb");
+	printf("binary    largest cached %s %s\n", a, lim);
+	tool = json_string_value(json_object_get(json_object_get(res, "rejected_per_tool_hour"),
+						 "tool"));
+	if (num(res, "rejected_per_tool_hour", "limit") > 0)
+		snprintf(lim, sizeof(lim), "of %lld (max_rejected_per_tool_hour)",
+			 (long long)num(res, "rejected_per_tool_hour", "limit"));
+	else
+		snprintf(lim, sizeof(lim), "(max_rejected_per_tool_hour: unlimited)");
+	printf("rejected  %lld in the last hour%s%s %s\n",
+	       (long long)num(res, "rejected_per_tool_hour", "highest"), tool ? " for " : "",
+	       tool ? cli_line(tool) : "", lim);
+	mib(a, sizeof(a), num(res, "cache", "bytes"));
+	limit_text(lim, sizeof(lim), num(res, "cache", "budget_bytes"), "cache_budget_mb");
+	printf("cache     %s in %lld builds %s\n", a, (long long)num(res, "cache", "builds"), lim);
+	if (num(res, "store", "pack_threshold") > 0)
+		snprintf(lim, sizeof(lim), "packed past %lld (pack_loose_objects)",
+			 (long long)num(res, "store", "pack_threshold"));
+	else
+		snprintf(lim, sizeof(lim), "(pack_loose_objects: 0, packed only by toolgate gc)");
+	printf("store     %lld loose objects, %lld packs, %s\n",
+	       (long long)num(res, "store", "loose_objects"), (long long)num(res, "store", "packs"),
+	       lim);
+	if (json_is_true(json_object_get(res, "rebuild_unacknowledged")))
+		printf("registry  REBUILT from the store, history lost: see toolgate verify\n");
+	return TG_EXIT_OK;
+}
+
+int cmd_gc(tg_cli *cli, int argc, char **argv)
+{
+	_cleanup_json_ json_t *res = NULL;
+	tg_registry *r = NULL;
+	tg_actor who = { "cli", NULL };
+	const json_t *st;
+	int rc;
+
+	(void)argv;
+	if (argc > 1)
+		return cli_usage(cli, "takes no arguments");
+	rc = tg_registry_open_flag(&r, cli->home_flag, 0);
+	if (rc < 0)
+		return cli_fail(rc, "gc");
+	rc = tg_registry_gc(&res, r, &who);
+	tg_registry_free(r);
+	if (rc < 0)
+		return cli_fail(rc, "gc");
+	if (cli->json)
+		return cli_print_json(res);
+	st = json_object_get(res, "cache");
+	{
+		char a[32], b[32], c[32];
+		mib(a, sizeof(a), json_integer_value(json_object_get(st, "bytes_before")));
+		mib(b, sizeof(b), json_integer_value(json_object_get(st, "bytes_after")));
+		mib(c, sizeof(c), json_integer_value(json_object_get(st, "budget_bytes")));
+		if (json_integer_value(json_object_get(st, "evicted")) > 0)
+			printf("cache: evicted %lld builds (%lld of active versions): %s -> %s, "
+			       "budget %s\n",
+			       (long long)json_integer_value(json_object_get(st, "evicted")),
+			       (long long)json_integer_value(json_object_get(st, "evicted_active")), a,
+			       b, c);
+		else
+			printf("cache: %s, within its budget (%s)\n", a,
+			       json_integer_value(json_object_get(st, "budget_bytes")) > 0
+				       ? c
+				       : "cache_budget_mb: unlimited");
+	}
+	st = json_object_get(res, "store");
+	if (json_is_true(json_object_get(st, "busy"))) {
+		printf("store: another process is packing it; nothing done\n");
+		return TG_EXIT_OK;
+	}
+	if (json_integer_value(json_object_get(st, "objects_packed")) == 0) {
+		printf("store: nothing to pack (%lld loose objects, %lld packs)\n",
+		       (long long)json_integer_value(json_object_get(st, "loose_before")),
+		       (long long)json_integer_value(json_object_get(st, "packs_before")));
+		return TG_EXIT_OK;
+	}
+	printf("store: packed %lld objects into %s; loose objects %lld -> %lld, packs %lld -> "
+	       "%lld\n",
+	       (long long)json_integer_value(json_object_get(st, "objects_packed")),
+	       cli_jline(json_object_get(st, "pack")),
+	       (long long)json_integer_value(json_object_get(st, "loose_before")),
+	       (long long)json_integer_value(json_object_get(st, "loose_after")),
+	       (long long)json_integer_value(json_object_get(st, "packs_before")),
+	       (long long)json_integer_value(json_object_get(st, "packs_after")));
+	return TG_EXIT_OK;
+}
