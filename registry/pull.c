@@ -226,9 +226,16 @@ static int follow(tg_registry *r, const tg_store_incoming *in, const tg_actor *w
 	} else {
 		ok = 1;
 	}
-	if (!ok && (rc = reg_audit_append(r, who, "pull_active_refused", in->tool,
-					   json_pack("{s:i, s:s}", "version", (int)va, "why", why))) < 0)
-		goto fail;
+	if (!ok) {
+		/* reg_audit_append borrows the details: they are ours to free */
+		_cleanup_json_ json_t *d = json_pack("{s:i, s:s}", "version", (int)va, "why", why);
+		if (!d) {
+			rc = tg_error_set(TG_ERR_NOMEM, "out of memory");
+			goto fail;
+		}
+		if ((rc = reg_audit_append(r, who, "pull_active_refused", in->tool, d)) < 0)
+			goto fail;
+	}
 	if ((rc = reg_commit(r)) < 0)
 		goto out;
 done:
