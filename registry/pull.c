@@ -195,7 +195,26 @@ static int reconcile(tg_registry *r, const tg_store_incoming *in, const char *ur
 	return forget_above(r, in->tool, in->base_version);
 }
 
-/* Follow the remote's active pointer when it is acceptable here. */
+/* Does this host's note on commit record a bad signature? (Checked on
+ * every pull, not only the one that brought the commit.) */
+static int bad_signature(tg_store *s, const char *commit)
+{
+	_cleanup_free_ char *note = NULL;
+	_cleanup_json_ json_t *j = NULL;
+	tg_json_limits lim = { 4u << 20, 64 };
+	const char *st;
+
+	if (tg_store_note_get(&note, s, commit) < 0 || !note ||
+	    tg_json_parse(&j, note, strlen(note), &lim) < 0) {
+		tg_error_clear();
+		return 0;
+	}
+	st = json_string_value(json_object_get(json_object_get(j, "signature"), "state"));
+	return st && !strcmp(st, "bad");
+}
+
+/* Follow the remote's active pointer when it is acceptable here (never to
+ * a version whose signature does not verify). */
 static int follow(tg_registry *r, const tg_store_incoming *in, const tg_actor *who, json_t *res)
 {
 	_cleanup_free_ char *status = NULL;
@@ -222,6 +241,8 @@ static int follow(tg_registry *r, const tg_store_incoming *in, const tg_actor *w
 		goto fail;
 	if (cur == va) {
 		ok = 1;
+	} else if (bad_signature(s, in->remote_active)) {
+		snprintf(why, sizeof(why), "v%u: its signature does not verify", va);
 	} else if (!tool_id || !status[0] || !strcmp(status, "rejected") ||
 		   !strcmp(status, "failed") || !strcmp(status, "denied")) {
 		snprintf(why, sizeof(why), "v%u did not pass here (status %s)", va,
