@@ -89,6 +89,7 @@ int cmd_run(tg_cli *cli, int argc, char **argv);
 int cmd_remote(tg_cli *cli, int argc, char **argv);
 int cmd_push(tg_cli *cli, int argc, char **argv);
 int cmd_pull(tg_cli *cli, int argc, char **argv);
+int cmd_key(tg_cli *cli, int argc, char **argv);
 int cmd_show_run(tg_cli *cli, int argc, char **argv);
 int cmd_approvals(tg_cli *cli, int argc, char **argv);
 int cmd_approve_call(tg_cli *cli, int argc, char **argv);

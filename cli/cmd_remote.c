@@ -26,6 +26,20 @@ static int one_arg(tg_cli *cli, int argc, char **argv, int from, const char **ou
 	return 0;
 }
 
+/* ", signature: good from P" / unsigned / untrusted (why) / bad (why) */
+static void print_signature(const json_t *sig)
+{
+	const char *st = json_string_value(json_object_get(sig, "state"));
+
+	if (!st)
+		return;
+	printf(", signature: %s", cli_line(st));
+	if (json_object_get(sig, "principal"))
+		printf(" from %s", cli_jline(json_object_get(sig, "principal")));
+	if (json_object_get(sig, "why"))
+		printf(" (%s)", cli_jline(json_object_get(sig, "why")));
+}
+
 int cmd_remote(tg_cli *cli, int argc, char **argv)
 {
 	_cleanup_json_ json_t *res = NULL;
@@ -139,6 +153,7 @@ int cmd_pull(tg_cli *cli, int argc, char **argv)
 			if (json_is_true(json_object_get(v, "disagree")))
 				printf(" (DISAGREES: the remote claimed %s)",
 				       cli_jline(json_object_get(v, "claimed_status")));
+			print_signature(json_object_get(v, "signature"));
 			printf("\n");
 		}
 		if (json_object_get(t, "problem"))

@@ -65,6 +65,12 @@ static const tg_cli_command commands[] = {
 	  "only when it passed here and a person here approved its capabilities. This\n"
 	  "host's unpushed versions are renumbered on top of the remote's. Exit 1 when\n"
 	  "a claim disagreed, a ref was refused or an active pointer was not followed." },
+	{ "key", cmd_key, "init | show | trust PRINCIPAL PUBKEY_FILE",
+	  "this host's signing key; the signers whose signatures it trusts",
+	  "init: an ed25519 key in <home>/keys/ (never overwritten); every commit this\n"
+	  "host writes is then signed (ssh-keygen -Y sign -n git, git's gpgsig header).\n"
+	  "trust: add a public key to <home>/trusted_signers (allowed-signers format).\n"
+	  "pull reports each new version's signature; a signature never replaces re-vetting." },
 	{ "verify", cmd_verify, "[--acknowledge-rebuild]",
 	  "check that store, registry and audit chain agree",
 	  "Also runs SQLite's integrity check on registry.db. A registry.db rebuilt from\n"

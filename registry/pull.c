@@ -10,7 +10,9 @@
  * answer and in the audit log (pull_disagreement). When both sides added
  * versions, this host's unpushed ones are copied on top of the remote's,
  * renumbered (their approvals do not follow: a person approves again) and
- * re-verified. A remote active pointer is followed only to a version that
+ * re-verified. Each new version's signature (a claim of the host that
+ * vetted it, keys.c) is checked and recorded with the local verdict; a bad
+ * one is a disagreement. A remote active pointer is followed only to a version that
  * passed here and whose approval stands here (approvals never travel).
  */
 #include "reg_internal.h"
@@ -38,12 +40,12 @@ static int passed(const char *status, const char *verdict)
 
 /* Re-vet version v of the chain tip and write the local note. Appends
  * {"version","commit","status","verdict","reason","claimed_status",
- * "claimed_verdict","claimed_content_hash","disagree"} to versions. */
+ * "claimed_verdict","claimed_content_hash","signature","disagree"} to versions. */
 static int revet_one(tg_registry *r, const char *tool, const char *tip, unsigned v,
 		     const char *url, json_t *versions, unsigned *ndisagree)
 {
 	_cleanup_free_ char *mj = NULL, *src = NULL, *note = NULL;
-	_cleanup_json_ json_t *manifest = NULL, *local = NULL;
+	_cleanup_json_ json_t *manifest = NULL, *local = NULL, *sig = NULL;
 	tg_json_limits lim = { 4u << 20, 64 };
 	tg_store_version *sv = NULL;
 	const char *cs, *cv, *ch, *ls, *lv, *lh;
@@ -78,6 +80,13 @@ static int revet_one(tg_registry *r, const char *tool, const char *tip, unsigned
 	lv = json_string_value(json_object_get(local, "verdict"));
 	lh = json_string_value(json_object_get(local, "content_hash"));
 	disagree = passed(cs, cv) != passed(ls, lv) || !ch || strcmp(ch, lh) != 0;
+	/* the signer's claim: checked and recorded, never a substitute for
+	 * the re-vetting above; a signature that does not verify disagrees */
+	if ((rc = reg_signature_json(&sig, r, sv->commit)) < 0)
+		goto out;
+	if (!strcmp(json_string_value(json_object_get(sig, "state")), "bad"))
+		disagree = 1;
+	json_object_set(local, "signature", sig);
 	json_object_set_new(local, "claimed", json_pack("{s:s?, s:s?, s:s?}", "status", cs, "verdict",
 							cv, "content_hash", ch));
 	json_object_set_new(local, "pulled_from", json_string(url));
@@ -93,11 +102,11 @@ static int revet_one(tg_registry *r, const char *tool, const char *tip, unsigned
 	}
 	*ndisagree += disagree;
 	json_array_append_new(versions,
-			      json_pack("{s:i, s:s, s:s, s:s, s:O, s:s?, s:s?, s:s?, s:b}", "version",
-					(int)v, "commit", sv->commit, "status", ls, "verdict", lv,
-					"reason", json_object_get(local, "reason"), "claimed_status",
-					cs, "claimed_verdict", cv, "claimed_content_hash", ch,
-					"disagree", disagree));
+			      json_pack("{s:i, s:s, s:s, s:s, s:O, s:s?, s:s?, s:s?, s:O, s:b}",
+					"version", (int)v, "commit", sv->commit, "status", ls, "verdict",
+					lv, "reason", json_object_get(local, "reason"), "claimed_status",
+					cs, "claimed_verdict", cv, "claimed_content_hash", ch, "signature",
+					sig, "disagree", disagree));
 	rc = 0;
 out:
 	tg_store_version_free(sv);
@@ -186,7 +195,26 @@ static int reconcile(tg_registry *r, const tg_store_incoming *in, const char *ur
 	return forget_above(r, in->tool, in->base_version);
 }
 
-/* Follow the remote's active pointer when it is acceptable here. */
+/* Does this host's note on commit record a bad signature? (Checked on
+ * every pull, not only the one that brought the commit.) */
+static int bad_signature(tg_store *s, const char *commit)
+{
+	_cleanup_free_ char *note = NULL;
+	_cleanup_json_ json_t *j = NULL;
+	tg_json_limits lim = { 4u << 20, 64 };
+	const char *st;
+
+	if (tg_store_note_get(&note, s, commit) < 0 || !note ||
+	    tg_json_parse(&j, note, strlen(note), &lim) < 0) {
+		tg_error_clear();
+		return 0;
+	}
+	st = json_string_value(json_object_get(json_object_get(j, "signature"), "state"));
+	return st && !strcmp(st, "bad");
+}
+
+/* Follow the remote's active pointer when it is acceptable here (never to
+ * a version whose signature does not verify). */
 static int follow(tg_registry *r, const tg_store_incoming *in, const tg_actor *who, json_t *res)
 {
 	_cleanup_free_ char *status = NULL;
@@ -213,6 +241,8 @@ static int follow(tg_registry *r, const tg_store_incoming *in, const tg_actor *w
 		goto fail;
 	if (cur == va) {
 		ok = 1;
+	} else if (bad_signature(s, in->remote_active)) {
+		snprintf(why, sizeof(why), "v%u: its signature does not verify", va);
 	} else if (!tool_id || !status[0] || !strcmp(status, "rejected") ||
 		   !strcmp(status, "failed") || !strcmp(status, "denied")) {
 		snprintf(why, sizeof(why), "v%u did not pass here (status %s)", va,

@@ -108,6 +108,15 @@ int reg_tool_id(tg_registry *r, const char *name, int create, int64_t *out);
 int reg_config_load(tg_config *cfg, const char *home);
 void reg_config_clear(tg_config *cfg);
 
+/* ---- keys.c (signing key and trusted signers) ------------------------- */
+char *reg_key_path(const tg_registry *r);
+char *reg_trusted_signers_path(const tg_registry *r);
+/* Sign the store's new commits when <home>/keys/signing_key exists. */
+int reg_sign_setup(tg_registry *r, tg_store *s);
+/* {"state": unsigned|good|untrusted|bad, "principal"?, "key"?, "why"?} of a
+ * commit, against <home>/trusted_signers. */
+int reg_signature_json(json_t **out, tg_registry *r, const char *commit);
+
 /* ---- audit.c ----------------------------------------------------------- */
 /* Append one entry (inside a transaction). */
 int reg_audit_append(tg_registry *r, const tg_actor *who, const char *event,

@@ -83,6 +83,8 @@ int reg_store(tg_registry *r, tg_store **out)
 		rc = tg_store_open(&r->store, r->store_path, 1);
 		if (rc < 0)
 			return tg_error_prefix("store");
+		if ((rc = reg_sign_setup(r, r->store)) < 0)
+			return rc;
 	}
 	*out = r->store;
 	return 0;

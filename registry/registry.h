@@ -220,6 +220,16 @@ int tg_registry_push(json_t **out, tg_registry *r, const char *remote, const tg_
  * "refused":[..],"disagreements":N,"new_versions":N} (docs/STORE.md). */
 int tg_registry_pull(json_t **out, tg_registry *r, const char *remote, const tg_actor *who);
 
+/* Signing (docs/STORE.md "Signed verdicts"). key_init: a new ed25519 key
+ * <home>/keys/signing_key (TG_ERR_EXISTS when there is one), audited;
+ * key_show: TG_ERR_NOTFOUND when none. *out = {"key","public_key_file",
+ * "public_key","allowed_signers","created"}. key_trust: append
+ * "PRINCIPAL namespaces="git" KEY" to <home>/trusted_signers, audited. */
+int tg_registry_key_init(json_t **out, tg_registry *r, const tg_actor *who);
+int tg_registry_key_show(json_t **out, tg_registry *r);
+int tg_registry_key_trust(json_t **out, tg_registry *r, const char *principal,
+			  const char *pubkey_file, const tg_actor *who);
+
 /* Has this handle opened the store (initialised libgit2)? An open whose
  * store fingerprint matches the one the registry recorded does not; the
  * store is opened on the first operation that needs it. For tests and

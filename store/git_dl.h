@@ -120,6 +120,9 @@
 	X(git_revwalk_free) \
 	X(git_revwalk_new) \
 	X(git_revwalk_push_glob) \
+	X(git_commit_create_buffer) \
+	X(git_commit_create_with_signature) \
+	X(git_commit_extract_signature) \
 	/* end */
 
 struct tg_git_api {
@@ -150,6 +153,9 @@ int tg_git_load(void);
 #define git_blob_create_from_buffer (tg_git_api.git_blob_create_from_buffer)
 #define git_blob_free (tg_git_api.git_blob_free)
 #define git_commit_author (tg_git_api.git_commit_author)
+#define git_commit_create_buffer (tg_git_api.git_commit_create_buffer)
+#define git_commit_create_with_signature (tg_git_api.git_commit_create_with_signature)
+#define git_commit_extract_signature (tg_git_api.git_commit_extract_signature)
 #define git_note_free (tg_git_api.git_note_free)
 #define git_note_message (tg_git_api.git_note_message)
 #define git_note_read (tg_git_api.git_note_read)

@@ -198,6 +198,7 @@ void tg_store_free(tg_store *s)
 		close(s->lock_fd);
 	git_repository_free(s->repo);
 	free(s->path);
+	free(s->sign_key);
 	free(s);
 	git_libgit2_shutdown();
 }

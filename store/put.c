@@ -148,8 +148,8 @@ int tg_store_put(tg_store_version **out, tg_store *s, const tg_store_put_opts *o
 			rc = rc < 0 ? rc : tg_error_set(TG_ERR_NOMEM, "out of memory");
 			goto out;
 		}
-		rc = git_commit_create(&commit_id, s->repo, NULL, author, committer, NULL, msg, tree,
-				       parent ? 1 : 0, (const git_commit **)&parent);
+		rc = st_commit_write(&commit_id, s, author, committer, msg, tree, parent ? 1 : 0,
+				     (const git_commit **)&parent);
 		if (rc < 0) {
 			git_commit_free(parent);
 			rc = st_git_fail(rc, "tool %s: write commit", o->tool);

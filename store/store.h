@@ -183,6 +183,33 @@ int tg_store_rebase(char out_tip[41], tg_store *s, const char *tool, const char 
 int tg_store_note_set(tg_store *s, const char *commit, const char *text);
 int tg_store_note_get(char **out, tg_store *s, const char *commit);
 
+/* ---- signed commits (sign.c, docs/STORE.md "Signed verdicts") */
+/* Sign every commit this handle writes from now on with the private SSH
+ * key at key_path (`ssh-keygen -Y sign -n git`, gpgsig header); NULL stops. */
+int tg_store_set_signing_key(tg_store *s, const char *key_path);
+/* A new ed25519 key pair at key_path (+ ".pub"), no passphrase, mode 0600;
+ * TG_ERR_EXISTS when key_path exists (never overwritten). */
+int tg_store_keygen(const char *key_path, const char *comment);
+
+enum {
+	TG_STORE_SIG_NONE = 0,   /* unsigned */
+	TG_STORE_SIG_GOOD,       /* verified for principal */
+	TG_STORE_SIG_UNTRUSTED,  /* valid for its own key, which is not trusted here */
+	TG_STORE_SIG_BAD         /* does not match the commit, or not an SSH signature */
+};
+typedef struct tg_store_sig {
+	int state;
+	char principal[128];     /* GOOD: the allowed-signers principal */
+	char key[128];           /* GOOD, UNTRUSTED: "SHA256:..." of the signing key */
+	char why[300];           /* UNTRUSTED, BAD: one line */
+} tg_store_sig;
+/* Check the signature of a commit (hex) against an allowed-signers file
+ * (NULL or missing: nothing is trusted). 0 with *out filled; negative only
+ * when the check could not run (no ssh-keygen, ...). */
+int tg_store_commit_signature(tg_store_sig *out, tg_store *s, const char *commit,
+			      const char *allowed_signers);
+const char *tg_store_sig_name(int state);
+
 /* A cheap fingerprint of the ref state of the bare repository at path,
  * computed without libgit2 (plain stat calls, no git_libgit2_init): the
  * hex SHA-256 of the sorted (name, inode, size, mtime, ctime) of every file

@@ -38,6 +38,7 @@ struct tg_store {
 	git_repository *repo;
 	char *path;     /* the repository folder */
 	int lock_fd;    /* <path>/toolgate.lock, for flock(2) */
+	char *sign_key; /* private SSH key signing every commit written, or NULL */
 };
 
 /* Map a libgit2 failure to a TG_ERR_* code with "what: libgit2 message". */
@@ -107,6 +108,13 @@ int st_chain_contains(tg_store *s, const git_oid *tip, const git_oid *id);
  * https:// URL (no scp-like host:path); an anonymous remote for it. */
 int st_check_remote_url(const char *url);
 int st_open_remote(git_remote **out, tg_store *s, const char *url);
+
+/* sign.c: write a commit (as git_commit_create, no ref moved), signed
+ * with the store's key (gpgsig header, `ssh-keygen -Y sign -n git`) when
+ * one is set. */
+int st_commit_write(git_oid *out, tg_store *s, const git_signature *author,
+		    const git_signature *committer, const char *msg, const git_tree *tree,
+		    size_t nparents, const git_commit **parents);
 
 /* Free an array of trailers. */
 void st_trailers_free(tg_store_trailer *t, size_t n);

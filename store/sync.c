@@ -594,8 +594,8 @@ int tg_store_rebase(char out_tip[41], tg_store *s, const char *tool, const char 
 			rc = st_git_fail(rc, "rebase %s: tree", tool);
 			goto out;
 		}
-		rc = git_commit_create(&id, s->repo, NULL, git_commit_author(chain[k]), committer, NULL, msg,
-				       tree, 1, (const git_commit **)&parent);
+		rc = st_commit_write(&id, s, git_commit_author(chain[k]), committer, msg, tree, 1,
+				     (const git_commit **)&parent);
 		git_tree_free(tree);
 		if (rc < 0 || (rc = git_commit_lookup(&nc, s->repo, &id)) < 0) {
 			rc = st_git_fail(rc, "rebase %s: write commit", tool);

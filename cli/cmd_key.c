@@ -1,0 +1,52 @@
+/*
+ * cli/cmd_key.c: `toolgate key init | show | trust PRINCIPAL PUBKEY_FILE`
+ * (docs/STORE.md, "Signed verdicts"). init makes this host's signing key
+ * (<home>/keys/signing_key, ed25519, refused when one exists) and prints
+ * its public key and the allowed-signers line other hosts trust it with;
+ * from then on every commit this host writes is signed. trust adds another
+ * host's public key to <home>/trusted_signers, against which pull and
+ * verify check signatures.
+ */
+#include "cli.h"
+#include "registry/registry.h"
+
+#include <string.h>
+
+int cmd_key(tg_cli *cli, int argc, char **argv)
+{
+	_cleanup_json_ json_t *res = NULL;
+	tg_registry *r = NULL;
+	tg_actor who = { "cli", NULL };
+	const char *sub = argc > 1 ? argv[1] : "show";
+	int rc;
+
+	if (strcmp(sub, "init") && strcmp(sub, "show") && strcmp(sub, "trust"))
+		return cli_usage(cli, "unknown subcommand %.64s (init, show, trust)", sub);
+	if (!strcmp(sub, "trust") && argc != 4)
+		return cli_usage(cli, "trust needs PRINCIPAL PUBKEY_FILE");
+	if (strcmp(sub, "trust") && argc > 2)
+		return cli_usage(cli, "%s takes no argument", sub);
+	rc = tg_registry_open_flag(&r, cli->home_flag, 0);
+	if (rc < 0)
+		return cli_fail(rc, "key");
+	if (!strcmp(sub, "init"))
+		rc = tg_registry_key_init(&res, r, &who);
+	else if (!strcmp(sub, "trust"))
+		rc = tg_registry_key_trust(&res, r, argv[2], argv[3], &who);
+	else
+		rc = tg_registry_key_show(&res, r);
+	tg_registry_free(r);
+	if (rc < 0)
+		return cli_fail(rc, "key");
+	if (cli->json)
+		return cli_print_json(res);
+	if (!strcmp(sub, "trust")) {
+		printf("trusted %s: %s\n", cli_jline(json_object_get(res, "principal")),
+		       cli_jline(json_object_get(res, "public_key")));
+		return TG_EXIT_OK;
+	}
+	printf("key: %s\n", cli_jline(json_object_get(res, "key")));
+	printf("public key: %s\n", cli_jline(json_object_get(res, "public_key")));
+	printf("allowed signers line: %s\n", cli_jline(json_object_get(res, "allowed_signers")));
+	return TG_EXIT_OK;
+}
