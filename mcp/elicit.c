@@ -102,7 +102,8 @@ static json_t *elicit_request(tg_mcp_server *s, const tg_call_question *q, const
 		 "Approving runs exactly this call, with these arguments, once.",
 		 (long long)q->id, q->callee, q->callee_version, q->args_sha256, q->caller, runs,
 		 args, strlen(args) > 1000 ? "..." : "");
-	tg_mcp_sanitize(msg);
+	/* every part is ASCII without controls: tool names, hex digests and
+	 * the arguments as JSON with \u escapes; the newlines are ours */
 	params = json_pack("{s:s, s:{s:s, s:{s:{s:s, s:s, s:s, s:b}}, s:[s]}, s:{s:{s:I, s:s, "
 			   "s:s, s:s, s:s, s:s}}}",
 			   "message", msg, "requestedSchema", "type", "object", "properties",
