@@ -10,15 +10,17 @@
 // Run: TOOLGATE=build/cli/toolgate node --test tests/mcp/bridge.test.mjs
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { tempHome, toolgateBin } from './lib.mjs';
+import { RawServer, tempHome, toolgateBin } from './lib.mjs';
+import { META_KEYS, MODERN } from './fixtures.mjs';
 
 const exec = promisify(execFile);
 const SRC = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -246,4 +248,64 @@ test('without elicitation the call waits on the queue (toolgate approvals)', asy
   assert.equal(r.isError, true);
   assert.equal(r.content[0].text, `ledger_append: a person denied this call (call approval ${rows[0].id})`);
   assert.equal(existsSync(ledger), false);
+});
+
+test('2026-07-28 era on stdio: run_program is served statelessly', async (t) => {
+  const home = await homeWithTools(t);
+  const s = new RawServer(toolgateBin(), ['--home', home, 'serve']);
+  t.after(() => s.close());
+  const m = await s.request({
+    jsonrpc: '2.0', id: 1, method: 'tools/call',
+    params: { name: 'run_program', arguments: { source: TWO_TOOLS, args: { text: 'a b' }, calls: ['word_count', 'stats'] }, _meta: META_KEYS() },
+  }, 60000);
+  assert.equal(m.result.resultType, 'complete');
+  assert.deepEqual(m.result.structuredContent.result, { words: 2, count: 8 });
+});
+
+function serveHttp(t, home) {
+  const proc = spawn(toolgateBin(), ['--home', home, 'serve', '--http', '127.0.0.1:0'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let err = '';
+  t.after(() => proc.kill('SIGKILL'));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`not listening: ${err}`)), 15000);
+    proc.stderr.setEncoding('utf8');
+    proc.stderr.on('data', (d) => {
+      err += d;
+      const m = err.match(/listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/);
+      if (m) { clearTimeout(timer); resolve(m[1]); }
+    });
+    proc.on('exit', (code) => reject(new Error(`exited ${code}: ${err}`)));
+  });
+}
+
+test('over Streamable HTTP: run_program, and the principal\'s budget counts bridged calls', async (t) => {
+  const home = await homeWithTools(t);
+  const caller = readFileSync(join(SRC, 'tests', 'bridge', 'run', 'caller.c'), 'utf8');
+  const alice = (await tg(home, 'token', 'add', 'alice', '--max-calls', '3')).stdout.trim();
+  const bob = (await tg(home, 'token', 'add', 'bob')).stdout.trim();
+  const url = await serveHttp(t, home);
+  const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${alice}` } } });
+  const client = new Client({ name: 'toolgate-bridge-http', version: '1.0.0' });
+  await client.connect(transport);
+  t.after(() => client.close());
+  const r = await client.callTool({
+    name: 'run_program', arguments: { source: caller, args: { n: 3 }, calls: ['word_count'] },
+  });
+  assert.equal(r.isError, false, JSON.stringify(r));
+  assert.deepEqual(r.structuredContent.result, ['ok:2', 'ok:2', 'limit']);
+  const entries = (await logOf(home, r.structuredContent.run)).filter((e) => e.event === 'bridge_call');
+  assert.deepEqual(entries.map((e) => e.details.outcome), ['ok', 'ok', 'session_limit']);
+  const all = JSON.parse((await tg(home, 'log', '--json', '--limit', '500')).stdout);
+  const bridged = all.filter((e) => e.event === 'bridge_call');
+  assert.equal(bridged.length, 3);
+  for (const e of bridged) assert.match(e.actor, /^mcp:alice:[0-9a-f]{32}$/);
+  // a 2026-07-28 request of bob (no budget): two tools, exact result
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', Authorization: `Bearer ${bob}`, 'MCP-Protocol-Version': MODERN, 'Mcp-Method': 'tools/call' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'run_program', arguments: { source: TWO_TOOLS, args: { text: 'x y z w' }, calls: ['word_count', 'stats'] }, _meta: META_KEYS() } }),
+  });
+  const m = await res.json();
+  assert.equal(m.result.resultType, 'complete', JSON.stringify(m));
+  assert.deepEqual(m.result.structuredContent.result, { words: 4, count: 8 });
 });
