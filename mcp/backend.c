@@ -44,6 +44,28 @@ static int reg_generation(void *ctx, uint64_t *out)
 	return tg_registry_toolset_generation(out, ctx);
 }
 
+static int reg_call_hooked(void *ctx, json_t **out, const char *name, const json_t *args,
+			   const tg_actor *who, const tg_call_hooks *hooks)
+{
+	int r;
+
+	tg_registry_set_call_hooks(ctx, hooks);
+	r = tg_registry_call(out, ctx, name, args, who);
+	tg_registry_set_call_hooks(ctx, NULL);
+	return r;
+}
+
+static int reg_run(void *ctx, json_t **out, const tg_program *p, const tg_actor *who,
+		   const tg_call_hooks *hooks)
+{
+	int r;
+
+	tg_registry_set_call_hooks(ctx, hooks);
+	r = tg_registry_run_program(out, ctx, p, who);
+	tg_registry_set_call_hooks(ctx, NULL);
+	return r;
+}
+
 void tg_mcp_backend_registry(tg_mcp_backend *out, tg_registry *r)
 {
 	out->ctx = r;
@@ -54,4 +76,6 @@ void tg_mcp_backend_registry(tg_mcp_backend *out, tg_registry *r)
 	out->history = reg_history;
 	out->audit = reg_audit;
 	out->generation = reg_generation;
+	out->call_hooked = reg_call_hooked;
+	out->run = reg_run;
 }

@@ -68,6 +68,9 @@ typedef struct tg_http {
 int http_workers_start(tg_http *h);
 void http_workers_stop(tg_http *h);
 int http_worker_call(tg_http *h, json_t *q, json_t **out);
+/* The same for a tool call or a run whose bridged calls ask the session's
+ * hooks (the call budget) through the server process. */
+int http_worker_call_hooked(tg_http *h, json_t *q, json_t **out, const tg_call_hooks *hooks);
 /* http_pool.c */
 void http_backend(tg_http *h, tg_mcp_backend *out);
 tg_mcp_quota *http_quota_get(tg_http *h, const char *principal);

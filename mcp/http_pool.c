@@ -79,6 +79,27 @@ static int p_generation(void *ctx, uint64_t *out)
 	return r;
 }
 
+static int p_call_hooked(void *ctx, json_t **out, const char *name, const json_t *args,
+			 const tg_actor *who, const tg_call_hooks *hooks)
+{
+	return http_worker_call_hooked(ctx,
+				       json_pack("{s:s, s:s, s:O, s:o, s:b}", "op", "call", "name",
+						 name, "args", args, "actor", actor_json(who),
+						 "hooks", hooks != NULL),
+				       out, hooks);
+}
+
+static int p_run(void *ctx, json_t **out, const tg_program *p, const tg_actor *who,
+		 const tg_call_hooks *hooks)
+{
+	return http_worker_call_hooked(
+		ctx,
+		json_pack("{s:s, s:s%, s:O, s:O?, s:O?, s:o, s:b}", "op", "run", "source",
+			  p->source, p->source_len, "args", p->args, "calls", p->calls, "limits",
+			  p->limits, "actor", actor_json(who), "hooks", hooks != NULL),
+		out, hooks);
+}
+
 void http_backend(tg_http *h, tg_mcp_backend *out)
 {
 	out->ctx = h;
@@ -89,6 +110,8 @@ void http_backend(tg_http *h, tg_mcp_backend *out)
 	out->history = p_history;
 	out->audit = p_audit;
 	out->generation = p_generation;
+	out->call_hooked = p_call_hooked;
+	out->run = p_run;
 }
 
 /* ---- principals' quotas ---------------------------------------------------- */

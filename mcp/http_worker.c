@@ -76,6 +76,31 @@ static json_t *frame_read(int fd)
 
 /* ---- the worker ------------------------------------------------------------ */
 
+/* The session's hooks seen from a worker: each bridged call attempt of the
+ * operation in progress asks the server process, which counts it against
+ * the session's budget ({"hook":"attempt"} -> {"ok","why"}). The worker's
+ * main thread waits for the tool run meanwhile, so the bridge's serving
+ * thread has the descriptor to itself. Elicitation is not offered over
+ * HTTP: calls that need a person wait on the queue. */
+static int worker_attempt(void *ctx, const char *caller, const char *callee, char *why,
+			  size_t whylen)
+{
+	int fd = *(int *)ctx, ok = 0;
+	_cleanup_json_ json_t *q = json_pack("{s:s, s:s, s:s}", "hook", "attempt", "caller",
+					     caller, "callee", callee);
+	_cleanup_json_ json_t *a = NULL;
+
+	snprintf(why, whylen, "the server cannot count this call against the session");
+	if (!q || frame_write(fd, q) < 0 || !(a = frame_read(fd)))
+		return 0;
+	ok = json_is_true(json_object_get(a, "ok"));
+	if (!ok && json_is_string(json_object_get(a, "why")))
+		snprintf(why, whylen, "%s", json_string_value(json_object_get(a, "why")));
+	return ok;
+}
+
+static int worker_fd = -1;
+
 static json_t *serve_one(tg_registry *reg, const json_t *q)
 {
 	const char *op = json_string_value(json_object_get(q, "op"));
@@ -96,8 +121,23 @@ static json_t *serve_one(tg_registry *reg, const json_t *q)
 		tg_submission sub = { json_object_get(q, "manifest"), json_string_value(src),
 				      json_string_length(src) };
 		rc = tg_registry_create(&out, reg, &sub, &who);
-	} else if (strcmp(op, "call") == 0) {
-		rc = tg_registry_call(&out, reg, name, json_object_get(q, "args"), &who);
+	} else if (strcmp(op, "call") == 0 || strcmp(op, "run") == 0) {
+		tg_call_hooks hooks = { &worker_fd, worker_attempt, NULL };
+		if (json_is_true(json_object_get(q, "hooks")))
+			tg_registry_set_call_hooks(reg, &hooks);
+		if (op[0] == 'c') {
+			rc = tg_registry_call(&out, reg, name, json_object_get(q, "args"), &who);
+		} else {
+			const json_t *src = json_object_get(q, "source");
+			const json_t *calls = json_object_get(q, "calls");
+			const json_t *limits = json_object_get(q, "limits");
+			tg_program p = { json_string_value(src), json_string_length(src),
+					 json_object_get(q, "args"),
+					 json_is_null(calls) ? NULL : calls,
+					 json_is_null(limits) ? NULL : limits };
+			rc = tg_registry_run_program(&out, reg, &p, &who);
+		}
+		tg_registry_set_call_hooks(reg, NULL);
 	} else if (strcmp(op, "rollback") == 0) {
 		rc = tg_registry_rollback(&out, reg, name,
 					  (unsigned)json_integer_value(json_object_get(q, "to")),
@@ -134,6 +174,7 @@ static void worker_main(int fd, const char *home)
 		_exit(0);
 	if (tg_registry_open(&reg, home, 1) < 0)
 		_exit(3);
+	worker_fd = fd;
 	while ((q = frame_read(fd))) {
 		json_t *a = serve_one(reg, q);
 		json_decref(q);
@@ -246,6 +287,36 @@ static void release(tg_http *h, unsigned i, int broken)
 
 int http_worker_call(tg_http *h, json_t *q /* stolen */, json_t **out)
 {
+	return http_worker_call_hooked(h, q, out, NULL);
+}
+
+/* The worker's frames until its answer: hook requests of the operation in
+ * progress are answered with the session's hooks (none: allowed). */
+static json_t *read_answer(int fd, const tg_call_hooks *hooks)
+{
+	json_t *a;
+
+	while ((a = frame_read(fd)) && json_object_get(a, "hook")) {
+		char why[256] = "";
+		int ok = 1;
+		_cleanup_json_ json_t *r = NULL;
+
+		if (hooks && hooks->attempt)
+			ok = hooks->attempt(hooks->ctx,
+					    json_string_value(json_object_get(a, "caller")) ?: "",
+					    json_string_value(json_object_get(a, "callee")) ?: "",
+					    why, sizeof(why));
+		json_decref(a);
+		r = json_pack("{s:b, s:s}", "ok", ok, "why", why);
+		if (!r || frame_write(fd, r) < 0)
+			return NULL;
+	}
+	return a;
+}
+
+int http_worker_call_hooked(tg_http *h, json_t *q /* stolen */, json_t **out,
+			    const tg_call_hooks *hooks)
+{
 	json_t *a = NULL;
 	unsigned i;
 	int rc;
@@ -259,7 +330,7 @@ int http_worker_call(tg_http *h, json_t *q /* stolen */, json_t **out)
 		json_decref(q);
 		return tg_error_set(TG_ERR_INTERNAL, "every registry worker of the server died");
 	}
-	if (frame_write(h->wfd[i], q) < 0 || !(a = frame_read(h->wfd[i]))) {
+	if (frame_write(h->wfd[i], q) < 0 || !(a = read_answer(h->wfd[i], hooks))) {
 		json_decref(q);
 		release(h, i, 1);
 		return tg_error_set(TG_ERR_INTERNAL, "a registry worker of the server died");

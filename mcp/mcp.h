@@ -94,6 +94,13 @@ typedef struct tg_mcp_backend {
 	int (*audit)(void *ctx, const tg_actor *who, const char *event, const char *tool,
 		     const json_t *details);
 	int (*generation)(void *ctx, uint64_t *out);
+	/* Optional (NULL in the unit tests' fake): a registered tool's call
+	 * and a one-off program (run_program), with the session's hooks into
+	 * their bridged calls (its call budget, elicitation). */
+	int (*call_hooked)(void *ctx, json_t **out, const char *name, const json_t *args,
+			   const tg_actor *who, const tg_call_hooks *hooks);
+	int (*run)(void *ctx, json_t **out, const tg_program *p, const tg_actor *who,
+		   const tg_call_hooks *hooks);
 } tg_mcp_backend;
 
 /* The registry as a backend (backend.c). r stays owned by the caller. */
@@ -224,6 +231,19 @@ int tg_mcp_tool_allowed(const tg_mcp_server *s, const char *name);
  * workspace:write tools. *out is a new array sorted by name. */
 int tg_mcp_visible_tools(tg_mcp_server *s, json_t **out);
 
+/* program.c: the run_program meta-tool (listed when the backend can run
+ * programs) and the session's hooks into bridged calls. */
+json_t *tg_mcp_program_tool(void);
+int tg_mcp_call_program(tg_mcp_server *s, const json_t *id, const json_t *args);
+void tg_mcp_session_hooks(tg_mcp_server *s, tg_call_hooks *h);
+/* elicit.c: ask the session's client about one call (elicitation/create,
+ * stdio, initialize era): the tg_call_hooks ask of docs/MCP.md. */
+int tg_mcp_elicit_call(tg_mcp_server *s, const tg_call_question *q, const char **why);
+/* The next line received while an elicitation waited (a request that must
+ * be served after the current one), or 0 when none; *line is the caller's
+ * to free. */
+int tg_mcp_deferred_pop(tg_mcp_server *s, char **line, size_t *len);
+
 /* Session state visible to tools.c. */
 struct tg_mcp_server {
 	tg_mcp_backend be;
@@ -247,6 +267,14 @@ struct tg_mcp_server {
 	json_t *subs;            /* ids of open subscriptions/listen (stdio) */
 	char actor_session[200]; /* "principal:session" when a principal is set */
 	tg_buf out;
+	/* elicitation (initialize era, stdio): the client declared form mode,
+	 * and the serving loop's reader and descriptors while it runs */
+	int elicitation;
+	tg_mcp_reader *io_rd;
+	int io_in, io_out;
+	unsigned elicit_seq;
+	struct tg_mcp_deferred *deferred; /* lines received while asking */
+	size_t ndeferred, deferred_cap;
 };
 
 #endif

@@ -169,8 +169,13 @@ void tg_mcp_server_free(tg_mcp_server *s)
 {
 	if (!s)
 		return;
+	char *line;
+	size_t len;
+
 	tg_buf_free(&s->out);
 	json_decref(s->subs);
+	while (tg_mcp_deferred_pop(s, &line, &len))
+		free(line);
 	free(s);
 }
 
@@ -295,6 +300,14 @@ static int handle_initialize(tg_mcp_server *s, const json_t *id, const json_t *p
 	snprintf(s->protocol, sizeof(s->protocol), "%s", proto);
 	copy_info(s->client_name, sizeof(s->client_name), info, "name");
 	copy_info(s->client_version, sizeof(s->client_version), info, "version");
+	{
+		/* elicitation: {} or {"form": {...}} (a client of URL mode only
+		 * cannot show our form) */
+		json_t *el = json_object_get(json_object_get(params, "capabilities"),
+					     "elicitation");
+		s->elicitation = json_is_object(el) &&
+				 (json_object_size(el) == 0 || json_object_get(el, "form"));
+	}
 
 	result = json_pack("{s:s, s:{s:{s:b}, s:{}}, s:{s:s, s:s, s:s}, s:s}", "protocolVersion",
 			   proto, "capabilities", "tools", "listChanged", 1, "resources",
@@ -475,6 +488,8 @@ int tg_mcp_tools_list(tg_mcp_server *s, const json_t *id, const json_t *params)
 					  tg_error_last()->message);
 	all = tg_mcp_meta_tools();
 	if (!all)
+		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	if (s->be.run && json_array_append_new(all, tg_mcp_program_tool()) < 0)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
 	for (i = json_array_size(all); i-- > 0;) {
 		/* a principal limited to some tools may lack the meta-tools too */
@@ -665,10 +680,25 @@ int tg_mcp_serve(tg_mcp_server *s, int in_fd, int out_fd)
 	int r = 0;
 
 	tg_mcp_reader_init(&rd, in_fd, s->opt.max_message);
+	s->io_rd = &rd;
+	s->io_in = in_fd;
+	s->io_out = out_fd;
 	for (;;) {
 		const char *line;
 		size_t len;
 		int got;
+		char *kept;
+
+		/* Lines that arrived while a client was asked for an approval
+		 * (elicit.c) came first: serve them before the buffered ones. */
+		while (tg_mcp_deferred_pop(s, &kept, &len)) {
+			r = tg_mcp_server_handle(s, kept, len);
+			free(kept);
+			if (r == 0)
+				r = flush_out(s, out_fd);
+			if (r < 0)
+				goto out;
+		}
 
 		/* Answer everything already buffered. */
 		while ((got = tg_mcp_reader_next(&rd, &line, &len)) == TG_MCP_READ_LINE ||
@@ -718,6 +748,7 @@ int tg_mcp_serve(tg_mcp_server *s, int in_fd, int out_fd)
 		r = 0;
 	}
 out:
+	s->io_rd = NULL;
 	tg_mcp_reader_free(&rd);
 	return r;
 }

@@ -28,7 +28,7 @@ int tg_mcp_is_meta_tool(const char *name)
 		if (strcmp(name, meta_names[i]) == 0)
 			return 1;
 	}
-	return 0;
+	return strcmp(name, "run_program") == 0; /* program.c */
 }
 
 #define NAME_PROP                                                                        \
@@ -475,7 +475,14 @@ static int call_registered(tg_mcp_server *s, const json_t *id, const char *name,
 		if (!found)
 			return unknown_tool(s, id, name);
 	}
-	r = s->be.call(s->be.ctx, &res, name, args, &s->actor);
+	if (s->be.call_hooked) {
+		/* its bridged calls count against the session's budget too */
+		tg_call_hooks hooks;
+		tg_mcp_session_hooks(s, &hooks);
+		r = s->be.call_hooked(s->be.ctx, &res, name, args, &s->actor, &hooks);
+	} else {
+		r = s->be.call(s->be.ctx, &res, name, args, &s->actor);
+	}
 	if (r == TG_ERR_NOTFOUND)
 		return unknown_tool(s, id, name);
 	if (r < 0) {
@@ -575,5 +582,7 @@ int tg_mcp_tools_call(tg_mcp_server *s, const json_t *id, const json_t *params)
 		return call_history(s, id, args, 0);
 	if (strcmp(name, "list_tool_versions") == 0)
 		return call_history(s, id, args, 1);
+	if (strcmp(name, "run_program") == 0 && s->be.run)
+		return tg_mcp_call_program(s, id, args);
 	return call_registered(s, id, name, args);
 }

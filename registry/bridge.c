@@ -201,15 +201,29 @@ static json_t *handle(reg_bridge *b, json_int_t id, const char *tool, const json
 	const char *name = tool;
 	char m[1200];
 	uint64_t t0 = tg_now_ms();
-	int host = strncmp(tool, "host:", 5) == 0, rc;
+	int host = strncmp(tool, "host:", 5) == 0, rc, session_ok = 1;
 
 	b->attempts++;
+	/* the session's budget (MCP) counts every attempt too: a session cap
+	 * cannot be dodged by calling through a program */
+	if (b->r->hooks && b->r->hooks->attempt) {
+		char why[256] = "";
+		session_ok = b->r->hooks->attempt(b->r->hooks->ctx, b->caller, tool, why,
+						  sizeof(why));
+		if (!session_ok)
+			snprintf(m, sizeof(m), "%s", why[0] ? why : "the session's call budget is "
+								     "exhausted");
+	}
 	if (b->attempts > b->max_calls) {
 		snprintf(m, sizeof(m), "tool call limit reached: this run may make %u calls "
 				       "(limits.max_tool_calls); call %u refused",
 			 b->max_calls, b->attempts);
 		if (b->attempts == b->max_calls + 1)
 			audit_call(b, tool, args, "limit", NULL, 0);
+		return error_reply(id, "limit", m);
+	}
+	if (!session_ok) {
+		audit_call(b, tool, args, "session_limit", NULL, 0);
 		return error_reply(id, "limit", m);
 	}
 	if (host)

@@ -143,7 +143,7 @@ static int read_row(tg_registry *r, int64_t id, char *status, size_t slen, char 
 /* pending -> to (approved, denied, timeout) with its audit entry; 1 when this
  * call changed it, 0 when it was no longer pending. */
 static int decide(tg_registry *r, int64_t id, const char *to, const tg_actor *who,
-		  json_t **row_out)
+		  const char *via, json_t **row_out)
 {
 	_cleanup_stmt_ sqlite3_stmt *st = NULL, *sel = NULL;
 	_cleanup_json_ json_t *d = NULL;
@@ -183,6 +183,8 @@ static int decide(tg_registry *r, int64_t id, const char *to, const tg_actor *wh
 	}
 	if (sqlite3_column_int64(sel, 4))
 		json_object_set_new(d, "run", json_integer(sqlite3_column_int64(sel, 4)));
+	if (via)
+		json_object_set_new(d, "via", json_string(via));
 	rc = reg_prepare(r, &st, "UPDATE call_approvals SET status = ?2, decided_at = ?3, "
 				 "decided_by = ?4 WHERE id = ?1 AND status = 'pending'");
 	if (rc < 0)
@@ -205,6 +207,56 @@ fail:
 	return rc;
 }
 
+void tg_registry_set_call_hooks(tg_registry *r, const tg_call_hooks *h)
+{
+	r->hooks = h;
+}
+
+/* MCP elicitation: ask the session's client about the queued row id. Its
+ * answer decides the row through decide(), the path of approve-call and
+ * deny-call, with the session as the deciding actor and "via":
+ * "elicitation"; the caller then reads the row and checks its binding as
+ * for any decision. A row decided meanwhile by someone else (approve-call
+ * in a terminal) stays as it was. TG_ERR_UNAVAILABLE: the client cannot be
+ * asked, wait on the queue. */
+static int ask_client(reg_bridge *b, const char *tool, const char *ver, const json_t *args,
+		      const char *binding, int64_t id, uint64_t until)
+{
+	_cleanup_free_ char *canon = json_dumps(args, JSON_COMPACT | JSON_SORT_KEYS);
+	const tg_call_hooks *h = b->r->hooks;
+	tg_call_question q = { 0 };
+	const char *why = "declined", *to;
+	char digest[65];
+	uint64_t now = tg_now_ms();
+	int rc;
+
+	if (!canon)
+		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	tg_sha256_hex(digest, canon, strlen(canon));
+	q.id = id;
+	q.callee = tool;
+	q.callee_version = ver;
+	q.binding = binding;
+	q.args_sha256 = digest;
+	q.caller = b->caller;
+	q.args = args;
+	q.run = b->run_id;
+	q.timeout_ms = until > now ? until - now : 0;
+	rc = h->ask(h->ctx, &q, &why);
+	if (rc < 0)
+		return rc;
+	to = rc == 1 ? "approved" : strcmp(why, "timeout") == 0 ? "timeout" : "denied";
+	rc = decide(b->r, id, to, b->who,
+		    rc == 1 ? "elicitation" : strcmp(why, "cancelled") == 0 ? "elicitation_cancelled"
+		    : strcmp(why, "timeout") == 0 ? "elicitation_timeout" : "elicitation_declined",
+		    NULL);
+	if (rc == TG_ERR_CONFLICT) {
+		tg_error_clear();
+		return 0; /* decided meanwhile: the row says how */
+	}
+	return rc < 0 ? rc : 0;
+}
+
 int reg_call_approval_wait(reg_bridge *b, const char *tool, const char *callee_version,
 			   const json_t *args, int64_t *id, const char **why)
 {
@@ -220,6 +272,12 @@ int reg_call_approval_wait(reg_bridge *b, const char *tool, const char *callee_v
 	rc = queue(b->r, b, tool, callee_version, args, binding, id);
 	if (rc < 0)
 		return rc;
+	if (b->r->hooks && b->r->hooks->ask) {
+		rc = ask_client(b, tool, callee_version, args, binding, *id, until);
+		if (rc < 0 && rc != TG_ERR_UNAVAILABLE)
+			return rc;
+		tg_error_clear();
+	}
 	for (;;) {
 		struct timespec ts = { 0, POLL_MS * 1000000L };
 		rc = read_row(b->r, *id, status, sizeof(status), got);
@@ -234,7 +292,7 @@ int reg_call_approval_wait(reg_bridge *b, const char *tool, const char *callee_v
 		}
 		if (tg_now_ms() >= until) {
 			tg_actor sys = { "system", NULL };
-			rc = decide(b->r, *id, "timeout", &sys, NULL);
+			rc = decide(b->r, *id, "timeout", &sys, NULL, NULL);
 			if (rc == TG_ERR_CONFLICT) {
 				tg_error_clear();
 				continue; /* decided just now: read it */
@@ -288,6 +346,6 @@ int tg_registry_decide_call(json_t **out, tg_registry *r, int64_t id, int approv
 	int rc;
 
 	*out = NULL;
-	rc = decide(r, id, approve ? "approved" : "denied", who, out);
+	rc = decide(r, id, approve ? "approved" : "denied", who, NULL, out);
 	return rc < 0 ? rc : 0;
 }

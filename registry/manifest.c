@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 
 static const char *const reserved_names[] = { "create_tool", "rollback_tool", "tool_history",
-					      "list_tool_versions", NULL };
+					      "list_tool_versions", "run_program", NULL };
 
 int reg_caps_from_json(const json_t *caps, int *read, int *write)
 {

@@ -58,6 +58,7 @@ struct tg_registry {
 	unsigned undo_from, undo_to;
 	json_t *repairs;       /* what the re-index on open fixed (for verify) */
 	json_t *reindex_problems; /* tools it could not re-index (for verify) */
+	const tg_call_hooks *hooks; /* the MCP session's, for bridged calls (or NULL) */
 };
 
 /* ---- registry.c ------------------------------------------------------- */

@@ -202,6 +202,34 @@ int tg_registry_call_approvals(json_t **out, tg_registry *r);
 int tg_registry_decide_call(json_t **out, tg_registry *r, int64_t id, int approve,
 			    const tg_actor *who);
 
+/* Hooks of the caller (the MCP session) into the bridged calls of the next
+ * tg_registry_call / tg_registry_run_program on this handle, at any depth
+ * (docs/BRIDGE.md, docs/MCP.md). attempt: before each bridged call
+ * attempt, whatever its outcome; 1 lets it go on, 0 refuses it with the
+ * message put in why (the session's call budget). ask: a call needs a
+ * person; the row q->id is already queued (pending) and bound; return 1
+ * approve, 0 deny with *why "declined", "cancelled" or "timeout" (a static
+ * string), or TG_ERR_UNAVAILABLE to wait on the queue as without hooks. */
+typedef struct tg_call_question {
+	int64_t id;                 /* the call_approvals row */
+	const char *callee;         /* NAME or host:NAME */
+	const char *callee_version; /* a host tool's: the digest of its config entry */
+	const char *binding;        /* sha256 of (callee version, canonical args) */
+	const char *args_sha256;    /* of the canonical args */
+	const char *caller;         /* NAME@V or program:<hash> */
+	const json_t *args;
+	int64_t run;                /* a one-off program's run id, or 0 */
+	uint64_t timeout_ms;        /* wait at most this long, then deny */
+} tg_call_question;
+typedef struct tg_call_hooks {
+	void *ctx;
+	int (*attempt)(void *ctx, const char *caller, const char *callee, char *why,
+		       size_t whylen);
+	int (*ask)(void *ctx, const tg_call_question *q, const char **why);
+} tg_call_hooks;
+/* Set (h) or clear (NULL) the hooks; h must outlive their use. */
+void tg_registry_set_call_hooks(tg_registry *r, const tg_call_hooks *h);
+
 /* Remotes (<home>/remotes.json; docs/STORE.md). add: TG_ERR_EXISTS when the
  * name is taken, TG_ERR_INVALID for a bad name or URL. list: [{"name","url"}]. */
 int tg_registry_remote_add(tg_registry *r, const char *name, const char *url,

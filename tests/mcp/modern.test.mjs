@@ -16,7 +16,7 @@ function start(t) {
   return s;
 }
 const req = (id, method, params = {}) => ({ jsonrpc: '2.0', id, method, params: { ...params, _meta: META_KEYS() } });
-const META = ['create_tool', 'list_tool_versions', 'rollback_tool', 'tool_history'];
+const META = ['create_tool', 'list_tool_versions', 'rollback_tool', 'run_program', 'tool_history'];
 const SUPPORTED = [MODERN, '2025-11-25', '2025-06-18'];
 
 test('server/discover: exact answer, with or without _meta, before any handshake', async (t) => {

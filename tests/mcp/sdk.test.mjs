@@ -15,7 +15,7 @@ import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/typ
 import { tempHome, toolgateBin } from './lib.mjs';
 
 const run = promisify(execFile);
-const META = ['create_tool', 'list_tool_versions', 'rollback_tool', 'tool_history'];
+const META = ['create_tool', 'list_tool_versions', 'rollback_tool', 'run_program', 'tool_history'];
 
 // word_count, three versions: v1 counts words; v2 also counts bytes; the
 // bad one runs a shell (the analyzer refuses it).
