@@ -255,6 +255,26 @@ out:
 	return rc;
 }
 
+/* Open the write transaction that approving or denying name@version runs
+ * in, with the version's current status; rolled back on failure. */
+static int begin_on_version(tg_registry *r, const char *name, unsigned version, int64_t *id,
+			    char **status)
+{
+	int rc = reg_need_tool(r, name, id);
+
+	if (rc < 0)
+		return rc;
+	rc = reg_begin(r);
+	if (rc < 0)
+		return rc;
+	rc = reg_version_status(r, *id, version, status);
+	if (rc == 0 && !(*status)[0])
+		rc = tg_error_set(TG_ERR_NOTFOUND, "%s has no version %u", name, version);
+	if (rc < 0)
+		reg_rollback(r);
+	return rc;
+}
+
 int tg_registry_approve(json_t **out, tg_registry *r, const char *name, unsigned version,
 			unsigned flags, const tg_actor *who)
 {
@@ -272,19 +292,9 @@ int tg_registry_approve(json_t **out, tg_registry *r, const char *name, unsigned
 	*out = NULL;
 	if (!actor)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
-	rc = reg_need_tool(r, name, &id);
+	rc = begin_on_version(r, name, version, &id, &status);
 	if (rc < 0)
 		return rc;
-	rc = reg_begin(r);
-	if (rc < 0)
-		return rc;
-	rc = reg_version_status(r, id, version, &status);
-	if (rc < 0)
-		goto fail;
-	if (!status[0]) {
-		rc = tg_error_set(TG_ERR_NOTFOUND, "%s has no version %u", name, version);
-		goto fail;
-	}
 	if (strcmp(status, "denied") == 0) {
 		rc = tg_error_set(TG_ERR_INVALID, "%s v%u was denied by a person: it can never be "
 						  "approved or activated", name, version);
@@ -399,19 +409,9 @@ int tg_registry_deny(json_t **out, tg_registry *r, const char *name, unsigned ve
 		reason = "";
 	if (strlen(reason) > 1000)
 		return tg_error_set(TG_ERR_LIMIT, "--reason: at most 1000 bytes");
-	rc = reg_need_tool(r, name, &id);
+	rc = begin_on_version(r, name, version, &id, &status);
 	if (rc < 0)
 		return rc;
-	rc = reg_begin(r);
-	if (rc < 0)
-		return rc;
-	rc = reg_version_status(r, id, version, &status);
-	if (rc < 0)
-		goto fail;
-	if (!status[0]) {
-		rc = tg_error_set(TG_ERR_NOTFOUND, "%s has no version %u", name, version);
-		goto fail;
-	}
 	if (strcmp(status, "denied") == 0) {
 		rc = tg_error_set(TG_ERR_INVALID, "%s v%u is already denied", name, version);
 		goto fail;
