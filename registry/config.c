@@ -48,6 +48,7 @@ int reg_config_load(tg_config *cfg, const char *home)
 					    "session_max_creates", "session_hide_write_tools",
 					    "require_cgroups", "max_tool_calls", "max_call_depth",
 					    "host_tools", "call_approval_timeout_ms", "sandbox_pool",
+					    "analyze_timeout_ms",
 					    NULL };
 	_cleanup_free_ char *path = tg_path_join(home, "config.json");
 	_cleanup_json_ json_t *j = NULL;
@@ -62,6 +63,7 @@ int reg_config_load(tg_config *cfg, const char *home)
 	cfg->max_tool_calls = 64;
 	cfg->max_call_depth = 2;
 	cfg->call_approval_timeout_ms = 120000;
+	cfg->analyze_timeout_ms = 5000;
 	cfg->sandbox_pool = 0; /* off until it pays: docs/SANDBOX.md, "The pool" */
 	if (!path)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
@@ -88,6 +90,7 @@ int reg_config_load(tg_config *cfg, const char *home)
 	    (rc = get_u32(&cfg->call_approval_timeout_ms, j, "call_approval_timeout_ms", 100,
 			  3600000)) < 0 ||
 	    (rc = get_u32(&cfg->sandbox_pool, j, "sandbox_pool", 0, 8)) < 0 ||
+	    (rc = get_u32(&cfg->analyze_timeout_ms, j, "analyze_timeout_ms", 1000, 600000)) < 0 ||
 	    (rc = reg_host_config(cfg, json_object_get(j, "host_tools"))) < 0)
 		goto bad;
 	rc = tg_json_get_bool(&b, j, "session_hide_write_tools", 0);

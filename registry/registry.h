@@ -35,6 +35,7 @@ typedef struct tg_config {
 	json_t *host_tools;          /* validated "host_tools" (bridge_host.c) */
 	uint32_t call_approval_timeout_ms; /* a queued call's wait (120000) */
 	uint32_t sandbox_pool;       /* sandboxes made ahead by serve (0: off; 0-8) */
+	uint32_t analyze_timeout_ms; /* the analyzer's wall-clock budget (5000) */
 } tg_config;
 
 /* Open the home (create=1: create it if missing): store.git, registry.db,

@@ -102,26 +102,35 @@ check "identity: hostname" 1 "$(grep -c 'hostname=toolgate' "$tmp/out")"
 [ "$who" = nocg ] && exit 0
 
 # CPU: four threads spinning on both vCPUs reach RLIMIT_CPU (timeout + 1 s =
-# 9 s) before the 8 s wall-clock timeout.
+# 9 s) before the 8 s wall-clock timeout. Checked under KVM only: under TCG
+# on a busy host the guest's threads got 1.1-1.3 s of CPU time per second
+# (the limit was reached at 6.8 s in one run, not by 8 s in another), so
+# there the outcome is printed, not checked.
 run --max-procs 4 --timeout-ms 8000 -- "$at/attack_cpu_threads"
-check "cpu: reason" "cpu" "$(field reason)"
-echo "VMTEST note $who cpu: cpu_ms $(field cpu_ms) wall_ms $(field wall_ms)"
+if grep -q 'tg.accel=kvm' /proc/cmdline; then
+	check "cpu: reason" "cpu" "$(field reason)"
+fi
+echo "VMTEST note $who cpu: reason $(field reason) cpu_ms $(field cpu_ms) wall_ms $(field wall_ms)"
 
 # The flow: create (tests pass, active), call, a second version, rollback,
 # call, verify; then a created tool over its memory limit.
 tgr() { # toolgate --home ... ARGS: sets rc, output in $tmp/out and $tmp/err
 	"$tg" --home "$tmp/flow" "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
 	rc=$?
+	# a create that did not pass: its report, for the console log
+	[ "$1" != create ] || [ "$rc" = 0 ] ||
+		sed "s/^/VMTEST log $who: /" "$tmp/out" "$tmp/err" | head -n 20
 }
 tests_of() { sed -n 's/^  test "\(.*\)": \(.*\)$/\1=\2/p' "$tmp/out" | tr '\n' ';'; }
 verdict() { head -n 1 "$tmp/out" | sed 's/, commit [0-9a-f]*)$/)/'; }
 tgr init
 check "flow: init" 0 "$rc"
+# libclang under TCG takes seconds: the analyzer's 5 s budget is too tight
+echo '{"analyze_timeout_ms": 60000}' >"$tmp/flow/config.json"
 tgr create /tg/tools/word_count
 check "flow: create v1 exits 0" 0 "$rc"
 check "flow: v1 active" "word_count v1: active (verdict pass)" "$(verdict)"
 check "flow: v1 tests" "two words=pass;empty text=pass;lines and accents=pass;" "$(tests_of)"
-[ "$rc" = 0 ] || sed 's/^/VMTEST log /' "$tmp/out" "$tmp/err" | head -n 20
 tgr call word_count '{"text":"hello big world"}'
 check "flow: call v1" '0 {"words":3,"lines":1,"chars":15}' "$rc $(cat "$tmp/out")"
 tgr create /tg/tools/word_count_v2
@@ -150,7 +159,7 @@ check "flow: mem_hog 64 MB over memory_mb 32" "1 memory killed by the sandbox: m
 hello=/tg/bench_sandbox_hello
 bw="/usr/bin/bwrap --unshare-all --die-with-parent --new-session --clearenv --hostname toolgate"
 bw="$bw --ro-bind $hello /tool --dev /dev --tmpfs /tmp /tool"
-check "figure: sandbox exec says hello" hello "$("$tg" sandbox exec -- $hello 2>&1)"
+check "figure: sandbox exec says hello" hello "$("$tg" sandbox exec -- $hello 2>/dev/null)"
 check "figure: bwrap says hello" hello "$($bw 2>&1)"
 m_tg=$(/tg/vm_median 20 "$tg" sandbox exec -- $hello)
 check "figure: 20 sandbox exec runs exit 0" 0 "$?"

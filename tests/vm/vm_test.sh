@@ -124,7 +124,7 @@ timeout 600 "$qemu" -accel "$accel" -cpu "$cpu" -smp 2 -m 1024 -nodefaults -disp
 	-serial stdio -no-reboot -kernel "$kernel" -initrd "$build/vm-initramfs.cpio" \
 	-fsdev local,id=usr,path=/usr,security_model=none,readonly=on \
 	-device virtio-9p-pci,fsdev=usr,mount_tag=usr \
-	-append "console=ttyS0 quiet panic=-1 rdinit=/init" </dev/null >"$log" 2>&1
+	-append "console=ttyS0 quiet panic=-1 rdinit=/init tg.accel=$accel" </dev/null >"$log" 2>&1
 t1=$(date +%s)
 tr -d '\r' <"$log" | grep '^VMTEST' | grep -v '^VMTEST ok'
 ok=$(tr -d '\r' <"$log" | grep -c '^VMTEST ok')
