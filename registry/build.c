@@ -306,6 +306,7 @@ int reg_build(tg_registry *r, const char *hash, const char *source, size_t len,
 	ao.capabilities = caps;
 	ao.ncapabilities = ncaps;
 	ao.sdk_include_dir = r->sdk_include;
+	ao.timeout_ms = r->cfg.analyze_timeout_ms;
 	rc = tg_analyze_object(out_report, pol, obj, &ao);
 	if (rc < 0)
 		return tg_error_prefix("object check");

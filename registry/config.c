@@ -56,7 +56,7 @@ int reg_config_load(tg_config *cfg, const char *home)
 					    "host_tools", "call_approval_timeout_ms", "sandbox_pool",
 					    "quota_home_mb", "max_binary_mb",
 					    "max_rejected_per_tool_hour", "cache_budget_mb",
-					    "pack_loose_objects", NULL };
+					    "pack_loose_objects", "analyze_timeout_ms", NULL };
 	_cleanup_free_ char *path = tg_path_join(home, "config.json");
 	_cleanup_json_ json_t *j = NULL;
 	const char *ws = NULL;
@@ -70,6 +70,7 @@ int reg_config_load(tg_config *cfg, const char *home)
 	cfg->max_tool_calls = 64;
 	cfg->max_call_depth = 2;
 	cfg->call_approval_timeout_ms = 120000;
+	cfg->analyze_timeout_ms = 5000;
 	cfg->sandbox_pool = 0; /* off until it pays: docs/SANDBOX.md, "The pool" */
 	cfg->quota_home_mb = CFG_DEF_QUOTA_HOME_MB;
 	cfg->max_binary_mb = CFG_DEF_MAX_BINARY_MB;
@@ -107,6 +108,7 @@ int reg_config_load(tg_config *cfg, const char *home)
 			  100000)) < 0 ||
 	    (rc = get_u32(&cfg->cache_budget_mb, j, "cache_budget_mb", 0, 16u << 20)) < 0 ||
 	    (rc = get_u32(&cfg->pack_loose_objects, j, "pack_loose_objects", 0, 100000)) < 0 ||
+	    (rc = get_u32(&cfg->analyze_timeout_ms, j, "analyze_timeout_ms", 1000, 600000)) < 0 ||
 	    (rc = reg_host_config(cfg, json_object_get(j, "host_tools"))) < 0)
 		goto bad;
 	rc = tg_json_get_bool(&b, j, "session_hide_write_tools", 0);

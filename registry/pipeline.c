@@ -260,6 +260,7 @@ static int vet_build_test(outcome *o, tg_registry *r, const tg_submission *sub,
 	ao.capabilities = caps;
 	ao.ncapabilities = ncaps;
 	ao.sdk_include_dir = r->sdk_include;
+	ao.timeout_ms = r->cfg.analyze_timeout_ms;
 	rc = tg_analyze(&rep, pol, "tool.c", sub->source, sub->source_len, &ao);
 	if (rc < 0)
 		return tg_error_prefix("analysis");

@@ -41,6 +41,7 @@ typedef struct tg_config {
 	uint32_t max_rejected_per_tool_hour; /* rejected or failed versions (20) */
 	uint32_t cache_budget_mb;    /* cache/ before inactive builds are evicted (256) */
 	uint32_t pack_loose_objects; /* pack the store past this many loose objects (1000) */
+	uint32_t analyze_timeout_ms; /* the analyzer's wall-clock budget (5000) */
 } tg_config;
 
 /* Open the home (create=1: create it if missing): store.git, registry.db,

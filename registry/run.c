@@ -224,6 +224,7 @@ int tg_registry_run_program(json_t **out, tg_registry *r, const tg_program *p,
 	ao.capabilities = capv;
 	ao.ncapabilities = ncaps;
 	ao.sdk_include_dir = r->sdk_include;
+	ao.timeout_ms = r->cfg.analyze_timeout_ms;
 	if (tg_analyze(&rep, pol, "program.c", p->source, p->source_len, &ao) < 0)
 		return tg_error_prefix("analysis");
 	pass = rep->pass;

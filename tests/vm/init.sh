@@ -6,14 +6,17 @@
 # for the root's children, delegates a folder to user "tg" (uid 1000) and
 # runs tests/vm/suite.sh as root, as that user with and without the
 # delegated folder, and with user namespaces disabled. Then it powers off.
+# /usr is the host's, read-only over virtio-9p (tag "usr"): the modules in
+# /tg/modules are loaded in the order vm_test.sh wrote to /tg/modules/order;
+# /lib and /lib64 are links into it.
 PATH=/bin
 export PATH
 if [ "$1" != stage2 ]; then
 	/bin/busybox --install -s /bin
 	mkdir -p /newroot
 	mount -t tmpfs -o size=300m,mode=755 tmpfs /newroot
-	for d in bin lib lib64 usr etc tg; do
-		[ -e "/$d" ] && cp -a "/$d" /newroot/
+	for d in /*; do
+		case $d in /newroot | /proc | /sys | /dev | /init) ;; *) cp -a "$d" /newroot/ ;; esac
 	done
 	exec switch_root /newroot /tg/init.sh stage2
 fi
@@ -23,6 +26,11 @@ mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
 mount -t cgroup2 cgroup2 /sys/fs/cgroup
+for m in $(cat /tg/modules/order); do
+	insmod /tg/modules/$m.ko || echo "VMTEST FAIL init insmod $m"
+done
+mount -t 9p -o ro,trans=virtio,version=9p2000.L,cache=loose,msize=512000 usr /usr ||
+	echo "VMTEST FAIL init: mount 9p /usr"
 echo "VMTEST kernel $(uname -r) mounts=$(grep -c cgroup /proc/mounts) cgroup2=$(grep -c cgroup2 /proc/mounts) cpus=$(nproc)"
 echo "+memory +pids" >/sys/fs/cgroup/cgroup.subtree_control
 

@@ -4,7 +4,12 @@
 # "VMTEST ok <who> <name>" or "VMTEST FAIL <who> <name>: ..."; the host side
 # (vm_test.sh) counts them. WHO is "root", "user" (TOOLGATE_CGROUP names a
 # delegated folder), "nocg" (an ordinary user with nothing delegated) or
-# "nouserns" (user.max_user_namespaces=0).
+# "nouserns" (user.max_user_namespaces=0). As root and as the delegated
+# user it also runs the cpu limit (--max-procs 4 threads spinning), the
+# create/call/rollback/verify flow on the examples and a created tool's
+# memory limit (the compiler, libclang and libgit2 come from the host's /usr
+# over 9p); as root the timing figure: `sandbox exec` against bwrap on a
+# static hello, medians of 20 runs ("VMTEST figure ...").
 who=$1
 tg=/tg/toolgate
 at=/tg/attacks
@@ -94,4 +99,78 @@ run --timeout-ms 20000 -- "$at/attack_read_files"
 check "read_files: no host files" 1 "$(grep -c '/etc/shadow: ENOENT' "$tmp/out")"
 run --timeout-ms 20000 -- "$at/attack_identity"
 check "identity: hostname" 1 "$(grep -c 'hostname=toolgate' "$tmp/out")"
+[ "$who" = nocg ] && exit 0
+
+# CPU: four threads spinning on both vCPUs reach RLIMIT_CPU (timeout + 1 s =
+# 9 s) before the 8 s wall-clock timeout. Checked under KVM only: under TCG
+# on a busy host the guest's threads got 1.1-1.3 s of CPU time per second
+# (the limit was reached at 6.8 s in one run, not by 8 s in another), so
+# there the outcome is printed, not checked.
+run --max-procs 4 --timeout-ms 8000 -- "$at/attack_cpu_threads"
+if grep -q 'tg.accel=kvm' /proc/cmdline; then
+	check "cpu: reason" "cpu" "$(field reason)"
+fi
+echo "VMTEST note $who cpu: reason $(field reason) cpu_ms $(field cpu_ms) wall_ms $(field wall_ms)"
+
+# The flow: create (tests pass, active), call, a second version, rollback,
+# call, verify; then a created tool over its memory limit.
+tgr() { # toolgate --home ... ARGS: sets rc, output in $tmp/out and $tmp/err
+	"$tg" --home "$tmp/flow" "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
+	rc=$?
+	# a create that did not pass: its report, for the console log
+	[ "$1" != create ] || [ "$rc" = 0 ] ||
+		sed "s/^/VMTEST log $who: /" "$tmp/out" "$tmp/err" | head -n 20
+}
+tests_of() { sed -n 's/^  test "\(.*\)": \(.*\)$/\1=\2/p' "$tmp/out" | tr '\n' ';'; }
+verdict() { head -n 1 "$tmp/out" | sed 's/, commit [0-9a-f]*)$/)/'; }
+tgr init
+check "flow: init" 0 "$rc"
+# libclang under TCG takes seconds: the analyzer's 5 s budget is too tight
+echo '{"analyze_timeout_ms": 60000}' >"$tmp/flow/config.json"
+tgr create /tg/tools/word_count
+check "flow: create v1 exits 0" 0 "$rc"
+check "flow: v1 active" "word_count v1: active (verdict pass)" "$(verdict)"
+check "flow: v1 tests" "two words=pass;empty text=pass;lines and accents=pass;" "$(tests_of)"
+tgr call word_count '{"text":"hello big world"}'
+check "flow: call v1" '0 {"words":3,"lines":1,"chars":15}' "$rc $(cat "$tmp/out")"
+tgr create /tg/tools/word_count_v2
+check "flow: create v2 exits 0" 0 "$rc"
+check "flow: v2 active" "word_count v2: active (verdict pass)" "$(verdict)"
+check "flow: v2 tests" "two words=pass;empty text=pass;runs of spaces=pass;longest counts characters, not bytes=pass;" "$(tests_of)"
+tgr call word_count '{"text":"hello big world"}'
+check "flow: call v2" '0 {"words":3,"lines":1,"chars":15,"longest":"hello"}' "$rc $(cat "$tmp/out")"
+tgr rollback word_count --to 1
+check "flow: rollback --to 1" "0 word_count: v1 is active (was v2)" "$rc $(cat "$tmp/out")"
+tgr call word_count '{"text":"hello big world"}'
+check "flow: call after rollback" '0 {"words":3,"lines":1,"chars":15}' "$rc $(cat "$tmp/out")"
+tgr verify
+check "flow: verify" "0 ok: 1 tools, 2 versions checked" "$rc $(tail -n 1 "$tmp/out")"
+tgr create /tg/tools/mem_hog
+check "flow: mem_hog active" "0 mem_hog v1: active (verdict pass)" "$rc $(verdict)"
+tgr call mem_hog '{"mb":8}'
+check "flow: mem_hog 8 MB" '0 {"mb":8}' "$rc $(cat "$tmp/out")"
+tgr call mem_hog '{"mb":64}' --json
+check "flow: mem_hog 64 MB over memory_mb 32" "1 memory killed by the sandbox: memory limit of 32 MB" \
+	"$rc $(field reason) $(field error)"
+[ "$who" = root ] || exit 0
+if [ ! -x /usr/bin/bwrap ]; then # bubblewrap is a bench dependency only
+	echo "VMTEST note no /usr/bin/bwrap on the host (install bubblewrap): no figure"
+	exit 0
+fi
+
+# The figure: `sandbox exec` (cgroup v2 here) against bwrap with the
+# equivalent binds (bench/sandbox/run.sh's command), both on a static hello.
+hello=/tg/bench_sandbox_hello
+bw="/usr/bin/bwrap --unshare-all --die-with-parent --new-session --clearenv --hostname toolgate"
+bw="$bw --ro-bind $hello /tool --dev /dev --tmpfs /tmp /tool"
+check "figure: sandbox exec says hello" hello "$("$tg" sandbox exec -- $hello 2>/dev/null)"
+check "figure: bwrap says hello" hello "$($bw 2>&1)"
+m_tg=$(/tg/vm_median 20 "$tg" sandbox exec -- $hello)
+check "figure: 20 sandbox exec runs exit 0" 0 "$?"
+m_bw=$(/tg/vm_median 20 $bw)
+check "figure: 20 bwrap runs exit 0" 0 "$?"
+set -- $m_tg $m_bw
+echo "VMTEST figure sandbox_exec_median_ms $(($3 / 1000)).$(($3 % 1000 / 100)) bwrap_median_ms" \
+	"$(($7 / 1000)).$(($7 % 1000 / 100)) ratio $(awk "BEGIN { printf \"%.2f\", $3 / $7 }")" \
+	"(min/max us: $2/$4, $6/$8)"
 exit 0
