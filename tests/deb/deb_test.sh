@@ -183,7 +183,7 @@ if [ -f /usr/share/bash-completion/bash_completion ]; then
 		case " $got " in *" $c "*) ;; *) missing="$missing $c" ;; esac
 	done
 	check "completion offers every command (missing:${missing:- none})" test -z "$missing"
-	check "completion: serve flags" test "$(complete_line toolgate serve --m)" = "--max-calls --max-creates "
+	check "completion: serve flags" test "$(complete_line toolgate serve --m)" = "--max-body --max-calls --max-connections --max-creates "
 	check "completion: check --format values" test "$(complete_line toolgate check x.c --format "")" = "json sarif text "
 	got=$(complete_line toolgate sandbox exec --)
 	check "completion: sandbox exec flags" \
