@@ -512,8 +512,12 @@ static int finish_result(tg_run_result **out, struct sbx_run *r, tg_buf *ob, tg_
 		res->reason = TG_REASON_MEMORY;
 	} else if (WIFSIGNALED(st) && WTERMSIG(st) == SIGXFSZ) {
 		res->reason = TG_REASON_FILE_SIZE;
-	} else if (WIFSIGNALED(st) && (WTERMSIG(st) == SIGXCPU ||
-				       (WTERMSIG(st) == SIGKILL && res->cpu_ms + 50 >= cpu_limit_s * 1000ull))) {
+	} else if (WIFSIGNALED(st) &&
+		   (WTERMSIG(st) == SIGXCPU ||
+		    /* RLIMIT_CPU's SIGKILL (soft = hard): the rusage a reap reports
+		     * can trail the kernel's own count by a tick or more per
+		     * thread on a loaded machine (seen: 6890 ms at a 7 s limit) */
+		    (WTERMSIG(st) == SIGKILL && res->cpu_ms + 250 >= cpu_limit_s * 1000ull))) {
 		res->reason = TG_REASON_CPU;
 	} else if (WIFEXITED(st)) {
 		res->reason = TG_REASON_EXITED;
