@@ -167,9 +167,9 @@ static int anchor_read(tg_registry *r, json_t **out, int *found)
 
 /* The anchor is one fixed-size record (REG_ANCHOR_BYTES: the JSON object
  * padded with spaces, then a newline), rewritten in place under flock on
- * the file itself and made durable with one fdatasync: a write of one
- * sector is not torn, and a crash before it leaves the previous record,
- * which only lags behind the log (accepted by verify). A new file's folder
+ * the file itself, without an fsync of its own: a write of one sector is
+ * not torn, and a power loss before the page cache reaches the disk leaves
+ * an older record, which only lags behind the log (accepted by verify). A new file's folder
  * entry is fsynced once. Older toolgate versions wrote it by rename; such a
  * file is simply overwritten in place. */
 #define REG_ANCHOR_BYTES 256
@@ -222,8 +222,10 @@ int reg_audit_anchor_update(tg_registry *r)
 		return tg_error_errno(TG_ERR_IO, errno ? errno : EIO, "write %s", r->anchor_path);
 	if (n > (ssize_t)sizeof(rec) && ftruncate(fd, sizeof(rec)) < 0)
 		return tg_error_errno(TG_ERR_IO, errno, "truncate %s", r->anchor_path);
-	if (fdatasync(fd) < 0)
-		return tg_error_errno(TG_ERR_IO, errno, "fsync %s", r->anchor_path);
+	/* No fdatasync: the entries it names were made durable first (their
+	 * commit is synchronous = FULL), so after a power loss the record can
+	 * only lag behind the log, which verify accepts; a registry.db deleted
+	 * or emptied without a crash meets the record in the page cache. */
 	if (created) {
 		_cleanup_close_ int dfd = open(r->home, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (dfd >= 0)

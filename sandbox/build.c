@@ -370,14 +370,15 @@ static void put_argv(tg_sha256 *h, const char *tag, const char *const *v)
  * the registry) is what makes the cache safe, this only makes it current. */
 static void put_file_identity(tg_sha256 *h, const char *path)
 {
-	char real[PATH_MAX], line[256];
+	char line[256];
 	struct stat st;
 
+	/* stat follows the links: device and inode name the file itself (a
+	 * realpath would cost a readlink per path component, on every call) */
 	put_str(h, "path", path);
-	if (!realpath(path, real) || stat(real, &st) != 0) {
+	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
 		snprintf(line, sizeof(line), "missing");
 	} else {
-		put_str(h, "real", real);
 		snprintf(line, sizeof(line), "dev %llu ino %llu size %lld mtime %lld.%09ld "
 			 "ctime %lld.%09ld", (unsigned long long)st.st_dev,
 			 (unsigned long long)st.st_ino, (long long)st.st_size,
