@@ -128,6 +128,12 @@ int tg_registry_approve(json_t **out, tg_registry *r, const char *name, unsigned
  * cannot be denied (roll back first). reason may be NULL. */
 int tg_registry_deny(json_t **out, tg_registry *r, const char *name, unsigned version,
 		     const char *reason, const tg_actor *who);
+/* Disable a tool: no version stays active (refs/active/<name> deleted,
+ * reflog kept), every version and its history kept, a "remove" event and
+ * audit entry. rollback --to V or approve --activate re-activates later.
+ * *out = {"name","from_version","active_version":null}. TG_ERR_NOTFOUND
+ * for an unknown tool or one with no active version. */
+int tg_registry_remove(json_t **out, tg_registry *r, const char *name, const tg_actor *who);
 /* Versions waiting for a person: [{"name","version","status",
  * "capabilities","submitter","time","reason","content_hash",
  * "active_version"}], by name and version. */
