@@ -53,8 +53,13 @@ static const tg_cli_command commands[] = {
 	{ "approvals", cmd_approvals, "", "list the bridged calls waiting for a person", NULL },
 	{ "approve-call", cmd_approve_call, "ID", "let one queued call run", NULL },
 	{ "deny-call", cmd_deny_call, "ID", "refuse one queued call", NULL },
-	{ "log", cmd_log, "[--limit N] [--run ID] [--archive BEFORE]",
+	{ "log", cmd_log,
+	  "[--limit N] [--tool NAME] [--actor TEXT] [--since YYYY-MM-DD|SEQ] [--event NAME] "
+	  "[--run ID] [--archive BEFORE]",
 	  "show the audit log (--run: one run's calls)",
+	  "The filters combine with AND: --tool and --event name exactly, --actor\n"
+	  "matches actors containing TEXT, --since keeps entries from a UTC date or an\n"
+	  "entry number on; --limit then keeps the last N of them.\n"
 	  "--archive BEFORE (an entry number or a UTC date YYYY-MM-DD) moves the older\n"
 	  "entries to <home>/audit-archive/audit-F-L.jsonl, a file that still verifies,\n"
 	  "and appends a checkpoint entry that keeps the chain whole." },
