@@ -85,8 +85,11 @@ static const tg_cli_command commands[] = {
 	  "Also runs SQLite's integrity check on registry.db. A registry.db rebuilt from\n"
 	  "the store (its audit and call history lost) is a problem until a person runs\n"
 	  "toolgate verify --acknowledge-rebuild (audited)." },
-	{ "status", cmd_status, "", "the home's use against each quota (config.json)",
-	  "Store and cache bytes (quota_home_mb), the largest cached binary\n"
+	{ "status", cmd_status, "", "one screen: tools, approvals, rejections, budgets, quotas",
+	  "Tools and active versions, versions awaiting approval (the first few),\n"
+	  "rejections and calls of the last 24 hours, the MCP session budget\n"
+	  "defaults; then the home's use against each quota (config.json):\n"
+	  "store and cache bytes (quota_home_mb), the largest cached binary\n"
 	  "(max_binary_mb), rejected submissions of one tool in the last hour\n"
 	  "(max_rejected_per_tool_hour), the cache (cache_budget_mb) and the store's\n"
 	  "loose objects (pack_loose_objects)." },

@@ -165,6 +165,9 @@ int reg_home_usage(tg_registry *r, uint64_t *store, uint64_t *cache);
 int reg_quota_before_create(tg_registry *r, const char *name);
 /* max_binary_mb for a freshly built binary: TG_ERR_DENIED when over. */
 int reg_quota_binary(tg_registry *r, const char *binary);
+/* overview.c: the keys `status` adds to the quota figures (tools, pending,
+ * rejections_24h, calls_24h, session_defaults), merged into res. */
+int reg_status_overview(tg_registry *r, json_t *res);
 
 /* ---- cache.c ----------------------------------------------------------- */
 void reg_rm_tree(const char *dir);

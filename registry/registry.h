@@ -153,7 +153,12 @@ int tg_registry_verify(json_t **out, tg_registry *r);
  *  "rejected_per_tool_hour":{"highest","tool","limit"},
  *  "cache":{"bytes","builds","budget_bytes"},
  *  "store":{"loose_objects","packs","pack_threshold"},
- *  "rebuild_unacknowledged":bool}; a limit of 0 means unlimited. */
+ *  "rebuild_unacknowledged":bool,
+ *  "tools":{"total","active"}, "pending":{"count","first":[..]},
+ *  "rejections_24h":{"count","recent":[..]} (first/recent: up to 5
+ *  {"name","version","status","reason","time"}), "calls_24h":{"count"},
+ *  "session_defaults":{"max_calls","max_creates","hide_write_tools"}};
+ *  a limit of 0 means unlimited. */
 int tg_registry_status(json_t **out, tg_registry *r);
 /* Upkeep on demand (`toolgate gc`): pack the store's loose objects and old
  * packs into one pack (history untouched) and bring cache/ under
