@@ -156,6 +156,11 @@ int reg_call_record(tg_registry *r, const char *name, unsigned v, const json_t *
 /* One note per unfinished call (for verify). */
 int reg_calls_unfinished(tg_registry *r, json_t *notes);
 
+/* registry.c: 0 when the SDK header is there (r->sdk_include set), else
+ * TG_ERR_UNAVAILABLE (exit 3) naming where it was looked for: vetting and
+ * building check it before anything is recorded. */
+int reg_need_sdk(tg_registry *r);
+
 /* ---- quota.c ----------------------------------------------------------- */
 /* Allocated bytes (st_blocks) and files below path (0 when it is absent). */
 int reg_dir_usage(const char *path, uint64_t *bytes, uint64_t *files);
