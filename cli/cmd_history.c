@@ -78,10 +78,13 @@ int cmd_history(tg_cli *cli, int argc, char **argv)
 		const char *reason = json_string_value(json_object_get(v, "reason"));
 		const char *status = json_string_value(json_object_get(v, "status"));
 		char why[64];
-		if ((!reason || !reason[0]) && status && strcmp(status, "inactive") == 0) {
+		if (status && strcmp(status, "inactive") == 0) {
+			/* the events say why once it was active (the stored reason
+			 * may date from before its approval) */
 			why_inactive(why, sizeof(why), json_object_get(res, "events"),
 				     json_integer_value(json_object_get(v, "version")));
-			reason = why;
+			if (!reason || !reason[0] || strcmp(why, "passed, never activated") != 0)
+				reason = why;
 		}
 		fmt_time(when, sizeof(when), json_integer_value(json_object_get(v, "time")));
 		printf("  v%-4lld %-9s %s UTC  verdict %-6s %.12s%s%.160s\n",

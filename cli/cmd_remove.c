@@ -1,7 +1,7 @@
 /*
  * cli/cmd_remove.c: `toolgate remove NAME`: disable a tool. No version stays
  * active; every version, report and event is kept and the removal is
- * audited, so `rollback --to V` or `approve NAME@V --activate` can bring a
+ * audited, so `rollback --to V` (or approving a pending version) brings a
  * version back.
  */
 #include "cli.h"

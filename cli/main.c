@@ -42,8 +42,8 @@ static const tg_cli_command commands[] = {
 	{ "deny", cmd_deny, "NAME@V [--reason TEXT]", "refuse a version for good (audited)", NULL },
 	{ "remove", cmd_remove, "NAME", "disable a tool: no version active, history kept (audited)",
 	  "Every version, report and event stays; calls and tools/list no longer see\n"
-	  "the tool. 'toolgate rollback NAME --to V' or 'toolgate approve NAME@V\n"
-	  "--activate' makes a version active again." },
+	  "the tool. 'toolgate rollback NAME --to V' makes a version active again\n"
+	  "(approving a pending version does too)." },
 	{ "call", cmd_call, "NAME [ARGS_JSON|-]", "run the active version of a tool", NULL },
 	{ "run", cmd_run,
 	  "FILE.c [ARGS_JSON|-] [--calls NAME,...] [--max-tool-calls N] [--timeout-ms N]",

@@ -130,7 +130,8 @@ int tg_registry_deny(json_t **out, tg_registry *r, const char *name, unsigned ve
 		     const char *reason, const tg_actor *who);
 /* Disable a tool: no version stays active (refs/active/<name> deleted,
  * reflog kept), every version and its history kept, a "remove" event and
- * audit entry. rollback --to V or approve --activate re-activates later.
+ * audit entry. rollback --to V (or approving a pending version)
+ * re-activates later.
  * *out = {"name","from_version","active_version":null}. TG_ERR_NOTFOUND
  * for an unknown tool or one with no active version. */
 int tg_registry_remove(json_t **out, tg_registry *r, const char *name, const tg_actor *who);

@@ -5,8 +5,8 @@
  * report and the tool's history are kept. The change is an event ("remove",
  * version 0) that `history` shows and an audit entry; the toolset
  * generation is bumped so MCP clients see the tool go. A later rollback
- * --to V or approve --activate brings a version back under the usual
- * checks.
+ * --to V (or the approval of a pending version) brings a version back
+ * under the usual checks.
  */
 #include "reg_internal.h"
 

@@ -3,7 +3,8 @@
 # 14) disables a tool: no version active (list, call and the store's
 # refs/active agree, also after a re-index from the store), every version and
 # event kept, the removal audited and shown by history; removing again, an
-# unknown tool or bad usage exit 2; rollback --to V brings a version back.
+# unknown tool or bad usage exit 2; rollback --to V brings a version back,
+# an approved one too.
 . "$(dirname "$0")/lib.sh"
 
 d=$(tool_dir wc)
@@ -64,4 +65,26 @@ rm -f "$HOME_DIR/registry.db" "$HOME_DIR/registry.db-wal" "$HOME_DIR/registry.db
 run tg history wc
 expect_rc 0 "history after a re-index"
 expect_out '^wc \(active: none\)$' "the store holds no active pointer"
+
+# a tool asking for a capability: approved, removed, rolled back to (its
+# approval stands); history gives the removal, not the stale pending reason
+mkdir -p "$WORK/ws"
+printf '{"workspace": "%s"}\n' "$WORK/ws" >"$HOME_DIR/config.json"
+w=$WORK/src/ws_tool
+mkdir -p "$w"
+cp "$HERE/tools/word_count.c" "$w/tool.c"
+sed 's/"word_count"/"ws_tool"/; s/"source": "word_count.c"/"source": "tool.c"/; s/"capabilities": \[\]/"capabilities": ["workspace:read"]/' \
+	"$HERE/tools/word_count.json" >"$w/tool.json"
+run tg create "$w"
+expect_out '^ws_tool v1: pending' "ws_tool pending"
+run tg approve ws_tool@1
+expect_rc 0 "approve"
+run tg remove ws_tool
+expect_rc 0 "remove an approved tool"
+run tg history ws_tool
+expect_out '^  v1 +inactive .*removed \(toolgate remove\): no version active$' "history: removed, not 'needs approval'"
+run tg rollback ws_tool --to 1
+expect_rc 0 "rollback to the approved version"
+run tg call ws_tool '{"text": "a"}'
+expect_rc 0 "call after rollback"
 finish remove
