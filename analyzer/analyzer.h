@@ -49,7 +49,8 @@ typedef struct tg_analyze_opts {
 	const char *const *capabilities;
 	size_t ncapabilities;
 	/* Folder holding the tool SDK header (toolgate/tool.h); NULL for the
-	 * built-in default (TG_DATADIR/include or the source tree's sdk/). */
+	 * built-in default (tg_sdk_dir: beside the binary, or the source
+	 * tree's sdk/ for the binary in its build tree). */
 	const char *sdk_include_dir;
 	/* Limits for the parse child; 0 = defaults (5 s, 1 GiB, 1 MiB input). */
 	uint32_t timeout_ms;

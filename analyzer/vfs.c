@@ -24,10 +24,14 @@ static int has_sdk(const char *dir)
 
 const char *tg_vfs_sdk_dir(const tg_analyze_opts *opts)
 {
+	static _Thread_local char *found; /* tg_sdk_dir, once per thread */
+
 	if (opts && opts->sdk_include_dir)
 		return opts->sdk_include_dir;
-	if (has_sdk(TG_DATADIR "/include"))
-		return TG_DATADIR "/include";
+	if (!found && tg_sdk_dir(&found) < 0)
+		tg_error_clear();
+	if (found && has_sdk(found))
+		return found;
 	return TG_SOURCE_DATADIR;
 }
 

@@ -77,6 +77,7 @@ int cmd_diff(tg_cli *cli, int argc, char **argv);
 int cmd_rollback(tg_cli *cli, int argc, char **argv);
 int cmd_approve(tg_cli *cli, int argc, char **argv);
 int cmd_deny(tg_cli *cli, int argc, char **argv);
+int cmd_remove(tg_cli *cli, int argc, char **argv);
 int cmd_call(tg_cli *cli, int argc, char **argv);
 int cmd_log(tg_cli *cli, int argc, char **argv);
 int cmd_verify(tg_cli *cli, int argc, char **argv);

@@ -142,7 +142,15 @@ int cmd_check(tg_cli *cli, int argc, char **argv)
 	if (r < 0)
 		return cli_fail(TG_ERR_INVALID, "policy");
 	{
+		_cleanup_free_ char *sdk = NULL;
 		tg_analyze_opts o = { 0 };
+		/* the SDK beside the binary; missing, an environment error */
+		r = tg_sdk_dir(&sdk);
+		if (r < 0) {
+			tg_policy_free(policy);
+			return cli_fail(r, "check");
+		}
+		o.sdk_include_dir = sdk;
 		o.max_source_bytes = CHECK_MAX_SOURCE;
 		o.capabilities = caps;
 		o.ncapabilities = ncaps;

@@ -1,6 +1,7 @@
 /*
- * cli/cmd_diff.c: `toolgate diff NAME V1 V2`: the unified diff of every
- * file (manifest, source, analysis, tests) between two versions.
+ * cli/cmd_diff.c: `toolgate diff NAME V1 V2`: the unified diff between two
+ * versions: the source first, then the manifest, the test results (without
+ * timing) and the analysis (store/diff.c).
  */
 #include "cli.h"
 #include "registry/registry.h"

@@ -182,14 +182,13 @@ static void check_libclang(struct doc *d)
 
 static void check_sdk(struct doc *d)
 {
-	if (access(TG_DOCTOR_DATADIR "/include/toolgate/tool.h", R_OK) == 0)
-		item(d, "sdk", OK, NULL, "%s/include/toolgate/tool.h", TG_DOCTOR_DATADIR);
-	else if (access(TG_DOCTOR_SRCDATADIR "/toolgate/tool.h", R_OK) == 0)
-		item(d, "sdk", OK, NULL, "%s/toolgate/tool.h (source tree)", TG_DOCTOR_SRCDATADIR);
+	_cleanup_free_ char *dir = NULL;
+
+	if (tg_sdk_dir(&dir) == 0)
+		item(d, "sdk", OK, NULL, "%s/toolgate/tool.h", dir);
 	else
-		item(d, "sdk", FAIL, "reinstall toolgate (make install)",
-		     "toolgate/tool.h found neither in %s/include nor in %s", TG_DOCTOR_DATADIR,
-		     TG_DOCTOR_SRCDATADIR);
+		item(d, "sdk", FAIL, "reinstall toolgate (make install)", "%s",
+		     tg_error_last()->message);
 }
 
 /* The home, its store and registry; returns the config when it loads. */

@@ -37,6 +37,8 @@ static void why_inactive(char *buf, size_t n, const json_t *events, json_int_t v
 		} else if (from == version && was_active) {
 			if (ev && strcmp(ev, "rollback") == 0)
 				snprintf(buf, n, "rolled back to v%lld", (long long)to);
+			else if (to == 0 && ev && strcmp(ev, "remove") == 0)
+				snprintf(buf, n, "removed (toolgate remove): no version active");
 			else if (to == 0)
 				snprintf(buf, n, "deactivated (%s)", ev ? ev : "?");
 			else
@@ -76,10 +78,13 @@ int cmd_history(tg_cli *cli, int argc, char **argv)
 		const char *reason = json_string_value(json_object_get(v, "reason"));
 		const char *status = json_string_value(json_object_get(v, "status"));
 		char why[64];
-		if ((!reason || !reason[0]) && status && strcmp(status, "inactive") == 0) {
+		if (status && strcmp(status, "inactive") == 0) {
+			/* the events say why once it was active (the stored reason
+			 * may date from before its approval) */
 			why_inactive(why, sizeof(why), json_object_get(res, "events"),
 				     json_integer_value(json_object_get(v, "version")));
-			reason = why;
+			if (!reason || !reason[0] || strcmp(why, "passed, never activated") != 0)
+				reason = why;
 		}
 		fmt_time(when, sizeof(when), json_integer_value(json_object_get(v, "time")));
 		printf("  v%-4lld %-9s %s UTC  verdict %-6s %.12s%s%.160s\n",
@@ -94,12 +99,14 @@ int cmd_history(tg_cli *cli, int argc, char **argv)
 	json_array_foreach(json_object_get(res, "events"), i, e) {
 		fmt_time(when, sizeof(when), json_integer_value(json_object_get(e, "time")));
 		json_int_t from = json_integer_value(json_object_get(e, "from_version"));
-		char was[32] = "none active before";
+		json_int_t to = json_integer_value(json_object_get(e, "version"));
+		char was[32] = "none active before", now[24] = "none active";
 		if (from)
 			snprintf(was, sizeof(was), "was v%lld", (long long)from);
-		printf("  %s UTC  %-8s v%lld (%s) by %s\n", when,
-		       cli_jline(json_object_get(e, "event")),
-		       (long long)json_integer_value(json_object_get(e, "version")), was,
+		if (to)
+			snprintf(now, sizeof(now), "v%lld", (long long)to);
+		printf("  %s UTC  %-8s %s (%s) by %s\n", when,
+		       cli_jline(json_object_get(e, "event")), now, was,
 		       cli_jline(json_object_get(e, "actor")));
 	}
 	return TG_EXIT_OK;

@@ -3,7 +3,10 @@
  * (docs/CONFIG.md, "Quotas"): bytes of store and cache, the largest cached
  * binary, the most rejected submissions of one tool in the last hour, the
  * cache against its budget, the store's loose objects against the packing
- * threshold, and an unacknowledged rebuild. `toolgate gc`: pack the store.
+ * threshold, and an unacknowledged rebuild; before them, the overview:
+ * tools and active versions, pending approvals (count and the first few),
+ * rejections and calls of the last 24 hours, the session budget defaults.
+ * `toolgate gc`: pack the store.
  */
 #include "cli.h"
 #include "registry/registry.h"
@@ -33,6 +36,63 @@ static void limit_text(char *buf, size_t n, json_int_t v, const char *key)
 	snprintf(buf, n, "of %s (%s)", m, key);
 }
 
+/* "name v3" entries of arr, comma-separated, after the count. */
+static void print_versions(const json_t *arr, json_int_t count, int with_reason)
+{
+	const json_t *v;
+	size_t i;
+
+	json_array_foreach(arr, i, v) {
+		const char *reason = json_string_value(json_object_get(v, "reason"));
+		printf("%s%s v%lld", i ? ", " : ": ", cli_jline(json_object_get(v, "name")),
+		       (long long)json_integer_value(json_object_get(v, "version")));
+		if (with_reason && reason && reason[0])
+			printf(" (%.80s)", cli_line(reason));
+	}
+	if ((json_int_t)json_array_size(arr) < count)
+		printf(", ...");
+	printf("\n");
+}
+
+static void print_overview(const json_t *res)
+{
+	json_int_t n;
+	uint32_t calls, creates;
+
+	printf("tools     %lld, %lld with an active version\n", (long long)num(res, "tools", "total"),
+	       (long long)num(res, "tools", "active"));
+	n = num(res, "pending", "count");
+	printf("pending   %lld version%s awaiting approval", (long long)n, n == 1 ? "" : "s");
+	if (n)
+		print_versions(json_object_get(json_object_get(res, "pending"), "first"), n, 0);
+	else
+		printf("\n");
+	n = num(res, "rejections_24h", "count");
+	printf("rejects   %lld in the last 24 hours", (long long)n);
+	if (n)
+		print_versions(json_object_get(json_object_get(res, "rejections_24h"), "recent"), n,
+			       1);
+	else
+		printf("\n");
+	printf("calls     %lld in the last 24 hours\n", (long long)num(res, "calls_24h", "count"));
+	calls = (uint32_t)num(res, "session_defaults", "max_calls");
+	creates = (uint32_t)num(res, "session_defaults", "max_creates");
+	printf("sessions  budget per MCP session: ");
+	if (calls)
+		printf("%u calls, ", calls);
+	else
+		printf("calls unlimited, ");
+	if (creates)
+		printf("%u creates", creates);
+	else
+		printf("creates unlimited");
+	printf("%s (config.json)\n",
+	       json_is_true(json_object_get(json_object_get(res, "session_defaults"),
+					    "hide_write_tools"))
+		       ? ", write tools hidden"
+		       : "");
+}
+
 int cmd_status(tg_cli *cli, int argc, char **argv)
 {
 	_cleanup_json_ json_t *res = NULL;
@@ -53,6 +113,7 @@ int cmd_status(tg_cli *cli, int argc, char **argv)
 		return cli_fail(rc, "status");
 	if (cli->json)
 		return cli_print_json(res);
+	print_overview(res);
 	mib(a, sizeof(a), num(res, "home", "used_bytes"));
 	mib(b, sizeof(b), num(res, "home", "store_bytes"));
 	mib(c, sizeof(c), num(res, "home", "cache_bytes"));

@@ -31,13 +31,19 @@ static const tg_cli_command commands[] = {
 	{ "show", cmd_show, "NAME[@V]", "show one version of a tool", NULL },
 	{ "history", cmd_history, "NAME", "every version of a tool, with activations and rollbacks",
 	  NULL },
-	{ "diff", cmd_diff, "NAME V1 V2", "unified diff between two versions", NULL },
+	{ "diff", cmd_diff, "NAME V1 V2", "unified diff between two versions",
+	  "The source first, then the manifest, the test results (timing left out)\n"
+	  "and the analysis report." },
 	{ "rollback", cmd_rollback, "NAME [--to V]", "re-activate an earlier passing version", NULL },
 	{ "approve", cmd_approve, "NAME@V [--activate]",
 	  "grant the capabilities one pending version asks for",
 	  "The approval binds that version's code and capability set. When a newer\n"
 	  "version is active, the approved one is not activated unless --activate." },
 	{ "deny", cmd_deny, "NAME@V [--reason TEXT]", "refuse a version for good (audited)", NULL },
+	{ "remove", cmd_remove, "NAME", "disable a tool: no version active, history kept (audited)",
+	  "Every version, report and event stays; calls and tools/list no longer see\n"
+	  "the tool. 'toolgate rollback NAME --to V' makes a version active again\n"
+	  "(approving a pending version does too)." },
 	{ "call", cmd_call, "NAME [ARGS_JSON|-]", "run the active version of a tool", NULL },
 	{ "run", cmd_run,
 	  "FILE.c [ARGS_JSON|-] [--calls NAME,...] [--max-tool-calls N] [--timeout-ms N]",
@@ -49,8 +55,13 @@ static const tg_cli_command commands[] = {
 	{ "approvals", cmd_approvals, "", "list the bridged calls waiting for a person", NULL },
 	{ "approve-call", cmd_approve_call, "ID", "let one queued call run", NULL },
 	{ "deny-call", cmd_deny_call, "ID", "refuse one queued call", NULL },
-	{ "log", cmd_log, "[--limit N] [--run ID] [--archive BEFORE]",
+	{ "log", cmd_log,
+	  "[--limit N] [--tool NAME] [--actor TEXT] [--since YYYY-MM-DD|SEQ] [--event NAME] "
+	  "[--run ID] [--archive BEFORE]",
 	  "show the audit log (--run: one run's calls)",
+	  "The filters combine with AND: --tool and --event name exactly, --actor\n"
+	  "matches actors containing TEXT, --since keeps entries from a UTC date or an\n"
+	  "entry number on; --limit then keeps the last N of them.\n"
 	  "--archive BEFORE (an entry number or a UTC date YYYY-MM-DD) moves the older\n"
 	  "entries to <home>/audit-archive/audit-F-L.jsonl, a file that still verifies,\n"
 	  "and appends a checkpoint entry that keeps the chain whole." },
@@ -76,8 +87,11 @@ static const tg_cli_command commands[] = {
 	  "Also runs SQLite's integrity check on registry.db. A registry.db rebuilt from\n"
 	  "the store (its audit and call history lost) is a problem until a person runs\n"
 	  "toolgate verify --acknowledge-rebuild (audited)." },
-	{ "status", cmd_status, "", "the home's use against each quota (config.json)",
-	  "Store and cache bytes (quota_home_mb), the largest cached binary\n"
+	{ "status", cmd_status, "", "one screen: tools, approvals, rejections, budgets, quotas",
+	  "Tools and active versions, versions awaiting approval (the first few),\n"
+	  "rejections and calls of the last 24 hours, the MCP session budget\n"
+	  "defaults; then the home's use against each quota (config.json):\n"
+	  "store and cache bytes (quota_home_mb), the largest cached binary\n"
 	  "(max_binary_mb), rejected submissions of one tool in the last hour\n"
 	  "(max_rejected_per_tool_hour), the cache (cache_budget_mb) and the store's\n"
 	  "loose objects (pack_loose_objects)." },

@@ -186,6 +186,11 @@ void tg_sha256_hex(char out[65], const void *data, size_t len);
  * file at overlay_path; returns their count (0 when max is too small). The
  * build adds only -c, the source and -o. */
 size_t tg_cfront_args(const char **argv, size_t max, const char *overlay_path);
+/* The folder holding the tool SDK header toolgate/tool.h (caller frees):
+ * <dir of the running binary>/../share/toolgate/include when installed, the
+ * source tree's sdk/ for the binary in its build tree (common/sdk.c).
+ * TG_ERR_UNAVAILABLE (exit 3) naming the path when it is missing. */
+int tg_sdk_dir(char **out);
 /* The overlay YAML (caller frees): sdk_dir is the folder holding
  * toolgate/tool.h; with_main maps TG_CFRONT_MAIN to the real file there
  * (the build; the analyzer hands the source in memory). */

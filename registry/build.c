@@ -61,7 +61,10 @@ int reg_cache_key(char out[65], const char *content_hash, tg_registry *r)
 {
 	char inputs[65];
 	tg_sha256 s;
+	int rc = reg_need_sdk(r);
 
+	if (rc < 0)
+		return rc;
 	if (tg_sandbox_build_inputs(inputs, r->sdk_include) < 0)
 		return tg_error_prefix("build inputs");
 	tg_sha256_init(&s);

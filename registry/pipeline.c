@@ -421,6 +421,9 @@ static int create_version(json_t **out, tg_registry *r, const tg_submission *sub
 	rc = tg_manifest_validate(r, sub->manifest, sub->source, sub->source_len);
 	if (rc < 0)
 		return rc;
+	/* no SDK: an environment error, nothing recorded against the tool */
+	if ((rc = reg_need_sdk(r)) < 0)
+		return rc;
 	name = json_string_value(json_object_get(sub->manifest, "name"));
 	caps = calloc(ncaps + 1, sizeof(*caps));
 	if (!caps)

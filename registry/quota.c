@@ -239,6 +239,8 @@ int tg_registry_status(json_t **out, tg_registry *r)
 			"rebuild_unacknowledged", unacked);
 	if (!res)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	if ((rc = reg_status_overview(r, res)) < 0)
+		return rc;
 	*out = TG_TAKE_PTR(res);
 	return 0;
 }

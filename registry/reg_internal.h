@@ -156,6 +156,11 @@ int reg_call_record(tg_registry *r, const char *name, unsigned v, const json_t *
 /* One note per unfinished call (for verify). */
 int reg_calls_unfinished(tg_registry *r, json_t *notes);
 
+/* registry.c: 0 when the SDK header is there (r->sdk_include set), else
+ * TG_ERR_UNAVAILABLE (exit 3) naming where it was looked for: vetting and
+ * building check it before anything is recorded. */
+int reg_need_sdk(tg_registry *r);
+
 /* ---- quota.c ----------------------------------------------------------- */
 /* Allocated bytes (st_blocks) and files below path (0 when it is absent). */
 int reg_dir_usage(const char *path, uint64_t *bytes, uint64_t *files);
@@ -165,6 +170,9 @@ int reg_home_usage(tg_registry *r, uint64_t *store, uint64_t *cache);
 int reg_quota_before_create(tg_registry *r, const char *name);
 /* max_binary_mb for a freshly built binary: TG_ERR_DENIED when over. */
 int reg_quota_binary(tg_registry *r, const char *binary);
+/* overview.c: the keys `status` adds to the quota figures (tools, pending,
+ * rejections_24h, calls_24h, session_defaults), merged into res. */
+int reg_status_overview(tg_registry *r, json_t *res);
 
 /* ---- cache.c ----------------------------------------------------------- */
 void reg_rm_tree(const char *dir);

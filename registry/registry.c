@@ -22,13 +22,23 @@
 #include <string.h>
 #include <sys/stat.h>
 
+/* The SDK folder beside the binary (tg_sdk_dir), or NULL when it is
+ * missing: opening a home does not need it; vetting and building do
+ * (reg_need_sdk). */
 static char *sdk_include_dir(void)
 {
-	struct stat st;
+	char *dir = NULL;
 
-	if (stat(TG_DATADIR "/include/toolgate/tool.h", &st) == 0)
-		return strdup(TG_DATADIR "/include");
-	return strdup(TG_SOURCE_DATADIR);
+	if (tg_sdk_dir(&dir) < 0)
+		tg_error_clear();
+	return dir;
+}
+
+int reg_need_sdk(tg_registry *r)
+{
+	if (r->sdk_include)
+		return 0;
+	return tg_sdk_dir(&r->sdk_include);
 }
 
 /* Is registry.db-wal at most REG_WAL_KEEP_BYTES (or absent)? Each process
@@ -141,7 +151,7 @@ int tg_registry_open(tg_registry **out, const char *home, int create)
 	r->repairs = json_array();
 	r->reindex_problems = json_array();
 	r->store_path = tg_path_join(home, "store.git");
-	if (!r->home || !r->db_path || !r->cache_dir || !r->anchor_path || !r->sdk_include ||
+	if (!r->home || !r->db_path || !r->cache_dir || !r->anchor_path ||
 	    !r->repairs || !r->reindex_problems || !r->store_path) {
 		rc = tg_error_set(TG_ERR_NOMEM, "out of memory");
 		goto fail;

@@ -128,6 +128,13 @@ int tg_registry_approve(json_t **out, tg_registry *r, const char *name, unsigned
  * cannot be denied (roll back first). reason may be NULL. */
 int tg_registry_deny(json_t **out, tg_registry *r, const char *name, unsigned version,
 		     const char *reason, const tg_actor *who);
+/* Disable a tool: no version stays active (refs/active/<name> deleted,
+ * reflog kept), every version and its history kept, a "remove" event and
+ * audit entry. rollback --to V (or approving a pending version)
+ * re-activates later.
+ * *out = {"name","from_version","active_version":null}. TG_ERR_NOTFOUND
+ * for an unknown tool or one with no active version. */
+int tg_registry_remove(json_t **out, tg_registry *r, const char *name, const tg_actor *who);
 /* Versions waiting for a person: [{"name","version","status",
  * "capabilities","submitter","time","reason","content_hash",
  * "active_version"}], by name and version. */
@@ -147,7 +154,12 @@ int tg_registry_verify(json_t **out, tg_registry *r);
  *  "rejected_per_tool_hour":{"highest","tool","limit"},
  *  "cache":{"bytes","builds","budget_bytes"},
  *  "store":{"loose_objects","packs","pack_threshold"},
- *  "rebuild_unacknowledged":bool}; a limit of 0 means unlimited. */
+ *  "rebuild_unacknowledged":bool,
+ *  "tools":{"total","active"}, "pending":{"count","first":[..]},
+ *  "rejections_24h":{"count","recent":[..]} (first/recent: up to 5
+ *  {"name","version","status","reason","time"}), "calls_24h":{"count"},
+ *  "session_defaults":{"max_calls","max_creates","hide_write_tools"}};
+ *  a limit of 0 means unlimited. */
 int tg_registry_status(json_t **out, tg_registry *r);
 /* Upkeep on demand (`toolgate gc`): pack the store's loose objects and old
  * packs into one pack (history untouched) and bring cache/ under

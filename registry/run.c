@@ -194,6 +194,8 @@ int tg_registry_run_program(json_t **out, tg_registry *r, const tg_program *p,
 		return tg_error_set(TG_ERR_INVALID, "arguments: must be a JSON object");
 	if ((rc = check_limits(&r->cfg, p->limits)) < 0)
 		return rc;
+	if ((rc = reg_need_sdk(r)) < 0)
+		return rc;
 	/* "O" takes a new reference to the caller's array; a fresh empty one is handed over with "o" */
 	cm = p->calls ? json_pack("{s:O}", "calls", p->calls)
 		      : json_pack("{s:o}", "calls", json_array());

@@ -123,6 +123,9 @@
 	X(git_commit_create_buffer) \
 	X(git_commit_create_with_signature) \
 	X(git_commit_extract_signature) \
+	X(git_patch_from_buffers) \
+	X(git_patch_to_buf) \
+	X(git_patch_free) \
 	/* end */
 
 struct tg_git_api {
@@ -139,6 +142,9 @@ int tg_git_load(void);
 
 #ifndef TG_GIT_DL_IMPL
 #define git_odb_foreach (tg_git_api.git_odb_foreach)
+#define git_patch_from_buffers (tg_git_api.git_patch_from_buffers)
+#define git_patch_to_buf (tg_git_api.git_patch_to_buf)
+#define git_patch_free (tg_git_api.git_patch_free)
 #define git_packbuilder_free (tg_git_api.git_packbuilder_free)
 #define git_packbuilder_insert (tg_git_api.git_packbuilder_insert)
 #define git_packbuilder_insert_walk (tg_git_api.git_packbuilder_insert_walk)
