@@ -112,6 +112,27 @@ static void test_cap_counts_failures(void **state)
 	json_decref(caps);
 }
 
+/* Concurrent requests (written before any reply is read): one request is
+ * in flight at a time, so they are served in order, each counted. */
+static void test_pipelined(void **state)
+{
+	json_t *caps = caps_of("[\"tools:word_count\"]");
+	reg_bridge b;
+	tg_run_result *rr;
+
+	(void)state;
+	bridge_init(&b, caps, "{}", NULL);
+	rr = run(&b, "pipelined", 5000);
+	assert_int_equal(rr->reason, TG_REASON_EXITED);
+	assert_int_equal(rr->exit_code, 0);
+	assert_string_equal(rr->out, "[\"ok:1\",\"tool_error:2\",\"ok:3\"]\n");
+	assert_int_equal(b.attempts, 3);
+	assert_int_equal(b.ok, 2);
+	assert_int_equal(b.protocol_error, 0);
+	tg_run_result_free(rr);
+	json_decref(caps);
+}
+
 /* Nothing declared: the call is denied (host tools alike). */
 static void test_undeclared(void **state)
 {
@@ -273,6 +294,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cap_counts_failures),
 		cmocka_unit_test(test_undeclared),
+		cmocka_unit_test(test_pipelined),
 		cmocka_unit_test(test_cycle),
 		cmocka_unit_test(test_depth),
 		cmocka_unit_test(test_after_deadline),

@@ -45,16 +45,23 @@ static void frame(const char *json)
 	put(json, n);
 }
 
-/* Send a request and return its outcome code (static buffer). */
-static const char *call(int id, const char *tool, const char *args)
+static void request(int id, const char *tool, const char *args)
 {
-	static char code[64];
-	char req[512], *body, *c;
-	unsigned char h[4];
-	size_t n;
+	char req[512];
 
 	snprintf(req, sizeof(req), "{\"id\":%d,\"tool\":\"%s\",\"args\":%s}", id, tool, args);
 	frame(req);
+}
+
+/* Read one reply and return its outcome code, with ":ID" when want_id
+ * (static buffer). */
+static const char *reply(int want_id)
+{
+	static char code[96];
+	char *body, *c;
+	unsigned char h[4];
+	size_t n;
+
 	if (get(h, 4) < 0)
 		return "eof";
 	n = (size_t)h[0] << 24 | (size_t)h[1] << 16 | (size_t)h[2] << 8 | h[3];
@@ -69,8 +76,18 @@ static const char *call(int id, const char *tool, const char *args)
 	} else {
 		strcpy(code, "?");
 	}
+	if (want_id && (c = strstr(body, "\"id\":")))
+		snprintf(code + strlen(code), sizeof(code) - strlen(code), ":%ld",
+			 strtol(c + 5, NULL, 10));
 	free(body);
 	return code;
+}
+
+/* Send a request and return its outcome code (static buffer). */
+static const char *call(int id, const char *tool, const char *args)
+{
+	request(id, tool, args);
+	return reply(0);
 }
 
 static void spin(void)
@@ -93,6 +110,15 @@ int main(int argc, char **argv)
 		printf(",\"%s\"", call(4, "word_count", "{\"text\":\"c\"}"));
 		printf(",\"%s\"", call(5, "word_count", "{\"text\":\"d\"}"));
 		printf(",\"%s\"]\n", call(6, "host:issue_refund", "{}"));
+	} else if (strcmp(m, "pipelined") == 0) {
+		/* three requests written before any reply is read: served one at
+		 * a time, in order, each counted */
+		request(1, "word_count", "{\"text\":\"a\"}");
+		request(2, "word_count", "{\"text\":5}");
+		request(3, "word_count", "{\"text\":\"b c\"}");
+		printf("[\"%s\"", reply(1));
+		printf(",\"%s\"", reply(1));
+		printf(",\"%s\"]\n", reply(1));
 	} else if (strcmp(m, "one") == 0) {
 		printf("[\"%s\"]\n", call(1, "word_count", "{\"text\":\"a b c\"}"));
 	} else if (strcmp(m, "malformed") == 0) {
