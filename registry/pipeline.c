@@ -430,7 +430,9 @@ static int create_version(json_t **out, tg_registry *r, const tg_submission *sub
 	reg_caps_from_json(capj, &ws_read, &ws_write);
 	reg_content_hash(o.hash, sub->source, sub->source_len);
 	/* quotas before anything is built (quota.c) */
-	rc = reg_quota_before_create(r, name);
+	rc = reg_rate_before_create(r, who);
+	if (rc == 0)
+		rc = reg_quota_before_create(r, name);
 	if (rc < 0)
 		return refused(r, who, name, rc);
 	/* fail closed: nothing is vetted, built or stored unless the audit log

@@ -21,7 +21,7 @@ function makeVersions(home) {
   // lift the rejected-per-hour quota and the create rate limits: 117
   // rejected versions in a minute are the point of this test
   writeFileSync(join(home, 'config.json'), JSON.stringify({
-    max_rejected_per_tool_hour: 0,
+    max_rejected_per_tool_hour: 0, home_max_creates_per_minute: 0,
   }));
   const dir = join(dirname(home), 'src');
   mkdirSync(dir);
