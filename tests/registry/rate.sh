@@ -62,4 +62,27 @@ expect_rc 2 "nothing registered for the refused create"
 session two_a >"$WORK/in"
 run tg serve <"$WORK/in"
 expect_out '"id":1,"result":\{"content":\[\{"type":"text","text":"two_a v1: active' "another session may create"
+
+# 3. tests stop at the first failure: the rest reported as skipped, not run
+d3=$(tool_dir stop_first)
+python3 - "$d3/tool.json" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+m["name"] = "stop_first"
+t = m["tests"][0]
+m["tests"] = [dict(t, name="wrong", expect={"nope": 1}), dict(t, name="second"), dict(t, name="third")]
+json.dump(m, open(sys.argv[1], "w"))
+PY
+run tg --json create "$d3"
+expect_rc 1 "a failing test fails the version"
+checks=$((checks + 1))
+python3 - "$OUT" <<'PY' || fail "tests after the first failure were not skipped"
+import json, sys
+d = json.load(open(sys.argv[1]))
+got = [(t["name"], t["passed"], t["skipped"], t["detail"]) for t in d["tests"]]
+assert d["status"] == "failed", d["status"]
+assert got[0][:3] == ("wrong", False, False), got
+assert got[1:] == [("second", False, True, "skipped: an earlier test failed"),
+                   ("third", False, True, "skipped: an earlier test failed")], got
+PY
 finish rate
