@@ -231,6 +231,14 @@ int tg_mcp_tool_allowed(const tg_mcp_server *s, const char *name);
  * workspace:write tools. *out is a new array sorted by name. */
 int tg_mcp_visible_tools(tg_mcp_server *s, json_t **out);
 
+/* paging.c: one page of a history (registry JSON) for tool_history
+ * (versions_only 0) or list_tool_versions (1), from cursor (NULL: the first
+ * page); rejected versions summarised unless details. TG_ERR_INVALID names
+ * a bad cursor. */
+#define TG_MCP_HISTORY_PAGE 50
+int tg_mcp_history_page(json_t **out, const json_t *history, const char *cursor, int details,
+			int versions_only);
+
 /* program.c: the run_program meta-tool (listed when the backend can run
  * programs) and the session's hooks into bridged calls. */
 json_t *tg_mcp_program_tool(void);

@@ -74,8 +74,12 @@ static const char meta_json[] =
 
 	"{\"name\":\"list_tool_versions\",\"title\":\"List a tool's versions\","
 	"\"description\":\"Every version of a tool with its status (active, passed, rejected, "
-	"pending approval, ...) and verdict, and which one is active.\","
-	"\"inputSchema\":{\"type\":\"object\",\"properties\":{" NAME_PROP "},"
+	"pending approval, ...) and verdict, and which one is active; 50 versions a page, "
+	"oldest first, with nextCursor while more remain.\","
+	"\"inputSchema\":{\"type\":\"object\",\"properties\":{" NAME_PROP ","
+	"\"cursor\":{\"type\":\"string\",\"description\":\"the nextCursor of the previous "
+	"page; none for the first\"},\"details\":{\"type\":\"boolean\",\"description\":"
+	"\"rejected versions in full rather than one line each\"}""},"
 	"\"required\":[\"name\"],\"additionalProperties\":false},"
 	"\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}},"
 
@@ -90,8 +94,12 @@ static const char meta_json[] =
 
 	"{\"name\":\"tool_history\",\"title\":\"A tool's history\","
 	"\"description\":\"The full history of a tool: every version with its time, verdict, "
-	"commit and status, and every activation and rollback.\","
-	"\"inputSchema\":{\"type\":\"object\",\"properties\":{" NAME_PROP "},"
+	"commit and status, and every activation and rollback; 50 versions a page, oldest "
+	"first, with nextCursor while more remain (the events naming them with each page).\","
+	"\"inputSchema\":{\"type\":\"object\",\"properties\":{" NAME_PROP ","
+	"\"cursor\":{\"type\":\"string\",\"description\":\"the nextCursor of the previous "
+	"page; none for the first\"},\"details\":{\"type\":\"boolean\",\"description\":"
+	"\"rejected versions in full rather than one line each\"}""},"
 	"\"required\":[\"name\"],\"additionalProperties\":false},"
 	"\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}}"
 	"]";
@@ -314,8 +322,6 @@ static int call_rollback(tg_mcp_server *s, const json_t *id, const json_t *args)
 	return reply_structured(s, id, res, NULL, 0);
 }
 
-static json_t *versions_summary(const json_t *history);
-
 static int asks_write(const json_t *v)
 {
 	json_t *c;
@@ -372,14 +378,20 @@ static int hide_write_versions(json_t *history)
 /* tool_history, or list_tool_versions (versions only, summarised). */
 static int call_history(tg_mcp_server *s, const json_t *id, const json_t *args, int versions_only)
 {
-	static const char *const allowed[] = { "name", NULL };
+	static const char *const allowed[] = { "name", "cursor", "details", NULL };
 	const char *meta = versions_only ? "list_tool_versions" : "tool_history";
 	_cleanup_json_ json_t *res = NULL;
 	_cleanup_json_ json_t *out = NULL;
-	const char *name = NULL;
+	const char *name = NULL, *cursor = NULL;
+	const json_t *det;
 	int r;
 
 	r = meta_args(args, allowed, &name);
+	if (r == 0 && tg_json_get_string(&cursor, args, "cursor", 0) < 0)
+		r = tg_error_prefix("arguments");
+	det = json_object_get(args, "details");
+	if (r == 0 && det && !json_is_boolean(det))
+		r = tg_error_set(TG_ERR_INVALID, "arguments: details: must be a boolean");
 	if (r < 0) {
 		audit(s, "mcp_call_invalid", NULL,
 		      json_pack("{s:s, s:s}", "meta", meta, "reason", tg_error_last()->message));
@@ -392,48 +404,14 @@ static int call_history(tg_mcp_server *s, const json_t *id, const json_t *args, 
 		return reply_failure(s, id, r, meta);
 	if (s->opt.hide_write_tools && hide_write_versions(res) < 0)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
-	if (!versions_only)
-		return reply_structured(s, id, res, NULL, 0);
-	out = versions_summary(res);
-	if (!out)
-		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	/* a page at a time: a long history is never one huge answer */
+	r = tg_mcp_history_page(&out, res, cursor, json_is_true(det), versions_only);
+	if (r == TG_ERR_INVALID)
+		return tg_mcp_reply_error(s, id, TG_RPC_INVALID_PARAMS, "Invalid params: %s: %s",
+					  meta, tg_error_last()->message);
+	if (r < 0)
+		return r;
 	return reply_structured(s, id, out, NULL, 0);
-}
-
-/* list_tool_versions: the history's versions without their bulky members
- * (findings, tests, source), plus which version is active. */
-static json_t *versions_summary(const json_t *history)
-{
-	json_t *vers = json_object_get(history, "versions");
-	json_t *out = json_object(), *list = json_array(), *v, *m;
-	const char *key;
-	size_t i;
-
-	if (!out || !list)
-		goto fail;
-	if (json_object_set(out, "name", json_object_get(history, "name") ? json_object_get(history, "name") : json_null()) < 0)
-		goto fail;
-	if (json_object_get(history, "active") &&
-	    json_object_set(out, "active", json_object_get(history, "active")) < 0)
-		goto fail;
-	json_array_foreach(vers, i, v) {
-		json_t *row = json_object();
-		if (!row || json_array_append_new(list, row) < 0)
-			goto fail;
-		json_object_foreach(v, key, m) {
-			if (!json_is_object(m) && !json_is_array(m) && json_object_set(row, key, m) < 0)
-				goto fail;
-		}
-	}
-	if (json_object_set_new(out, "versions", list) < 0) {
-		list = NULL;
-		goto fail;
-	}
-	return out;
-fail:
-	json_decref(list);
-	json_decref(out);
-	return NULL;
 }
 
 /* ---- registered tools ------------------------------------------------------------- */

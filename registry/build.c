@@ -29,6 +29,7 @@
 #define DEF_TIMEOUT_MS 2000u
 #define DEF_MEMORY_MB 64u
 #define DEF_OUTPUT_KB 1024u
+#define BUILD_TIMEOUT_MS 30000u /* a compile, and its wait for a build slot */
 
 int reg_policy(tg_registry *r, const tg_policy **out)
 {
@@ -243,7 +244,7 @@ int reg_build(tg_registry *r, const char *hash, const char *source, size_t len,
 	tg_analyze_opts ao = { 0 };
 	const tg_policy *pol;
 	char want[65], key[65], hbin[65], hobj[65];
-	int rc, cached = 0;
+	int rc, cached = 0, slot = -1;
 
 	*out_ok = 0;
 	*out_report = NULL;
@@ -274,7 +275,14 @@ int reg_build(tg_registry *r, const char *hash, const char *source, size_t len,
 		bo.source_len = len;
 		bo.sdk_include_dir = r->sdk_include;
 		bo.out_dir = w.dir;
+		/* one of the host's build slots for the compile (slots.c) */
+		if ((rc = reg_build_slot_take(r, BUILD_TIMEOUT_MS, &slot)) < 0) {
+			reg_workdir_release(&w, 1);
+			return rc;
+		}
+		bo.timeout_ms = BUILD_TIMEOUT_MS;
 		rc = tg_sandbox_build(&b, &bo);
+		reg_build_slot_give(slot);
 		if (rc < 0) {
 			reg_workdir_release(&w, 1);
 			return tg_error_prefix("build");

@@ -20,6 +20,9 @@
 #define CFG_DEF_MAX_REJECTED_HOUR 20u
 #define CFG_DEF_CACHE_BUDGET_MB 256u
 #define CFG_DEF_PACK_LOOSE 1000u
+#define CFG_DEF_SESSION_CREATES_MIN 10u
+#define CFG_DEF_HOME_CREATES_MIN 30u
+#define CFG_DEF_CONCURRENT_BUILDS 2u
 #define CFG_CEIL_TIMEOUT_MS 600000u
 #define CFG_CEIL_MEMORY_MB 16384u
 #define CFG_CEIL_OUTPUT_KB 65536u
@@ -56,7 +59,10 @@ int reg_config_load(tg_config *cfg, const char *home)
 					    "host_tools", "call_approval_timeout_ms", "sandbox_pool",
 					    "quota_home_mb", "max_binary_mb",
 					    "max_rejected_per_tool_hour", "cache_budget_mb",
-					    "pack_loose_objects", "analyze_timeout_ms", NULL };
+					    "pack_loose_objects", "analyze_timeout_ms",
+					    "session_max_creates_per_minute",
+					    "home_max_creates_per_minute", "max_concurrent_builds",
+					    NULL };
 	_cleanup_free_ char *path = tg_path_join(home, "config.json");
 	_cleanup_json_ json_t *j = NULL;
 	const char *ws = NULL;
@@ -77,6 +83,9 @@ int reg_config_load(tg_config *cfg, const char *home)
 	cfg->max_rejected_per_tool_hour = CFG_DEF_MAX_REJECTED_HOUR;
 	cfg->cache_budget_mb = CFG_DEF_CACHE_BUDGET_MB;
 	cfg->pack_loose_objects = CFG_DEF_PACK_LOOSE;
+	cfg->session_max_creates_per_minute = CFG_DEF_SESSION_CREATES_MIN;
+	cfg->home_max_creates_per_minute = CFG_DEF_HOME_CREATES_MIN;
+	cfg->max_concurrent_builds = CFG_DEF_CONCURRENT_BUILDS;
 	if (!path)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
 	if (access(path, F_OK) != 0) {
@@ -109,6 +118,11 @@ int reg_config_load(tg_config *cfg, const char *home)
 	    (rc = get_u32(&cfg->cache_budget_mb, j, "cache_budget_mb", 0, 16u << 20)) < 0 ||
 	    (rc = get_u32(&cfg->pack_loose_objects, j, "pack_loose_objects", 0, 100000)) < 0 ||
 	    (rc = get_u32(&cfg->analyze_timeout_ms, j, "analyze_timeout_ms", 1000, 600000)) < 0 ||
+	    (rc = get_u32(&cfg->session_max_creates_per_minute, j,
+			  "session_max_creates_per_minute", 0, 100000)) < 0 ||
+	    (rc = get_u32(&cfg->home_max_creates_per_minute, j, "home_max_creates_per_minute", 0,
+			  100000)) < 0 ||
+	    (rc = get_u32(&cfg->max_concurrent_builds, j, "max_concurrent_builds", 0, 64)) < 0 ||
 	    (rc = reg_host_config(cfg, json_object_get(j, "host_tools"))) < 0)
 		goto bad;
 	rc = tg_json_get_bool(&b, j, "session_hide_write_tools", 0);

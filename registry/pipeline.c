@@ -114,10 +114,15 @@ static int run_tests(json_t **out, int *all_passed, char **first_failure, tg_reg
 		json_t *args = json_object_get(t, "args");
 		json_t *expect = json_object_get(t, "expect");
 		int expect_error = json_is_true(json_object_get(t, "expect_error"));
-		int passed = 0;
+		int passed = 0, skipped = 0;
 		json_int_t wall = 0;
 
-		if (tg_now_ms() - start > REG_TEST_BUDGET_MS) {
+		if (!*all_passed) {
+			/* tests stop at the first failure (issue 15): the rest are
+			 * reported, not run */
+			skipped = 1;
+			detail = strdup("skipped: an earlier test failed");
+		} else if (tg_now_ms() - start > REG_TEST_BUDGET_MS) {
 			if (asprintf(&detail, "not run: the tests used up their total budget of %u s",
 				     REG_TEST_BUDGET_MS / 1000) < 0)
 				detail = NULL;
@@ -196,8 +201,9 @@ static int run_tests(json_t **out, int *all_passed, char **first_failure, tg_reg
 				*first_failure = NULL;
 		}
 		if (json_array_append_new(results,
-					  json_pack("{s:s, s:b, s:s, s:I}", "name", name, "passed",
-						    passed, "detail", detail, "wall_ms", wall)) < 0)
+					  json_pack("{s:s, s:b, s:s, s:I, s:b}", "name", name, "passed",
+						    passed, "detail", detail, "wall_ms", wall,
+						    "skipped", skipped)) < 0)
 			return tg_error_set(TG_ERR_NOMEM, "out of memory");
 	}
 	*out = TG_TAKE_PTR(results);
@@ -433,7 +439,9 @@ static int create_version(json_t **out, tg_registry *r, const tg_submission *sub
 	reg_caps_from_json(capj, &ws_read, &ws_write);
 	reg_content_hash(o.hash, sub->source, sub->source_len);
 	/* quotas before anything is built (quota.c) */
-	rc = reg_quota_before_create(r, name);
+	rc = reg_rate_before_create(r, who);
+	if (rc == 0)
+		rc = reg_quota_before_create(r, name);
 	if (rc < 0)
 		return refused(r, who, name, rc);
 	/* fail closed: nothing is vetted, built or stored unless the audit log

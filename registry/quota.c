@@ -8,6 +8,9 @@
  * checked before any build). Past a quota the submission is refused with
  * TG_ERR_DENIED naming the quota and its config key (exit 1, an isError
  * result over MCP); nothing is written but a "create_refused" audit entry.
+ * The create rate limits (home_max_creates_per_minute, and
+ * session_max_creates_per_minute for an MCP session) count the audit log's
+ * create_intent entries of the last minute, so they hold across processes.
  */
 #include "reg_internal.h"
 
@@ -99,6 +102,65 @@ static int rejected_since(tg_registry *r, int64_t tool_id, int64_t since, uint32
 static void fmt_mib(char *buf, size_t n, uint64_t bytes)
 {
 	snprintf(buf, n, "%.1f MiB", (double)bytes / (double)MIB);
+}
+
+/* create_intent entries of the last minute: all of them, and those of
+ * actor (NULL: none counted). Walks the audit log newest first and stops at
+ * the first entry older than a minute, so the cost follows the last
+ * minute's activity, not the log's size. */
+static int creates_last_minute(tg_registry *r, const char *actor, uint32_t *all, uint32_t *mine)
+{
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	int64_t since = tg_time_now() - 60;
+	int rc = reg_prepare(r, &st, "SELECT at, event, actor FROM audit ORDER BY seq DESC");
+
+	*all = *mine = 0;
+	if (rc < 0)
+		return rc;
+	while ((rc = reg_step(st)) == SQLITE_ROW) {
+		const char *ev = (const char *)sqlite3_column_text(st, 1);
+		const char *who = (const char *)sqlite3_column_text(st, 2);
+		if (sqlite3_column_int64(st, 0) < since)
+			return 0;
+		if (!ev || strcmp(ev, "create_intent") != 0)
+			continue;
+		(*all)++;
+		if (actor && who && strcmp(who, actor) == 0)
+			(*mine)++;
+	}
+	if (rc != SQLITE_DONE)
+		return reg_sqlerr(r, rc, "count recent creates");
+	return 0;
+}
+
+int reg_rate_before_create(tg_registry *r, const tg_actor *who)
+{
+	const tg_config *c = &r->cfg;
+	_cleanup_free_ char *actor = NULL;
+	int session = who && who->session && who->session[0];
+	uint32_t all = 0, mine = 0;
+	int rc;
+
+	if (!c->home_max_creates_per_minute && !(session && c->session_max_creates_per_minute))
+		return 0;
+	if (session && !(actor = reg_actor_string(who)))
+		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	if ((rc = creates_last_minute(r, actor, &all, &mine)) < 0)
+		return rc;
+	if (session && c->session_max_creates_per_minute &&
+	    mine >= c->session_max_creates_per_minute)
+		return tg_error_set(TG_ERR_DENIED,
+				    "rate limit: session_max_creates_per_minute: this session "
+				    "submitted %u tools in the last minute (at most %u): nothing was "
+				    "built or stored; try again in a minute",
+				    mine, c->session_max_creates_per_minute);
+	if (c->home_max_creates_per_minute && all >= c->home_max_creates_per_minute)
+		return tg_error_set(TG_ERR_DENIED,
+				    "rate limit: home_max_creates_per_minute: %u tools were submitted "
+				    "to this home in the last minute (at most %u): nothing was built or "
+				    "stored; try again in a minute",
+				    all, c->home_max_creates_per_minute);
+	return 0;
 }
 
 int reg_quota_before_create(tg_registry *r, const char *name)

@@ -316,14 +316,14 @@ printf 'int main(void)\n{\n\tvolatile unsigned long i = 0;\n\tfor (;;)\n\t\ti++;
 cat >"$l/tool.json" <<'EOF'
 {"name": "looper", "description": "Never answers", "input_schema": {"type": "object"},
  "source": "loop.c", "limits": {"timeout_ms": 300},
- "tests": [{"name": "answers", "args": {}, "expect": 1},
-           {"name": "errors", "args": {}, "expect_error": true}]}
+ "tests": [{"name": "errors", "args": {}, "expect_error": true},
+           {"name": "answers", "args": {}, "expect": 1}]}
 EOF
 run tg create "$l"
 expect_rc 1 "a looping tool fails its tests"
 expect_out '^looper v1: failed' "looper status"
-expect_out 'test "answers": FAIL: error: killed by the sandbox: timeout after 300 ms' "timeout named"
-expect_out 'test "errors": FAIL: expected the tool to exit with an error' "a kill is not an expected error"
+expect_out 'test "errors": FAIL: expected the tool to exit with an error, but it was stopped: killed by the sandbox: timeout after 300 ms' "a kill is not an expected error, the timeout named"
+expect_out 'test "answers": FAIL: skipped: an earlier test failed' "tests stop at the first failure"
 
 # a tool error is shown without terminal control characters
 e=$WORK/src/noisy
