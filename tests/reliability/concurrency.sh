@@ -14,6 +14,8 @@ work=$(mktemp -d /tmp/tg_conc.XXXXXX)
 home=$work/home
 trap 'rm -rf "$work"' EXIT
 "$tg" --home "$home" init >/dev/null || fail "init"
+# eight processes at once for minutes: concurrency, not the create rate limits
+printf '{"home_max_creates_per_minute": 0, "session_max_creates_per_minute": 0, "max_rejected_per_tool_hour": 0}\n' > "$home/config.json"
 "$tg" --home "$home" --json create "$here/fixtures/good" > "$work/base.out" || fail "baseline create"
 for n in a b; do
 	mkdir -p "$work/tool_$n"

@@ -22,8 +22,9 @@ home=$work/home
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/ws"
 "$tg" --home "$home" init >/dev/null || fail "init"
-# crash consistency, not quotas: a failing fixture is submitted again and again
-printf '{"workspace": "%s", "max_rejected_per_tool_hour": 0}\n' "$work/ws" > "$home/config.json"
+# crash consistency, not quotas or rate limits: hundreds of creates, a failing
+# fixture among them, in a few minutes
+printf '{"workspace": "%s", "max_rejected_per_tool_hour": 0, "home_max_creates_per_minute": 0, "session_max_creates_per_minute": 0}\n' "$work/ws" > "$home/config.json"
 
 # Baseline: measure each operation once, uninterrupted.
 t0=$(now_ms); "$tg" --home "$home" --json create "$here/fixtures/good" > "$work/out" || fail "baseline create"
