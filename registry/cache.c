@@ -334,7 +334,7 @@ int reg_cache_evict(tg_registry *r, uint64_t budget, reg_evict_stats *out)
 		}
 		memcpy(ents[n].key, e->d_name, 65);
 		ents[n].bytes = bytes;
-		snprintf(bin, sizeof(bin), "%s/tool", e->d_name);
+		snprintf(bin, sizeof(bin), "%.64s/tool", e->d_name); /* 64 hex digits */
 		ents[n].used = fstatat(dirfd(d), bin, &st, AT_SYMLINK_NOFOLLOW) == 0
 				       ? (st.st_atime > st.st_ctime ? st.st_atime : st.st_ctime)
 				       : 0;
