@@ -234,7 +234,7 @@ static void cache_builds(tg_registry *r, uint64_t *largest, uint64_t *builds)
 		char p[160];
 		if (e->d_name[0] == '.' || strlen(e->d_name) != 64)
 			continue;
-		snprintf(p, sizeof(p), "%s/tool", e->d_name);
+		snprintf(p, sizeof(p), "%.64s/tool", e->d_name); /* 64 hex digits */
 		if (fstatat(dirfd(d), p, &st, AT_SYMLINK_NOFOLLOW) != 0)
 			continue;
 		(*builds)++;
