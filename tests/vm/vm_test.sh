@@ -94,8 +94,10 @@ for a in memory_bomb thread_bomb fork_bomb busy_loop stdout_flood ptrace denied 
 	strip -o "$stage/tg/attacks/attack_$a" "$at/attack_$a" 2>/dev/null ||
 		cp "$at/attack_$a" "$stage/tg/attacks/"
 done
-# the SDK header where this build's toolgate looks for it (TG_SOURCE_DATADIR)
-cp -a "$src/sdk" "$stage$src/"
+# the SDK header where an installed toolgate looks for it: beside the
+# binary (/tg/toolgate -> /share/toolgate/include), as `make install` lays out
+mkdir -p "$stage/share/toolgate/include"
+cp -a "$src/sdk/toolgate" "$stage/share/toolgate/include/"
 cp -a "$src/examples/word_count" "$src/examples/word_count_v2" "$here/tools/mem_hog" \
 	"$stage/tg/tools/"
 printf 'root:x:0:0::/:/bin/sh\ntg:x:1000:1000::/tmp:/bin/sh\n' >"$stage/etc/passwd"
