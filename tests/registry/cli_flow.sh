@@ -205,13 +205,19 @@ run tg rollback ws_reader --to 2
 expect_rc 2 "rollback to the pending v2 refused"
 expect_err "^toolgate: rollback: ws_reader v2 awaits approval of its capabilities: use 'toolgate approve ws_reader@2'$" "rollback refusal names the approval"
 # attack: the registry is edited to make v2 active and to give it v1's
-# approval row: the approval is bound to v1's hash, so v2 cannot run
+# approval row, and the store's active ref is moved to v2 too (else the next
+# open may re-index and follow the store back to v1): the approval is bound
+# to v1's hash, so v2 cannot run
+git --git-dir="$HOME_DIR/store.git" update-ref refs/active/ws_reader \
+	"$(git --git-dir="$HOME_DIR/store.git" rev-parse refs/tools/ws_reader)"
 run "$SQLX" "$HOME_DIR/registry.db" "UPDATE tools SET active_version = 2 WHERE name = 'ws_reader'; UPDATE versions SET status = 'active' WHERE version = 2 AND tool_id = (SELECT id FROM tools WHERE name = 'ws_reader'); INSERT INTO approvals(version_id, capabilities, actor, at, version, approval_hash) SELECT v2.id, a.capabilities, 'cli', 0, 2, a.approval_hash FROM approvals a JOIN versions v1 ON v1.id = a.version_id JOIN versions v2 ON v2.tool_id = v1.tool_id AND v2.version = 2 JOIN tools t ON t.id = v1.tool_id AND t.name = 'ws_reader' WHERE v1.version = 1"
 run tg call ws_reader '{}'
 expect_rc 1 "v1's approval does not let v2 run"
 expect_err '^toolgate: call ws_reader: ws_reader v2 asks for capabilities that no person approved for this exact version \(approval hash [0-9a-f]{12}\): toolgate approve ws_reader@2$' "call refusal names the version"
 checks=$((checks + 1))
 grep -q "$secret" "$OUT" "$ERR" && fail "the host file reached the caller of an unapproved version"
+git --git-dir="$HOME_DIR/store.git" update-ref refs/active/ws_reader \
+	"$(git --git-dir="$HOME_DIR/store.git" rev-parse refs/tools/ws_reader~1)"
 run "$SQLX" "$HOME_DIR/registry.db" "UPDATE tools SET active_version = 1 WHERE name = 'ws_reader'; UPDATE versions SET status = 'pending' WHERE version = 2 AND tool_id = (SELECT id FROM tools WHERE name = 'ws_reader'); DELETE FROM approvals WHERE version = 2"
 run tg call ws_reader '{}'
 expect_out '^\{"bytes":25,' "v1 still runs"
