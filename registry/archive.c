@@ -32,18 +32,6 @@ static const char zeros[65] =
 #define ARCHIVE_DIR "audit-archive"
 #define ARCHIVE_MAX_FILE (256u << 20)
 
-static void add(json_t *arr, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void add(json_t *arr, const char *fmt, ...)
-{
-	char buf[1024];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	json_array_append_new(arr, json_string(buf));
-}
-
 static const char *trigger_sql =
 	"CREATE TRIGGER audit_no_delete BEFORE DELETE ON audit"
 	" BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;";
@@ -233,7 +221,7 @@ static void check_file(tg_registry *r, const json_t *cp, char prev[65], json_t *
 	int bad = 0;
 
 	if (!rel || !want_sha || !want_hash || strstr(rel, "..") || rel[0] == '/') {
-		add(problems, "audit: an archive checkpoint is malformed");
+		reg_add_line(problems, "audit: an archive checkpoint is malformed");
 		return;
 	}
 	path = tg_path_join(r->home, rel);
@@ -243,17 +231,17 @@ static void check_file(tg_registry *r, const json_t *cp, char prev[65], json_t *
 		int missing = tg_error_last()->code == TG_ERR_NOTFOUND;
 		tg_error_clear();
 		if (missing)
-			add(notes, "audit: entries %lld..%lld were archived to %s, which is not "
+			reg_add_line(notes, "audit: entries %lld..%lld were archived to %s, which is not "
 				   "here (moved elsewhere?): not checked",
 			    (long long)from, (long long)through, rel);
 		else
-			add(problems, "audit: the archive %s cannot be read", rel);
+			reg_add_line(problems, "audit: the archive %s cannot be read", rel);
 		snprintf(prev, 65, "%s", want_hash);
 		return;
 	}
 	tg_sha256_hex(sha, text, len);
 	if (strcmp(sha, want_sha) != 0) {
-		add(problems, "audit: the archive %s was modified (its SHA-256 is not the one its "
+		reg_add_line(problems, "audit: the archive %s was modified (its SHA-256 is not the one its "
 			      "checkpoint recorded)", rel);
 		bad = 1;
 	}
@@ -263,7 +251,7 @@ static void check_file(tg_registry *r, const json_t *cp, char prev[65], json_t *
 		tg_json_limits lim = { 1u << 20, 16 };
 		if (tg_json_parse(&e, line, strlen(line), &lim) < 0) {
 			tg_error_clear();
-			add(problems, "audit: the archive %s holds a line that is not JSON", rel);
+			reg_add_line(problems, "audit: the archive %s holds a line that is not JSON", rel);
 			bad = 1;
 			break;
 		}
@@ -277,7 +265,7 @@ static void check_file(tg_registry *r, const json_t *cp, char prev[65], json_t *
 				     json_string_value(json_object_get(e, "details")), ph ? ph : "");
 		if (json_integer_value(json_object_get(e, "seq")) != expect || !ph ||
 		    strcmp(ph, prev) != 0 || !hh || strcmp(hh, h) != 0) {
-			add(problems, "audit: the archive %s is broken at entry %lld", rel,
+			reg_add_line(problems, "audit: the archive %s is broken at entry %lld", rel,
 			    (long long)expect);
 			bad = 1;
 			break;
@@ -286,7 +274,7 @@ static void check_file(tg_registry *r, const json_t *cp, char prev[65], json_t *
 		expect++;
 	}
 	if (!bad && (expect != through + 1 || strcmp(prev, want_hash) != 0))
-		add(problems, "audit: the archive %s does not end at entry %lld as its checkpoint "
+		reg_add_line(problems, "audit: the archive %s does not end at entry %lld as its checkpoint "
 			      "says", rel, (long long)through);
 	snprintf(prev, 65, "%s", want_hash);
 }
@@ -327,11 +315,11 @@ int reg_archive_verify(tg_registry *r, int64_t *expect_seq, char prev[65], json_
 	if (through == 0 && ncp == 0)
 		return 0;
 	if (through != last_cp || !meta_hash || strcmp(meta_hash, chain) != 0) {
-		add(problems, "audit: the archived range (through entry %lld) does not match the "
+		reg_add_line(problems, "audit: the archived range (through entry %lld) does not match the "
 			      "last archive checkpoint (through entry %lld)",
 		    (long long)through, (long long)last_cp);
 	}
-	add(notes, "audit: entries 1..%lld are archived (%d archive file%s)", (long long)through,
+	reg_add_line(notes, "audit: entries 1..%lld are archived (%d archive file%s)", (long long)through,
 	    ncp, ncp == 1 ? "" : "s");
 	*expect_seq = through + 1;
 	if (meta_hash && strlen(meta_hash) == 64)

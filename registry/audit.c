@@ -234,8 +234,7 @@ int reg_audit_anchor_update(tg_registry *r)
 	return 0;
 }
 
-static int add_problem(json_t *arr, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int add_problem(json_t *arr, const char *fmt, ...)
+void reg_add_line(json_t *arr, const char *fmt, ...)
 {
 	char buf[1024];
 	va_list ap;
@@ -243,7 +242,7 @@ static int add_problem(json_t *arr, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	return json_array_append_new(arr, json_string(buf));
+	json_array_append_new(arr, json_string(buf));
 }
 
 int reg_audit_verify(tg_registry *r, json_t *problems, json_t *notes)
@@ -259,17 +258,17 @@ int reg_audit_verify(tg_registry *r, json_t *problems, json_t *notes)
 	memcpy(prev, zero_hash, sizeof(prev));
 	rc = anchor_read(r, &anchor, &found);
 	if (rc < 0) {
-		add_problem(problems, "audit: anchor file unreadable: %s", tg_error_last()->message);
+		reg_add_line(problems, "audit: anchor file unreadable: %s", tg_error_last()->message);
 		tg_error_clear();
 	} else if (found) {
 		anchor_id = json_string_value(json_object_get(anchor, "db_id"));
 		anchor_hash = json_string_value(json_object_get(anchor, "hash"));
 		anchor_seq = json_integer_value(json_object_get(anchor, "seq"));
 		if (!anchor_id || !anchor_hash || anchor_seq <= 0) {
-			add_problem(problems, "audit: anchor file %s is malformed", r->anchor_path);
+			reg_add_line(problems, "audit: anchor file %s is malformed", r->anchor_path);
 			found = 0;
 		} else if (strcmp(anchor_id, r->db_id) != 0) {
-			add_problem(problems, "audit: the anchor file belongs to another registry "
+			reg_add_line(problems, "audit: the anchor file belongs to another registry "
 					      "database (%.32s, this one is %s): registry.db was replaced",
 				    anchor_id, r->db_id);
 			found = 0;
@@ -293,12 +292,12 @@ int reg_audit_verify(tg_registry *r, json_t *problems, json_t *notes)
 		const char *stored = (const char *)sqlite3_column_text(st, 7);
 
 		if (seq != expect) {
-			add_problem(problems, "audit: entries %lld..%lld are missing (deleted)",
+			reg_add_line(problems, "audit: entries %lld..%lld are missing (deleted)",
 				    (long long)expect, (long long)seq - 1);
 			broken = 1;
 		}
 		if (!stored_prev || strcmp(stored_prev, prev) != 0) {
-			add_problem(problems, "audit: entry %lld does not link to the entry before it",
+			reg_add_line(problems, "audit: entry %lld does not link to the entry before it",
 				    (long long)seq);
 			broken = 1;
 		}
@@ -308,7 +307,7 @@ int reg_audit_verify(tg_registry *r, json_t *problems, json_t *notes)
 			   (const char *)sqlite3_column_text(st, 4),
 			   (const char *)sqlite3_column_text(st, 5), stored_prev);
 		if (!stored || strcmp(stored, hash) != 0) {
-			add_problem(problems, "audit: entry %lld was modified (its hash does not match "
+			reg_add_line(problems, "audit: entry %lld was modified (its hash does not match "
 					      "its content)", (long long)seq);
 			broken = 1;
 		}
@@ -324,21 +323,21 @@ int reg_audit_verify(tg_registry *r, json_t *problems, json_t *notes)
 	    (rc = reg_meta_get_text(r, "audit_head", &meta_head)) < 0)
 		return rc;
 	if (meta_seq != last)
-		add_problem(problems, "audit: the log ends at entry %lld but its recorded head is "
+		reg_add_line(problems, "audit: the log ends at entry %lld but its recorded head is "
 				      "entry %lld (entries deleted or added outside toolgate)",
 			    (long long)last, (long long)meta_seq);
 	else if (last > 0 && (!meta_head || strcmp(meta_head, prev) != 0))
-		add_problem(problems, "audit: the last entry does not match the recorded head hash");
+		reg_add_line(problems, "audit: the last entry does not match the recorded head hash");
 	if (found) {
 		if (anchor_seq > last)
-			add_problem(problems, "audit: the anchor records entry %lld but the log ends at "
+			reg_add_line(problems, "audit: the anchor records entry %lld but the log ends at "
 					      "entry %lld (entries deleted)",
 				    (long long)anchor_seq, (long long)last);
 		else if (strcmp(anchor_entry_hash, anchor_hash) != 0)
-			add_problem(problems, "audit: entry %lld does not match the anchor's hash",
+			reg_add_line(problems, "audit: entry %lld does not match the anchor's hash",
 				    (long long)anchor_seq);
 	} else if (last > 0 && !anchor_id) {
-		add_problem(problems, "audit: the anchor file %s is missing", r->anchor_path);
+		reg_add_line(problems, "audit: the anchor file %s is missing", r->anchor_path);
 	}
 	(void)broken;
 	rc = reg_meta_get_text(r, "rebuilt_at", &rebuilt);
@@ -351,7 +350,7 @@ int reg_audit_verify(tg_registry *r, json_t *problems, json_t *notes)
 			return acked;
 		/* a rebuild lost history: a problem until a person says so */
 		if (acked > 0 && strcmp(ack, rebuilt) == 0)
-			add_problem(notes, "registry.db was rebuilt from the store at %s (unix "
+			reg_add_line(notes, "registry.db was rebuilt from the store at %s (unix "
 					   "time): the audit and call logs from before that are lost "
 					   "(acknowledged)", rebuilt);
 		else {
@@ -362,7 +361,7 @@ int reg_audit_verify(tg_registry *r, json_t *problems, json_t *notes)
 			if (lost > 0)
 				snprintf(had, sizeof(had), " (the anchor recorded %lld entries)",
 					 (long long)lost);
-			add_problem(problems, "registry.db was rebuilt from the store at %s (unix "
+			reg_add_line(problems, "registry.db was rebuilt from the store at %s (unix "
 					      "time): the audit and call logs from before that are "
 					      "lost%s; versions and active pointers were re-indexed "
 					      "from git (see the registry_rebuilt entry in toolgate "
@@ -371,7 +370,7 @@ int reg_audit_verify(tg_registry *r, json_t *problems, json_t *notes)
 				    rebuilt, had);
 		}
 	}
-	add_problem(notes, "audit log: %lld entries checked", (long long)last);
+	reg_add_line(notes, "audit log: %lld entries checked", (long long)last);
 	return 0;
 }
 

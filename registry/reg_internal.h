@@ -312,6 +312,9 @@ int reg_policy(tg_registry *r, const tg_policy **out);
 int reg_build(tg_registry *r, const char *hash, const char *source, size_t len,
 	      const char *const *caps, size_t ncaps, int *out_ok,
 	      tg_report **out_report, char **out_log, char **out_binary);
+/* Append one formatted line (at most 1023 bytes) to a JSON array of
+ * strings: verify's problems and notes (audit.c). */
+void reg_add_line(json_t *arr, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A source's text rules (manifest.c): 1..REG_MAX_SOURCE bytes of UTF-8, no
  * NUL, no control characters but tab, newline, CR LF and form feeds, no
  * bidirectional controls. */

@@ -17,18 +17,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-static void add(json_t *arr, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void add(json_t *arr, const char *fmt, ...)
-{
-	char buf[1024];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	json_array_append_new(arr, json_string(buf));
-}
-
 /* May a registry row have status reg for a commit whose trailer says tr?
  * (the mapping of reindex.c: an activation or rollback moves active and
  * inactive; an approval turns pending into active, later inactive) */
@@ -63,15 +51,15 @@ static int check_cache(tg_registry *r, const char *tool, unsigned v, const char 
 	if ((rc = reg_cache_record(r, key, hbin, hobj)) < 0)
 		return rc;
 	if (rc == 0) {
-		add(notes, "cache: %s@%u: the cached build has no record of being built here; it "
+		reg_add_line(notes, "cache: %s@%u: the cached build has no record of being built here; it "
 			   "is rebuilt before any use", tool, v);
 		return 0;
 	}
 	if (reg_file_sha256(got, bin) < 0 || strcmp(got, hbin) != 0)
-		add(problems, "cache: %s@%u: the cached binary does not match the hash recorded "
+		reg_add_line(problems, "cache: %s@%u: the cached binary does not match the hash recorded "
 			      "when it was built (%.12s)", tool, v, hbin);
 	if (reg_file_sha256(got, obj) < 0 || strcmp(got, hobj) != 0)
-		add(problems, "cache: %s@%u: the cached object file does not match the hash "
+		reg_add_line(problems, "cache: %s@%u: the cached object file does not match the hash "
 			      "recorded when it was built (%.12s)", tool, v, hobj);
 	tg_error_clear();
 	return 0;
@@ -122,46 +110,46 @@ static int check_version(tg_registry *r, const char *tool, const tg_store_versio
 		const char *ls = json_string_value(json_object_get(local, "status"));
 		const char *lv = json_string_value(json_object_get(local, "verdict"));
 		if (!ts || !tv || !status_agrees(ts, ls) || strcmp(tv, lv) != 0)
-			add(notes, "pull: %s@%u: the remote claimed status %s, verdict %s; here: %s, %s",
+			reg_add_line(notes, "pull: %s@%u: the remote claimed status %s, verdict %s; here: %s, %s",
 			    tool, v, ts ? ts : "(none)", tv ? tv : "(none)", ls, lv);
 		ts = ls;
 		tv = lv;
 	}
 	if (tg_store_get_file(&src, &len, s, tool, v, "tool.c") < 0) {
-		add(problems, "store: %s@%u: tool.c unreadable: %s", tool, v,
+		reg_add_line(problems, "store: %s@%u: tool.c unreadable: %s", tool, v,
 		    tg_error_last()->message);
 		tg_error_clear();
 		return 0;
 	}
 	reg_content_hash(hash, src, len);
 	if (!th)
-		add(problems, "store: %s@%u: the commit has no Toolgate-Content-Hash trailer", tool, v);
+		reg_add_line(problems, "store: %s@%u: the commit has no Toolgate-Content-Hash trailer", tool, v);
 	else if (strcmp(th, hash) != 0)
-		add(problems, "store: %s@%u: tool.c hashes to %.12s but the commit's "
+		reg_add_line(problems, "store: %s@%u: tool.c hashes to %.12s but the commit's "
 			      "Toolgate-Content-Hash says %.12s", tool, v, hash, th);
 	if (strcmp(rh, hash) != 0)
-		add(problems, "registry: %s@%u: content hash %.12s in the registry, tool.c in the "
+		reg_add_line(problems, "registry: %s@%u: content hash %.12s in the registry, tool.c in the "
 			      "store hashes to %.12s", tool, v, rh, hash);
 	if (!ts || !status_agrees(ts, rs))
-		add(problems, "registry: %s@%u: status %s in the registry disagrees with the "
+		reg_add_line(problems, "registry: %s@%u: status %s in the registry disagrees with the "
 			      "commit's Toolgate-Status: %s", tool, v, rs, ts ? ts : "(none)");
 	if (!tv || strcmp(tv, rv) != 0)
-		add(problems, "registry: %s@%u: verdict %s in the registry disagrees with the "
+		reg_add_line(problems, "registry: %s@%u: verdict %s in the registry disagrees with the "
 			      "commit's Toolgate-Verdict: %s", tool, v, rv, tv ? tv : "(none)");
 	if (v == sql_active) {
 		if (strcmp(rs, "active") != 0 || strcmp(rv, "pass") != 0)
-			add(problems, "registry: %s@%u is active but did not pass here (status %s, "
+			reg_add_line(problems, "registry: %s@%u is active but did not pass here (status %s, "
 				      "verdict %s)", tool, v, rs, rv);
 		if (ts && strcmp(ts, "active") && strcmp(ts, "inactive") && strcmp(ts, "pending"))
-			add(problems, "store: %s@%u is active but its commit says Toolgate-Status: "
+			reg_add_line(problems, "store: %s@%u is active but its commit says Toolgate-Status: "
 				      "%s", tool, v, ts);
 		if (tv && strcmp(tv, "pass") != 0)
-			add(problems, "store: %s@%u is active but its commit says Toolgate-Verdict: "
+			reg_add_line(problems, "store: %s@%u is active but its commit says Toolgate-Verdict: "
 				      "%s", tool, v, tv);
 		if ((nf = failed_tests(r, vid)) < 0)
 			return nf;
 		if (nf > 0)
-			add(problems, "registry: %s@%u is active but %d of its tests did not pass",
+			reg_add_line(problems, "registry: %s@%u is active but %d of its tests did not pass",
 			    tool, v, nf);
 	}
 	return check_cache(r, tool, v, hash, problems, notes);
@@ -182,19 +170,19 @@ static int check_tool(tg_registry *r, const char *tool, json_t *problems, json_t
 		return rc;
 	rc = tg_store_get_active(&store_active, NULL, s, tool);
 	if (rc < 0) {
-		add(problems, "store: %s: active ref unreadable: %s", tool, tg_error_last()->message);
+		reg_add_line(problems, "store: %s: active ref unreadable: %s", tool, tg_error_last()->message);
 		tg_error_clear();
 	}
 	rc = reg_tool_id(r, tool, 0, &id);
 	if (rc < 0)
 		return rc;
 	if (!id) {
-		add(problems, "registry: the store has tool %s but the registry does not", tool);
+		reg_add_line(problems, "registry: the store has tool %s but the registry does not", tool);
 		return 0;
 	}
 	rc = tg_store_list_versions(&l, s, tool);
 	if (rc < 0) {
-		add(problems, "store: %s: history unreadable: %s", tool, tg_error_last()->message);
+		reg_add_line(problems, "store: %s: history unreadable: %s", tool, tg_error_last()->message);
 		tg_error_clear();
 		return 0;
 	}
@@ -213,7 +201,7 @@ static int check_tool(tg_registry *r, const char *tool, json_t *problems, json_t
 		sqlite3_bind_int64(st, 2, sv->version);
 		rc = reg_step(st);
 		if (rc == SQLITE_DONE) {
-			add(problems, "registry: %s v%u is in the store but not in the registry", tool,
+			reg_add_line(problems, "registry: %s v%u is in the store but not in the registry", tool,
 			    sv->version);
 			continue;
 		}
@@ -222,10 +210,10 @@ static int check_tool(tg_registry *r, const char *tool, json_t *problems, json_t
 			goto out;
 		}
 		if (strcmp((const char *)sqlite3_column_text(st, 0), sv->commit) != 0)
-			add(problems, "registry: %s v%u: commit %.12s in the registry, %.12s in the "
+			reg_add_line(problems, "registry: %s v%u: commit %.12s in the registry, %.12s in the "
 				      "store", tool, sv->version, sqlite3_column_text(st, 0), sv->commit);
 		if (h && strcmp((const char *)sqlite3_column_text(st, 1), h) != 0)
-			add(problems, "registry: %s v%u: content hash differs from the store's", tool,
+			reg_add_line(problems, "registry: %s v%u: content hash differs from the store's", tool,
 			    sv->version);
 		rc = check_version(r, tool, sv, st, sql_active, problems, notes);
 		if (rc < 0)
@@ -244,10 +232,10 @@ static int check_tool(tg_registry *r, const char *tool, json_t *problems, json_t
 	}
 	sql_count = sqlite3_column_int64(st, 0);
 	if ((size_t)sql_count > l->n)
-		add(problems, "registry: %s has %lld versions in the registry but %zu in the store",
+		reg_add_line(problems, "registry: %s has %lld versions in the registry but %zu in the store",
 		    tool, (long long)sql_count, l->n);
 	if (sql_active != store_active)
-		add(problems, "registry: %s: active version v%u in the registry, v%u in the store",
+		reg_add_line(problems, "registry: %s: active version v%u in the registry, v%u in the store",
 		    tool, sql_active, store_active);
 	rc = 0;
 out:
@@ -263,7 +251,7 @@ static int integrity(tg_registry *r, json_t *problems)
 	int rc = reg_prepare(r, &st, "PRAGMA integrity_check(20)");
 
 	if (rc < 0) {
-		add(problems, "registry.db: the integrity check could not run: %s",
+		reg_add_line(problems, "registry.db: the integrity check could not run: %s",
 		    tg_error_last()->message);
 		tg_error_clear();
 		return 0;
@@ -278,10 +266,10 @@ static int integrity(tg_registry *r, json_t *problems)
 		/* one problem per line, without SQLite's "*** in database" header */
 		for (line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
 			if (strncmp(line, "*** in database", 15) != 0)
-				add(problems, "registry.db: integrity check: %s", line);
+				reg_add_line(problems, "registry.db: integrity check: %s", line);
 	}
 	if (rc != SQLITE_DONE)
-		add(problems, "registry.db: the integrity check failed: %s", sqlite3_errmsg(r->db));
+		reg_add_line(problems, "registry.db: the integrity check failed: %s", sqlite3_errmsg(r->db));
 	return 0;
 }
 
@@ -306,7 +294,7 @@ int tg_registry_verify(json_t **out, tg_registry *r)
 		return rc;
 	if (json_array_size(problems) > 0) {
 		/* nothing read from a damaged database can be trusted: stop here */
-		add(notes, "the other checks were skipped: registry.db is damaged (restore it "
+		reg_add_line(notes, "the other checks were skipped: registry.db is damaged (restore it "
 			   "from a backup, or move registry.db, -wal and -shm away to rebuild it "
 			   "from the store, losing the audit and call logs)");
 		res = json_pack("{s:b, s:O, s:O, s:{s:i, s:i}}", "ok", 0, "problems", problems,
@@ -328,10 +316,10 @@ int tg_registry_verify(json_t **out, tg_registry *r)
 	rc = tg_store_verify(&pl, s);
 	if (pl) {
 		for (i = 0; i < pl->n; i++)
-			add(problems, "store: %s", pl->items[i]);
+			reg_add_line(problems, "store: %s", pl->items[i]);
 		tg_store_problem_list_free(pl);
 	} else if (rc < 0) {
-		add(problems, "store: verify could not run: %s", tg_error_last()->message);
+		reg_add_line(problems, "store: verify could not run: %s", tg_error_last()->message);
 	}
 	tg_error_clear();
 	rc = tg_store_list_tools(&names, &n, s);
@@ -354,7 +342,7 @@ int tg_registry_verify(json_t **out, tg_registry *r)
 		for (i = 0; i < n && !found; i++)
 			found = strcmp(names[i], name) == 0;
 		if (!found)
-			add(problems, "registry: tool %s is not in the store", name);
+			reg_add_line(problems, "registry: tool %s is not in the store", name);
 	}
 	if (rc != SQLITE_DONE) {
 		rc = reg_sqlerr(r, rc, "list tools");
