@@ -109,9 +109,14 @@ static int q(tg_buf *b, const char *s)
 	return r ? r : tg_buf_puts(b, "'");
 }
 
-static int file1(tg_buf *b, const char *name, const char *ext)
+/* One overlay entry: {'type':TYPE,'name':NAME,'external-contents':EXT}. */
+static int entry(tg_buf *b, const char *type, const char *name, const char *ext)
 {
-	int r = tg_buf_puts(b, "{'type':'file','name':");
+	int r = tg_buf_puts(b, "{'type':'");
+	if (!r)
+		r = tg_buf_puts(b, type);
+	if (!r)
+		r = tg_buf_puts(b, "','name':");
 	if (!r)
 		r = q(b, name);
 	if (!r)
@@ -131,21 +136,9 @@ static int files(tg_buf *b, const char *const *names, const char *dir)
 		if (i)
 			r = tg_buf_puts(b, ",");
 		if (!r)
-			r = file1(b, names[i], ext);
+			r = entry(b, "file", names[i], ext);
 	}
 	return r;
-}
-
-static int remap(tg_buf *b, const char *name, const char *ext)
-{
-	int r = tg_buf_puts(b, "{'type':'directory-remap','name':");
-	if (!r)
-		r = q(b, name);
-	if (!r)
-		r = tg_buf_puts(b, ",'external-contents':");
-	if (!r)
-		r = q(b, ext);
-	return r ? r : tg_buf_puts(b, "}");
 }
 
 int tg_cfront_overlay(char **out, const char *sdk_dir, int with_main)
@@ -162,22 +155,22 @@ int tg_cfront_overlay(char **out, const char *sdk_dir, int with_main)
 	r = tg_buf_puts(&b, "{'version':0,'case-sensitive':'true','fallthrough':'false',"
 			    "'use-external-names':'false','roots':[");
 	if (!r)
-		r = remap(&b, "/vsys/clang", TG_CLANG_RESOURCE_INCLUDE);
+		r = entry(&b, "directory-remap", "/vsys/clang", TG_CLANG_RESOURCE_INCLUDE);
 	if (!r)
 		r = tg_buf_puts(&b, ",{'type':'directory','name':'/vsys/sdk','contents':[");
 	if (!r)
-		r = remap(&b, "toolgate", sdk_tg);
+		r = entry(&b, "directory-remap", "toolgate", sdk_tg);
 	if (!r)
 		r = tg_buf_puts(&b, "]},{'type':'directory','name':'/vsys/arch','contents':[");
 	if (!r) {
 		char bits[256], gnu[256];
 		snprintf(bits, sizeof(bits), "%s/bits", arch);
 		snprintf(gnu, sizeof(gnu), "%s/gnu", arch);
-		r = remap(&b, "bits", bits);
+		r = entry(&b, "directory-remap", "bits", bits);
 		if (!r)
 			r = tg_buf_puts(&b, ",");
 		if (!r)
-			r = remap(&b, "gnu", gnu);
+			r = entry(&b, "directory-remap", "gnu", gnu);
 	}
 	if (!r) {
 		char sys[256], as[256];
@@ -212,7 +205,7 @@ int tg_cfront_overlay(char **out, const char *sdk_dir, int with_main)
 	if (!r && with_main) {
 		r = tg_buf_puts(&b, ",{'type':'directory','name':'" TG_CFRONT_DIR "','contents':[");
 		if (!r)
-			r = file1(&b, TG_CFRONT_NAME, TG_CFRONT_MAIN);
+			r = entry(&b, "file", TG_CFRONT_NAME, TG_CFRONT_MAIN);
 		if (!r)
 			r = tg_buf_puts(&b, "]}");
 	}
