@@ -115,10 +115,18 @@ int tg_json_parse(json_t **out, const char *data, size_t len, const tg_json_limi
 int tg_json_parse_file(json_t **out, const char *path, const tg_json_limits *lim);
 /* Depth of a value (a scalar is 1). */
 size_t tg_json_depth(const json_t *v);
-/* Compact, key-order-preserving serialization; caller frees. NULL on OOM. */
+/* Compact, key-order-preserving serialization; caller frees. NULL on OOM.
+ * Reals are spelled shortest (tg_json_format_real); hashes that must keep
+ * their canonical form call json_dumps directly instead. */
 char *tg_json_dump(const json_t *v);
 /* Pretty (indent 2) serialization; caller frees. */
 char *tg_json_dump_pretty(const json_t *v);
+/* The shortest text strtod reads back as d, a real kept a real ("2.0");
+ * size >= 32. TG_ERR_INVALID for inf and NaN. */
+int tg_json_format_real(char *buf, size_t size, double d);
+/* A copy of the JSON text with every real token respelled by
+ * tg_json_format_real; strings, integers and layout unchanged. NULL on OOM. */
+char *tg_json_shorten_reals(const char *text);
 /* Write v compactly plus "\n" to f. */
 int tg_json_print(FILE *f, const json_t *v, int pretty);
 

@@ -117,14 +117,22 @@ size_t tg_json_depth(const json_t *v)
 	return 1;
 }
 
+/* jansson's text with every real respelled shortest (jsonnum.c) */
+static char *dump_flags(const json_t *v, size_t flags)
+{
+	_cleanup_free_ char *raw = json_dumps(v, flags | JSON_ENCODE_ANY | JSON_PRESERVE_ORDER);
+
+	return raw ? tg_json_shorten_reals(raw) : NULL;
+}
+
 char *tg_json_dump(const json_t *v)
 {
-	return json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY | JSON_PRESERVE_ORDER);
+	return dump_flags(v, JSON_COMPACT);
 }
 
 char *tg_json_dump_pretty(const json_t *v)
 {
-	return json_dumps(v, JSON_INDENT(2) | JSON_ENCODE_ANY | JSON_PRESERVE_ORDER);
+	return dump_flags(v, JSON_INDENT(2));
 }
 
 int tg_json_print(FILE *f, const json_t *v, int pretty)

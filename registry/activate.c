@@ -10,7 +10,9 @@
  * capabilities is activated only while a person's approval of that exact
  * version stands (approval.c); having been active once approves nothing
  * else. The re-index alone activates without the check: it follows the
- * store's refs/active, and calls still refuse an unapproved version.
+ * store's refs/active, and calls still refuse an unapproved version. Every
+ * other activation is also a line in the version's review note and names
+ * its actor in the reflog of refs/active/<tool> (review_note.c).
  */
 #include "reg_internal.h"
 
@@ -57,7 +59,7 @@ int reg_activate(tg_registry *r, int64_t tool_id, const char *tool, unsigned v,
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
 	_cleanup_free_ char *actor = reg_actor_string(who);
 	_cleanup_json_ json_t *details = NULL;
-	char msg[160];
+	char msg[240], what[40], detail[80];
 	unsigned cur = 0, prev_sql = 0;
 	tg_store *s;
 	int rc, tries;
@@ -77,7 +79,9 @@ int reg_activate(tg_registry *r, int64_t tool_id, const char *tool, unsigned v,
 	rc = reg_active_version(r, tool_id, &prev_sql);
 	if (rc < 0)
 		return rc;
-	snprintf(msg, sizeof(msg), "toolgate %s: %s v%u", event, tool, v);
+	/* the reflog of refs/active/<tool> says who */
+	snprintf(msg, sizeof(msg), "toolgate %s: %s v%u by %.160s", event, tool, v, actor);
+	reg_line_clean(msg);
 	for (tries = 0;; tries++) {
 		rc = tg_store_get_active(&cur, NULL, s, tool);
 		if (rc < 0)
@@ -141,5 +145,19 @@ int reg_activate(tg_registry *r, int64_t tool_id, const char *tool, unsigned v,
 	details = json_pack("{s:i, s:i}", "version", (int)v, "from_version", (int)cur);
 	if (!details)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
-	return reg_audit_append(r, who, event, tool, details);
+	if ((rc = reg_audit_append(r, who, event, tool, details)) < 0)
+		return rc;
+	if (strcmp(event, "reindex") == 0)
+		return 0; /* the registry following the store: nobody acted */
+	if (strcmp(event, "rollback") == 0) {
+		snprintf(what, sizeof(what), "rolled back to v%u", v);
+		snprintf(detail, sizeof(detail), ", from v%u", cur);
+	} else {
+		snprintf(what, sizeof(what), "activated");
+		if (cur)
+			snprintf(detail, sizeof(detail), " (%s), replacing v%u", event, cur);
+		else
+			snprintf(detail, sizeof(detail), " (%s), no version was active", event);
+	}
+	return reg_review_note(r, tool, v, what, who, detail);
 }

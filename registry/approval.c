@@ -77,6 +77,10 @@ static int caps_equal(const json_t *a, const json_t *b)
 	return ca && cb && json_equal(ca, cb);
 }
 
+/* The canonical form is frozen: jansson's own compact, sorted, ASCII text
+ * with its "%.17g" reals (0.77000000000000002), never tg_json_dump's
+ * shortest spelling, so approvals recorded before reals were respelled
+ * still match (tests/registry/review_git.sh). */
 int reg_approval_hash(char out[65], const json_t *manifest, const char *source, size_t len)
 {
 	_cleanup_free_ char *m = json_dumps(manifest, JSON_COMPACT | JSON_SORT_KEYS |
@@ -372,6 +376,12 @@ int tg_registry_approve(json_t **out, tg_registry *r, const char *name, unsigned
 	rc = reg_audit_append(r, who, "approve_version", name, details);
 	if (rc < 0)
 		goto fail;
+	{
+		char d[100];
+		snprintf(d, sizeof(d), ", approval hash %.64s", f.approval_hash);
+		if ((rc = reg_review_note(r, name, version, "approved", who, d)) < 0)
+			goto fail;
+	}
 	if (activate) {
 		rc = reg_activate(r, id, name, version, "approve", who);
 		if (rc < 0)
@@ -461,6 +471,14 @@ int tg_registry_deny(json_t **out, tg_registry *r, const char *name, unsigned ve
 	rc = reg_audit_append(r, who, "deny", name, details);
 	if (rc < 0)
 		goto fail;
+	{
+		/* the reason is the operator's words, cut and cleaned to one line */
+		char d[260];
+		snprintf(d, sizeof(d), "%s%.200s%s", reason[0] ? ", reason \"" : "", reason,
+			 reason[0] ? "\"" : "");
+		if ((rc = reg_review_note(r, name, version, "denied", who, d)) < 0)
+			goto fail;
+	}
 	rc = reg_commit(r);
 	if (rc < 0)
 		return rc;

@@ -282,6 +282,7 @@ int reg_begin(tg_registry *r)
 	r->in_txn = 1;
 	r->audit_seq_pending = 0;
 	r->undo_pending = 0;
+	reg_review_drop(r);
 	return 0;
 }
 
@@ -312,6 +313,7 @@ void reg_rollback(tg_registry *r)
 	sqlite3_exec(r->db, "ROLLBACK", NULL, NULL, NULL);
 	r->in_txn = 0;
 	r->audit_seq_pending = 0;
+	reg_review_drop(r);
 	if (r->undo_pending)
 		undo_activation(r);
 }
@@ -336,6 +338,7 @@ static int commit_ex(tg_registry *r, int durable)
 		r->audit_seq_pending = 0;
 	}
 	r->audit_seq_pending = 0;
+	reg_review_flush(r); /* after the commit: a record of what happened */
 	return 0;
 }
 

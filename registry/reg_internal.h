@@ -56,6 +56,7 @@ struct tg_registry {
 	int undo_pending;
 	char undo_tool[65];
 	unsigned undo_from, undo_to;
+	json_t *review_pending; /* [commit, line] review notes, written after COMMIT */
 	json_t *repairs;       /* what the re-index on open fixed (for verify) */
 	json_t *reindex_problems; /* tools it could not re-index (for verify) */
 	const tg_call_hooks *hooks; /* the MCP session's, for bridged calls (or NULL) */
@@ -66,6 +67,18 @@ struct tg_registry {
  * initialises libgit2, which costs milliseconds that an open whose store
  * fingerprint matched the one recorded in meta does not pay. */
 int reg_store(tg_registry *r, tg_store **out);
+
+/* ---- review_note.c ------------------------------------------------------ */
+/* Queue "<what> by <actor> at <UTC time><detail>: capabilities [..], content
+ * hash H" for the note of tool@v's commit (refs/notes/toolgate-review);
+ * written after the transaction commits (at once outside one), best effort. */
+int reg_review_note(tg_registry *r, const char *tool, unsigned v, const char *what,
+		    const tg_actor *who, const char *detail);
+/* After COMMIT: write the queued lines. After ROLLBACK: forget them. */
+void reg_review_flush(tg_registry *r);
+void reg_review_drop(tg_registry *r);
+/* Every byte outside printable ASCII becomes '?' (notes, reflog messages). */
+void reg_line_clean(char *s);
 
 /* ---- db.c -------------------------------------------------------------- */
 int reg_db_open(tg_registry *r, int *created);

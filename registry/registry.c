@@ -70,6 +70,7 @@ void tg_registry_free(tg_registry *r)
 			sqlite3_db_config(r->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
 		sqlite3_close_v2(r->db);
 	}
+	reg_review_drop(r);
 	tg_store_free(r->store);
 	free(r->store_path);
 	tg_policy_free(r->policy);

@@ -4,24 +4,26 @@
  * reflog message) and no version stays active, while every version, its
  * report and the tool's history are kept. The change is an event ("remove",
  * version 0) that `history` shows and an audit entry; the toolset
- * generation is bumped so MCP clients see the tool go. A later rollback
- * --to V (or the approval of a pending version) brings a version back
- * under the usual checks.
+ * generation is bumped so MCP clients see the tool go; the version that
+ * was active gets a "removed" line in its review note (review_note.c).
+ * A later rollback --to V (or the approval of a pending version) brings a
+ * version back under the usual checks.
  */
 #include "reg_internal.h"
 
 #include <string.h>
 
-static int clear_active(tg_registry *r, const char *name, unsigned cur)
+static int clear_active(tg_registry *r, const char *name, unsigned cur, const char *actor)
 {
-	char msg[160];
+	char msg[240];
 	unsigned now = 0;
 	tg_store *s;
 	int rc, tries;
 
 	if ((rc = reg_store(r, &s)) < 0)
 		return rc;
-	snprintf(msg, sizeof(msg), "toolgate remove: %s (was v%u)", name, cur);
+	snprintf(msg, sizeof(msg), "toolgate remove: %s (was v%u) by %.160s", name, cur, actor);
+	reg_line_clean(msg);
 	for (tries = 0;; tries++) {
 		rc = tg_store_get_active(&now, NULL, s, name);
 		if (rc < 0)
@@ -85,7 +87,7 @@ int tg_registry_remove(json_t **out, tg_registry *r, const char *name, const tg_
 				  name);
 		goto fail;
 	}
-	if ((rc = clear_active(r, name, cur)) < 0)
+	if ((rc = clear_active(r, name, cur, actor)) < 0)
 		goto fail;
 	rc = exec_bound(r, "UPDATE versions SET status = 'inactive' WHERE tool_id = ?1 AND "
 			   "status = 'active'", id, "deactivate");
@@ -114,7 +116,9 @@ int tg_registry_remove(json_t **out, tg_registry *r, const char *name, const tg_
 		rc = tg_error_set(TG_ERR_NOMEM, "out of memory");
 		goto fail;
 	}
-	if ((rc = reg_audit_append(r, who, "remove", name, details)) < 0)
+	if ((rc = reg_audit_append(r, who, "remove", name, details)) < 0 ||
+	    (rc = reg_review_note(r, name, cur, "removed", who,
+				  ", this version was active and none is now")) < 0)
 		goto fail;
 	rc = reg_commit(r);
 	if (rc < 0)

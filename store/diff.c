@@ -5,8 +5,11 @@
  * report and any other file. Each file is a unified diff as git prints it.
  * The test results are compared without their timing figures (wall_ms,
  * cpu_ms, max_rss_kb), which differ on every run and say nothing about the
- * change. Files are capped at ST_MAX_FILE_BYTES each, so the output is
- * bounded too.
+ * change. The manifest's reals are shown in their shortest spelling
+ * (tg_json_shorten_reals), so a version stored before toolgate spelled them
+ * so (0.77000000000000002) compares equal to a later 0.77; the stored bytes
+ * are not changed. Files are capped at ST_MAX_FILE_BYTES each, so the
+ * output is bounded too.
  */
 #include "store_internal.h"
 
@@ -35,7 +38,7 @@ static void drop_timing(json_t *v)
 }
 
 /* The text of path in tree (NULL, len 0 when absent); tests.json without
- * timing. */
+ * timing; tool.json with its reals spelled shortest. */
 static int file_text(char **out, size_t *len, tg_store *s, git_tree *tree, const char *path)
 {
 	const git_tree_entry *e = git_tree_entry_byname(tree, path);
@@ -70,6 +73,18 @@ static int file_text(char **out, size_t *len, tg_store *s, git_tree *tree, const
 		clean = tg_json_dump_pretty(j);
 		json_decref(j);
 		if (!clean)
+			return tg_error_set(TG_ERR_NOMEM, "out of memory");
+		free(*out);
+		*out = clean;
+		*len = strlen(clean);
+	} else if (strcmp(path, "tool.json") == 0) {
+		json_error_t err;
+		json_t *j = json_loadb(*out, *len, 0, &err);
+		char *clean;
+		if (!j)
+			return 0; /* not JSON: compared as it is */
+		json_decref(j);
+		if (!(clean = tg_json_shorten_reals(*out)))
 			return tg_error_set(TG_ERR_NOMEM, "out of memory");
 		free(*out);
 		*out = clean;

@@ -103,10 +103,11 @@
 	X(git_odb_read_header) \
 	X(git_merge_base) \
 	X(git_oid_fromstr) \
-	X(git_note_create) \
 	X(git_note_read) \
 	X(git_note_message) \
 	X(git_note_free) \
+	X(git_note_commit_create) \
+	X(git_note_commit_read) \
 	X(git_commit_author) \
 	X(git_odb_foreach) \
 	X(git_packbuilder_free) \
@@ -165,7 +166,8 @@ int tg_git_load(void);
 #define git_note_free (tg_git_api.git_note_free)
 #define git_note_message (tg_git_api.git_note_message)
 #define git_note_read (tg_git_api.git_note_read)
-#define git_note_create (tg_git_api.git_note_create)
+#define git_note_commit_create (tg_git_api.git_note_commit_create)
+#define git_note_commit_read (tg_git_api.git_note_commit_read)
 #define git_oid_fromstr (tg_git_api.git_oid_fromstr)
 #define git_merge_base (tg_git_api.git_merge_base)
 #define git_odb_read_header (tg_git_api.git_odb_read_header)

@@ -119,6 +119,7 @@ int st_clear_stale_locks(tg_store *s)
 	removed += clear_dir(s, "refs/toolgate-fetch/tools", NULL, ".lock", now);
 	removed += clear_dir(s, "refs/toolgate-fetch/active", NULL, ".lock", now);
 	removed += clear_dir(s, "refs", NULL, ".lock", now);
+	removed += clear_dir(s, "refs/notes", NULL, ".lock", now);
 	removed += clear_dir(s, ".", "packed-refs.lock", NULL, now);
 	removed += clear_dir(s, ".", "config.lock", NULL, now);
 	/* half-written loose objects of a killed writer (never referenced) */

@@ -182,6 +182,11 @@ int tg_store_rebase(char out_tip[41], tg_store *s, const char *tool, const char 
  * pushed or fetched). get: 0 with *out NULL when there is none. */
 int tg_store_note_set(tg_store *s, const char *commit, const char *text);
 int tg_store_note_get(char **out, tg_store *s, const char *commit);
+/* Append one line (no control characters, at most 1024 bytes) to the note
+ * on commit under refs/notes/toolgate-review: a record of what people did
+ * to a version, for `git notes --ref=toolgate-review show COMMIT`. Appended,
+ * never rewritten; toolgate never reads it back. */
+int tg_store_review_note(tg_store *s, const char *commit, const char *line);
 
 /* ---- signed commits (sign.c, docs/STORE.md "Signed verdicts") */
 /* Sign every commit this handle writes from now on with the private SSH

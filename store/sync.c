@@ -8,16 +8,14 @@
  * new versions per pull), checks each fetched chain (tree shape, regular
  * files only, blob sizes) and says how it relates to the local history.
  * The registry then re-vets every new version from the private refs,
- * records its own verdict in a local note (refs/notes/toolgate-local, never
- * pushed, never fetched) and only then moves refs/tools/<name> with
+ * records its own verdict in a local note (notes.c: refs/notes/toolgate-local,
+ * never pushed, never fetched) and only then moves refs/tools/<name> with
  * tg_store_adopt (compare-and-swap). tg_store_rebase puts this host's
  * unpushed versions back on top of the remote's, renumbered.
  */
 #include "store_internal.h"
 
 #include <string.h>
-
-#define ST_NOTES_REF "refs/notes/toolgate-local"
 
 typedef struct fetch_guard {
 	const tg_store_fetch_limits *lim;
@@ -616,51 +614,4 @@ out:
 	git_commit_free(tip);
 	git_commit_free(ontoc);
 	return rc;
-}
-
-int tg_store_note_set(tg_store *s, const char *commit, const char *text)
-{
-	git_signature *sig = NULL;
-	git_oid id, nid;
-	unsigned attempt;
-	int rc;
-
-	if (git_oid_fromstr(&id, commit) < 0)
-		return tg_error_set(TG_ERR_INVALID, "not a commit id: %.64s", commit);
-	if ((rc = git_signature_now(&sig, "toolgate", "toolgate@localhost")) < 0)
-		return st_git_fail(rc, "signature");
-	for (attempt = 0; attempt < 200; attempt++) {
-		if (st_lock_shared(s) < 0) {
-			git_signature_free(sig);
-			return tg_error_prefix("note on %.12s", commit);
-		}
-		rc = git_note_create(&nid, s->repo, ST_NOTES_REF, sig, sig, &id, text, 1);
-		st_unlock(s);
-		if (rc != GIT_EMODIFIED && rc != GIT_ELOCKED)
-			break;
-		st_backoff(attempt);
-	}
-	git_signature_free(sig);
-	if (rc < 0)
-		return st_git_fail(rc, "note on %.12s", commit);
-	return 0;
-}
-
-int tg_store_note_get(char **out, tg_store *s, const char *commit)
-{
-	git_note *n = NULL;
-	git_oid id;
-	int rc;
-
-	*out = NULL;
-	if (git_oid_fromstr(&id, commit) < 0)
-		return tg_error_set(TG_ERR_INVALID, "not a commit id: %.64s", commit);
-	rc = git_note_read(&n, s->repo, ST_NOTES_REF, &id);
-	if (rc == GIT_ENOTFOUND)
-		return 0;
-	if (rc < 0)
-		return st_git_fail(rc, "read note of %.12s", commit);
-	*out = strdup(git_note_message(n) ? git_note_message(n) : "");
-	git_note_free(n);
-	return *out ? 0 : tg_error_set(TG_ERR_NOMEM, "out of memory");
 }

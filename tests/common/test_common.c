@@ -6,6 +6,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -311,6 +313,54 @@ static void test_dl_load(void **state)
 	assert_string_equal(tg_error_last()->message, "libm.so.6 lacks no_such_function_tg");
 }
 
+/* The shortest spelling that reads back as the same double (issue 14:
+ * "numbers as the agent wrote them"); a real stays a real, an integer an
+ * integer; every output reads back as exactly the input. */
+static void expect_real(double d, const char *want)
+{
+	char buf[40];
+	assert_int_equal(tg_json_format_real(buf, sizeof(buf), d), 0);
+	assert_string_equal(buf, want);
+	assert_true(strtod(buf, NULL) == d);
+	assert_int_equal(signbit(strtod(buf, NULL)) != 0, signbit(d) != 0);
+}
+
+static void test_json_real_shortest(void **state)
+{
+	char buf[40];
+	json_t *v;
+	char *d;
+
+	(void)state;
+	expect_real(0.1, "0.1");
+	expect_real(0.77, "0.77");
+	expect_real(1e300, "1e+300");
+	expect_real(5e-324, "5e-324");
+	expect_real(-0.0, "-0.0");
+	expect_real(2.0, "2.0");
+	expect_real(100000.0, "100000.0");
+	expect_real(1.0 / 3.0, "0.3333333333333333");
+	expect_real(0.1 + 0.2, "0.30000000000000004");
+	expect_real(1.7976931348623157e308, "1.7976931348623157e+308");
+	assert_int_equal(tg_json_format_real(buf, sizeof(buf), 1.0 / 0.0), TG_ERR_INVALID);
+
+	/* through tg_json_dump: integers stay integers, strings untouched */
+	v = json_pack("{s:f, s:I, s:f, s:s, s:[f, f]}", "a", 0.77, "n", (json_int_t)9007199254740993LL,
+		      "z", -0.0, "s", "0.77000000000000002 1.0", "l", 1e300, 3.0);
+	assert_non_null(v);
+	d = tg_json_dump(v);
+	assert_string_equal(d, "{\"a\":0.77,\"n\":9007199254740993,\"z\":-0.0,"
+			       "\"s\":\"0.77000000000000002 1.0\",\"l\":[1e+300,3.0]}");
+	free(d);
+	json_decref(v);
+	/* a stored text with jansson's long spelling, respelled in place */
+	d = tg_json_shorten_reals("{\n  \"x\": 0.77000000000000002,\n  \"k\": \"a\\\"1.50\",\n"
+				  "  \"i\": -12,\n  \"e\": 1.0000000000000001e+300\n}");
+	assert_string_equal(d, "{\n  \"x\": 0.77,\n  \"k\": \"a\\\"1.50\",\n  \"i\": -12,\n"
+			       "  \"e\": 1e+300\n}");
+	free(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -329,6 +379,7 @@ int main(void)
 		cmocka_unit_test(test_names_and_utf8),
 		cmocka_unit_test(test_home),
 		cmocka_unit_test(test_dl_load),
+		cmocka_unit_test(test_json_real_shortest),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
