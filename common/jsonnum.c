@@ -2,7 +2,7 @@
  * common/jsonnum.c: JSON reals spelled the way people write them. jansson
  * prints every real with "%.17g", so a manifest's 0.77 comes back as
  * 0.77000000000000002. tg_json_format_real gives the shortest text that
- * strtod reads back as the same double (0.77, 1e+300, 5e-324), and keeps a
+ * strtod reads back as the same double (0.77, 1e300, 5e-324), and keeps a
  * real a real (2.0, not 2). tg_json_shorten_reals rewrites the real tokens
  * of a JSON text that way and leaves everything else (strings, integers,
  * layout) byte for byte: tg_json_dump runs jansson's output through it.
@@ -32,6 +32,7 @@ static int try_precision(char *buf, size_t size, double d, int prec)
 int tg_json_format_real(char *buf, size_t size, double d)
 {
 	int prec, found = 0;
+	char *e;
 	size_t n;
 
 	if (!isfinite(d) || size < 32)
@@ -48,6 +49,13 @@ int tg_json_format_real(char *buf, size_t size, double d)
 	}
 	if (!found) /* %.17g always reads back; kept for safety */
 		snprintf(buf, size, "%.17g", d);
+	/* the exponent as jansson writes it: no '+', no leading zeros (1e300) */
+	if ((e = strchr(buf, 'e'))) {
+		char *to = e + 1 + (e[1] == '-'), *from = e + 1 + (e[1] == '-' || e[1] == '+');
+		while (*from == '0' && from[1])
+			from++;
+		memmove(to, from, strlen(from) + 1);
+	}
 	/* "2" would read back as an integer: a real keeps a fraction part */
 	n = strcspn(buf, ".eEni");
 	if (!buf[n]) {
