@@ -153,6 +153,9 @@ int reg_activate(tg_registry *r, int64_t tool_id, const char *tool, unsigned v,
 		snprintf(what, sizeof(what), "rolled back to v%u", v);
 		snprintf(detail, sizeof(detail), ", from v%u", cur);
 	} else {
+		/* the pipeline's "activate" is a create that passed */
+		if (strcmp(event, "activate") == 0)
+			event = "create";
 		snprintf(what, sizeof(what), "activated");
 		if (cur)
 			snprintf(detail, sizeof(detail), " (%s), replacing v%u", event, cur);

@@ -334,14 +334,18 @@ static void test_json_real_shortest(void **state)
 	(void)state;
 	expect_real(0.1, "0.1");
 	expect_real(0.77, "0.77");
-	expect_real(1e300, "1e+300");
+	expect_real(1e300, "1e300");
+	expect_real(1e-5, "1e-5");
+	expect_real(1.5e-7, "1.5e-7");
+	expect_real(1e16, "1e16");
 	expect_real(5e-324, "5e-324");
 	expect_real(-0.0, "-0.0");
 	expect_real(2.0, "2.0");
 	expect_real(100000.0, "100000.0");
 	expect_real(1.0 / 3.0, "0.3333333333333333");
 	expect_real(0.1 + 0.2, "0.30000000000000004");
-	expect_real(1.7976931348623157e308, "1.7976931348623157e+308");
+	expect_real(1.7976931348623157e308, "1.7976931348623157e308");
+	expect_real(123456789012345.0, "123456789012345.0");
 	assert_int_equal(tg_json_format_real(buf, sizeof(buf), 1.0 / 0.0), TG_ERR_INVALID);
 
 	/* through tg_json_dump: integers stay integers, strings untouched */
@@ -350,14 +354,14 @@ static void test_json_real_shortest(void **state)
 	assert_non_null(v);
 	d = tg_json_dump(v);
 	assert_string_equal(d, "{\"a\":0.77,\"n\":9007199254740993,\"z\":-0.0,"
-			       "\"s\":\"0.77000000000000002 1.0\",\"l\":[1e+300,3.0]}");
+			       "\"s\":\"0.77000000000000002 1.0\",\"l\":[1e300,3.0]}");
 	free(d);
 	json_decref(v);
 	/* a stored text with jansson's long spelling, respelled in place */
 	d = tg_json_shorten_reals("{\n  \"x\": 0.77000000000000002,\n  \"k\": \"a\\\"1.50\",\n"
 				  "  \"i\": -12,\n  \"e\": 1.0000000000000001e+300\n}");
 	assert_string_equal(d, "{\n  \"x\": 0.77,\n  \"k\": \"a\\\"1.50\",\n  \"i\": -12,\n"
-			       "  \"e\": 1e+300\n}");
+			       "  \"e\": 1e300\n}");
 	free(d);
 }
 

@@ -48,7 +48,7 @@ t 0 - "show word_count" -- --json show word_count
 t 0 - "call word_count" -- call word_count '{"text":"a b\nc"}'
 expect_out "call word_count" '{"words":3,"lines":2,"chars":5}'
 t 0 - "call stats" -- call stats '{"values":[1,2,3,4]}'
-expect_out "call stats" '{"count":4,"mean":2.5,"median":2.5,"stddev":1.1180339887498949,"min":1.0,"max":4.0}'
+expect_out "call stats" '{"count":4,"mean":2.5,"median":2.5,"stddev":1.118033988749895,"min":1.0,"max":4.0}'
 t 1 - "call stats with no values" -- call stats '{"values":[]}'
 grep -q "values: need at least one number" "$tmp/err" || { echo "FAIL: stats error message"; fail=1; }
 t 2 - "call stats with bad args" -- call stats '{"values":"x"}'

@@ -4,7 +4,8 @@
  * 1..1000 distinct and consecutive, every submission reachable exactly once.
  * 4 processes racing to create the same new tools. 4 processes moving one
  * active pointer with compare-and-swap: every successful move is in the
- * reflog, no move is lost. fsync stays on (the default) unless
+ * reflog, no move is lost. 4 processes appending review-note lines to one
+ * commit: none is lost. fsync stays on (the default) unless
  * TG_STORE_TEST_NOFSYNC=1 is set in the environment of this test.
  */
 #include <setjmp.h>
@@ -332,6 +333,59 @@ static void test_create_store_race(void **state)
 	free(repo2);
 }
 
+static char g_note_commit[41];
+
+static void append_notes(tg_store *s, int id)
+{
+	char line[64];
+	int j;
+
+	for (j = 0; j < 10; j++) {
+		snprintf(line, sizeof(line), "approved by writer %d, act %d", id, j);
+		if (tg_store_review_note(s, g_note_commit, line) < 0) {
+			fprintf(stderr, "noter %d: %s\n", id, tg_error_last()->message);
+			_exit(6);
+		}
+	}
+}
+
+/* 4 processes x 10 review-note lines on one commit: the notes ref moves by
+ * compare-and-swap, so all 40 lines are in the note, each once, and the
+ * notes ref's history holds one commit per line (appended, never
+ * rewritten). A line with a newline, a tab or a control byte, and a note on
+ * something that is not a commit, are refused. */
+static void test_review_note_race(void **state)
+{
+	tg_store_version *v = NULL;
+	tg_store *s = NULL;
+	char *outp = NULL;
+
+	(void)state;
+	assert_int_equal(tg_store_open(&s, g_repo, 0), 0);
+	assert_int_equal(st_test_put(&v, s, "rn", "x", "pass"), 0);
+	memcpy(g_note_commit, v->commit, sizeof(g_note_commit));
+	tg_store_version_free(v);
+	assert_int_equal(tg_store_review_note(s, g_note_commit, "two\nlines"), TG_ERR_INVALID);
+	assert_int_equal(tg_store_review_note(s, g_note_commit, "a\ttab"), TG_ERR_INVALID);
+	assert_int_equal(tg_store_review_note(s, g_note_commit, "esc\033[31m"), TG_ERR_INVALID);
+	assert_int_equal(tg_store_review_note(s, "0123456789012345678901234567890123456789", "x"),
+			 TG_ERR_NOTFOUND);
+	tg_store_free(s);
+	run_children(append_notes);
+	assert_int_equal(st_test_sh(&outp, "git --git-dir='%s' notes --ref=toolgate-review show %s | "
+					   "grep -c '^approved by writer [0-3], act [0-9]*$'", g_repo, g_note_commit), 0);
+	assert_string_equal(outp, "40\n");
+	free(outp);
+	assert_int_equal(st_test_sh(&outp, "git --git-dir='%s' notes --ref=toolgate-review show %s | "
+					   "sort -u | wc -l", g_repo, g_note_commit), 0);
+	assert_int_equal(atoi(outp), 40);
+	free(outp);
+	assert_int_equal(st_test_sh(&outp, "git --git-dir='%s' rev-list --count refs/notes/toolgate-review",
+				    g_repo), 0);
+	assert_string_equal(outp, "40\n");
+	free(outp);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -340,6 +394,7 @@ int main(void)
 		cmocka_unit_test(test_active_race),
 		cmocka_unit_test(test_clear_race),
 		cmocka_unit_test(test_create_store_race),
+		cmocka_unit_test(test_review_note_race),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
