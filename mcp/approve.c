@@ -16,10 +16,12 @@
  *    args digest inside). The client retries the same tools/call with
  *    inputResponses.call_approval and the state: the state is redeemed
  *    (once), and the run starts again with the answer as a grant that the
- *    matching call (same callee, version and args digest) takes, once. A
- *    run needing a second approval gets a new state carrying the first
- *    answer as well, so every retry re-runs the program from its start
- *    with all the answers given so far.
+ *    matching call (same callee, version and args digest) takes, once.
+ *    An approved call runs exactly once: once a grant's call ran, a later
+ *    call of the same run that needs a person waits on the queue instead
+ *    of ending the run with input_required (a retry would run the
+ *    approved call again). Answers not yet taken (declines, or a call the
+ *    retry did not reach) are carried into the next state.
  */
 #include "mcp/mcp.h"
 
@@ -68,6 +70,14 @@ static int modern_ask(tg_mcp_server *s, const tg_call_question *q, const char **
 	}
 	if (json_array_size(s->grants) >= MAX_GRANTS)
 		return tg_error_set(TG_ERR_UNAVAILABLE, "too many approvals for one request");
+	json_array_foreach(s->grants, i, g) {
+		/* an approved call of this run already ran: a retry would run
+		 * it again, so this approval waits on the queue instead */
+		if (json_is_true(json_object_get(g, "used")) &&
+		    json_is_true(json_object_get(g, "approve")))
+			return tg_error_set(TG_ERR_UNAVAILABLE, "an approved call of this run ran: "
+								"the next approval waits on the queue");
+	}
 	if (!s->question) {
 		json_t *params = tg_mcp_elicit_params(s, q);
 		s->question = json_pack("{s:s, s:s, s:s, s:o?}", "callee", q->callee,
@@ -234,7 +244,9 @@ int tg_mcp_mrtr_end(tg_mcp_server *s, const json_t *id, size_t mark, int r)
 
 	if (r < 0 || !q) {
 		json_decref(s->grants);
+		json_decref(q);
 		s->grants = NULL;
+		s->question = NULL;
 		return r;
 	}
 	s->question = NULL;

@@ -56,7 +56,7 @@ int http_exchange(void *ctx, json_t *req, json_t **resp, uint64_t timeout_ms)
 	}
 	json_decref(s->answer);
 	s->answer = NULL;
-	snprintf(s->waiting, sizeof(s->waiting), "%s", rid);
+	snprintf(s->waiting, sizeof(s->waiting), "%.47s", rid);
 	json_array_append(s->outbox, req);
 	pthread_cond_broadcast(&h->changed);
 	while (!s->answer && !*h->stop && tg_now_ms() < until) {

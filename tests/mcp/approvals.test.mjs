@@ -11,7 +11,9 @@
 //  - 2026-07-28 era, raw HTTP: input_required with the elicitation and a
 //    requestState, the retry with the answer runs the call once; a replayed,
 //    bit-flipped, other principal's, other request's and expired state are
-//    refused with the exact errors; a declined answer denies; on stdio too.
+//    refused with the exact errors; a declined answer denies; on stdio too;
+//    a program with two approvals: the approved call runs once, the second
+//    approval waits on the queue.
 // Run: TOOLGATE=build/cli/toolgate node --test tests/mcp/approvals.test.mjs
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -284,4 +286,55 @@ test('2026-07-28 on stdio: input_required, then the retry runs the call', async 
   const again = await call(3, { inputResponses: ACCEPT, requestState: state });
   assert.equal(again.error.message, 'Invalid params: requestState: already used (a requestState is good for one retry)');
   assert.equal(ledgerLines(ledger).length, 1);
+});
+
+// Two large refunds in one program: the first approval comes back as
+// input_required; in the retry the approved call runs, and the second call
+// that needs a person waits on the queue (a second input_required would
+// make a third run repeat the approved call): each approved call runs once.
+const TWO_REFUNDS = `#include <toolgate/tool.h>
+int main(void)
+{
+	tg_value *a = NULL, *b = NULL;
+	if (tg_call_tool("host:ledger_append", "{\\"account\\":\\"p1\\",\\"amount\\":\\"100\\"}", &a) != 0)
+		tg_tool_fail("first: %s", a ? tg_arg_str(a, "message", "?") : "bridge");
+	if (tg_call_tool("host:ledger_append", "{\\"account\\":\\"p2\\",\\"amount\\":\\"200\\"}", &b) != 0)
+		tg_tool_fail("second: %s", b ? tg_arg_str(b, "message", "?") : "bridge");
+	tg_out_object_begin();
+	tg_out_key_int("a", tg_arg_int(a, "entry", -1));
+	tg_out_key_int("b", tg_arg_int(b, "entry", -1));
+	tg_out_end();
+	return 0;
+}
+`;
+
+test('2026-07-28: an approved call runs once; the run\'s next approval waits on the queue', async (t) => {
+  const { home, ledger, token } = await refundHome(t);
+  const alice = await token('alice', '--may-approve');
+  const url = await serveHttp(t, home);
+  const post = (id, extra = {}) => fetch(url, {
+    method: 'POST',
+    headers: {
+      'Content-Type': 'application/json', Accept: 'application/json, text/event-stream',
+      Authorization: `Bearer ${alice}`, 'MCP-Protocol-Version': MODERN, 'Mcp-Method': 'tools/call',
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'run_program', arguments: { source: TWO_REFUNDS, calls: ['host:ledger_append'] }, ...extra, _meta: META_KEYS() } }),
+  }).then((r) => r.json());
+  const first = await post(1);
+  assert.equal(first.result.resultType, 'input_required', JSON.stringify(first));
+  assert.ok(Number.isInteger(first.result.inputRequests.call_approval.params._meta['io.toolgate/call_approval'].id));
+  assert.equal(existsSync(ledger), false);
+  const retry = post(2, { inputResponses: ACCEPT, requestState: first.result.requestState });
+  const rows = await queued(home);
+  assert.equal(rows.length, 1);
+  assert.deepEqual(rows[0].args, { account: 'p2', amount: '200' });
+  assert.deepEqual(ledgerLines(ledger).map((l) => JSON.parse(l).args.account), ['p1']);
+  await tg(home, 'approve-call', String(rows[0].id));
+  const done = await retry;
+  assert.equal(done.result.resultType, 'complete', JSON.stringify(done));
+  assert.deepEqual(done.result.structuredContent.result, { a: 1, b: 2 });
+  assert.deepEqual(ledgerLines(ledger).map((l) => JSON.parse(l).args.account), ['p1', 'p2']);
+  const d = await decisions(home);
+  assert.deepEqual(d.map((e) => [e.event, e.details.via ?? null]),
+    [['call_denied', 'input_required'], ['call_approved', 'request_state'], ['call_approved', null]]);
 });
