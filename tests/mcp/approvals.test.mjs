@@ -19,13 +19,14 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { RawServer, tempHome, toolgateBin } from './lib.mjs';
+import { RawServer, toolgateBin } from './lib.mjs';
 import { META_KEYS, MODERN } from './fixtures.mjs';
 
 const exec = promisify(execFile);
@@ -33,8 +34,19 @@ const SRC = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const tg = (home, ...args) => exec(toolgateBin(), ['--home', home, ...args]);
 const sleep = (ms) => new Promise((res) => setTimeout(res, ms));
 
+// The servers of a test are killed before its home is removed (one hook).
+function tempHomeWithProcs(t) {
+  const dir = mkdtempSync(join(tmpdir(), 'tg-mcp-'));
+  const procs = [];
+  t.after(() => {
+    for (const p of procs) p.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
+  });
+  return { home: join(dir, 'home'), procs };
+}
+
 async function refundHome(t, timeoutMs = 20000) {
-  const home = tempHome(t);
+  const { home, procs } = tempHomeWithProcs(t);
   await tg(home, 'init');
   const ledgerDir = join(dirname(home), 'ledger');
   mkdirSync(ledgerDir, { recursive: true });
@@ -45,15 +57,15 @@ async function refundHome(t, timeoutMs = 20000) {
   await tg(home, 'create', join(SRC, 'examples', 'refund'));
   await tg(home, 'approve', 'refund@1');
   const token = async (name, ...flags) => (await tg(home, 'token', 'add', name, ...flags)).stdout.trim();
-  return { home, ledger: join(ledgerDir, 'ledger.jsonl'), token };
+  return { home, ledger: join(ledgerDir, 'ledger.jsonl'), token, procs };
 }
 
 const ledgerLines = (ledger) => (existsSync(ledger) ? readFileSync(ledger, 'utf8').trim().split('\n') : []);
 
-function serveHttp(t, home) {
+function serveHttp(t, home, procs) {
   const proc = spawn(toolgateBin(), ['--home', home, 'serve', '--http', '127.0.0.1:0'], { stdio: ['ignore', 'ignore', 'pipe'] });
   let err = '';
-  t.after(() => proc.kill('SIGKILL'));
+  procs.push(proc);
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`not listening: ${err}`)), 15000);
     proc.stderr.setEncoding('utf8');
@@ -102,9 +114,9 @@ const ACCEPT = { call_approval: { result: { action: 'accept', content: { approve
 const DECLINE = { call_approval: { result: { action: 'decline' } } };
 
 test('legacy era over HTTP: an elicitation on the session stream, accepted', async (t) => {
-  const { home, ledger, token } = await refundHome(t);
+  const { home, ledger, token, procs } = await refundHome(t);
   const alice = await token('alice', '--may-approve');
-  const url = await serveHttp(t, home);
+  const url = await serveHttp(t, home, procs);
   const { client, asked } = await sdkClient(t, url, alice, () => ({ action: 'accept', content: { approve: true } }));
   const r = await client.callTool({ name: 'refund', arguments: { account: 'acct-9', amount: '250' } });
   assert.equal(r.isError, undefined, JSON.stringify(r));
@@ -129,9 +141,9 @@ test('legacy era over HTTP: an elicitation on the session stream, accepted', asy
 });
 
 test('legacy era over HTTP: an elicitation declined denies the call', async (t) => {
-  const { home, ledger, token } = await refundHome(t);
+  const { home, ledger, token, procs } = await refundHome(t);
   const alice = await token('alice', '--may-approve');
-  const url = await serveHttp(t, home);
+  const url = await serveHttp(t, home, procs);
   const { client, asked } = await sdkClient(t, url, alice, () => ({ action: 'decline' }));
   const r = await client.callTool({ name: 'refund', arguments: { account: 'acct-9', amount: '999' } });
   assert.equal(r.isError, true);
@@ -143,9 +155,11 @@ test('legacy era over HTTP: an elicitation declined denies the call', async (t) 
   assert.deepEqual(JSON.parse((await tg(home, 'approvals', '--json')).stdout), []);
 });
 
-async function queued(home) {
+// The pending rows, once one matches (a granted call's row is pending for
+// a moment too, before its answer decides it).
+async function queued(home, match = () => true) {
   for (let i = 0; i < 300; i++) {
-    const rows = JSON.parse((await tg(home, 'approvals', '--json')).stdout);
+    const rows = JSON.parse((await tg(home, 'approvals', '--json')).stdout).filter(match);
     if (rows.length) return rows;
     await sleep(50);
   }
@@ -153,10 +167,10 @@ async function queued(home) {
 }
 
 test('a principal without --may-approve is never asked: the operator\'s queue decides', async (t) => {
-  const { home, ledger, token } = await refundHome(t);
+  const { home, ledger, token, procs } = await refundHome(t);
   const carol = await token('carol');
   const alice = await token('alice', '--may-approve');
-  const url = await serveHttp(t, home);
+  const url = await serveHttp(t, home, procs);
   // initialize era: the client declared elicitation, yet nobody asks it
   const { client, asked } = await sdkClient(t, url, carol, () => ({ action: 'accept', content: { approve: true } }));
   const pending = client.callTool({ name: 'refund', arguments: { account: 'q', amount: '300' } });
@@ -190,10 +204,10 @@ test('a principal without --may-approve is never asked: the operator\'s queue de
 });
 
 test('2026-07-28 over HTTP: input_required, the retry with the state, and refused states', async (t) => {
-  const { home, ledger, token } = await refundHome(t);
+  const { home, ledger, token, procs } = await refundHome(t);
   const alice = await token('alice', '--may-approve');
   const bob = await token('bob', '--may-approve');
-  const url = await serveHttp(t, home);
+  const url = await serveHttp(t, home, procs);
   const args = { account: 'acct-7', amount: '300' };
   const first = await modern(url, alice, 1, args);
   assert.equal(first.status, 200);
@@ -260,9 +274,9 @@ test('2026-07-28 over HTTP: input_required, the retry with the state, and refuse
 });
 
 test('2026-07-28: an expired requestState is refused', async (t) => {
-  const { home, ledger, token } = await refundHome(t, 1000);
+  const { home, ledger, token, procs } = await refundHome(t, 1000);
   const alice = await token('alice', '--may-approve');
-  const url = await serveHttp(t, home);
+  const url = await serveHttp(t, home, procs);
   const args = { account: 'late', amount: '500' };
   const first = await modern(url, alice, 1, args);
   assert.equal(first.body.result.resultType, 'input_required');
@@ -273,9 +287,9 @@ test('2026-07-28: an expired requestState is refused', async (t) => {
 });
 
 test('2026-07-28 on stdio: input_required, then the retry runs the call', async (t) => {
-  const { home, ledger } = await refundHome(t);
+  const { home, ledger, procs } = await refundHome(t);
   const s = new RawServer(toolgateBin(), ['--home', home, 'serve']);
-  t.after(() => s.close());
+  procs.push(s.proc);
   const args = { account: 'local', amount: '700' };
   const call = (id, extra = {}) => s.request({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'refund', arguments: args, ...extra, _meta: META_KEYS() } }, 30000);
   const first = await call(1);
@@ -309,9 +323,9 @@ int main(void)
 `;
 
 test('2026-07-28: an approved call runs once; the run\'s next approval waits on the queue', async (t) => {
-  const { home, ledger, token } = await refundHome(t);
+  const { home, ledger, token, procs } = await refundHome(t);
   const alice = await token('alice', '--may-approve');
-  const url = await serveHttp(t, home);
+  const url = await serveHttp(t, home, procs);
   const post = (id, extra = {}) => fetch(url, {
     method: 'POST',
     headers: {
@@ -325,7 +339,7 @@ test('2026-07-28: an approved call runs once; the run\'s next approval waits on 
   assert.ok(Number.isInteger(first.result.inputRequests.call_approval.params._meta['io.toolgate/call_approval'].id));
   assert.equal(existsSync(ledger), false);
   const retry = post(2, { inputResponses: ACCEPT, requestState: first.result.requestState });
-  const rows = await queued(home);
+  const rows = await queued(home, (r) => r.args.account === 'p2');
   assert.equal(rows.length, 1);
   assert.deepEqual(rows[0].args, { account: 'p2', amount: '200' });
   assert.deepEqual(ledgerLines(ledger).map((l) => JSON.parse(l).args.account), ['p1']);
