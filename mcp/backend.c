@@ -66,6 +66,18 @@ static int reg_run(void *ctx, json_t **out, const tg_program *p, const tg_actor 
 	return r;
 }
 
+static int reg_state_seal(void *ctx, char **out, const json_t *payload, const char *principal,
+			  const char *request_sha256)
+{
+	return tg_registry_state_seal(out, ctx, payload, principal, request_sha256);
+}
+
+static int reg_state_redeem(void *ctx, json_t **out, const char *state, const char *principal,
+			    const char *request_sha256)
+{
+	return tg_registry_state_redeem(out, ctx, state, principal, request_sha256);
+}
+
 void tg_mcp_backend_registry(tg_mcp_backend *out, tg_registry *r)
 {
 	out->ctx = r;
@@ -78,4 +90,6 @@ void tg_mcp_backend_registry(tg_mcp_backend *out, tg_registry *r)
 	out->generation = reg_generation;
 	out->call_hooked = reg_call_hooked;
 	out->run = reg_run;
+	out->state_seal = reg_state_seal;
+	out->state_redeem = reg_state_redeem;
 }

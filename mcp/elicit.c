@@ -13,7 +13,9 @@
  * notifications that arrive meanwhile are kept, in order, and served once
  * the current request is answered. It runs on the bridge's serving thread
  * while the session's own thread waits for the tool run, so the session
- * state is used by one thread at a time.
+ * state is used by one thread at a time. Over HTTP the same request goes
+ * out through the session's exchange (http_elicit.c: its GET stream) and
+ * the answer comes back as a POST.
  */
 #include "mcp/mcp.h"
 
@@ -83,7 +85,7 @@ static int write_out(tg_mcp_server *s)
 	return 0;
 }
 
-static json_t *elicit_request(tg_mcp_server *s, const tg_call_question *q, const char *rid)
+json_t *tg_mcp_elicit_params(tg_mcp_server *s, const tg_call_question *q)
 {
 	_cleanup_free_ char *args = json_dumps(q->args, JSON_COMPACT | JSON_SORT_KEYS |
 							       JSON_ENSURE_ASCII);
@@ -117,10 +119,38 @@ static json_t *elicit_request(tg_mcp_server *s, const tg_call_question *q, const
 	if (!params)
 		return NULL;
 	/* form mode is named from 2025-11-25 on (absent means form) */
-	if (strcmp(s->protocol, TG_MCP_PROTOCOL_LATEST) == 0)
+	if (s->modern || strcmp(s->protocol, TG_MCP_PROTOCOL_LATEST) == 0)
 		json_object_set_new(params, "mode", json_string("form"));
+	return params;
+}
+
+static json_t *elicit_request(tg_mcp_server *s, const tg_call_question *q, const char *rid)
+{
+	json_t *params = tg_mcp_elicit_params(s, q);
+
+	if (!params)
+		return NULL;
 	return json_pack("{s:s, s:s, s:s, s:o}", "jsonrpc", "2.0", "id", rid, "method",
 			 "elicitation/create", "params", params);
+}
+
+/* The client's response to an elicitation: 1 approve, 0 deny with *why. */
+static int verdict_of(const json_t *msg, const char **why)
+{
+	const json_t *res = json_object_get(msg, "result");
+	const json_t *content = json_object_get(res, "content");
+	const char *action = json_string_value(json_object_get(res, "action"));
+
+	*why = "declined";
+	if (!action) {
+		*why = "cancelled"; /* an error answer, or no action: nobody approved */
+		return 0;
+	}
+	if (strcmp(action, "accept") == 0)
+		return json_is_true(json_object_get(content, "approve"));
+	if (strcmp(action, "cancel") == 0)
+		*why = "cancelled";
+	return 0;
 }
 
 /* A received line: 1 the answer to rid (*verdict, *why set), 0 anything
@@ -130,8 +160,7 @@ static int take_line(tg_mcp_server *s, const char *line, size_t len, const char 
 {
 	_cleanup_json_ json_t *msg = NULL;
 	tg_json_limits lim = { s->opt.max_message, 64 };
-	json_t *id, *res, *content;
-	const char *action;
+	json_t *id;
 
 	if (tg_json_parse(&msg, line, len, &lim) < 0 || !json_is_object(msg)) {
 		tg_error_clear();
@@ -147,19 +176,29 @@ static int take_line(tg_mcp_server *s, const char *line, size_t len, const char 
 			return 0;
 		return defer_line(s, line, len) < 0 ? -1 : 0;
 	}
-	*verdict = 0;
-	*why = "declined";
-	res = json_object_get(msg, "result");
-	action = json_string_value(json_object_get(res, "action"));
-	content = json_object_get(res, "content");
-	if (!action) {
-		*why = "cancelled"; /* an error answer, or no action: nobody approved */
-	} else if (strcmp(action, "accept") == 0) {
-		*verdict = json_is_true(json_object_get(content, "approve"));
-	} else if (strcmp(action, "cancel") == 0) {
-		*why = "cancelled";
-	}
+	*verdict = verdict_of(msg, why);
 	return 1;
+}
+
+/* Over a transport without a reader (HTTP): one exchange. */
+static int elicit_exchange(tg_mcp_server *s, const tg_call_question *q, const char *rid,
+			   const char **why)
+{
+	_cleanup_json_ json_t *resp = NULL;
+	json_t *req = elicit_request(s, q, rid);
+	int r;
+
+	if (!req)
+		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	r = s->exchange(s->exchange_ctx, req, &resp, q->timeout_ms);
+	json_decref(req);
+	if (r < 0)
+		return r;
+	if (r == 0) {
+		*why = "timeout";
+		return 0;
+	}
+	return verdict_of(resp, why);
 }
 
 int tg_mcp_elicit_call(tg_mcp_server *s, const tg_call_question *q, const char **why)
@@ -168,9 +207,11 @@ int tg_mcp_elicit_call(tg_mcp_server *s, const tg_call_question *q, const char *
 	uint64_t until = tg_now_ms() + q->timeout_ms;
 	int r, verdict = 0;
 
-	if (!s->elicitation || !s->io_rd || s->modern)
+	if (!s->elicitation || (!s->io_rd && !s->exchange) || s->modern)
 		return tg_error_set(TG_ERR_UNAVAILABLE, "the client cannot be asked");
 	snprintf(rid, sizeof(rid), "toolgate-elicit-%u", ++s->elicit_seq);
+	if (!s->io_rd)
+		return elicit_exchange(s, q, rid, why);
 	r = tg_mcp_queue(s, elicit_request(s, q, rid));
 	if (r < 0 || (r = write_out(s)) < 0)
 		return r;

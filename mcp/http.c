@@ -44,6 +44,7 @@ typedef struct http_req {
 typedef struct http_stream {
 	tg_http *h;
 	json_t *sub_id;       /* modern: the listen request's id; NULL = legacy */
+	http_session *sess;   /* legacy: its session (a reference), for elicitations */
 	uint64_t seen;        /* gen_seq already reported */
 	int acked;
 	conn_slot *slot;
@@ -163,7 +164,7 @@ static int authenticate(tg_http *h, struct MHD_Connection *c, json_t **out)
 
 /* ---- sessions -------------------------------------------------------------- */
 
-static void session_unref(tg_http *h, http_session *s)
+void http_session_unref(tg_http *h, http_session *s)
 {
 	int last;
 
@@ -178,12 +179,14 @@ static void session_unref(tg_http *h, http_session *s)
 	pthread_mutex_unlock(&s->lock);
 	tg_mcp_server_free(s->srv);
 	json_decref(s->patterns);
+	json_decref(s->outbox);
+	json_decref(s->answer);
 	pthread_mutex_destroy(&s->lock);
 	free(s);
 }
 
 /* Find a live session of this principal (a reference is taken). */
-static http_session *session_find(tg_http *h, const char *id, const char *principal)
+http_session *http_session_find(tg_http *h, const char *id, const char *principal)
 {
 	http_session *s = NULL;
 	size_t i;
@@ -217,7 +220,7 @@ static void session_remove(tg_http *h, http_session *s)
 	}
 	pthread_mutex_unlock(&h->lock);
 	if (found)
-		session_unref(h, s); /* the table's reference */
+		http_session_unref(h, s); /* the table's reference */
 }
 
 static void principal_options(tg_http *h, tg_mcp_options *o, const json_t *p)
@@ -230,6 +233,7 @@ static void principal_options(tg_http *h, tg_mcp_options *o, const json_t *p)
 	o->max_creates = (uint32_t)json_integer_value(json_object_get(p, "max_creates"));
 	o->tool_patterns = json_is_array(tools) ? tools : NULL;
 	o->quota = http_quota_get(h, o->principal);
+	o->may_approve = json_is_true(json_object_get(p, "may_approve"));
 }
 
 /* ---- SSE streams ------------------------------------------------------------- */
@@ -254,6 +258,11 @@ static ssize_t sse_read(void *cls, uint64_t pos, char *buf, size_t max)
 		goto emit;
 	}
 	pthread_mutex_lock(&h->lock);
+	/* an elicitation of the session goes first (http_elicit.c) */
+	if ((msg = http_outbox_pop(st->sess))) {
+		pthread_mutex_unlock(&h->lock);
+		goto emit;
+	}
 	if (st->seen == h->gen_seq && !*h->stop) {
 		unsigned keep = h->opt.idle_timeout_s > 2 ? h->opt.idle_timeout_s / 2 : 1;
 		clock_gettime(CLOCK_REALTIME, &ts);
@@ -263,6 +272,10 @@ static ssize_t sse_read(void *cls, uint64_t pos, char *buf, size_t max)
 	if (*h->stop) {
 		pthread_mutex_unlock(&h->lock);
 		return MHD_CONTENT_READER_END_OF_STREAM;
+	}
+	if ((msg = http_outbox_pop(st->sess))) {
+		pthread_mutex_unlock(&h->lock);
+		goto emit;
 	}
 	if (st->seen == h->gen_seq) {
 		pthread_mutex_unlock(&h->lock);
@@ -290,12 +303,19 @@ static void sse_free(void *cls)
 	http_stream *st = cls;
 
 	json_decref(st->sub_id);
+	if (st->sess) {
+		pthread_mutex_lock(&st->h->lock);
+		st->sess->streams--;
+		pthread_mutex_unlock(&st->h->lock);
+		http_session_unref(st->h, st->sess);
+	}
 	free(st);
 }
 
 static enum MHD_Result open_stream(tg_http *h, struct MHD_Connection *c, http_req *rq,
-				   const json_t *sub_id, const char *session)
+				   const json_t *sub_id, http_session *sess)
 {
+	const char *session = sess ? sess->id : NULL;
 	struct MHD_Response *resp;
 	http_stream *st = calloc(1, sizeof(*st));
 	enum MHD_Result ret;
@@ -307,9 +327,15 @@ static enum MHD_Result open_stream(tg_http *h, struct MHD_Connection *c, http_re
 	st->slot = rq->slot;
 	pthread_mutex_lock(&h->lock);
 	st->seen = h->gen_seq;
+	if (sess) {
+		st->sess = sess;
+		sess->refs++; /* the stream's own reference */
+		sess->streams++;
+		pthread_cond_broadcast(&h->changed);
+	}
 	pthread_mutex_unlock(&h->lock);
 	http_slot_exempt(h, rq->slot, 1);
-	resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 4096, sse_read, st, sse_free);
+	resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 32768, sse_read, st, sse_free);
 	if (!resp) {
 		sse_free(st);
 		return MHD_NO;
@@ -451,6 +477,9 @@ static enum MHD_Result handle_post(tg_http *h, struct MHD_Connection *c, http_re
 		s->srv->opt.principal = s->principal;
 		s->patterns = o.tool_patterns ? json_deep_copy(o.tool_patterns) : NULL;
 		s->srv->opt.tool_patterns = s->patterns;
+		s->h = h;
+		s->srv->exchange = http_exchange;
+		s->srv->exchange_ctx = s;
 		pthread_mutex_init(&s->lock, NULL);
 		s->refs = 2; /* the table and this request */
 		pthread_mutex_lock(&h->lock);
@@ -461,7 +490,7 @@ static enum MHD_Result handle_post(tg_http *h, struct MHD_Connection *c, http_re
 		pthread_mutex_unlock(&h->lock);
 		if (i == TG_HTTP_MAX_SESSIONS) {
 			s->refs = 1;
-			session_unref(h, s);
+			http_session_unref(h, s);
 			return send_rpc_error(c, MHD_HTTP_SERVICE_UNAVAILABLE, id,
 					      TG_RPC_INTERNAL_ERROR, "too many sessions", NULL, NULL);
 		}
@@ -470,10 +499,17 @@ static enum MHD_Result handle_post(tg_http *h, struct MHD_Connection *c, http_re
 			return send_rpc_error(c, MHD_HTTP_BAD_REQUEST, id, TG_RPC_INVALID_REQUEST,
 					      "Bad Request: Mcp-Session-Id is required (send "
 					      "initialize first)", NULL, NULL);
-		s = session_find(h, sid, o.principal);
+		s = http_session_find(h, sid, o.principal);
 		if (!s)
 			return send_rpc_error(c, MHD_HTTP_NOT_FOUND, id, TG_RPC_INVALID_REQUEST,
 					      "Not Found: no such session", NULL, NULL);
+		if (!method && id && (json_object_get(msg, "result") || json_object_get(msg, "error"))) {
+			/* the client's response to our elicitation: the request
+			 * that waits for it holds the session's lock */
+			http_elicit_answer(h, s, msg);
+			http_session_unref(h, s);
+			return send_text(c, MHD_HTTP_ACCEPTED, NULL, "", NULL, NULL, NULL, NULL);
+		}
 	}
 	pthread_mutex_lock(&s->lock);
 	{
@@ -481,7 +517,7 @@ static enum MHD_Result handle_post(tg_http *h, struct MHD_Connection *c, http_re
 							     "MCP-Protocol-Version");
 		if (hv && s->srv->initialized && strcmp(hv, s->srv->protocol) != 0) {
 			pthread_mutex_unlock(&s->lock);
-			session_unref(h, s);
+			http_session_unref(h, s);
 			return send_rpc_error(c, MHD_HTTP_BAD_REQUEST, id, TG_RPC_INVALID_REQUEST,
 					      "Bad Request: MCP-Protocol-Version is not the "
 					      "session's", NULL, NULL);
@@ -490,7 +526,7 @@ static enum MHD_Result handle_post(tg_http *h, struct MHD_Connection *c, http_re
 	http_slot_exempt(h, rq->slot, 1);
 	ret = answer(c, s->srv, rq->body.ptr ? rq->body.ptr : "", rq->body.len, 0, s->id);
 	pthread_mutex_unlock(&s->lock);
-	session_unref(h, s);
+	http_session_unref(h, s);
 	return ret;
 }
 
@@ -564,7 +600,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	if (strcmp(method, "GET") == 0 || strcmp(method, "DELETE") == 0) {
 		const char *sid = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Mcp-Session-Id");
 		const char *pname = json_string_value(json_object_get(principal, "name"));
-		http_session *s = sid ? session_find(h, sid, pname) : NULL;
+		http_session *s = sid ? http_session_find(h, sid, pname) : NULL;
 		enum MHD_Result ret;
 		if (!sid)
 			return send_text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain",
@@ -576,11 +612,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 					      "Not Found: no such session", NULL, NULL);
 		if (method[0] == 'D') {
 			session_remove(h, s);
-			session_unref(h, s);
+			http_session_unref(h, s);
 			return send_text(c, MHD_HTTP_NO_CONTENT, NULL, "", NULL, NULL, NULL, NULL);
 		}
-		ret = open_stream(h, c, rq, NULL, s->id);
-		session_unref(h, s);
+		ret = open_stream(h, c, rq, NULL, s);
+		http_session_unref(h, s);
 		return ret;
 	}
 	return send_text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain", "method not allowed\n",

@@ -12,6 +12,8 @@
 #define TG_HTTP_MAX_SESSIONS 1024
 #define TG_HTTP_MAX_PRINCIPALS 1024
 
+struct tg_http;
+
 /* One initialize-era session: its protocol state, behind its own lock. */
 typedef struct http_session {
 	char id[65];
@@ -21,6 +23,13 @@ typedef struct http_session {
 	pthread_mutex_t lock;
 	unsigned refs;     /* table + requests in flight (under h->lock) */
 	int closed;
+	/* elicitation (http_elicit.c), under h->lock: requests waiting for
+	 * the session's GET stream, the id awaited and its response */
+	struct tg_http *h;
+	json_t *outbox;
+	char waiting[48];
+	json_t *answer;
+	unsigned streams;  /* GET streams open */
 } http_session;
 
 typedef struct http_quota {
@@ -62,7 +71,15 @@ typedef struct tg_http {
 	char port_s[8];
 } tg_http;
 
-/* http_pool.c */
+/* http.c: a live session of this principal (a reference taken), and its
+ * release. */
+http_session *http_session_find(tg_http *h, const char *id, const char *principal);
+void http_session_unref(tg_http *h, http_session *s);
+/* http_elicit.c: the session's exchange (tg_mcp_server.exchange), and a
+ * client's POSTed response to it; the next request for the GET stream. */
+int http_exchange(void *ctx, json_t *req, json_t **resp, uint64_t timeout_ms);
+void http_elicit_answer(tg_http *h, http_session *s, const json_t *msg);
+json_t *http_outbox_pop(http_session *s);
 /* http_worker.c: fork the workers (before any thread), stop them; run one
  * operation on a free worker (q stolen; *out its "out", NULL for null). */
 int http_workers_start(tg_http *h);

@@ -100,6 +100,33 @@ static int p_run(void *ctx, json_t **out, const tg_program *p, const tg_actor *w
 		out, hooks);
 }
 
+static int p_state_seal(void *ctx, char **out, const json_t *payload, const char *principal,
+			const char *request_sha256)
+{
+	_cleanup_json_ json_t *st = NULL;
+	int r = http_worker_call(ctx,
+				 json_pack("{s:s, s:O, s:s, s:s}", "op", "state_seal", "payload",
+					   payload, "principal", principal, "request",
+					   request_sha256),
+				 &st);
+
+	*out = NULL;
+	if (r < 0)
+		return r;
+	if (!json_is_string(st) || !(*out = strdup(json_string_value(st))))
+		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	return 0;
+}
+
+static int p_state_redeem(void *ctx, json_t **out, const char *state, const char *principal,
+			  const char *request_sha256)
+{
+	return http_worker_call(ctx,
+				json_pack("{s:s, s:s, s:s, s:s}", "op", "state_redeem", "state",
+					  state, "principal", principal, "request", request_sha256),
+				out);
+}
+
 void http_backend(tg_http *h, tg_mcp_backend *out)
 {
 	out->ctx = h;
@@ -112,6 +139,8 @@ void http_backend(tg_http *h, tg_mcp_backend *out)
 	out->generation = p_generation;
 	out->call_hooked = p_call_hooked;
 	out->run = p_run;
+	out->state_seal = p_state_seal;
+	out->state_redeem = p_state_redeem;
 }
 
 /* ---- principals' quotas ---------------------------------------------------- */

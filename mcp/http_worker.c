@@ -80,8 +80,9 @@ static json_t *frame_read(int fd)
  * operation in progress asks the server process, which counts it against
  * the session's budget ({"hook":"attempt"} -> {"ok","why"}). The worker's
  * main thread waits for the tool run meanwhile, so the bridge's serving
- * thread has the descriptor to itself. Elicitation is not offered over
- * HTTP: calls that need a person wait on the queue. */
+ * thread has the descriptor to itself. A call that needs a person asks
+ * the session the same way ({"hook":"ask","q":{...}} -> {"rc","why"}):
+ * its answer may take as long as the person (approve.c, http_elicit.c). */
 static int worker_attempt(void *ctx, const char *caller, const char *callee, char *why,
 			  size_t whylen)
 {
@@ -97,6 +98,41 @@ static int worker_attempt(void *ctx, const char *caller, const char *callee, cha
 	if (!ok && json_is_string(json_object_get(a, "why")))
 		snprintf(why, whylen, "%s", json_string_value(json_object_get(a, "why")));
 	return ok;
+}
+
+/* The session's answers are static strings on both sides. */
+static const char *static_why(const char *w)
+{
+	static const char *const known[] = { "declined", "cancelled", "timeout",
+					     "input_required", "request_state",
+					     "request_state_declined" };
+	size_t i;
+
+	for (i = 0; w && i < TG_ARRAY_SIZE(known); i++) {
+		if (strcmp(w, known[i]) == 0)
+			return known[i];
+	}
+	return "declined";
+}
+
+static int worker_ask(void *ctx, const tg_call_question *q, const char **why)
+{
+	int fd = *(int *)ctx, rc;
+	_cleanup_json_ json_t *m = json_pack(
+		"{s:s, s:{s:I, s:s, s:s, s:s, s:s, s:s, s:O, s:I, s:I}}", "hook", "ask", "q", "id",
+		(json_int_t)q->id, "callee", q->callee, "callee_version", q->callee_version,
+		"binding", q->binding, "args_sha256", q->args_sha256, "caller", q->caller, "args",
+		q->args, "run", (json_int_t)q->run, "timeout_ms", (json_int_t)q->timeout_ms);
+	_cleanup_json_ json_t *a = NULL;
+
+	*why = "declined";
+	if (!m || frame_write(fd, m) < 0 || !(a = frame_read(fd)))
+		return tg_error_set(TG_ERR_UNAVAILABLE, "the server cannot ask the session");
+	rc = (int)json_integer_value(json_object_get(a, "rc"));
+	*why = static_why(json_string_value(json_object_get(a, "why")));
+	if (rc < 0)
+		return tg_error_set(rc, "%s", json_string_value(json_object_get(a, "msg")) ?: "");
+	return rc == 1;
 }
 
 static int worker_fd = -1;
@@ -122,7 +158,7 @@ static json_t *serve_one(tg_registry *reg, const json_t *q)
 				      json_string_length(src) };
 		rc = tg_registry_create(&out, reg, &sub, &who);
 	} else if (strcmp(op, "call") == 0 || strcmp(op, "run") == 0) {
-		tg_call_hooks hooks = { &worker_fd, worker_attempt, NULL };
+		tg_call_hooks hooks = { &worker_fd, worker_attempt, worker_ask };
 		if (json_is_true(json_object_get(q, "hooks")))
 			tg_registry_set_call_hooks(reg, &hooks);
 		if (op[0] == 'c') {
@@ -154,6 +190,18 @@ static json_t *serve_one(tg_registry *reg, const json_t *q)
 		rc = tg_registry_toolset_generation(&g, reg);
 		if (rc == 0)
 			out = json_integer((json_int_t)g);
+	} else if (strcmp(op, "state_seal") == 0) {
+		char *st = NULL;
+		rc = tg_registry_state_seal(&st, reg, json_object_get(q, "payload"),
+					    json_string_value(json_object_get(q, "principal")),
+					    json_string_value(json_object_get(q, "request")));
+		if (rc == 0 && !(out = json_string(st)))
+			rc = tg_error_set(TG_ERR_NOMEM, "out of memory");
+		free(st);
+	} else if (strcmp(op, "state_redeem") == 0) {
+		rc = tg_registry_state_redeem(&out, reg, json_string_value(json_object_get(q, "state")),
+					      json_string_value(json_object_get(q, "principal")),
+					      json_string_value(json_object_get(q, "request")));
 	} else if (strcmp(op, "token") == 0) {
 		rc = tg_registry_token_check(&out, reg,
 					     json_string_value(json_object_get(q, "secret")));
@@ -290,6 +338,32 @@ int http_worker_call(tg_http *h, json_t *q /* stolen */, json_t **out)
 	return http_worker_call_hooked(h, q, out, NULL);
 }
 
+/* A worker's ask, answered with the session's hook (none: the queue). */
+static json_t *answer_ask(const json_t *a, const tg_call_hooks *hooks)
+{
+	const json_t *j = json_object_get(a, "q");
+	tg_call_question q = {
+		.id = (int64_t)json_integer_value(json_object_get(j, "id")),
+		.callee = json_string_value(json_object_get(j, "callee")) ?: "",
+		.callee_version = json_string_value(json_object_get(j, "callee_version")) ?: "",
+		.binding = json_string_value(json_object_get(j, "binding")) ?: "",
+		.args_sha256 = json_string_value(json_object_get(j, "args_sha256")) ?: "",
+		.caller = json_string_value(json_object_get(j, "caller")) ?: "",
+		.args = json_object_get(j, "args"),
+		.run = (int64_t)json_integer_value(json_object_get(j, "run")),
+		.timeout_ms = (uint64_t)json_integer_value(json_object_get(j, "timeout_ms")),
+	};
+	const char *why = "declined";
+	int rc;
+
+	if (!hooks || !hooks->ask)
+		rc = tg_error_set(TG_ERR_UNAVAILABLE, "no session to ask");
+	else
+		rc = hooks->ask(hooks->ctx, &q, &why);
+	return json_pack("{s:i, s:s, s:s}", "rc", rc, "why", why ? why : "declined", "msg",
+			 rc < 0 ? tg_error_last()->message : "");
+}
+
 /* The worker's frames until its answer: hook requests of the operation in
  * progress are answered with the session's hooks (none: allowed). */
 static json_t *read_answer(int fd, const tg_call_hooks *hooks)
@@ -301,6 +375,13 @@ static json_t *read_answer(int fd, const tg_call_hooks *hooks)
 		int ok = 1;
 		_cleanup_json_ json_t *r = NULL;
 
+		if (strcmp(json_string_value(json_object_get(a, "hook")) ?: "", "ask") == 0) {
+			r = answer_ask(a, hooks);
+			json_decref(a);
+			if (!r || frame_write(fd, r) < 0)
+				return NULL;
+			continue;
+		}
 		if (hooks && hooks->attempt)
 			ok = hooks->attempt(hooks->ctx,
 					    json_string_value(json_object_get(a, "caller")) ?: "",

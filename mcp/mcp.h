@@ -101,6 +101,13 @@ typedef struct tg_mcp_backend {
 			   const tg_actor *who, const tg_call_hooks *hooks);
 	int (*run)(void *ctx, json_t **out, const tg_program *p, const tg_actor *who,
 		   const tg_call_hooks *hooks);
+	/* Optional: the requestState of the 2026-07-28 input_required result
+	 * (tg_registry_state_seal / _redeem). Without them a call that needs
+	 * a person waits on the queue in that era. */
+	int (*state_seal)(void *ctx, char **out, const json_t *payload, const char *principal,
+			  const char *request_sha256);
+	int (*state_redeem)(void *ctx, json_t **out, const char *state, const char *principal,
+			    const char *request_sha256);
 } tg_mcp_backend;
 
 /* The registry as a backend (backend.c). r stays owned by the caller. */
@@ -121,6 +128,8 @@ typedef struct tg_mcp_options {
 	const json_t *tool_patterns; /* HTTP: fnmatch patterns of visible tools; NULL = all */
 	struct tg_mcp_quota *quota;  /* shared budget counters (a principal's); NULL = own */
 	const json_t *policy;   /* toolgate://policy (tg_policy_effective); NULL = none */
+	int may_approve;        /* HTTP: the token's --may-approve (a session without a
+				 * principal, stdio, is the local operator's: it may) */
 } tg_mcp_options;
 
 /* Budget counters shared by every session of one principal (HTTP). */
@@ -247,6 +256,21 @@ void tg_mcp_session_hooks(tg_mcp_server *s, tg_call_hooks *h);
 /* elicit.c: ask the session's client about one call (elicitation/create,
  * stdio, initialize era): the tg_call_hooks ask of docs/MCP.md. */
 int tg_mcp_elicit_call(tg_mcp_server *s, const tg_call_question *q, const char **why);
+/* The params of an elicitation/create about one call (a new object). */
+json_t *tg_mcp_elicit_params(tg_mcp_server *s, const tg_call_question *q);
+/* approve.c: who answers a call that needs a person (docs/MCP.md): the
+ * tg_call_hooks ask of the session. A principal without may_approve is
+ * never asked (TG_ERR_UNAVAILABLE: the queue); in the 2026-07-28 era the
+ * question becomes an input_required result; else elicitation. */
+int tg_mcp_may_approve(const tg_mcp_server *s);
+int tg_mcp_ask(void *ctx, const tg_call_question *q, const char **why);
+/* Around a 2026-07-28 tools/call: begin checks and redeems a requestState
+ * with its inputResponses (1: an error answer was queued, 0: go on); end
+ * turns the answer queued since mark into input_required when a call
+ * asked for a person. */
+int tg_mcp_mrtr_begin(tg_mcp_server *s, const json_t *id, const char *name, const json_t *args,
+		      const json_t *params);
+int tg_mcp_mrtr_end(tg_mcp_server *s, const json_t *id, size_t mark, int r);
 /* The next line received while an elicitation waited (a request that must
  * be served after the current one), or 0 when none; *line is the caller's
  * to free. */
@@ -283,6 +307,15 @@ struct tg_mcp_server {
 	unsigned elicit_seq;
 	struct tg_mcp_deferred *deferred; /* lines received while asking */
 	size_t ndeferred, deferred_cap;
+	/* elicitation over a transport without a reader (HTTP): send one
+	 * request to the client and wait for its response: 1 and *resp, 0 no
+	 * answer in time, TG_ERR_UNAVAILABLE the client cannot be reached */
+	int (*exchange)(void *ctx, json_t *req, json_t **resp, uint64_t timeout_ms);
+	void *exchange_ctx;
+	/* 2026-07-28 per-call approvals (approve.c), for the request at hand */
+	char request_sha256[65]; /* of its tool name and canonical arguments */
+	json_t *grants;          /* answers the redeemed requestState carries */
+	json_t *question;        /* the call that asked for a person, or NULL */
 };
 
 #endif

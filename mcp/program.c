@@ -52,6 +52,15 @@ static int hook_attempt(void *ctx, const char *caller, const char *callee, char 
 	tg_mcp_server *s = ctx;
 
 	(void)caller;
+	if (s->question) {
+		/* 2026-07-28: a call of this run waits for a person's answer
+		 * (input_required): nothing more runs before the retry */
+		snprintf(why, whylen,
+			 "an earlier call of this run waits for a person's approval "
+			 "(input_required): the call to %.80s is refused until the retry",
+			 callee);
+		return 0;
+	}
 	s->calls++;
 	if (s->opt.max_calls && tg_mcp_count(s, 0) > s->opt.max_calls) {
 		s->denied++;
@@ -64,16 +73,11 @@ static int hook_attempt(void *ctx, const char *caller, const char *callee, char 
 	return 1;
 }
 
-static int hook_ask(void *ctx, const tg_call_question *q, const char **why)
-{
-	return tg_mcp_elicit_call(ctx, q, why);
-}
-
 void tg_mcp_session_hooks(tg_mcp_server *s, tg_call_hooks *h)
 {
 	h->ctx = s;
 	h->attempt = hook_attempt;
-	h->ask = hook_ask;
+	h->ask = tg_mcp_ask;
 }
 
 /* ---- run_program ---------------------------------------------------------------- */

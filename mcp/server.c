@@ -174,6 +174,8 @@ void tg_mcp_server_free(tg_mcp_server *s)
 
 	tg_buf_free(&s->out);
 	json_decref(s->subs);
+	json_decref(s->grants);
+	json_decref(s->question);
 	while (tg_mcp_deferred_pop(s, &line, &len))
 		free(line);
 	free(s);

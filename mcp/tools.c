@@ -506,6 +506,8 @@ static int call_registered(tg_mcp_server *s, const json_t *id, const char *name,
 
 /* ---- tools/call -------------------------------------------------------------------- */
 
+static int dispatch(tg_mcp_server *s, const json_t *id, const char *name, const json_t *args);
+
 int tg_mcp_tools_call(tg_mcp_server *s, const json_t *id, const json_t *params)
 {
 	_cleanup_json_ json_t *empty = NULL;
@@ -552,6 +554,20 @@ int tg_mcp_tools_call(tg_mcp_server *s, const json_t *id, const json_t *params)
 			return tg_error_set(TG_ERR_NOMEM, "out of memory");
 		args = empty;
 	}
+	if (s->modern) {
+		/* 2026-07-28: a retry may carry an approval's answer, and a call
+		 * that needs a person turns the answer into input_required */
+		size_t mark = s->out.len;
+		int r = tg_mcp_mrtr_begin(s, id, name, args, params);
+		if (r != 0)
+			return r < 0 ? r : 0;
+		return tg_mcp_mrtr_end(s, id, mark, dispatch(s, id, name, args));
+	}
+	return dispatch(s, id, name, args);
+}
+
+static int dispatch(tg_mcp_server *s, const json_t *id, const char *name, const json_t *args)
+{
 	if (strcmp(name, "create_tool") == 0)
 		return call_create(s, id, args);
 	if (strcmp(name, "rollback_tool") == 0)

@@ -225,7 +225,7 @@ static int ask_client(reg_bridge *b, const char *tool, const char *ver, const js
 	_cleanup_free_ char *canon = json_dumps(args, JSON_COMPACT | JSON_SORT_KEYS);
 	const tg_call_hooks *h = b->r->hooks;
 	tg_call_question q = { 0 };
-	const char *why = "declined", *to;
+	const char *why = "declined", *to, *via;
 	char digest[65];
 	uint64_t now = tg_now_ms();
 	int rc;
@@ -246,10 +246,19 @@ static int ask_client(reg_bridge *b, const char *tool, const char *ver, const js
 	if (rc < 0)
 		return rc;
 	to = rc == 1 ? "approved" : strcmp(why, "timeout") == 0 ? "timeout" : "denied";
-	rc = decide(b->r, id, to, b->who,
-		    rc == 1 ? "elicitation" : strcmp(why, "cancelled") == 0 ? "elicitation_cancelled"
-		    : strcmp(why, "timeout") == 0 ? "elicitation_timeout" : "elicitation_declined",
-		    NULL);
+	/* via: the answer's path. 2026-07-28 (docs/MCP.md): "input_required"
+	 * (the client was sent the question, this run's call is denied),
+	 * "request_state" / "request_state_declined" (a retry's answer) */
+	if (rc == 1)
+		via = strcmp(why, "request_state") == 0 ? "request_state" : "elicitation";
+	else if (strcmp(why, "input_required") == 0 ||
+		 strcmp(why, "request_state_declined") == 0)
+		via = why;
+	else
+		via = strcmp(why, "cancelled") == 0 ? "elicitation_cancelled"
+		      : strcmp(why, "timeout") == 0 ? "elicitation_timeout"
+						    : "elicitation_declined";
+	rc = decide(b->r, id, to, b->who, via, NULL);
 	if (rc == TG_ERR_CONFLICT) {
 		tg_error_clear();
 		return 0; /* decided meanwhile: the row says how */

@@ -166,6 +166,14 @@ static const char *const migrations[] = {
 	 * and completed after (finished = 1, the outcome): a row left at 0 is a
 	 * call whose process died while the tool ran (calllog.c). */
 	"ALTER TABLE calls ADD COLUMN finished INTEGER NOT NULL DEFAULT 1;",
+	/* 5: the requestState ids of 2026-07-28 input_required results that
+	 * were redeemed (request_state.c): a state is good for one retry.
+	 * Rows are forgotten once expired (an expired state is refused first). */
+	"CREATE TABLE IF NOT EXISTS used_request_states("
+	" id TEXT PRIMARY KEY,"
+	" principal TEXT NOT NULL,"
+	" used_at INTEGER NOT NULL,"
+	" expires_at INTEGER NOT NULL) STRICT;",
 };
 
 int reg_sqlerr(tg_registry *r, int rc, const char *what)

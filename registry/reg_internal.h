@@ -17,7 +17,7 @@
 #include <sqlite3.h>
 
 /* The schema version this binary writes (PRAGMA user_version). */
-#define REG_SCHEMA_VERSION 4
+#define REG_SCHEMA_VERSION 5
 
 /* Caps on what the agent controls. */
 #define REG_MAX_SOURCE (256u * 1024u)

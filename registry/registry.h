@@ -226,7 +226,10 @@ int tg_registry_decide_call(json_t **out, tg_registry *r, int64_t id, int approv
  * message put in why (the session's call budget). ask: a call needs a
  * person; the row q->id is already queued (pending) and bound; return 1
  * approve, 0 deny with *why "declined", "cancelled" or "timeout" (a static
- * string), or TG_ERR_UNAVAILABLE to wait on the queue as without hooks. */
+ * string), or TG_ERR_UNAVAILABLE to wait on the queue as without hooks.
+ * The 2026-07-28 era of MCP adds *why "input_required" (deny: the client
+ * was handed the question) and "request_state_declined", and approves
+ * with *why "request_state"; the decision's audit entry names it ("via"). */
 typedef struct tg_call_question {
 	int64_t id;                 /* the call_approvals row */
 	const char *callee;         /* NAME or host:NAME */
@@ -246,6 +249,21 @@ typedef struct tg_call_hooks {
 } tg_call_hooks;
 /* Set (h) or clear (NULL) the hooks; h must outlive their use. */
 void tg_registry_set_call_hooks(tg_registry *r, const tg_call_hooks *h);
+
+/* The requestState of a 2026-07-28 input_required result (request_state.c,
+ * docs/MCP.md): seal returns "tgs1.<base64 payload>.<hex HMAC-SHA256>" of
+ * payload plus the principal, the request's digest, a random state id and
+ * an expiry (now + call_approval_timeout_ms), under a key made on first use
+ * in <home>/keys/request_state_key (0600). redeem checks the MAC, the
+ * principal, the request digest and the expiry, records the state id as
+ * used (single use, table used_request_states) and returns the payload;
+ * TG_ERR_DENIED with the reason ("integrity check failed ...", "issued to
+ * another principal", "issued for another request ...", "expired ...",
+ * "already used ..."). */
+int tg_registry_state_seal(char **out, tg_registry *r, const json_t *payload,
+			   const char *principal, const char *request_sha256);
+int tg_registry_state_redeem(json_t **out, tg_registry *r, const char *state,
+			     const char *principal, const char *request_sha256);
 
 /* Remotes (<home>/remotes.json; docs/STORE.md). add: TG_ERR_EXISTS when the
  * name is taken, TG_ERR_INVALID for a bad name or URL. list: [{"name","url"}]. */
