@@ -368,7 +368,7 @@ static int follow(tg_registry *r, const tg_store_incoming *in, const tg_actor *w
 	_cleanup_free_ char *status = NULL;
 	tg_store_version *sv = NULL;
 	unsigned va = in->remote_active_version, cur = 0;
-	char why[600] = "";
+	char why[600] = "", act[41] = "";
 	int64_t tool_id = 0;
 	reg_approval ap;
 	tg_store *s;
@@ -376,6 +376,17 @@ static int follow(tg_registry *r, const tg_store_incoming *in, const tg_actor *w
 
 	if ((rc = reg_store(r, &s)) < 0)
 		return rc;
+	/* already there (the store's pointer and the registry's): nothing to
+	 * write, no transaction (a pull where nothing changed stays cheap) */
+	if (tg_store_get_active(&cur, act, s, in->tool) == 0 && !strcmp(act, in->remote_active) &&
+	    reg_tool_id(r, in->tool, 0, &tool_id) == 0 && tool_id &&
+	    reg_active_version(r, tool_id, &cur) == 0 && cur == va) {
+		ok = 1;
+		goto done;
+	}
+	tg_error_clear();
+	cur = 0;
+	tool_id = 0;
 	if (tg_store_get_version(&sv, s, in->tool, va) < 0 || strcmp(sv->commit, in->remote_active)) {
 		tg_error_clear();
 		snprintf(why, sizeof(why), "v%u of the remote is not in this host's history", va);

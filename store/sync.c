@@ -254,6 +254,19 @@ static int classify(tg_store_problem_list *pl, tg_store *s, tg_store_fetched *f,
 	size_t before = pl->n;
 	int rc;
 
+	if (!in->fetched) {
+		/* the remote's tip is this host's: nothing new, checked on arrival */
+		st_ref_name(ref, sizeof(ref), ST_TOOLS_PREFIX, in->tool);
+		if (git_reference_name_to_id(&local, s->repo, ref) < 0) {
+			in->relation = TG_STORE_IN_BAD;
+			return 0;
+		}
+		git_oid_tostr(in->remote_tip, sizeof(in->remote_tip), &local);
+		memcpy(in->local_tip, in->remote_tip, sizeof(in->local_tip));
+		in->local_version = in->remote_version = in->base_version = version_of(s, &local);
+		in->relation = TG_STORE_IN_SAME;
+		return 0;
+	}
 	snprintf(tmp, sizeof(tmp), "%stools/%s", f->ns, in->tool);
 	if (git_reference_name_to_id(&fetched, s->repo, tmp) < 0) {
 		in->relation = TG_STORE_IN_BAD;
@@ -362,10 +375,13 @@ int tg_store_fetch_into(tg_store_fetched **out, tg_store *s, const char *url,
 		}
 		if (!(in = fetched_find(f, tool)) && (rc = fetched_add(f, tool, &in)) < 0)
 			goto fail;
-		if (is_tool)
+		if (is_tool) {
 			in->has_tip = 1;
-		else
+			git_oid_tostr(in->adv_tip, sizeof(in->adv_tip), &heads[i]->oid);
+		} else {
 			in->has_active = 1;
+			git_oid_tostr(in->adv_active, sizeof(in->adv_active), &heads[i]->oid);
+		}
 	}
 	git_remote_disconnect(remote);
 	connected = 0;
@@ -376,15 +392,25 @@ int tg_store_fetch_into(tg_store_fetched **out, tg_store *s, const char *url,
 		rc = tg_error_set(TG_ERR_NOMEM, "out of memory");
 		goto fail;
 	}
+	/* only the histories that moved are fetched (a tip equal to this
+	 * host's needs nothing); an active pointer is taken from the
+	 * advertisement and must name a commit of the fetched history */
 	for (i = 0; i < f->n; i++) {
-		const tg_store_incoming *in = &f->items[i];
-		if (in->has_tip && asprintf(&specs[nspecs++], "+%s%s:%stools/%s", ST_TOOLS_PREFIX, in->tool,
-					    f->ns, in->tool) < 0)
-			specs[--nspecs] = NULL, rc = tg_error_set(TG_ERR_NOMEM, "out of memory");
-		if (in->has_active && asprintf(&specs[nspecs++], "+%s%s:%sactive/%s", ST_ACTIVE_PREFIX,
-					       in->tool, f->ns, in->tool) < 0)
+		tg_store_incoming *in = &f->items[i];
+		char ref[128];
+		git_oid adv, local;
+		if (!in->has_tip)
+			continue;
+		st_ref_name(ref, sizeof(ref), ST_TOOLS_PREFIX, in->tool);
+		if (git_oid_fromstr(&adv, in->adv_tip) == 0 &&
+		    git_reference_name_to_id(&local, s->repo, ref) == 0 && git_oid_equal(&adv, &local))
+			continue;
+		in->fetched = 1;
+		if (asprintf(&specs[nspecs++], "+%s%s:%stools/%s", ST_TOOLS_PREFIX, in->tool, f->ns,
+			     in->tool) < 0)
 			specs[--nspecs] = NULL, rc = tg_error_set(TG_ERR_NOMEM, "out of memory");
 	}
+	tg_error_clear();
 	if (rc < 0)
 		goto fail;
 	if (nspecs) {
@@ -417,14 +443,12 @@ int tg_store_fetch_into(tg_store_fetched **out, tg_store *s, const char *url,
 	}
 	for (i = 0; i < f->n; i++) {
 		tg_store_incoming *in = &f->items[i];
-		char tmp[256];
 		git_oid a, tip;
 		if (in->has_tip && (rc = classify(&pl, s, f, in)) < 0)
 			goto fail;
 		if (!in->has_tip && !in->relation)
 			in->relation = TG_STORE_IN_SAME;
-		snprintf(tmp, sizeof(tmp), "%sactive/%s", f->ns, in->tool);
-		if (!in->has_active || git_reference_name_to_id(&a, s->repo, tmp) < 0)
+		if (!in->has_active || git_oid_fromstr(&a, in->adv_active) < 0)
 			continue;
 		/* the remote's pointer must name a commit of the remote's history */
 		if (in->has_tip && git_oid_fromstr(&tip, in->remote_tip) == 0 &&
@@ -479,9 +503,8 @@ void tg_store_fetched_free(tg_store *s, tg_store_fetched *f)
 		return;
 	for (i = 0; i < f->n; i++) {
 		snprintf(tmp, sizeof(tmp), "%stools/%s", f->ns, f->items[i].tool);
-		(void)git_reference_remove(s->repo, tmp);
-		snprintf(tmp, sizeof(tmp), "%sactive/%s", f->ns, f->items[i].tool);
-		(void)git_reference_remove(s->repo, tmp);
+		if (f->items[i].fetched)
+			(void)git_reference_remove(s->repo, tmp);
 		free(f->items[i].problem);
 	}
 	free(f->items);
