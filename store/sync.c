@@ -163,7 +163,7 @@ static int precheck_tree(tg_store_problem_list *l, git_repository *rr, git_odb *
 		size_t len = 0;
 		char sub[300];
 		if (git_tree_entry_type(e) == GIT_OBJECT_TREE) {
-			snprintf(sub, sizeof(sub), "%s%.64s/", prefix, git_tree_entry_name(e));
+			snprintf(sub, sizeof(sub), "%.200s%.64s/", prefix, git_tree_entry_name(e));
 			rc = precheck_tree(l, rr, rodb, tool, v, git_tree_entry_id(e), sub, depth + 1);
 		} else if (git_tree_entry_type(e) == GIT_OBJECT_BLOB &&
 			   git_odb_read_header(&len, &type, rodb, git_tree_entry_id(e)) == 0 &&

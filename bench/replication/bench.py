@@ -12,7 +12,8 @@
 #     of the same refs between a bare clone and the same bare hub.
 # Environment: TG_BENCH_PULL_VERSIONS (N, default 20), TG_BENCH_ROUNDS
 # (part 1 rounds, default 3; part 2 runs 10x as many), TG_BENCH_TOOLS (T,
-# default 1000). With few samples p99 is the largest one.
+# default 1000), TG_BENCH_PARTS (default "12": both). With few samples p99
+# is the largest one.
 import json
 import os
 import shutil
@@ -183,8 +184,11 @@ def part2():
            statistics.median(push) / statistics.median(gpush)))
 
 
+PARTS = os.environ.get("TG_BENCH_PARTS", "12")
 try:
-    part1()
-    part2()
+    if "1" in PARTS:
+        part1()
+    if "2" in PARTS:
+        part2()
 finally:
     shutil.rmtree(WORK, ignore_errors=True)
