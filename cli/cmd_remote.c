@@ -1,6 +1,7 @@
 /*
  * cli/cmd_remote.c: `toolgate remote add NAME URL | list | remove NAME`,
- * `toolgate push [REMOTE]` and `toolgate pull [REMOTE]` (docs/STORE.md).
+ * `toolgate push [REMOTE]` and `toolgate pull [REMOTE] [--trust-signed]`
+ * (docs/STORE.md).
  * push exits 1 when the remote moved (pull first); pull exits 1 when
  * anything it received was not taken as the remote claimed it (a version
  * that did not pass here while the remote said it did, a refused ref or
@@ -121,14 +122,28 @@ int cmd_pull(tg_cli *cli, int argc, char **argv)
 	const char *remote;
 	json_t *t, *v;
 	size_t i, j;
-	int rc, bad = 0;
+	unsigned flags = 0;
+	int rc, bad = 0, k, n = 0;
+	char **rest;
 
-	if ((rc = one_arg(cli, argc, argv, 1, &remote)) != 0)
+	/* --trust-signed anywhere among the arguments; one_arg sees the rest */
+	rest = calloc((size_t)argc + 1, sizeof(*rest));
+	if (!rest)
+		return cli_fail(tg_error_set(TG_ERR_NOMEM, "out of memory"), "pull");
+	for (k = 0; k < argc; k++) {
+		if (k > 0 && !strcmp(argv[k], "--trust-signed"))
+			flags |= TG_PULL_TRUST_SIGNED;
+		else
+			rest[n++] = argv[k];
+	}
+	rc = one_arg(cli, n, rest, 1, &remote);
+	free(rest);
+	if (rc != 0)
 		return rc;
 	rc = tg_registry_open_flag(&r, cli->home_flag, 0);
 	if (rc < 0)
 		return cli_fail(rc, "pull");
-	rc = tg_registry_pull(&res, r, remote, &who);
+	rc = tg_registry_pull(&res, r, remote, flags, &who);
 	tg_registry_free(r);
 	if (rc < 0)
 		return cli_fail(rc, "pull");
@@ -154,6 +169,9 @@ int cmd_pull(tg_cli *cli, int argc, char **argv)
 				printf(" (DISAGREES: the remote claimed %s)",
 				       cli_jline(json_object_get(v, "claimed_status")));
 			print_signature(json_object_get(v, "signature"));
+			if (json_is_string(json_object_get(v, "tests_skipped")))
+				printf(", tests skipped: %s",
+				       cli_jline(json_object_get(v, "tests_skipped")));
 			printf("\n");
 		}
 		if (json_object_get(t, "problem"))

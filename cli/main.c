@@ -70,12 +70,14 @@ static const tg_cli_command commands[] = {
 	  "URL: a path, file://, git://, ssh:// or https://." },
 	{ "push", cmd_push, "[REMOTE]", "send the tool histories (fast-forward only; exit 1: pull first)",
 	  NULL },
-	{ "pull", cmd_pull, "[REMOTE]",
+	{ "pull", cmd_pull, "[REMOTE] [--trust-signed]",
 	  "take a remote's versions, each re-vetted, re-built and re-tested here",
 	  "A remote's verdicts and active pointers are claims: a version is active here\n"
 	  "only when it passed here and a person here approved its capabilities. This\n"
 	  "host's unpushed versions are renumbered on top of the remote's. Exit 1 when\n"
-	  "a claim disagreed, a ref was refused or an active pointer was not followed." },
+	  "a claim disagreed, a ref was refused or an active pointer was not followed.\n"
+	  "--trust-signed: a version signed by a key of <home>/trusted_signers as passed\n"
+	  "is still vetted, hashed and built here, but its tests are not run again." },
 	{ "key", cmd_key, "init | show | trust PRINCIPAL PUBKEY_FILE",
 	  "this host's signing key; the signers whose signatures it trusts",
 	  "init: an ed25519 key in <home>/keys/ (never overwritten); every commit this\n"

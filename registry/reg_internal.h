@@ -258,9 +258,12 @@ int reg_approval_check(reg_approval *out, tg_registry *r, int64_t tool_id, const
 /* ---- pipeline.c -------------------------------------------------------- */
 /* Vet, build and test a stored manifest + source here (a pulled version):
  * *out = {"status": rejected|failed|pending|inactive, "verdict", "reason",
- * "content_hash", "findings", "tests"}. Records nothing. */
+ * "content_hash", "findings", "tests"}. Records nothing. skip_tests (NULL:
+ * run them) = why the tests are not run (pull --trust-signed: "signed by
+ * P"); the reason then says "passed; tests skipped: <skip_tests>" and tests
+ * is []. */
 int reg_revet(json_t **out, tg_registry *r, const json_t *manifest, const char *source,
-	      size_t len);
+	      size_t len, const char *skip_tests);
 
 /* ---- remotes.c --------------------------------------------------------- */
 /* The URL and pull caps of a remote (NULL: origin, else the only one). */

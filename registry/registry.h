@@ -279,9 +279,14 @@ int tg_registry_push(json_t **out, tg_registry *r, const char *remote, const tg_
  * every version new here, record this host's verdict next to the remote's
  * claim, rebase this host's unpushed versions on top of the remote's, and
  * follow a remote active pointer only to a version that passed here and
- * whose approval stands here. *out = {"remote","url","tools":[..],
+ * whose approval stands here. TG_PULL_TRUST_SIGNED: a version whose commit
+ * a key of <home>/trusted_signers signed, claiming it passed for the very
+ * tool.c it holds, is vetted and built but not re-tested ("tests skipped:
+ * signed by P" in its reason and local note). *out = {"remote","url","tools":[..],
  * "refused":[..],"disagreements":N,"new_versions":N} (docs/STORE.md). */
-int tg_registry_pull(json_t **out, tg_registry *r, const char *remote, const tg_actor *who);
+#define TG_PULL_TRUST_SIGNED 1u /* skip the tests of versions a trusted key signed as passed */
+int tg_registry_pull(json_t **out, tg_registry *r, const char *remote, unsigned flags,
+		     const tg_actor *who);
 
 /* Signing (docs/STORE.md "Signed verdicts"). key_init: a new ed25519 key
  * <home>/keys/signing_key (TG_ERR_EXISTS when there is one), audited;

@@ -10,6 +10,9 @@
  * with the registry's; an active version must have passed here (verdict
  * pass, status active, every test passed, a commit that says it passed);
  * and a cached build must still hash to what was recorded when it was built.
+ * A signed version commit must carry a signature that verifies (ssh-keygen,
+ * store/sign.c); valid signatures by keys outside trusted_signers and
+ * unsigned commits are counted in a note.
  * "notes" says what the re-index on open repaired and what a rebuild lost.
  */
 #include "reg_internal.h"
@@ -155,8 +158,40 @@ static int check_version(tg_registry *r, const char *tool, const tg_store_versio
 	return check_cache(r, tool, v, hash, problems, notes);
 }
 
+/* Signature counts over the versions checked: unsigned, good, untrusted. */
+typedef struct sig_counts {
+	size_t none, good, untrusted;
+} sig_counts;
+
+/* A signed version commit must verify: a signature that does not match the
+ * commit (edited after signing, copied from another commit, not an SSH
+ * signature) is a problem; a valid one by a key not in trusted_signers is
+ * counted (a note), as is an unsigned commit. */
+static int check_signature(tg_registry *r, const char *tool, const tg_store_version *sv,
+			   json_t *problems, sig_counts *sc)
+{
+	_cleanup_json_ json_t *sig = NULL;
+	const char *st;
+	int rc;
+
+	if ((rc = reg_signature_json(&sig, r, sv->commit)) < 0)
+		return rc;
+	st = json_string_value(json_object_get(sig, "state"));
+	if (!strcmp(st, "bad"))
+		reg_add_line(problems, "store: %s@%u: the signature of commit %.12s does not verify: %s",
+			     tool, sv->version, sv->commit,
+			     json_string_value(json_object_get(sig, "why")));
+	else if (!strcmp(st, "good"))
+		sc->good++;
+	else if (!strcmp(st, "untrusted"))
+		sc->untrusted++;
+	else
+		sc->none++;
+	return 0;
+}
+
 static int check_tool(tg_registry *r, const char *tool, json_t *problems, json_t *notes,
-		      size_t *nversions)
+		      size_t *nversions, sig_counts *sc)
 {
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
 	tg_store_version_list *l = NULL;
@@ -216,6 +251,8 @@ static int check_tool(tg_registry *r, const char *tool, json_t *problems, json_t
 			reg_add_line(problems, "registry: %s v%u: content hash differs from the store's", tool,
 			    sv->version);
 		rc = check_version(r, tool, sv, st, sql_active, problems, notes);
+		if (rc == 0)
+			rc = check_signature(r, tool, sv, problems, sc);
 		if (rc < 0)
 			goto out;
 	}
@@ -278,6 +315,7 @@ int tg_registry_verify(json_t **out, tg_registry *r)
 	_cleanup_json_ json_t *problems = json_array(), *notes = json_array(), *res = NULL;
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
 	tg_store_problem_list *pl = NULL;
+	sig_counts sc = { 0, 0, 0 };
 	tg_store *s;
 	char **names = NULL;
 	json_t *rep;
@@ -326,12 +364,15 @@ int tg_registry_verify(json_t **out, tg_registry *r)
 	if (rc < 0)
 		return tg_error_prefix("store");
 	for (i = 0; i < n; i++) {
-		rc = check_tool(r, names[i], problems, notes, &nversions);
+		rc = check_tool(r, names[i], problems, notes, &nversions, &sc);
 		if (rc < 0) {
 			tg_store_free_names(names, n);
 			return rc;
 		}
 	}
+	if (sc.good || sc.untrusted)
+		reg_add_line(notes, "signatures: %zu good (by a trusted signer), %zu valid by keys not in "
+			     "trusted_signers, %zu unsigned", sc.good, sc.untrusted, sc.none);
 	/* tools the registry has and the store does not */
 	rc = reg_prepare(r, &st, "SELECT name FROM tools ORDER BY name");
 	if (rc < 0)

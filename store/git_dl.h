@@ -121,6 +121,10 @@
 	X(git_revwalk_free) \
 	X(git_revwalk_new) \
 	X(git_revwalk_push_glob) \
+	X(git_revwalk_push) \
+	X(git_revwalk_hide) \
+	X(git_revwalk_next) \
+	X(git_commit_tree_id) \
 	X(git_commit_create_buffer) \
 	X(git_commit_create_with_signature) \
 	X(git_commit_extract_signature) \
@@ -157,6 +161,10 @@ int tg_git_load(void);
 #define git_revwalk_free (tg_git_api.git_revwalk_free)
 #define git_revwalk_new (tg_git_api.git_revwalk_new)
 #define git_revwalk_push_glob (tg_git_api.git_revwalk_push_glob)
+#define git_revwalk_push (tg_git_api.git_revwalk_push)
+#define git_revwalk_hide (tg_git_api.git_revwalk_hide)
+#define git_revwalk_next (tg_git_api.git_revwalk_next)
+#define git_commit_tree_id (tg_git_api.git_commit_tree_id)
 #define git_blob_create_from_buffer (tg_git_api.git_blob_create_from_buffer)
 #define git_blob_free (tg_git_api.git_blob_free)
 #define git_commit_author (tg_git_api.git_commit_author)

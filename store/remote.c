@@ -6,7 +6,8 @@
  * non-fast-forward update, so diverged histories are reported, never
  * overwritten) and every refs/active/<name> (forced: a rollback moves the
  * pointer backwards). libgit2 rejects glob push refspecs, so the list is
- * built from the local refs.
+ * built from the local refs, leaving out those the remote advertises at
+ * the same value (a push where nothing changed sends nothing).
  *
  * fetch lists the remote's refs, keeps only refs/tools/<valid name> and
  * refs/active/<valid name>, and fetches them into a private namespace
@@ -151,10 +152,37 @@ static int on_push_update(const char *refname, const char *status, void *payload
 	return 0;
 }
 
+/* The remote's refs as (name, id), sorted by name, to leave out of a push
+ * the refs that already hold this host's value. */
+typedef struct adv_ref {
+	const char *name;
+	git_oid id;
+} adv_ref;
+
+static int adv_cmp(const void *a, const void *b)
+{
+	return strcmp(((const adv_ref *)a)->name, ((const adv_ref *)b)->name);
+}
+
+/* Does the remote already have ref = this host's ref? */
+static int up_to_date(tg_store *s, const adv_ref *adv, size_t n, const char *ref)
+{
+	adv_ref key = { ref, { { 0 } } };
+	const adv_ref *a = n ? bsearch(&key, adv, n, sizeof(*adv), adv_cmp) : NULL;
+	git_oid local;
+
+	return a && git_reference_name_to_id(&local, s->repo, ref) == 0 && git_oid_equal(&local, &a->id);
+}
+
 int tg_store_push(tg_store *s, const char *url)
 {
 	strvec tools = { 0 }, active = { 0 }, specs = { 0 };
 	git_remote *remote = NULL;
+	const git_remote_head **heads = NULL;
+	git_remote_callbacks cb;
+	adv_ref *adv = NULL;
+	size_t nheads = 0;
+	char ref[128];
 	git_push_options po;
 	git_strarray arr;
 	push_state ps = { "", 0 };
@@ -165,14 +193,41 @@ int tg_store_push(tg_store *s, const char *url)
 		return rc;
 	if ((rc = local_names(&tools, s, ST_TOOLS_PREFIX)) < 0 || (rc = local_names(&active, s, ST_ACTIVE_PREFIX)) < 0)
 		goto out;
-	for (i = 0; i < tools.n && rc == 0; i++)
-		rc = strvec_addf(&specs, "%s%s:%s%s", ST_TOOLS_PREFIX, tools.v[i], ST_TOOLS_PREFIX, tools.v[i]);
-	for (i = 0; i < active.n && rc == 0; i++)
-		rc = strvec_addf(&specs, "+%s%s:%s%s", ST_ACTIVE_PREFIX, active.v[i], ST_ACTIVE_PREFIX,
-				 active.v[i]);
-	if (rc < 0 || !specs.n)
+	if (!tools.n && !active.n)
 		goto out;
 	if ((rc = st_open_remote(&remote, s, url)) < 0)
+		goto out;
+	/* only the refs the remote does not already hold at this host's value
+	 * (a push where nothing changed sends nothing) */
+	git_remote_init_callbacks(&cb, GIT_REMOTE_CALLBACKS_VERSION);
+	if ((rc = git_remote_connect(remote, GIT_DIRECTION_PUSH, &cb, NULL, NULL)) < 0 ||
+	    (rc = git_remote_ls(&heads, &nheads, remote)) < 0) {
+		rc = st_git_fail(rc, "connect to %s", url);
+		goto out;
+	}
+	adv = calloc(nheads + 1, sizeof(*adv));
+	if (!adv) {
+		rc = tg_error_set(TG_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < nheads; i++) {
+		adv[i].name = heads[i]->name;
+		git_oid_cpy(&adv[i].id, &heads[i]->oid);
+	}
+	qsort(adv, nheads, sizeof(*adv), adv_cmp);
+	for (i = 0; i < tools.n && rc == 0; i++) {
+		st_ref_name(ref, sizeof(ref), ST_TOOLS_PREFIX, tools.v[i]);
+		if (!up_to_date(s, adv, nheads, ref))
+			rc = strvec_addf(&specs, "%s:%s", ref, ref);
+	}
+	for (i = 0; i < active.n && rc == 0; i++) {
+		st_ref_name(ref, sizeof(ref), ST_ACTIVE_PREFIX, active.v[i]);
+		if (!up_to_date(s, adv, nheads, ref))
+			rc = strvec_addf(&specs, "+%s:%s", ref, ref);
+	}
+	tg_error_clear();
+	git_remote_disconnect(remote);
+	if (rc < 0 || !specs.n)
 		goto out;
 	git_push_options_init(&po, GIT_PUSH_OPTIONS_VERSION);
 	po.callbacks.push_update_reference = on_push_update;
@@ -195,6 +250,7 @@ int tg_store_push(tg_store *s, const char *url)
 	}
 	rc = 0;
 out:
+	free(adv);
 	git_remote_free(remote);
 	strvec_free(&tools);
 	strvec_free(&active);

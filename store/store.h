@@ -144,6 +144,10 @@ typedef struct tg_store_incoming {
 	char remote_tip[41], local_tip[41], remote_active[41];
 	unsigned remote_version, local_version, base_version, remote_active_version;
 	char *problem;
+	/* internal: the advertised ids; fetched = its tip was fetched into the
+	 * private namespace (a tip equal to the local one is not fetched) */
+	char adv_tip[41], adv_active[41];
+	int fetched;
 } tg_store_incoming;
 
 typedef struct tg_store_fetched {

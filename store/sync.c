@@ -7,6 +7,8 @@
  * transfer progress callback, which aborts the download; advertised refs;
  * new versions per pull), checks each fetched chain (tree shape, regular
  * files only, blob sizes) and says how it relates to the local history.
+ * From a local remote (read in this process), blob sizes are checked in
+ * the remote repository before anything is transferred.
  * The registry then re-vets every new version from the private refs,
  * records its own verdict in a local note (notes.c: refs/notes/toolgate-local,
  * never pushed, never fetched) and only then moves refs/tools/<name> with
@@ -129,6 +131,107 @@ out:
 	return rc;
 }
 
+/* A local remote (a path or file://) is read by libgit2's local
+ * transport in this process, which packs what it sends (reading, and
+ * delta-searching, every object whole): a 1 GiB blob would be inflated
+ * here before any check of the fetched chain. So for a local remote each
+ * blob a fetch would bring is checked first, from the remote repository's
+ * object headers (never inflated), in every tree of every commit reachable
+ * from the remote tip and not from this host's. NULL: not a local URL. */
+static const char *local_path(const char *url)
+{
+	if (!strncmp(url, "file://", 7))
+		return url + 7;
+	return strstr(url, "://") ? NULL : url;
+}
+
+static int precheck_tree(tg_store_problem_list *l, git_repository *rr, git_odb *rodb,
+			 const char *tool, unsigned v, const git_oid *id, const char *prefix,
+			 int depth)
+{
+	git_tree *t = NULL;
+	size_t i, before = l->n;
+	int rc = 0;
+
+	if (depth > 8 || git_tree_lookup(&t, rr, id) < 0)
+		return 0; /* the fetch and the chain checks report it */
+	for (i = 0; i < git_tree_entrycount(t) && l->n == before && rc == 0; i++) {
+		const git_tree_entry *e = git_tree_entry_byindex(t, i);
+		git_object_t type;
+		size_t len = 0;
+		char sub[300];
+		if (git_tree_entry_type(e) == GIT_OBJECT_TREE) {
+			snprintf(sub, sizeof(sub), "%.200s%.64s/", prefix, git_tree_entry_name(e));
+			rc = precheck_tree(l, rr, rodb, tool, v, git_tree_entry_id(e), sub, depth + 1);
+		} else if (git_tree_entry_type(e) == GIT_OBJECT_BLOB &&
+			   git_odb_read_header(&len, &type, rodb, git_tree_entry_id(e)) == 0 &&
+			   len > ST_MAX_FILE_BYTES) {
+			rc = st_problem_add(l, "tool %s version %u: %s%s is %zu bytes, over the cap of %u",
+					    tool, v, prefix, git_tree_entry_name(e), len, ST_MAX_FILE_BYTES);
+		}
+	}
+	git_tree_free(t);
+	return rc;
+}
+
+/* A tool whose history breaks the blob cap is refused before any transfer
+ * (its refs are not fetched). */
+static int precheck_local(tg_store *s, const char *path, tg_store_fetched *f)
+{
+	tg_store_problem_list pl = { 0, NULL };
+	git_repository *rr = NULL;
+	git_odb *rodb = NULL;
+	size_t i;
+	int rc = 0;
+
+	if (git_repository_open_ext(&rr, path, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0 ||
+	    git_repository_odb(&rodb, rr) < 0) {
+		tg_error_clear();
+		goto out; /* the fetch says why it cannot read it */
+	}
+	for (i = 0; i < f->n && rc == 0; i++) {
+		tg_store_incoming *in = &f->items[i];
+		git_revwalk *w = NULL;
+		git_oid tip, local, id;
+		char ref[128];
+		if (!in->has_tip)
+			continue;
+		st_ref_name(ref, sizeof(ref), ST_TOOLS_PREFIX, in->tool);
+		if (git_reference_name_to_id(&tip, rr, ref) < 0 || git_revwalk_new(&w, rr) < 0 ||
+		    git_revwalk_push(w, &tip) < 0) {
+			git_revwalk_free(w);
+			continue;
+		}
+		if (git_reference_name_to_id(&local, s->repo, ref) == 0 && git_odb_exists(rodb, &local))
+			(void)git_revwalk_hide(w, &local);
+		while (rc == 0 && pl.n == 0 && git_revwalk_next(&id, w) == 0) {
+			git_commit *c = NULL;
+			unsigned v = 0;
+			if (git_commit_lookup(&c, rr, &id) < 0)
+				continue;
+			if (st_commit_version(&v, c) < 0)
+				v = 0;
+			rc = precheck_tree(&pl, rr, rodb, in->tool, v, git_commit_tree_id(c), "", 0);
+			git_commit_free(c);
+		}
+		git_revwalk_free(w);
+		if (rc == 0 && pl.n) {
+			free(in->problem);
+			in->problem = strdup(pl.items[0]);
+			in->relation = TG_STORE_IN_BAD;
+			in->has_tip = in->has_active = 0;
+			free(pl.items[0]);
+			pl.n = 0;
+		}
+	}
+	tg_error_clear();
+out:
+	free(pl.items);
+	git_odb_free(rodb);
+	git_repository_free(rr);
+	return rc;
+}
+
 static unsigned version_of(tg_store *s, const git_oid *id)
 {
 	git_commit *c = NULL;
@@ -149,6 +252,19 @@ static int classify(tg_store_problem_list *pl, tg_store *s, tg_store_fetched *f,
 	size_t before = pl->n;
 	int rc;
 
+	if (!in->fetched) {
+		/* the remote's tip is this host's: nothing new, checked on arrival */
+		st_ref_name(ref, sizeof(ref), ST_TOOLS_PREFIX, in->tool);
+		if (git_reference_name_to_id(&local, s->repo, ref) < 0) {
+			in->relation = TG_STORE_IN_BAD;
+			return 0;
+		}
+		git_oid_tostr(in->remote_tip, sizeof(in->remote_tip), &local);
+		memcpy(in->local_tip, in->remote_tip, sizeof(in->local_tip));
+		in->local_version = in->remote_version = in->base_version = version_of(s, &local);
+		in->relation = TG_STORE_IN_SAME;
+		return 0;
+	}
 	snprintf(tmp, sizeof(tmp), "%stools/%s", f->ns, in->tool);
 	if (git_reference_name_to_id(&fetched, s->repo, tmp) < 0) {
 		in->relation = TG_STORE_IN_BAD;
@@ -257,27 +373,42 @@ int tg_store_fetch_into(tg_store_fetched **out, tg_store *s, const char *url,
 		}
 		if (!(in = fetched_find(f, tool)) && (rc = fetched_add(f, tool, &in)) < 0)
 			goto fail;
-		if (is_tool)
+		if (is_tool) {
 			in->has_tip = 1;
-		else
+			git_oid_tostr(in->adv_tip, sizeof(in->adv_tip), &heads[i]->oid);
+		} else {
 			in->has_active = 1;
+			git_oid_tostr(in->adv_active, sizeof(in->adv_active), &heads[i]->oid);
+		}
 	}
 	git_remote_disconnect(remote);
 	connected = 0;
+	if (local_path(url) && (rc = precheck_local(s, local_path(url), f)) < 0)
+		goto fail;
 	specs = calloc(2 * f->n + 1, sizeof(*specs));
 	if (!specs) {
 		rc = tg_error_set(TG_ERR_NOMEM, "out of memory");
 		goto fail;
 	}
+	/* only the histories that moved are fetched (a tip equal to this
+	 * host's needs nothing); an active pointer is taken from the
+	 * advertisement and must name a commit of the fetched history */
 	for (i = 0; i < f->n; i++) {
-		const tg_store_incoming *in = &f->items[i];
-		if (in->has_tip && asprintf(&specs[nspecs++], "+%s%s:%stools/%s", ST_TOOLS_PREFIX, in->tool,
-					    f->ns, in->tool) < 0)
-			specs[--nspecs] = NULL, rc = tg_error_set(TG_ERR_NOMEM, "out of memory");
-		if (in->has_active && asprintf(&specs[nspecs++], "+%s%s:%sactive/%s", ST_ACTIVE_PREFIX,
-					       in->tool, f->ns, in->tool) < 0)
+		tg_store_incoming *in = &f->items[i];
+		char ref[128];
+		git_oid adv, local;
+		if (!in->has_tip)
+			continue;
+		st_ref_name(ref, sizeof(ref), ST_TOOLS_PREFIX, in->tool);
+		if (git_oid_fromstr(&adv, in->adv_tip) == 0 &&
+		    git_reference_name_to_id(&local, s->repo, ref) == 0 && git_oid_equal(&adv, &local))
+			continue;
+		in->fetched = 1;
+		if (asprintf(&specs[nspecs++], "+%s%s:%stools/%s", ST_TOOLS_PREFIX, in->tool, f->ns,
+			     in->tool) < 0)
 			specs[--nspecs] = NULL, rc = tg_error_set(TG_ERR_NOMEM, "out of memory");
 	}
+	tg_error_clear();
 	if (rc < 0)
 		goto fail;
 	if (nspecs) {
@@ -310,14 +441,12 @@ int tg_store_fetch_into(tg_store_fetched **out, tg_store *s, const char *url,
 	}
 	for (i = 0; i < f->n; i++) {
 		tg_store_incoming *in = &f->items[i];
-		char tmp[256];
 		git_oid a, tip;
 		if (in->has_tip && (rc = classify(&pl, s, f, in)) < 0)
 			goto fail;
 		if (!in->has_tip && !in->relation)
 			in->relation = TG_STORE_IN_SAME;
-		snprintf(tmp, sizeof(tmp), "%sactive/%s", f->ns, in->tool);
-		if (!in->has_active || git_reference_name_to_id(&a, s->repo, tmp) < 0)
+		if (!in->has_active || git_oid_fromstr(&a, in->adv_active) < 0)
 			continue;
 		/* the remote's pointer must name a commit of the remote's history */
 		if (in->has_tip && git_oid_fromstr(&tip, in->remote_tip) == 0 &&
@@ -372,9 +501,8 @@ void tg_store_fetched_free(tg_store *s, tg_store_fetched *f)
 		return;
 	for (i = 0; i < f->n; i++) {
 		snprintf(tmp, sizeof(tmp), "%stools/%s", f->ns, f->items[i].tool);
-		(void)git_reference_remove(s->repo, tmp);
-		snprintf(tmp, sizeof(tmp), "%sactive/%s", f->ns, f->items[i].tool);
-		(void)git_reference_remove(s->repo, tmp);
+		if (f->items[i].fetched)
+			(void)git_reference_remove(s->repo, tmp);
 		free(f->items[i].problem);
 	}
 	free(f->items);
