@@ -282,7 +282,7 @@ int reg_build(tg_registry *r, const char *hash, const char *source, size_t len,
 		}
 		bo.timeout_ms = BUILD_TIMEOUT_MS;
 		rc = tg_sandbox_build(&b, &bo);
-		reg_build_slot_give(slot);
+		reg_slot_give(slot);
 		if (rc < 0) {
 			reg_workdir_release(&w, 1);
 			return tg_error_prefix("build");
@@ -390,7 +390,7 @@ int reg_run_tool_ex(json_t **out, tg_registry *r, const char *binary, const json
 	tg_run_result *rr = NULL;
 	json_t *value = NULL;
 	tg_json_limits jl = { 0, 256 };
-	int rc;
+	int rc, slot = -1;
 
 	*out = NULL;
 	if (!in)
@@ -413,9 +413,14 @@ int reg_run_tool_ex(json_t **out, tg_registry *r, const char *binary, const json
 		if (left < so.timeout_ms)
 			so.timeout_ms = left > 10 ? (uint32_t)left : 10;
 	}
+	/* one of the host's run slots (slots.c), waiting up to the run's own
+	 * timeout; a bridged call runs within its caller's slot */
+	if (!deadline_ms && (rc = reg_run_slot_take(r, so.timeout_ms, &slot)) < 0)
+		return rc;
 	if (b)
 		b->deadline_ms = tg_now_ms() + so.timeout_ms;
 	rc = b ? reg_bridge_run(&rr, b, &so) : tg_sandbox_run(&rr, &so);
+	reg_slot_give(slot);
 	if (rc < 0)
 		return tg_error_prefix("sandbox");
 	jl.max_bytes = (size_t)so.output_kb * 1024u + 1;

@@ -168,11 +168,12 @@ int reg_home_usage(tg_registry *r, uint64_t *store, uint64_t *cache);
 /* quota_home_mb and max_rejected_per_tool_hour: TG_ERR_DENIED naming the
  * quota when a create of name must be refused. */
 int reg_quota_before_create(tg_registry *r, const char *name);
-/* The host-wide build slots (slots.c): take one, waiting up to wait_ms
- * (*slot -1 when max_concurrent_builds is 0); TG_ERR_DENIED naming the key
- * when none frees in time. */
+/* The host-wide build and run slots (slots.c): take one, waiting up to
+ * wait_ms (*slot -1 when max_concurrent_builds / max_concurrent_runs is
+ * 0); TG_ERR_DENIED naming the key when none frees in time. */
 int reg_build_slot_take(tg_registry *r, uint32_t wait_ms, int *slot);
-void reg_build_slot_give(int slot);
+int reg_run_slot_take(tg_registry *r, uint32_t wait_ms, int *slot);
+void reg_slot_give(int slot);
 /* The create rate limits (quota.c): TG_ERR_DENIED naming the key. */
 int reg_rate_before_create(tg_registry *r, const tg_actor *who);
 /* max_binary_mb for a freshly built binary: TG_ERR_DENIED when over. */

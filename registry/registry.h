@@ -46,6 +46,10 @@ typedef struct tg_config {
 	uint32_t session_max_creates_per_minute; /* creates of one MCP session (10) */
 	uint32_t home_max_creates_per_minute;    /* creates in the home, all actors (30) */
 	uint32_t max_concurrent_builds; /* builds at once on the host, all homes (2) */
+	uint32_t max_concurrent_runs;   /* tool runs at once on the host (2 x cores) */
+	uint32_t cpu_percent;        /* CPU share of one build or run sandbox (100) */
+	uint32_t quota_session_mb;   /* store + cache bytes charged to one session (256) */
+	uint32_t quota_tool_mb;      /* store + cache bytes charged to one tool (128) */
 } tg_config;
 
 /* Open the home (create=1: create it if missing): store.git, registry.db,
