@@ -143,6 +143,17 @@ int cmd_status(tg_cli *cli, int argc, char **argv)
 	printf("store     %lld loose objects, %lld packs, %s\n",
 	       (long long)num(res, "store", "loose_objects"), (long long)num(res, "store", "packs"),
 	       lim);
+	{
+		const json_t *cpu = json_object_get(res, "cpu");
+		printf("cpu       %lld%% of a core per sandbox (cpu_percent): %s%s\n",
+		       (long long)num(res, "cpu", "percent"),
+		       json_is_true(json_object_get(cpu, "enforced")) ? "enforced by " : "NOT enforced: ",
+		       cli_jline(json_object_get(cpu, "how")));
+	}
+	printf("runs      at most %lld runs and %lld builds at once on the host "
+	       "(max_concurrent_runs, max_concurrent_builds; 0 = no cap)\n",
+	       (long long)num(res, "concurrency", "max_concurrent_runs"),
+	       (long long)num(res, "concurrency", "max_concurrent_builds"));
 	if (json_is_true(json_object_get(res, "rebuild_unacknowledged")))
 		printf("registry  REBUILT from the store, history lost: see toolgate verify\n");
 	return TG_EXIT_OK;

@@ -281,6 +281,7 @@ int reg_build(tg_registry *r, const char *hash, const char *source, size_t len,
 			return rc;
 		}
 		bo.timeout_ms = BUILD_TIMEOUT_MS;
+		bo.cpu_percent = r->cfg.cpu_percent;
 		rc = tg_sandbox_build(&b, &bo);
 		reg_slot_give(slot);
 		if (rc < 0) {
@@ -401,6 +402,7 @@ int reg_run_tool_ex(json_t **out, tg_registry *r, const char *binary, const json
 	so.timeout_ms = limit_of(limits, "timeout_ms", DEF_TIMEOUT_MS, r->cfg.max_timeout_ms);
 	so.memory_mb = limit_of(limits, "memory_mb", DEF_MEMORY_MB, r->cfg.max_memory_mb);
 	so.output_kb = limit_of(limits, "output_kb", DEF_OUTPUT_KB, r->cfg.max_output_kb);
+	so.cpu_percent = r->cfg.cpu_percent;
 	if ((ws_read || ws_write) && workspace) {
 		so.workspace = workspace;
 		so.workspace_write = ws_write;

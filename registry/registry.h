@@ -163,6 +163,8 @@ int tg_registry_verify(json_t **out, tg_registry *r);
  *  "cache":{"bytes","builds","budget_bytes"},
  *  "store":{"loose_objects","packs","pack_threshold"},
  *  "rebuild_unacknowledged":bool,
+ *  "cpu":{"percent","enforced":bool,"how"},
+ *  "concurrency":{"max_concurrent_runs","max_concurrent_builds"},
  *  "tools":{"total","active"}, "pending":{"count","first":[..]},
  *  "rejections_24h":{"count","recent":[..]} (first/recent: up to 5
  *  {"name","version","status","reason","time"}), "calls_24h":{"count"},
