@@ -66,6 +66,11 @@ static int reg_run(void *ctx, json_t **out, const tg_program *p, const tg_actor 
 	return r;
 }
 
+static void reg_set_cancel(void *ctx, const tg_cancel *c)
+{
+	tg_registry_set_cancel(ctx, c);
+}
+
 void tg_mcp_backend_registry(tg_mcp_backend *out, tg_registry *r)
 {
 	out->ctx = r;
@@ -78,4 +83,5 @@ void tg_mcp_backend_registry(tg_mcp_backend *out, tg_registry *r)
 	out->generation = reg_generation;
 	out->call_hooked = reg_call_hooked;
 	out->run = reg_run;
+	out->set_cancel = reg_set_cancel;
 }

@@ -282,11 +282,18 @@ int reg_build(tg_registry *r, const char *hash, const char *source, size_t len,
 		}
 		bo.timeout_ms = BUILD_TIMEOUT_MS;
 		bo.cpu_percent = r->cfg.cpu_percent;
+		bo.cancel = r->cancel;
 		rc = tg_sandbox_build(&b, &bo);
 		reg_slot_give(slot);
 		if (rc < 0) {
 			reg_workdir_release(&w, 1);
 			return tg_error_prefix("build");
+		}
+		if (tg_cancel_fired(r->cancel)) {
+			tg_build_result_free(b);
+			reg_workdir_release(&w, 1);
+			return tg_error_set(TG_ERR_DENIED, "cancelled by the client: the build was "
+							   "stopped");
 		}
 		if (!b->ok || !is_file(w.dir, "tool") || !is_file(w.dir, "tool.o")) {
 			*out_log = strdup(b->log && b->log[0] ? b->log : "the compiler failed");
@@ -403,6 +410,7 @@ int reg_run_tool_ex(json_t **out, tg_registry *r, const char *binary, const json
 	so.memory_mb = limit_of(limits, "memory_mb", DEF_MEMORY_MB, r->cfg.max_memory_mb);
 	so.output_kb = limit_of(limits, "output_kb", DEF_OUTPUT_KB, r->cfg.max_output_kb);
 	so.cpu_percent = r->cfg.cpu_percent;
+	so.cancel = r->cancel;
 	if ((ws_read || ws_write) && workspace) {
 		so.workspace = workspace;
 		so.workspace_write = ws_write;
@@ -458,6 +466,8 @@ int reg_run_tool_ex(json_t **out, tg_registry *r, const char *binary, const json
 		else if (rr->reason == TG_REASON_BRIDGE_PROTOCOL)
 			snprintf(m, sizeof(m), "ended by the tool bridge: %s",
 				 b && b->protocol_msg[0] ? b->protocol_msg : "protocol error");
+		else if (rr->reason == TG_REASON_CANCELLED)
+			snprintf(m, sizeof(m), "cancelled by the client");
 		else if (rr->reason == TG_REASON_SIGNALED)
 			snprintf(m, sizeof(m), "the tool was killed by signal %d", rr->signal);
 		else

@@ -385,6 +385,18 @@ static int refused(tg_registry *r, const tg_actor *who, const char *name, int co
 	return tg_error_set(code, "%s", saved.message);
 }
 
+/* A create whose client cancelled it: audited as create_cancelled. */
+static int cancelled(tg_registry *r, const tg_actor *who, const char *name)
+{
+	json_t *d = json_pack("{s:s}", "reason", "cancelled");
+
+	tg_error_clear();
+	if (!d || tg_registry_audit(r, who, "create_cancelled", name, d) < 0)
+		tg_error_clear();
+	json_decref(d);
+	return tg_error_set(TG_ERR_DENIED, "cancelled by the client: nothing was stored");
+}
+
 int tg_registry_create(json_t **out, tg_registry *r, const tg_submission *sub,
 		       const tg_actor *who)
 {
@@ -465,6 +477,12 @@ static int create_version(json_t **out, tg_registry *r, const tg_submission *sub
 		goto out;
 	rc = vet_build_test(&o, r, sub, caps, ncaps, ws_read, ws_write, scratch.dir);
 	reg_workdir_release(&scratch, 1);
+	if (tg_cancel_fired(r->cancel)) {
+		/* the client cancelled: nothing is stored (the intent's outcome
+		 * is this entry) */
+		rc = cancelled(r, who, name);
+		goto out;
+	}
 	if (rc == TG_ERR_DENIED)
 		rc = refused(r, who, name, rc); /* max_binary_mb */
 	if (rc < 0)

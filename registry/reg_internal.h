@@ -59,6 +59,7 @@ struct tg_registry {
 	json_t *repairs;       /* what the re-index on open fixed (for verify) */
 	json_t *reindex_problems; /* tools it could not re-index (for verify) */
 	const tg_call_hooks *hooks; /* the MCP session's, for bridged calls (or NULL) */
+	const tg_cancel *cancel;    /* the MCP request's cancellation (or NULL) */
 };
 
 /* ---- registry.c ------------------------------------------------------- */

@@ -252,6 +252,13 @@ typedef struct tg_call_hooks {
 } tg_call_hooks;
 /* Set (h) or clear (NULL) the hooks; h must outlive their use. */
 void tg_registry_set_call_hooks(tg_registry *r, const tg_call_hooks *h);
+/* The cancellation of the caller's request (an MCP notifications/cancelled)
+ * for what this handle builds and runs next, or NULL. When it fires, the
+ * build or run in flight is killed: a call ends ok=false with reason
+ * "cancelled" (logged as its outcome); a create ends TG_ERR_DENIED
+ * "cancelled by the client" with a "create_cancelled" audit entry and
+ * nothing stored. c must outlive its use. */
+void tg_registry_set_cancel(tg_registry *r, const tg_cancel *c);
 
 /* Remotes (<home>/remotes.json; docs/STORE.md). add: TG_ERR_EXISTS when the
  * name is taken, TG_ERR_INVALID for a bad name or URL. list: [{"name","url"}]. */

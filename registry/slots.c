@@ -98,6 +98,9 @@ static int slot_take(tg_registry *r, const char *kind, uint32_t n, uint32_t wait
 		}
 		if (errno != EWOULDBLOCK)
 			return tg_error_errno(TG_ERR_IO, errno, "%s slots: %s", kind, dir);
+		if (tg_cancel_fired(r->cancel))
+			return tg_error_set(TG_ERR_DENIED, "cancelled by the client while waiting "
+							   "for a %s slot", kind);
 		if (now_ms() >= deadline)
 			return tg_error_set(TG_ERR_DENIED,
 					    "max_concurrent_%ss: all %u %s slots of the host "

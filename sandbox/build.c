@@ -132,6 +132,7 @@ static int run_step(tg_run_result **res, char **data, size_t *len, const struct 
 	d.max_procs = 64;
 	d.max_files = 128;
 	d.cpu_percent = st->o->cpu_percent;
+	d.cancel = st->o->cancel;
 	sbx_spec_defaults(s, &d);
 	s->profile = SBX_PROFILE_BUILD;
 	s->exec_path = st->compiler;

@@ -81,6 +81,7 @@ struct sbx_spec {
 	size_t stdin_len;
 	uint32_t timeout_ms, memory_mb, output_kb, tmp_mb, max_procs, max_files;
 	uint32_t cpu_percent;        /* CPU share (100 = one core), 0: none */
+	const tg_cancel *cancel;     /* kill the run when it fires, or NULL */
 	unsigned test_flags;
 	int fd3;                     /* > 0: handed to the program as fd 3 */
 };

@@ -673,8 +673,8 @@ int sbx_run_wait(tg_run_result **out, struct sbx_run *r, int *tmpfd)
 	uint32_t cpu_limit_s = (s->timeout_ms + 999) / 1000 + 1;
 
 	for (;;) {
-		struct pollfd p[4];
-		int n = 0, k, i_out = -1, i_err = -1, i_fd3 = -1;
+		struct pollfd p[5];
+		int n = 0, k, i_out = -1, i_err = -1, i_fd3 = -1, i_cancel = -1;
 		uint64_t now = tg_now_ms(), until = done ? drain_until : deadline;
 		int wait = now >= until ? 0 : until - now > 60000 ? 60000 : (int)(until - now);
 
@@ -696,7 +696,18 @@ int sbx_run_wait(tg_run_result **out, struct sbx_run *r, int *tmpfd)
 			p[n].fd = s->fd3;
 			p[n++].events = 0;
 		}
+		if (s->cancel && !done && killed < 0) {
+			/* stays readable once fired (common/cancel.c) */
+			i_cancel = n;
+			p[n].fd = tg_cancel_fd(s->cancel);
+			p[n++].events = POLLIN;
+		}
 		k = poll(p, (nfds_t)n, wait);
+		if (i_cancel >= 0 && (p[i_cancel].revents & POLLIN) && tg_cancel_fired(s->cancel) &&
+		    killed < 0) {
+			killed = TG_REASON_CANCELLED;
+			kill_child(r);
+		}
 		if (i_fd3 >= 0 && (p[i_fd3].revents & (POLLHUP | POLLERR | POLLNVAL)) && killed < 0) {
 			killed = TG_REASON_BRIDGE_PROTOCOL;
 			kill_child(r);

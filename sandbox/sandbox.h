@@ -27,6 +27,8 @@ typedef enum tg_reason {
 	TG_REASON_SETUP,          /* the sandbox could not be set up */
 	TG_REASON_BRIDGE_PROTOCOL, /* the peer of fd 3 hung up (shutdown): the
 				    * caller serving it ended the run */
+	TG_REASON_CANCELLED,      /* added: opts.cancel fired (the client
+				   * cancelled the request) */
 } tg_reason;
 
 typedef struct tg_sandbox_opts {
@@ -45,6 +47,8 @@ typedef struct tg_sandbox_opts {
 	int dynamic;               /* bind the system library folders read-only */
 	uint32_t cpu_percent;      /* added: CPU share through the cgroup cpu
 				    * controller, 100 = one core; 0 = none */
+	const tg_cancel *cancel;   /* added: when it fires, the run is killed
+				    * (reason cancelled); NULL: never */
 	int fd3;                   /* > 0: a socket the program receives as fd 3
 				    * (the bridge; the sandbox knows nothing of
 				    * what flows). When its peer shuts it down
@@ -101,6 +105,7 @@ typedef struct tg_build_opts {
 	uint32_t memory_mb;        /* 0 = 512 */
 	uint32_t cpu_percent;      /* CPU share of the compiler (100 = one
 				    * core); 0 = none */
+	const tg_cancel *cancel;   /* kills the compiler when it fires */
 } tg_build_opts;
 
 typedef struct tg_build_result {
