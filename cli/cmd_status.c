@@ -119,6 +119,22 @@ int cmd_status(tg_cli *cli, int argc, char **argv)
 	mib(c, sizeof(c), num(res, "home", "cache_bytes"));
 	limit_text(lim, sizeof(lim), num(res, "home", "quota_bytes"), "quota_home_mb");
 	printf("home      %s %s: store %s, cache %s\n", a, lim, b, c);
+	{
+		const char *top = json_string_value(json_object_get(json_object_get(res,
+										  "tool_bytes"),
+								  "tool"));
+		mib(a, sizeof(a), num(res, "tool_bytes", "used_bytes"));
+		limit_text(lim, sizeof(lim), num(res, "tool_bytes", "quota_bytes"), "quota_tool_mb");
+		printf("per tool  largest %s%s%s %s\n", a, top ? " for " : "",
+		       top ? cli_line(top) : "", lim);
+		top = json_string_value(json_object_get(json_object_get(res, "session_bytes"),
+							"session"));
+		mib(a, sizeof(a), num(res, "session_bytes", "used_bytes"));
+		limit_text(lim, sizeof(lim), num(res, "session_bytes", "quota_bytes"),
+			   "quota_session_mb");
+		printf("session   largest %s%s%s %s\n", a, top ? " for " : "",
+		       top ? cli_line(top) : "", lim);
+	}
 	mib(a, sizeof(a), num(res, "binary", "largest_bytes"));
 	limit_text(lim, sizeof(lim), num(res, "binary", "limit_bytes"), "max_binary_mb");
 	printf("binary    largest cached %s %s\n", a, lim);

@@ -166,6 +166,12 @@ static const char *const migrations[] = {
 	 * and completed after (finished = 1, the outcome): a row left at 0 is a
 	 * call whose process died while the tool ran (calllog.c). */
 	"ALTER TABLE calls ADD COLUMN finished INTEGER NOT NULL DEFAULT 1;",
+	/* 5: the store bytes a create charged to its version (issue 15,
+	 * quota_tool_mb and quota_session_mb; quota.c); versions re-indexed
+	 * from the store have no row (charged their cache bytes only). */
+	"CREATE TABLE IF NOT EXISTS usage("
+	" version_id INTEGER PRIMARY KEY REFERENCES versions(id) ON DELETE CASCADE,"
+	" store_bytes INTEGER NOT NULL) STRICT;",
 };
 
 int reg_sqlerr(tg_registry *r, int rc, const char *what)

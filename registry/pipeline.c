@@ -454,6 +454,8 @@ static int create_version(json_t **out, tg_registry *r, const tg_submission *sub
 	rc = reg_rate_before_create(r, who);
 	if (rc == 0)
 		rc = reg_quota_before_create(r, name);
+	if (rc == 0)
+		rc = reg_usage_before_create(r, name, who);
 	if (rc < 0)
 		return refused(r, who, name, rc);
 	/* fail closed: nothing is vetted, built or stored unless the audit log
@@ -538,6 +540,9 @@ static int create_version(json_t **out, tg_registry *r, const tg_submission *sub
 	}
 	rec.tests = o.tests;
 	rc = reg_insert_version(r, tool_id, &rec, &inserted);
+	if (rc == 0 && inserted) /* quota_tool_mb, quota_session_mb (usage.c) */
+		rc = reg_usage_record(r, tool_id, sv->version, sub->source_len, sub->manifest,
+				      rec.analysis);
 	json_decref((json_t *)rec.analysis);
 	if (rc < 0)
 		goto fail;

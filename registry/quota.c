@@ -319,6 +319,8 @@ int tg_registry_status(json_t **out, tg_registry *r)
 						  (json_int_t)c->max_concurrent_builds)) < 0)
 			return tg_error_set(TG_ERR_NOMEM, "out of memory");
 	}
+	if ((rc = reg_usage_status(r, res)) < 0)
+		return rc;
 	if ((rc = reg_status_overview(r, res)) < 0)
 		return rc;
 	*out = TG_TAKE_PTR(res);

@@ -17,7 +17,7 @@
 #include <sqlite3.h>
 
 /* The schema version this binary writes (PRAGMA user_version). */
-#define REG_SCHEMA_VERSION 4
+#define REG_SCHEMA_VERSION 5
 
 /* Caps on what the agent controls. */
 #define REG_MAX_SOURCE (256u * 1024u)
@@ -179,6 +179,14 @@ void reg_slot_give(int slot);
 int reg_rate_before_create(tg_registry *r, const tg_actor *who);
 /* max_binary_mb for a freshly built binary: TG_ERR_DENIED when over. */
 int reg_quota_binary(tg_registry *r, const char *binary);
+/* usage.c: the store bytes a create charges to its version (in the
+ * create's transaction), the per-tool and per-session quotas
+ * (TG_ERR_DENIED naming the key), and their largest use for status
+ * ("tool_bytes", "session_bytes" members added to res). */
+int reg_usage_record(tg_registry *r, int64_t tool_id, unsigned version, size_t source_len,
+		     const json_t *manifest, const json_t *analysis);
+int reg_usage_before_create(tg_registry *r, const char *name, const tg_actor *who);
+int reg_usage_status(tg_registry *r, json_t *res);
 /* overview.c: the keys `status` adds to the quota figures (tools, pending,
  * rejections_24h, calls_24h, session_defaults), merged into res. */
 int reg_status_overview(tg_registry *r, json_t *res);

@@ -165,6 +165,9 @@ int tg_registry_verify(json_t **out, tg_registry *r);
  *  "rebuild_unacknowledged":bool,
  *  "cpu":{"percent","enforced":bool,"how"},
  *  "concurrency":{"max_concurrent_runs","max_concurrent_builds"},
+ *  "tool_bytes":{"tool","used_bytes","quota_bytes"} (the tool charged most),
+ *  "session_bytes":{"session","used_bytes","quota_bytes"} (the MCP session
+ *  charged most; session null when none),
  *  "tools":{"total","active"}, "pending":{"count","first":[..]},
  *  "rejections_24h":{"count","recent":[..]} (first/recent: up to 5
  *  {"name","version","status","reason","time"}), "calls_24h":{"count"},
