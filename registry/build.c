@@ -77,15 +77,31 @@ int reg_cache_key(char out[65], const char *content_hash, tg_registry *r)
 	return 0;
 }
 
+/* Streamed in 64 KiB pieces: a cached binary is never held whole in the
+ * server's memory (issue 15). */
 int reg_file_sha256(char out[65], const char *path)
 {
-	_cleanup_free_ char *data = NULL;
-	size_t len = 0;
-	int rc = tg_file_read(&data, &len, path, 256u << 20);
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	char buf[65536];
+	struct stat st;
+	tg_sha256 h;
+	ssize_t n;
 
-	if (rc < 0)
-		return rc;
-	tg_sha256_hex(out, data, len);
+	if (fd < 0)
+		return tg_error_errno(errno == ENOENT ? TG_ERR_NOTFOUND : TG_ERR_IO, errno, "%s",
+				      path);
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+		return tg_error_set(TG_ERR_INVALID, "%s: not a regular file", path);
+	tg_sha256_init(&h);
+	while ((n = read(fd, buf, sizeof(buf))) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return tg_error_errno(TG_ERR_IO, errno, "%s", path);
+		}
+		tg_sha256_update(&h, buf, (size_t)n);
+	}
+	tg_sha256_final_hex(&h, out);
 	return 0;
 }
 
