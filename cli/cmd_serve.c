@@ -192,7 +192,8 @@ int cmd_serve(tg_cli *cli, int argc, char **argv)
 		goto out;
 	cfg = tg_registry_config(reg);
 	if (cfg && cfg->sandbox_pool) { /* docs/SANDBOX.md, "The pool" */
-		tg_sandbox_opts ceil = { .memory_mb = cfg->max_memory_mb };
+		tg_sandbox_opts ceil = { .memory_mb = cfg->max_memory_mb,
+					 .cpu_percent = cfg->cpu_percent };
 		if (tg_sandbox_pool_start(cfg->sandbox_pool, &ceil) < 0)
 			tg_error_clear(); /* runs take the ordinary path */
 	}
