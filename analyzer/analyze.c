@@ -13,7 +13,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -94,6 +96,39 @@ static int overlay_file(char *path, size_t pathsz, const char *yaml, int *tmp)
 	return fd;
 }
 
+/* libclang in the parse child only (tg_analyze_clang_in_child). */
+static atomic_int clang_in_child;
+
+void tg_analyze_clang_in_child(int on)
+{
+	atomic_store(&clang_in_child, on);
+}
+
+/* libclang can be loaded: in this process, or (clang_in_child) once in a
+ * throwaway child, so a missing library is still an environment error
+ * here and not a verdict. */
+static pthread_once_t probe_once = PTHREAD_ONCE_INIT;
+static int probe_ok;
+
+static void probe(void)
+{
+	int status = 0;
+	pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(tg_clang_load() < 0 ? 1 : 0);
+	probe_ok = pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+		   WEXITSTATUS(status) == 0;
+}
+
+static int clang_ready(void)
+{
+	if (!atomic_load(&clang_in_child))
+		return tg_clang_load();
+	pthread_once(&probe_once, probe);
+	return probe_ok ? 0 : tg_clang_load(); /* its error (or it loads after all) */
+}
+
 static _Noreturn void child_main(int wfd, const tg_policy *p, const char *source, size_t len,
 				 const char *yaml, const tg_analyze_opts *o, uint32_t timeout_ms,
 				 uint32_t memory_mb)
@@ -126,6 +161,11 @@ static _Noreturn void child_main(int wfd, const tg_policy *p, const char *source
 	ovfd = overlay_file(ovpath, sizeof(ovpath), yaml, &tmp);
 	if (ovfd < 0)
 		_exit(122);
+	/* loaded here when the parent keeps it out of its own memory (a
+	 * failure leaves it to the parser's own "could not start" finding);
+	 * before the limits, which count only what the parse maps after */
+	if (atomic_load(&clang_in_child))
+		(void)tg_clang_load();
 	set_limit(RLIMIT_CPU, (rlim_t)(timeout_ms / 1000u + 1u));
 #ifndef TG_UNDER_ASAN
 	set_limit(RLIMIT_AS, mapped_bytes() + (rlim_t)memory_mb * 1024u * 1024u);
@@ -262,8 +302,9 @@ int tg_analyze(tg_report **out, const tg_policy *p, const char *filename, const 
 	}
 	if (r < 0)
 		goto fail;
-	/* load libclang here, once per process, so every parse child inherits it */
-	r = tg_clang_load();
+	/* load libclang here, once per process, so every parse child inherits it
+	 * (unless tg_analyze_clang_in_child: then each child loads it) */
+	r = clang_ready();
 	if (r < 0)
 		goto fail;
 	if (pipe2(fds, O_CLOEXEC) < 0) {

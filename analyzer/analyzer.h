@@ -80,6 +80,11 @@ void tg_policy_free(tg_policy *p);
  * analysis itself could not run (the report is then NULL). */
 int tg_analyze(tg_report **out, const tg_policy *p, const char *filename,
 	       const char *source, size_t len, const tg_analyze_opts *opts);
+/* Added: on = 1 keeps libclang out of this process: each parse child loads
+ * it (about 50 ms and 55 MB of mappings there) instead of inheriting it
+ * from the caller. A long-lived server sets it (issue 15: `toolgate serve`
+ * stays under 64 MB); one-shot commands keep the default 0. */
+void tg_analyze_clang_in_child(int on);
 
 /* The second, independent check: every undefined symbol of the ELF object
  * file at path must be on the policy's allowlist. */

@@ -139,6 +139,27 @@ static void check_cgroups(struct doc *d, const tg_config *cfg)
 	     ver, cfg && cfg->require_cgroups ? ", and config.json sets require_cgroups" : "");
 }
 
+/* The CPU share of build and run sandboxes (config cpu_percent). */
+static void check_cpu(struct doc *d, const tg_config *cfg)
+{
+	uint32_t pct = cfg ? cfg->cpu_percent : 100;
+	char why[200] = "";
+
+	if (!pct) {
+		item(d, "cpu", WARN, "set cpu_percent in config.json (docs/CONFIG.md)",
+		     "cpu_percent is 0: sandboxes have no CPU limit");
+		return;
+	}
+	if (tg_sandbox_cpu_limit(why, sizeof(why), pct)) {
+		item(d, "cpu", OK, NULL, "%u%% of a core per sandbox, %s", pct, why);
+		return;
+	}
+	item(d, "cpu", WARN,
+	     "run as root with a cgroup cpu controller, or enable +cpu in the delegated "
+	     "folder's cgroup.subtree_control (docs/SANDBOX.md)",
+	     "no CPU limit (%s): a spinning tool may use a whole core until its timeout", why);
+}
+
 static void check_compiler(struct doc *d)
 {
 	char line[200] = "";
@@ -257,6 +278,7 @@ int cmd_doctor(tg_cli *cli, int argc, char **argv)
 	check_seccomp(&d);
 	check_sandbox(&d);
 	check_cgroups(&d, reg ? tg_registry_config(reg) : NULL);
+	check_cpu(&d, reg ? tg_registry_config(reg) : NULL);
 	check_compiler(&d);
 	check_libclang(&d);
 	check_sdk(&d);

@@ -184,12 +184,16 @@ int cmd_serve(tg_cli *cli, int argc, char **argv)
 		return cli_fail(r, "serve");
 	/* calls come one after another: make each run's net namespace ahead */
 	tg_sandbox_prepare(1);
+	/* a long-lived server keeps libclang (55 MB) out of its own memory:
+	 * each analysis child loads it (issue 15) */
+	tg_analyze_clang_in_child(1);
 	status = cli_limits_gate(reg, "serve");
 	if (status != 0)
 		goto out;
 	cfg = tg_registry_config(reg);
 	if (cfg && cfg->sandbox_pool) { /* docs/SANDBOX.md, "The pool" */
-		tg_sandbox_opts ceil = { .memory_mb = cfg->max_memory_mb };
+		tg_sandbox_opts ceil = { .memory_mb = cfg->max_memory_mb,
+					 .cpu_percent = cfg->cpu_percent };
 		if (tg_sandbox_pool_start(cfg->sandbox_pool, &ceil) < 0)
 			tg_error_clear(); /* runs take the ordinary path */
 	}

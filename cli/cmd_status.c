@@ -119,6 +119,22 @@ int cmd_status(tg_cli *cli, int argc, char **argv)
 	mib(c, sizeof(c), num(res, "home", "cache_bytes"));
 	limit_text(lim, sizeof(lim), num(res, "home", "quota_bytes"), "quota_home_mb");
 	printf("home      %s %s: store %s, cache %s\n", a, lim, b, c);
+	{
+		const char *top = json_string_value(json_object_get(json_object_get(res,
+										  "tool_bytes"),
+								  "tool"));
+		mib(a, sizeof(a), num(res, "tool_bytes", "used_bytes"));
+		limit_text(lim, sizeof(lim), num(res, "tool_bytes", "quota_bytes"), "quota_tool_mb");
+		printf("per tool  largest %s%s%s %s\n", a, top ? " for " : "",
+		       top ? cli_line(top) : "", lim);
+		top = json_string_value(json_object_get(json_object_get(res, "session_bytes"),
+							"session"));
+		mib(a, sizeof(a), num(res, "session_bytes", "used_bytes"));
+		limit_text(lim, sizeof(lim), num(res, "session_bytes", "quota_bytes"),
+			   "quota_session_mb");
+		printf("session   largest %s%s%s %s\n", a, top ? " for " : "",
+		       top ? cli_line(top) : "", lim);
+	}
 	mib(a, sizeof(a), num(res, "binary", "largest_bytes"));
 	limit_text(lim, sizeof(lim), num(res, "binary", "limit_bytes"), "max_binary_mb");
 	printf("binary    largest cached %s %s\n", a, lim);
@@ -143,6 +159,17 @@ int cmd_status(tg_cli *cli, int argc, char **argv)
 	printf("store     %lld loose objects, %lld packs, %s\n",
 	       (long long)num(res, "store", "loose_objects"), (long long)num(res, "store", "packs"),
 	       lim);
+	{
+		const json_t *cpu = json_object_get(res, "cpu");
+		printf("cpu       %lld%% of a core per sandbox (cpu_percent): %s%s\n",
+		       (long long)num(res, "cpu", "percent"),
+		       json_is_true(json_object_get(cpu, "enforced")) ? "enforced by " : "NOT enforced: ",
+		       cli_jline(json_object_get(cpu, "how")));
+	}
+	printf("runs      at most %lld runs and %lld builds at once on the host "
+	       "(max_concurrent_runs, max_concurrent_builds; 0 = no cap)\n",
+	       (long long)num(res, "concurrency", "max_concurrent_runs"),
+	       (long long)num(res, "concurrency", "max_concurrent_builds"));
 	if (json_is_true(json_object_get(res, "rebuild_unacknowledged")))
 		printf("registry  REBUILT from the store, history lost: see toolgate verify\n");
 	return TG_EXIT_OK;

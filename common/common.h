@@ -250,4 +250,16 @@ int tg_home_resolve(char **out, const char *flag);
 uint64_t tg_now_ms(void);
 int64_t tg_time_now(void);
 
+/* A cancellation signal shared between threads (cancel.c): one thread
+ * fires it (an MCP client's notifications/cancelled), the ones doing the
+ * work see it through tg_cancel_fired() or poll tg_cancel_fd(), readable
+ * from the moment it fires until tg_cancel_reset(). */
+typedef struct tg_cancel tg_cancel;
+int tg_cancel_new(tg_cancel **out);
+void tg_cancel_free(tg_cancel *c);
+void tg_cancel_fire(tg_cancel *c);
+int tg_cancel_fired(const tg_cancel *c); /* NULL: 0 */
+int tg_cancel_fd(const tg_cancel *c);
+void tg_cancel_reset(tg_cancel *c);
+
 #endif

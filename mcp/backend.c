@@ -78,6 +78,11 @@ static int reg_state_redeem(void *ctx, json_t **out, const char *state, const ch
 	return tg_registry_state_redeem(out, ctx, state, principal, request_sha256);
 }
 
+static void reg_set_cancel(void *ctx, const tg_cancel *c)
+{
+	tg_registry_set_cancel(ctx, c);
+}
+
 void tg_mcp_backend_registry(tg_mcp_backend *out, tg_registry *r)
 {
 	out->ctx = r;
@@ -92,4 +97,5 @@ void tg_mcp_backend_registry(tg_mcp_backend *out, tg_registry *r)
 	out->run = reg_run;
 	out->state_seal = reg_state_seal;
 	out->state_redeem = reg_state_redeem;
+	out->set_cancel = reg_set_cancel;
 }

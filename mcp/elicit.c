@@ -28,7 +28,7 @@ struct tg_mcp_deferred {
 	size_t len;
 };
 
-static int defer_line(tg_mcp_server *s, const char *line, size_t len)
+int tg_mcp_deferred_push(tg_mcp_server *s, const char *line, size_t len)
 {
 	char *copy;
 
@@ -164,8 +164,10 @@ static int take_line(tg_mcp_server *s, const char *line, size_t len, const char 
 
 	if (tg_json_parse(&msg, line, len, &lim) < 0 || !json_is_object(msg)) {
 		tg_error_clear();
-		return defer_line(s, line, len);
+		return tg_mcp_deferred_push(s, line, len);
 	}
+	if (tg_mcp_cancel_line(s, msg))
+		return 0; /* the call in flight is cancelled (cancel.c) */
 	id = json_object_get(msg, "id");
 	if (json_object_get(msg, "method") || !json_is_string(id) ||
 	    strcmp(json_string_value(id), rid) != 0) {
@@ -174,7 +176,7 @@ static int take_line(tg_mcp_server *s, const char *line, size_t len, const char 
 		if (!json_object_get(msg, "method") && id &&
 		    (json_object_get(msg, "result") || json_object_get(msg, "error")))
 			return 0;
-		return defer_line(s, line, len) < 0 ? -1 : 0;
+		return tg_mcp_deferred_push(s, line, len) < 0 ? -1 : 0;
 	}
 	*verdict = verdict_of(msg, why);
 	return 1;
@@ -201,7 +203,20 @@ static int elicit_exchange(tg_mcp_server *s, const tg_call_question *q, const ch
 	return verdict_of(resp, why);
 }
 
+static int elicit_locked(tg_mcp_server *s, const tg_call_question *q, const char **why);
+
+/* The reader is shared with the watcher of cancel.c while a call runs. */
 int tg_mcp_elicit_call(tg_mcp_server *s, const tg_call_question *q, const char **why)
+{
+	int r;
+
+	pthread_mutex_lock(&s->io_mu);
+	r = elicit_locked(s, q, why);
+	pthread_mutex_unlock(&s->io_mu);
+	return r;
+}
+
+static int elicit_locked(tg_mcp_server *s, const tg_call_question *q, const char **why)
 {
 	char rid[48];
 	uint64_t until = tg_now_ms() + q->timeout_ms;

@@ -108,6 +108,8 @@ typedef struct tg_mcp_backend {
 			  const char *request_sha256);
 	int (*state_redeem)(void *ctx, json_t **out, const char *state, const char *principal,
 			    const char *request_sha256);
+	/* Optional: the cancellation of the request in flight (NULL clears). */
+	void (*set_cancel)(void *ctx, const tg_cancel *c);
 } tg_mcp_backend;
 
 /* The registry as a backend (backend.c). r stays owned by the caller. */
@@ -275,6 +277,20 @@ int tg_mcp_mrtr_end(tg_mcp_server *s, const json_t *id, size_t mark, int r);
  * be served after the current one), or 0 when none; *line is the caller's
  * to free. */
 int tg_mcp_deferred_pop(tg_mcp_server *s, char **line, size_t *len);
+/* Keep a line received while the session's request was in flight. */
+int tg_mcp_deferred_push(tg_mcp_server *s, const char *line, size_t len);
+
+/* cancel.c: notifications/cancelled for the request in flight (stdio).
+ * tools/call with a watcher of the input that fires the registry's
+ * cancellation when the client cancels this request; other lines are
+ * deferred. */
+int tg_mcp_call_cancellable(tg_mcp_server *s, const json_t *id, const json_t *params);
+/* msg cancels the request in flight: fire it (1), else 0. */
+int tg_mcp_cancel_line(tg_mcp_server *s, const json_t *msg);
+/* 1: the response to id is not sent (its request was cancelled). */
+int tg_mcp_reply_dropped(tg_mcp_server *s, const json_t *id);
+/* A deferred line that stands for an over-long line read meanwhile. */
+int tg_mcp_deferred_is_oversize(const char *line, size_t len);
 
 /* Session state visible to tools.c. */
 struct tg_mcp_server {
@@ -316,6 +332,12 @@ struct tg_mcp_server {
 	char request_sha256[65]; /* of its tool name and canonical arguments */
 	json_t *grants;          /* answers the redeemed requestState carries */
 	json_t *question;        /* the call that asked for a person, or NULL */
+	/* cancel.c: the request in flight and its cancellation; io_mu guards
+	 * io_rd and the deferred lines while a call runs */
+	pthread_mutex_t io_mu;
+	tg_cancel *cancel;
+	const json_t *inflight_id;
+	uint64_t cancelled;      /* requests cancelled in this session */
 };
 
 #endif

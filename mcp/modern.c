@@ -161,7 +161,7 @@ int tg_mcp_modern_handle(tg_mcp_server *s, const json_t *id, const char *method,
 	if (strcmp(method, "tools/list") == 0)
 		return tg_mcp_tools_list(s, id, params);
 	if (strcmp(method, "tools/call") == 0)
-		return tg_mcp_tools_call(s, id, params);
+		return tg_mcp_call_cancellable(s, id, params);
 	if (strcmp(method, "subscriptions/listen") == 0)
 		return sub_listen(s, id, params);
 	if (strcmp(method, "ping") == 0)

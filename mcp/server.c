@@ -46,6 +46,10 @@ int tg_mcp_reply(tg_mcp_server *s, const json_t *id, json_t *result)
 
 	if (!result)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	if (tg_mcp_reply_dropped(s, id)) {
+		json_decref(result); /* cancelled: no response (cancel.c) */
+		return 0;
+	}
 	/* 2026-07-28: every result says what it is */
 	if (s->modern && json_is_object(result) && !json_object_get(result, "resultType") &&
 	    json_object_set_new(result, "resultType", json_string("complete")) < 0) {
@@ -85,6 +89,8 @@ int tg_mcp_reply_error(tg_mcp_server *s, const json_t *id, int code, const char 
 	char message[1024];
 	va_list ap;
 
+	if (tg_mcp_reply_dropped(s, id))
+		return 0; /* cancelled: no response (cancel.c) */
 	va_start(ap, fmt);
 	vsnprintf(message, sizeof(message), fmt, ap);
 	va_end(ap);
@@ -158,6 +164,7 @@ int tg_mcp_server_new(tg_mcp_server **out, const tg_mcp_backend *be, const tg_mc
 		s->actor.session = s->actor_session;
 	}
 	tg_buf_init(&s->out, TG_MCP_OUT_MAX);
+	pthread_mutex_init(&s->io_mu, NULL);
 	/* The baseline: changes before the handshake are not news. */
 	if (s->be.generation && s->be.generation(s->be.ctx, &s->generation) == 0)
 		s->have_generation = 1;
@@ -178,6 +185,8 @@ void tg_mcp_server_free(tg_mcp_server *s)
 	json_decref(s->question);
 	while (tg_mcp_deferred_pop(s, &line, &len))
 		free(line);
+	tg_cancel_free(s->cancel);
+	pthread_mutex_destroy(&s->io_mu);
 	free(s);
 }
 
@@ -555,8 +564,9 @@ static void handle_notification(tg_mcp_server *s, const char *method, const json
 		s->client_ready = 1;
 	else if (strcmp(method, "notifications/cancelled") == 0)
 		tg_mcp_modern_cancel(s, params);
-	/* notifications/cancelled: requests are answered in order, one at a
-	 * time, so there is nothing in flight to cancel. Others: ignored. */
+	/* notifications/cancelled of a tools/call in flight is read by the
+	 * watcher of cancel.c while the call runs; one that arrives here came
+	 * after its request was answered. Others: ignored. */
 }
 
 int tg_mcp_server_handle(tg_mcp_server *s, const char *line, size_t len)
@@ -632,7 +642,7 @@ int tg_mcp_server_handle(tg_mcp_server *s, const char *line, size_t len)
 						  method);
 		if (method[6] == 'l')
 			return tg_mcp_tools_list(s, id, params);
-		return tg_mcp_tools_call(s, id, params);
+		return tg_mcp_call_cancellable(s, id, params);
 	}
 	if (strcmp(method, "resources/list") == 0 || strcmp(method, "resources/read") == 0) {
 		if (!s->initialized)
@@ -694,7 +704,8 @@ int tg_mcp_serve(tg_mcp_server *s, int in_fd, int out_fd)
 		/* Lines that arrived while a client was asked for an approval
 		 * (elicit.c) came first: serve them before the buffered ones. */
 		while (tg_mcp_deferred_pop(s, &kept, &len)) {
-			r = tg_mcp_server_handle(s, kept, len);
+			r = tg_mcp_deferred_is_oversize(kept, len) ? tg_mcp_server_oversize(s)
+								    : tg_mcp_server_handle(s, kept, len);
 			free(kept);
 			if (r == 0)
 				r = flush_out(s, out_fd);
@@ -702,9 +713,12 @@ int tg_mcp_serve(tg_mcp_server *s, int in_fd, int out_fd)
 				goto out;
 		}
 
-		/* Answer everything already buffered. */
-		while ((got = tg_mcp_reader_next(&rd, &line, &len)) == TG_MCP_READ_LINE ||
-		       got == TG_MCP_READ_OVERSIZE) {
+		/* Answer everything already buffered; lines read while a request
+		 * ran (deferred: they came first) are served before the rest. */
+		got = TG_MCP_READ_NONE;
+		while (!s->ndeferred &&
+		       ((got = tg_mcp_reader_next(&rd, &line, &len)) == TG_MCP_READ_LINE ||
+			got == TG_MCP_READ_OVERSIZE)) {
 			r = got == TG_MCP_READ_LINE ? tg_mcp_server_handle(s, line, len)
 						    : tg_mcp_server_oversize(s);
 			if (r < 0)
@@ -721,6 +735,8 @@ int tg_mcp_serve(tg_mcp_server *s, int in_fd, int out_fd)
 			if (r < 0)
 				goto out;
 		}
+		if (s->ndeferred)
+			continue;
 		if (got == TG_MCP_READ_EOF)
 			break;
 

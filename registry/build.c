@@ -77,15 +77,31 @@ int reg_cache_key(char out[65], const char *content_hash, tg_registry *r)
 	return 0;
 }
 
+/* Streamed in 64 KiB pieces: a cached binary is never held whole in the
+ * server's memory (issue 15). */
 int reg_file_sha256(char out[65], const char *path)
 {
-	_cleanup_free_ char *data = NULL;
-	size_t len = 0;
-	int rc = tg_file_read(&data, &len, path, 256u << 20);
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	char buf[65536];
+	struct stat st;
+	tg_sha256 h;
+	ssize_t n;
 
-	if (rc < 0)
-		return rc;
-	tg_sha256_hex(out, data, len);
+	if (fd < 0)
+		return tg_error_errno(errno == ENOENT ? TG_ERR_NOTFOUND : TG_ERR_IO, errno, "%s",
+				      path);
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+		return tg_error_set(TG_ERR_INVALID, "%s: not a regular file", path);
+	tg_sha256_init(&h);
+	while ((n = read(fd, buf, sizeof(buf))) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return tg_error_errno(TG_ERR_IO, errno, "%s", path);
+		}
+		tg_sha256_update(&h, buf, (size_t)n);
+	}
+	tg_sha256_final_hex(&h, out);
 	return 0;
 }
 
@@ -281,11 +297,19 @@ int reg_build(tg_registry *r, const char *hash, const char *source, size_t len,
 			return rc;
 		}
 		bo.timeout_ms = BUILD_TIMEOUT_MS;
+		bo.cpu_percent = r->cfg.cpu_percent;
+		bo.cancel = r->cancel;
 		rc = tg_sandbox_build(&b, &bo);
-		reg_build_slot_give(slot);
+		reg_slot_give(slot);
 		if (rc < 0) {
 			reg_workdir_release(&w, 1);
 			return tg_error_prefix("build");
+		}
+		if (tg_cancel_fired(r->cancel)) {
+			tg_build_result_free(b);
+			reg_workdir_release(&w, 1);
+			return tg_error_set(TG_ERR_DENIED, "cancelled by the client: the build was "
+							   "stopped");
 		}
 		if (!b->ok || !is_file(w.dir, "tool") || !is_file(w.dir, "tool.o")) {
 			*out_log = strdup(b->log && b->log[0] ? b->log : "the compiler failed");
@@ -390,7 +414,7 @@ int reg_run_tool_ex(json_t **out, tg_registry *r, const char *binary, const json
 	tg_run_result *rr = NULL;
 	json_t *value = NULL;
 	tg_json_limits jl = { 0, 256 };
-	int rc;
+	int rc, slot = -1;
 
 	*out = NULL;
 	if (!in)
@@ -401,6 +425,8 @@ int reg_run_tool_ex(json_t **out, tg_registry *r, const char *binary, const json
 	so.timeout_ms = limit_of(limits, "timeout_ms", DEF_TIMEOUT_MS, r->cfg.max_timeout_ms);
 	so.memory_mb = limit_of(limits, "memory_mb", DEF_MEMORY_MB, r->cfg.max_memory_mb);
 	so.output_kb = limit_of(limits, "output_kb", DEF_OUTPUT_KB, r->cfg.max_output_kb);
+	so.cpu_percent = r->cfg.cpu_percent;
+	so.cancel = r->cancel;
 	if ((ws_read || ws_write) && workspace) {
 		so.workspace = workspace;
 		so.workspace_write = ws_write;
@@ -413,9 +439,14 @@ int reg_run_tool_ex(json_t **out, tg_registry *r, const char *binary, const json
 		if (left < so.timeout_ms)
 			so.timeout_ms = left > 10 ? (uint32_t)left : 10;
 	}
+	/* one of the host's run slots (slots.c), waiting up to the run's own
+	 * timeout; a bridged call runs within its caller's slot */
+	if (!deadline_ms && (rc = reg_run_slot_take(r, so.timeout_ms, &slot)) < 0)
+		return rc;
 	if (b)
 		b->deadline_ms = tg_now_ms() + so.timeout_ms;
 	rc = b ? reg_bridge_run(&rr, b, &so) : tg_sandbox_run(&rr, &so);
+	reg_slot_give(slot);
 	if (rc < 0)
 		return tg_error_prefix("sandbox");
 	jl.max_bytes = (size_t)so.output_kb * 1024u + 1;
@@ -451,6 +482,8 @@ int reg_run_tool_ex(json_t **out, tg_registry *r, const char *binary, const json
 		else if (rr->reason == TG_REASON_BRIDGE_PROTOCOL)
 			snprintf(m, sizeof(m), "ended by the tool bridge: %s",
 				 b && b->protocol_msg[0] ? b->protocol_msg : "protocol error");
+		else if (rr->reason == TG_REASON_CANCELLED)
+			snprintf(m, sizeof(m), "cancelled by the client");
 		else if (rr->reason == TG_REASON_SIGNALED)
 			snprintf(m, sizeof(m), "the tool was killed by signal %d", rr->signal);
 		else

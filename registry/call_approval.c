@@ -212,6 +212,11 @@ void tg_registry_set_call_hooks(tg_registry *r, const tg_call_hooks *h)
 	r->hooks = h;
 }
 
+void tg_registry_set_cancel(tg_registry *r, const tg_cancel *c)
+{
+	r->cancel = c;
+}
+
 /* MCP elicitation: ask the session's client about the queued row id. Its
  * answer decides the row through decide(), the path of approve-call and
  * deny-call, with the session as the deciding actor and "via":

@@ -23,6 +23,9 @@
 #define CFG_DEF_SESSION_CREATES_MIN 10u
 #define CFG_DEF_HOME_CREATES_MIN 30u
 #define CFG_DEF_CONCURRENT_BUILDS 2u
+#define CFG_DEF_CPU_PERCENT 100u
+#define CFG_DEF_QUOTA_SESSION_MB 256u
+#define CFG_DEF_QUOTA_TOOL_MB 128u
 #define CFG_CEIL_TIMEOUT_MS 600000u
 #define CFG_CEIL_MEMORY_MB 16384u
 #define CFG_CEIL_OUTPUT_KB 65536u
@@ -50,6 +53,18 @@ static int get_u32(uint32_t *out, const json_t *o, const char *key, uint32_t lo,
 	return 0;
 }
 
+/* max_concurrent_runs by default: twice the online cores, at least 2. */
+static uint32_t default_runs(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	if (n < 1)
+		n = 1;
+	if (n > 512)
+		n = 512;
+	return (uint32_t)n * 2u;
+}
+
 int reg_config_load(tg_config *cfg, const char *home)
 {
 	static const char *const keys[] = { "max_timeout_ms", "max_memory_mb", "max_output_kb",
@@ -62,7 +77,8 @@ int reg_config_load(tg_config *cfg, const char *home)
 					    "pack_loose_objects", "analyze_timeout_ms",
 					    "session_max_creates_per_minute",
 					    "home_max_creates_per_minute", "max_concurrent_builds",
-					    NULL };
+					    "max_concurrent_runs", "cpu_percent", "quota_session_mb",
+					    "quota_tool_mb", NULL };
 	_cleanup_free_ char *path = tg_path_join(home, "config.json");
 	_cleanup_json_ json_t *j = NULL;
 	const char *ws = NULL;
@@ -86,6 +102,10 @@ int reg_config_load(tg_config *cfg, const char *home)
 	cfg->session_max_creates_per_minute = CFG_DEF_SESSION_CREATES_MIN;
 	cfg->home_max_creates_per_minute = CFG_DEF_HOME_CREATES_MIN;
 	cfg->max_concurrent_builds = CFG_DEF_CONCURRENT_BUILDS;
+	cfg->max_concurrent_runs = default_runs();
+	cfg->cpu_percent = CFG_DEF_CPU_PERCENT;
+	cfg->quota_session_mb = CFG_DEF_QUOTA_SESSION_MB;
+	cfg->quota_tool_mb = CFG_DEF_QUOTA_TOOL_MB;
 	if (!path)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
 	if (access(path, F_OK) != 0) {
@@ -123,6 +143,10 @@ int reg_config_load(tg_config *cfg, const char *home)
 	    (rc = get_u32(&cfg->home_max_creates_per_minute, j, "home_max_creates_per_minute", 0,
 			  100000)) < 0 ||
 	    (rc = get_u32(&cfg->max_concurrent_builds, j, "max_concurrent_builds", 0, 64)) < 0 ||
+	    (rc = get_u32(&cfg->max_concurrent_runs, j, "max_concurrent_runs", 0, 1024)) < 0 ||
+	    (rc = get_u32(&cfg->cpu_percent, j, "cpu_percent", 0, 6400)) < 0 ||
+	    (rc = get_u32(&cfg->quota_session_mb, j, "quota_session_mb", 0, 16u << 20)) < 0 ||
+	    (rc = get_u32(&cfg->quota_tool_mb, j, "quota_tool_mb", 0, 16u << 20)) < 0 ||
 	    (rc = reg_host_config(cfg, json_object_get(j, "host_tools"))) < 0)
 		goto bad;
 	rc = tg_json_get_bool(&b, j, "session_hide_write_tools", 0);

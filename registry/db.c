@@ -174,6 +174,12 @@ static const char *const migrations[] = {
 	" principal TEXT NOT NULL,"
 	" used_at INTEGER NOT NULL,"
 	" expires_at INTEGER NOT NULL) STRICT;",
+	/* 6: the store bytes a create charged to its version (issue 15,
+	 * quota_tool_mb and quota_session_mb; quota.c); versions re-indexed
+	 * from the store have no row (charged their cache bytes only). */
+	"CREATE TABLE IF NOT EXISTS usage("
+	" version_id INTEGER PRIMARY KEY REFERENCES versions(id) ON DELETE CASCADE,"
+	" store_bytes INTEGER NOT NULL) STRICT;",
 };
 
 int reg_sqlerr(tg_registry *r, int rc, const char *what)

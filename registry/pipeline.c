@@ -391,6 +391,18 @@ static int refused(tg_registry *r, const tg_actor *who, const char *name, int co
 	return tg_error_set(code, "%s", saved.message);
 }
 
+/* A create whose client cancelled it: audited as create_cancelled. */
+static int cancelled(tg_registry *r, const tg_actor *who, const char *name)
+{
+	json_t *d = json_pack("{s:s}", "reason", "cancelled");
+
+	tg_error_clear();
+	if (!d || tg_registry_audit(r, who, "create_cancelled", name, d) < 0)
+		tg_error_clear();
+	json_decref(d);
+	return tg_error_set(TG_ERR_DENIED, "cancelled by the client: nothing was stored");
+}
+
 int tg_registry_create(json_t **out, tg_registry *r, const tg_submission *sub,
 		       const tg_actor *who)
 {
@@ -448,6 +460,8 @@ static int create_version(json_t **out, tg_registry *r, const tg_submission *sub
 	rc = reg_rate_before_create(r, who);
 	if (rc == 0)
 		rc = reg_quota_before_create(r, name);
+	if (rc == 0)
+		rc = reg_usage_before_create(r, name, who);
 	if (rc < 0)
 		return refused(r, who, name, rc);
 	/* fail closed: nothing is vetted, built or stored unless the audit log
@@ -471,6 +485,12 @@ static int create_version(json_t **out, tg_registry *r, const tg_submission *sub
 		goto out;
 	rc = vet_build_test(&o, r, sub, caps, ncaps, ws_read, ws_write, scratch.dir, NULL);
 	reg_workdir_release(&scratch, 1);
+	if (tg_cancel_fired(r->cancel)) {
+		/* the client cancelled: nothing is stored (the intent's outcome
+		 * is this entry) */
+		rc = cancelled(r, who, name);
+		goto out;
+	}
 	if (rc == TG_ERR_DENIED)
 		rc = refused(r, who, name, rc); /* max_binary_mb */
 	if (rc < 0)
@@ -526,6 +546,9 @@ static int create_version(json_t **out, tg_registry *r, const tg_submission *sub
 	}
 	rec.tests = o.tests;
 	rc = reg_insert_version(r, tool_id, &rec, &inserted);
+	if (rc == 0 && inserted) /* quota_tool_mb, quota_session_mb (usage.c) */
+		rc = reg_usage_record(r, tool_id, sv->version, sub->source_len, sub->manifest,
+				      rec.analysis);
 	json_decref((json_t *)rec.analysis);
 	if (rc < 0)
 		goto fail;

@@ -301,6 +301,26 @@ int tg_registry_status(json_t **out, tg_registry *r)
 			"rebuild_unacknowledged", unacked);
 	if (!res)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	{
+		/* the CPU share of build and run sandboxes, and whether this
+		 * host enforces it (a cgroup cpu controller) */
+		char how[200] = "";
+		int on = c->cpu_percent ? tg_sandbox_cpu_limit(how, sizeof(how), c->cpu_percent)
+					: 0;
+		if (!c->cpu_percent)
+			snprintf(how, sizeof(how), "cpu_percent is 0: no CPU limit");
+		if (json_object_set_new(res, "cpu", json_pack("{s:I, s:b, s:s}", "percent",
+							      (json_int_t)c->cpu_percent,
+							      "enforced", on, "how", how)) < 0 ||
+		    json_object_set_new(res, "concurrency",
+					json_pack("{s:I, s:I}", "max_concurrent_runs",
+						  (json_int_t)c->max_concurrent_runs,
+						  "max_concurrent_builds",
+						  (json_int_t)c->max_concurrent_builds)) < 0)
+			return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	}
+	if ((rc = reg_usage_status(r, res)) < 0)
+		return rc;
 	if ((rc = reg_status_overview(r, res)) < 0)
 		return rc;
 	*out = TG_TAKE_PTR(res);

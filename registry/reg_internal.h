@@ -17,7 +17,7 @@
 #include <sqlite3.h>
 
 /* The schema version this binary writes (PRAGMA user_version). */
-#define REG_SCHEMA_VERSION 5
+#define REG_SCHEMA_VERSION 6
 
 /* Caps on what the agent controls. */
 #define REG_MAX_SOURCE (256u * 1024u)
@@ -60,6 +60,7 @@ struct tg_registry {
 	json_t *repairs;       /* what the re-index on open fixed (for verify) */
 	json_t *reindex_problems; /* tools it could not re-index (for verify) */
 	const tg_call_hooks *hooks; /* the MCP session's, for bridged calls (or NULL) */
+	const tg_cancel *cancel;    /* the MCP request's cancellation (or NULL) */
 };
 
 /* ---- registry.c ------------------------------------------------------- */
@@ -181,15 +182,24 @@ int reg_home_usage(tg_registry *r, uint64_t *store, uint64_t *cache);
 /* quota_home_mb and max_rejected_per_tool_hour: TG_ERR_DENIED naming the
  * quota when a create of name must be refused. */
 int reg_quota_before_create(tg_registry *r, const char *name);
-/* The host-wide build slots (slots.c): take one, waiting up to wait_ms
- * (*slot -1 when max_concurrent_builds is 0); TG_ERR_DENIED naming the key
- * when none frees in time. */
+/* The host-wide build and run slots (slots.c): take one, waiting up to
+ * wait_ms (*slot -1 when max_concurrent_builds / max_concurrent_runs is
+ * 0); TG_ERR_DENIED naming the key when none frees in time. */
 int reg_build_slot_take(tg_registry *r, uint32_t wait_ms, int *slot);
-void reg_build_slot_give(int slot);
+int reg_run_slot_take(tg_registry *r, uint32_t wait_ms, int *slot);
+void reg_slot_give(int slot);
 /* The create rate limits (quota.c): TG_ERR_DENIED naming the key. */
 int reg_rate_before_create(tg_registry *r, const tg_actor *who);
 /* max_binary_mb for a freshly built binary: TG_ERR_DENIED when over. */
 int reg_quota_binary(tg_registry *r, const char *binary);
+/* usage.c: the store bytes a create charges to its version (in the
+ * create's transaction), the per-tool and per-session quotas
+ * (TG_ERR_DENIED naming the key), and their largest use for status
+ * ("tool_bytes", "session_bytes" members added to res). */
+int reg_usage_record(tg_registry *r, int64_t tool_id, unsigned version, size_t source_len,
+		     const json_t *manifest, const json_t *analysis);
+int reg_usage_before_create(tg_registry *r, const char *name, const tg_actor *who);
+int reg_usage_status(tg_registry *r, json_t *res);
 /* overview.c: the keys `status` adds to the quota figures (tools, pending,
  * rejections_24h, calls_24h, session_defaults), merged into res. */
 int reg_status_overview(tg_registry *r, json_t *res);

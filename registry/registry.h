@@ -46,6 +46,10 @@ typedef struct tg_config {
 	uint32_t session_max_creates_per_minute; /* creates of one MCP session (10) */
 	uint32_t home_max_creates_per_minute;    /* creates in the home, all actors (30) */
 	uint32_t max_concurrent_builds; /* builds at once on the host, all homes (2) */
+	uint32_t max_concurrent_runs;   /* tool runs at once on the host (2 x cores) */
+	uint32_t cpu_percent;        /* CPU share of one build or run sandbox (100) */
+	uint32_t quota_session_mb;   /* store + cache bytes charged to one session (256) */
+	uint32_t quota_tool_mb;      /* store + cache bytes charged to one tool (128) */
 } tg_config;
 
 /* Open the home (create=1: create it if missing): store.git, registry.db,
@@ -159,6 +163,11 @@ int tg_registry_verify(json_t **out, tg_registry *r);
  *  "cache":{"bytes","builds","budget_bytes"},
  *  "store":{"loose_objects","packs","pack_threshold"},
  *  "rebuild_unacknowledged":bool,
+ *  "cpu":{"percent","enforced":bool,"how"},
+ *  "concurrency":{"max_concurrent_runs","max_concurrent_builds"},
+ *  "tool_bytes":{"tool","used_bytes","quota_bytes"} (the tool charged most),
+ *  "session_bytes":{"session","used_bytes","quota_bytes"} (the MCP session
+ *  charged most; session null when none),
  *  "tools":{"total","active"}, "pending":{"count","first":[..]},
  *  "rejections_24h":{"count","recent":[..]} (first/recent: up to 5
  *  {"name","version","status","reason","time"}), "calls_24h":{"count"},
@@ -249,6 +258,13 @@ typedef struct tg_call_hooks {
 } tg_call_hooks;
 /* Set (h) or clear (NULL) the hooks; h must outlive their use. */
 void tg_registry_set_call_hooks(tg_registry *r, const tg_call_hooks *h);
+/* The cancellation of the caller's request (an MCP notifications/cancelled)
+ * for what this handle builds and runs next, or NULL. When it fires, the
+ * build or run in flight is killed: a call ends ok=false with reason
+ * "cancelled" (logged as its outcome); a create ends TG_ERR_DENIED
+ * "cancelled by the client" with a "create_cancelled" audit entry and
+ * nothing stored. c must outlive its use. */
+void tg_registry_set_cancel(tg_registry *r, const tg_cancel *c);
 
 /* The requestState of a 2026-07-28 input_required result (request_state.c,
  * docs/MCP.md): seal returns "tgs1.<base64 payload>.<hex HMAC-SHA256>" of

@@ -1,7 +1,9 @@
 /*
- * registry/slots.c: the host-wide cap on concurrent builds (issue 15,
- * config max_concurrent_builds, default 2). A build holds one of N slot
- * files, build-slot.0 .. build-slot.N-1, through an exclusive flock(2) on
+ * registry/slots.c: the host-wide caps on concurrent builds and runs
+ * (issue 15, config max_concurrent_builds, default 2, and
+ * max_concurrent_runs, default twice the cores). A build holds one of N slot
+ * files, build-slot.0 .. build-slot.N-1 (a run: run-slot.0 ..), through an
+ * exclusive flock(2) on
  * it; every toolgate process (any home, CLI or server) using the same
  * folder shares the N slots, and a process that dies frees its slot with
  * its file descriptor, so nothing is ever left held. The folder is
@@ -9,7 +11,11 @@
  * writable (the Debian package's tmpfiles.d makes it, shared by all users),
  * else <home>/run (then the cap holds per home). A build waits for a slot
  * up to its own timeout, polling; past it the create is refused naming the
- * key, before anything is built.
+ * key, before anything is built. A run (a call, a test of a create, a
+ * one-off program) waits up to its own timeout too, then is refused naming
+ * max_concurrent_runs before the tool starts; the tools a run calls through
+ * the bridge run within their caller's slot (they would otherwise wait on
+ * slots their callers hold).
  */
 #include "reg_internal.h"
 
@@ -45,14 +51,14 @@ static uint64_t now_ms(void)
 }
 
 /* One free slot among n, or -1 (errno EWOULDBLOCK when all are held). */
-static int try_slots(const char *dir, uint32_t n)
+static int try_slots(const char *dir, const char *kind, uint32_t n)
 {
 	char path[4096];
 	uint32_t i;
 	int fd, err = EWOULDBLOCK;
 
 	for (i = 0; i < n; i++) {
-		snprintf(path, sizeof(path), "%s/build-slot.%u", dir, i);
+		snprintf(path, sizeof(path), "%s/%s-slot.%u", dir, kind, i);
 		fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0666);
 		if (fd < 0)
 			fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW); /* another user's */
@@ -70,39 +76,53 @@ static int try_slots(const char *dir, uint32_t n)
 	return -1;
 }
 
-int reg_build_slot_take(tg_registry *r, uint32_t wait_ms, int *slot)
+/* One of n slots of this kind ("build", "run"), waiting up to wait_ms. */
+static int slot_take(tg_registry *r, const char *kind, uint32_t n, uint32_t wait_ms, int *slot)
 {
-	_cleanup_free_ char *dir = slot_dir(r);
-	uint32_t n = r->cfg.max_concurrent_builds;
+	_cleanup_free_ char *dir = NULL;
 	uint64_t deadline = now_ms() + wait_ms;
 	int fd;
 
 	*slot = -1;
 	if (!n)
 		return 0;
-	if (!dir)
+	if (!(dir = slot_dir(r)))
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
 	if (mkdir(dir, 0777) != 0 && errno != EEXIST)
-		return tg_error_errno(TG_ERR_IO, errno, "build slots: %s", dir);
+		return tg_error_errno(TG_ERR_IO, errno, "%s slots: %s", kind, dir);
 	for (;;) {
-		fd = try_slots(dir, n);
+		fd = try_slots(dir, kind, n);
 		if (fd >= 0) {
 			*slot = fd;
 			return 0;
 		}
 		if (errno != EWOULDBLOCK)
-			return tg_error_errno(TG_ERR_IO, errno, "build slots: %s", dir);
+			return tg_error_errno(TG_ERR_IO, errno, "%s slots: %s", kind, dir);
+		if (tg_cancel_fired(r->cancel))
+			return tg_error_set(TG_ERR_DENIED, "cancelled by the client while waiting "
+							   "for a %s slot", kind);
 		if (now_ms() >= deadline)
 			return tg_error_set(TG_ERR_DENIED,
-					    "max_concurrent_builds: all %u build slots of the host "
-					    "(%s) stayed busy for %u ms: nothing was built; try "
+					    "max_concurrent_%ss: all %u %s slots of the host "
+					    "(%s) stayed busy for %u ms: nothing was %s; try "
 					    "again later",
-					    n, dir, wait_ms);
+					    kind, n, kind, dir, wait_ms,
+					    kind[0] == 'b' ? "built" : "run");
 		usleep(SLOT_POLL_MS * 1000);
 	}
 }
 
-void reg_build_slot_give(int slot)
+int reg_build_slot_take(tg_registry *r, uint32_t wait_ms, int *slot)
+{
+	return slot_take(r, "build", r->cfg.max_concurrent_builds, wait_ms, slot);
+}
+
+int reg_run_slot_take(tg_registry *r, uint32_t wait_ms, int *slot)
+{
+	return slot_take(r, "run", r->cfg.max_concurrent_runs, wait_ms, slot);
+}
+
+void reg_slot_give(int slot)
 {
 	if (slot >= 0)
 		close(slot); /* closing the last descriptor drops the flock */

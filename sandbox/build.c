@@ -10,9 +10,12 @@
  * virtual sysroot (common/cfront.c): the same dialect, defines, headers and
  * file name, so the program that was vetted is the program that is built.
  * Step one compiles tool.c to tool.o (-c), step two links tool as a static
- * PIE with full RELRO (plain -static if that fails); each output is read
- * back through a descriptor of the sandbox's /tmp (no symlinks, regular
- * files only, size-capped) and written atomically into out_dir. The
+ * PIE with full RELRO (plain -static if that fails); each output is opened
+ * through a descriptor of the sandbox's /tmp (no symlinks, regular files
+ * only, size-capped) and never read into our memory (issue 15: a 60 MB
+ * static array once held 180 MB of a server): tool.o reaches the link
+ * step as a read-only mapping only the link's child touches, and both
+ * files are copied into out_dir with sendfile(2), atomically. The
  * diagnostics go back to the submitter: without carets, in a sysroot that
  * holds nothing but public headers and the tool's own source.
  * tg_sandbox_build_inputs() fingerprints everything besides the source that
@@ -29,6 +32,8 @@
 #include <limits.h>
 #include <pthread.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/sendfile.h>
 #include <sys/stat.h>
 
 #define BUILD_SOURCE_MAX (1u << 20)
@@ -71,20 +76,82 @@ void tg_build_result_free(tg_build_result *r)
 	free(r);
 }
 
-/* Read a regular file (not a link, not a FIFO) from the sandbox's /tmp. */
-static int fetch(char **data, size_t *len, int dirfd, const char *name)
+/* A build output: a regular file (not a link, not a FIFO) of the sandbox's
+ * /tmp, open (the tmpfs lives while it is) and mapped read-only, but not
+ * read: the mapping is touched only by the link step's child. */
+struct output {
+	int fd;
+	void *map;
+	size_t len;
+};
+
+static void output_free(struct output *o)
 {
-	_cleanup_close_ int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (o->map)
+		munmap(o->map, o->len);
+	if (o->fd >= 0)
+		close(o->fd);
+	o->map = NULL;
+	o->fd = -1;
+	o->len = 0;
+}
+
+static int fetch(struct output *o, int dirfd, const char *name)
+{
 	struct stat st;
 
-	if (fd < 0)
+	o->fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (o->fd < 0)
 		return tg_error_errno(TG_ERR_NOTFOUND, errno, "build: %s was not produced", name);
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+	if (fstat(o->fd, &st) < 0 || !S_ISREG(st.st_mode))
 		return tg_error_set(TG_ERR_INVALID, "build: %s is not a regular file", name);
 	if (st.st_size > BUILD_OUTPUT_MAX)
 		return tg_error_set(TG_ERR_LIMIT, "build: %s is larger than %u bytes", name,
 				    BUILD_OUTPUT_MAX);
-	return tg_fd_read_all(data, len, fd, BUILD_OUTPUT_MAX);
+	o->len = (size_t)st.st_size;
+	if (o->len) {
+		o->map = mmap(NULL, o->len, PROT_READ, MAP_PRIVATE, o->fd, 0);
+		if (o->map == MAP_FAILED) {
+			o->map = NULL;
+			return tg_error_errno(TG_ERR_IO, errno, "build: map %s", name);
+		}
+	}
+	return 0;
+}
+
+/* Copy an output into path atomically (temporary name, fsync, rename),
+ * kernel to kernel. */
+static int write_output(const char *path, const struct output *o, int mode)
+{
+	_cleanup_free_ char *tmp = NULL;
+	off_t off = 0;
+	int fd, r = 0;
+
+	if (asprintf(&tmp, "%s.tmp.%ld", path, (long)getpid()) < 0) {
+		tmp = NULL;
+		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	}
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode);
+	if (fd < 0)
+		return tg_error_errno(TG_ERR_IO, errno, "%s", tmp);
+	while ((size_t)off < o->len) {
+		ssize_t n = sendfile(fd, o->fd, &off, o->len - (size_t)off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			r = tg_error_errno(TG_ERR_IO, n < 0 ? errno : EIO, "write %s", path);
+			break;
+		}
+	}
+	if (r == 0 && fsync(fd) < 0)
+		r = tg_error_errno(TG_ERR_IO, errno, "fsync %s", path);
+	if (close(fd) < 0 && r == 0)
+		r = tg_error_errno(TG_ERR_IO, errno, "close %s", path);
+	if (r == 0 && rename(tmp, path) < 0)
+		r = tg_error_errno(TG_ERR_IO, errno, "rename to %s", path);
+	if (r < 0)
+		unlink(tmp);
+	return r;
 }
 
 /* Append what fits under the log's cap (the cap keeps the head). */
@@ -110,7 +177,7 @@ struct step {
 };
 
 /* One sandboxed compiler run; *data gets output `want` when it succeeded. */
-static int run_step(tg_run_result **res, char **data, size_t *len, const struct step *st,
+static int run_step(tg_run_result **res, struct output *data, const struct step *st,
 		    const char *const *argv, const struct sbx_file *input, size_t ninput,
 		    const char *want, const char *what)
 {
@@ -119,7 +186,9 @@ static int run_step(tg_run_result **res, char **data, size_t *len, const struct 
 	int r, tmpfd = -1;
 
 	*res = NULL;
-	*data = NULL;
+	data->fd = -1;
+	data->map = NULL;
+	data->len = 0;
 	if (!s)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
 	memset(&d, 0, sizeof(d));
@@ -131,6 +200,8 @@ static int run_step(tg_run_result **res, char **data, size_t *len, const struct 
 	 * (other sandboxes too); the build's cgroup caps its own pids */
 	d.max_procs = 64;
 	d.max_files = 128;
+	d.cpu_percent = st->o->cpu_percent;
+	d.cancel = st->o->cancel;
 	sbx_spec_defaults(s, &d);
 	s->profile = SBX_PROFILE_BUILD;
 	s->exec_path = st->compiler;
@@ -156,9 +227,11 @@ static int run_step(tg_run_result **res, char **data, size_t *len, const struct 
 	}
 	log_append(st->log, *res, what);
 	if ((*res)->reason == TG_REASON_EXITED && (*res)->exit_code == 0 && tmpfd >= 0) {
-		r = fetch(data, len, tmpfd, want);
-		if (r < 0)
+		r = fetch(data, tmpfd, want);
+		if (r < 0) {
 			tg_buf_printf(st->log, "toolgate: build: %s\n", tg_error_last()->message);
+			output_free(data);
+		}
 		r = 0;
 	}
 	if (tmpfd >= 0)
@@ -195,8 +268,7 @@ static int check_version(const struct step *st)
 {
 	const char *argv[] = { st->compiler, "--version", NULL };
 	tg_run_result *run = NULL;
-	char *none = NULL;
-	size_t nlen = 0;
+	struct output none = { -1, NULL, 0 };
 	int r = 0;
 
 	pthread_mutex_lock(&version_lock);
@@ -208,7 +280,7 @@ static int check_version(const struct step *st)
 				 "the analyzer reads with", st->compiler, tg_cfront_clang_version());
 		goto out;
 	}
-	r = run_step(&run, &none, &nlen, st, argv, NULL, 0, NULL, "version");
+	r = run_step(&run, &none, st, argv, NULL, 0, NULL, "version");
 	if (r < 0)
 		goto out;
 	if (run->reason != TG_REASON_EXITED || run->exit_code != 0 || !run->out ||
@@ -236,8 +308,9 @@ int tg_sandbox_build(tg_build_result **out, const tg_build_opts *o)
 	tg_buf log = TG_BUF_INIT(BUILD_LOG_MAX);
 	tg_build_result *res = NULL;
 	tg_run_result *run = NULL;
-	char *obj = NULL, *bin = NULL, *overlay = NULL;
-	size_t obj_len = 0, bin_len = 0, n;
+	struct output obj = { -1, NULL, 0 }, bin = { -1, NULL, 0 };
+	char *overlay = NULL;
+	size_t n;
 	struct step st;
 	struct sbx_file in[2];
 	struct stat sb;
@@ -284,30 +357,29 @@ int tg_sandbox_build(tg_build_result **out, const tg_build_opts *o)
 	in[1].name = "cfront.yaml";
 	in[1].data = overlay;
 	in[1].len = strlen(overlay);
-	r = run_step(&run, &obj, &obj_len, &st, argv, in, 2, "tool.o", "compile");
+	r = run_step(&run, &obj, &st, argv, in, 2, "tool.o", "compile");
 	if (r < 0)
 		goto out;
 
 	/* 2: tool.o -> tool, static PIE, else static; full RELRO either way */
-	if (obj) {
+	if (obj.fd >= 0) {
 		in[0].name = "tool.o";
-		in[0].data = obj;
-		in[0].len = obj_len;
+		in[0].data = obj.map;
+		in[0].len = obj.len;
 		tg_run_result_free(run);
 		run = NULL;
 		r = test_no_static_pie ? 0
 				       : (link_argv(link, st.compiler, link_pie_flags),
-					  run_step(&run, &bin, &bin_len, &st, link, in, 1, "tool",
+					  run_step(&run, &bin, &st, link, in, 1, "tool",
 						   "link (static-pie)"));
-		if (r == 0 && !bin) {
+		if (r == 0 && bin.fd < 0) {
 			tg_buf_puts(&log, test_no_static_pie
 						  ? "toolgate: build: static-pie off (test), linking with -static\n"
 						  : "toolgate: build: static-pie failed, linking with -static\n");
 			tg_run_result_free(run);
 			run = NULL;
 			link_argv(link, st.compiler, link_static_flags);
-			r = run_step(&run, &bin, &bin_len, &st, link, in, 1, "tool",
-				     "link (static)");
+			r = run_step(&run, &bin, &st, link, in, 1, "tool", "link (static)");
 		}
 		if (r < 0)
 			goto out;
@@ -318,10 +390,10 @@ int tg_sandbox_build(tg_build_result **out, const tg_build_opts *o)
 		r = tg_error_set(TG_ERR_NOMEM, "out of memory");
 		goto out;
 	}
-	if (obj && bin) {
-		r = tg_file_write_atomic(res->object_path, obj, obj_len, 0644);
+	if (obj.fd >= 0 && bin.fd >= 0) {
+		r = write_output(res->object_path, &obj, 0644);
 		if (r == 0)
-			r = tg_file_write_atomic(res->binary_path, bin, bin_len, 0755);
+			r = write_output(res->binary_path, &bin, 0755);
 		if (r < 0)
 			goto out;
 		res->ok = 1;
@@ -337,8 +409,8 @@ int tg_sandbox_build(tg_build_result **out, const tg_build_opts *o)
 	res = NULL;
 out:
 	free(overlay);
-	free(obj);
-	free(bin);
+	output_free(&obj);
+	output_free(&bin);
 	tg_run_result_free(run);
 	tg_build_result_free(res);
 	tg_buf_free(&log);

@@ -354,7 +354,7 @@ void sbx_child_main(const struct sbx_child_args *a)
 	/* v1 cgroups: move ourselves (writing "0" moves only the calling
 	 * thread, which skips the global threadgroup lock and its RCU grace
 	 * period that a pid written by the supervisor costs: ~8 ms here). */
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < 3; i++) {
 		const char *t = a->cgroup_tasks[i];
 		int fd;
 		if (!t || !t[0])

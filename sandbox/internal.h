@@ -80,6 +80,8 @@ struct sbx_spec {
 	const char *stdin_data;
 	size_t stdin_len;
 	uint32_t timeout_ms, memory_mb, output_kb, tmp_mb, max_procs, max_files;
+	uint32_t cpu_percent;        /* CPU share (100 = one core), 0: none */
+	const tg_cancel *cancel;     /* kill the run when it fires, or NULL */
 	unsigned test_flags;
 	int fd3;                     /* > 0: handed to the program as fd 3 */
 };
@@ -155,6 +157,16 @@ struct sbx_cgroup {
 			     * cgroups differ: each lock covers one folder) */
 };
 int sbx_cgroup_create(struct sbx_cgroup *cg, uint64_t mem_bytes, uint32_t max_pids);
+/* cgroup_cpu.c: the CPU share of one run, in its v2 folder (cpu.max) or a
+ * v1 cpu folder of its own that the child joins (tasks). */
+struct sbx_cpu {
+	int version;        /* 0: not limited (why says why), 1, 2 */
+	char dir[700];      /* v1: the run's cpu folder */
+	char tasks[720];    /* v1: its tasks file */
+	char why[160];
+};
+int sbx_cpu_create(struct sbx_cpu *c, const struct sbx_cgroup *cg, uint32_t percent);
+void sbx_cpu_release(struct sbx_cpu *c);
 /* The error of a refused user namespace (clone3 errno e: ENOSPC, EPERM,
  * EACCES): names the sysctl or AppArmor rule to blame, points to doctor. */
 int sbx_userns_error(int e);
@@ -180,7 +192,8 @@ struct sbx_child_args {
 	const struct sock_fprog *filter; /* NULL with SBX_TEST_NO_SECCOMP */
 	int stdin_fd, out_fd, err_fd, sync_fd;
 	int allow_setgroups;
-	const char *cgroup_tasks[2];     /* v1: tasks files the child joins */
+	const char *cgroup_tasks[3];     /* v1: tasks files the child joins
+					  * (memory, pids, cpu) */
 	uint64_t as_bytes;               /* RLIMIT_AS */
 	char tmp_opts[96];               /* mount options of /tmp */
 	char timens_offsets[96];         /* for a fresh time namespace, or "" */
@@ -223,6 +236,7 @@ struct sbx_run {
 	const struct sbx_spec *spec;
 	struct sbx_child_args child;
 	struct sbx_cgroup cg;
+	struct sbx_cpu cpu;
 	int sync_parent;
 	int evfd;
 	int outp[2], errp[2], sp[2], in;

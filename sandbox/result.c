@@ -21,6 +21,7 @@ const char *tg_reason_name(tg_reason r)
 	case TG_REASON_SECCOMP: return "seccomp";
 	case TG_REASON_SETUP: return "setup";
 	case TG_REASON_BRIDGE_PROTOCOL: return "bridge_protocol";
+	case TG_REASON_CANCELLED: return "cancelled";
 	}
 	return "unknown";
 }

@@ -493,6 +493,7 @@ static int finish_result(tg_run_result **out, struct sbx_run *r, tg_buf *ob, tg_
 		      (uint64_t)(r->ru.ru_utime.tv_usec + r->ru.ru_stime.tv_usec) / 1000;
 	res->max_rss_kb = (uint64_t)r->ru.ru_maxrss;
 	res->cgroups = r->cg.version != 0;
+	res->cpu_limited = r->cpu.version != 0;
 	res->landlock = r->child.landlock_abi > 0;
 	res->timens = r->child.timens_offsets[0] != '\0';
 	if (WIFSIGNALED(st))
@@ -602,6 +603,9 @@ int sbx_run_setup(struct sbx_run *r, const struct sbx_spec *s, int pooled)
 		r->child.cgroup_tasks[0] = r->cg.tasks[0];
 		r->child.cgroup_tasks[1] = r->cg.tasks[1];
 	}
+	/* the CPU share (cgroup_cpu.c); without a cpu controller, none */
+	if (sbx_cpu_create(&r->cpu, &r->cg, s->cpu_percent) == 0 && r->cpu.version == 1)
+		r->child.cgroup_tasks[2] = r->cpu.tasks;
 	r->sync_parent = r->sp[0];
 	/* Tool runs: clocks that start near 0 (no host uptime or boot time)
 	 * and writes only beneath /tmp (no device node is writable). A pooled
@@ -642,6 +646,7 @@ static void run_release(struct sbx_run *r)
 	r->tmpfd = -1;
 	/* reaped (or never started): nothing can be left in the cgroup */
 	sbx_cgroup_release(&r->cg, r->reaped || r->pid <= 0);
+	sbx_cpu_release(&r->cpu);
 	tg_closep(&r->outp[0]);
 	tg_closep(&r->outp[1]);
 	tg_closep(&r->errp[0]);
@@ -668,8 +673,8 @@ int sbx_run_wait(tg_run_result **out, struct sbx_run *r, int *tmpfd)
 	uint32_t cpu_limit_s = (s->timeout_ms + 999) / 1000 + 1;
 
 	for (;;) {
-		struct pollfd p[4];
-		int n = 0, k, i_out = -1, i_err = -1, i_fd3 = -1;
+		struct pollfd p[5];
+		int n = 0, k, i_out = -1, i_err = -1, i_fd3 = -1, i_cancel = -1;
 		uint64_t now = tg_now_ms(), until = done ? drain_until : deadline;
 		int wait = now >= until ? 0 : until - now > 60000 ? 60000 : (int)(until - now);
 
@@ -691,7 +696,18 @@ int sbx_run_wait(tg_run_result **out, struct sbx_run *r, int *tmpfd)
 			p[n].fd = s->fd3;
 			p[n++].events = 0;
 		}
+		if (s->cancel && !done && killed < 0) {
+			/* stays readable once fired (common/cancel.c) */
+			i_cancel = n;
+			p[n].fd = tg_cancel_fd(s->cancel);
+			p[n++].events = POLLIN;
+		}
 		k = poll(p, (nfds_t)n, wait);
+		if (i_cancel >= 0 && (p[i_cancel].revents & POLLIN) && tg_cancel_fired(s->cancel) &&
+		    killed < 0) {
+			killed = TG_REASON_CANCELLED;
+			kill_child(r);
+		}
 		if (i_fd3 >= 0 && (p[i_fd3].revents & (POLLHUP | POLLERR | POLLNVAL)) && killed < 0) {
 			killed = TG_REASON_BRIDGE_PROTOCOL;
 			kill_child(r);

@@ -27,6 +27,8 @@ typedef enum tg_reason {
 	TG_REASON_SETUP,          /* the sandbox could not be set up */
 	TG_REASON_BRIDGE_PROTOCOL, /* the peer of fd 3 hung up (shutdown): the
 				    * caller serving it ended the run */
+	TG_REASON_CANCELLED,      /* added: opts.cancel fired (the client
+				   * cancelled the request) */
 } tg_reason;
 
 typedef struct tg_sandbox_opts {
@@ -43,6 +45,10 @@ typedef struct tg_sandbox_opts {
 	const char *workspace;     /* host folder bound at /workspace, or NULL */
 	int workspace_write;       /* bind it writable */
 	int dynamic;               /* bind the system library folders read-only */
+	uint32_t cpu_percent;      /* added: CPU share through the cgroup cpu
+				    * controller, 100 = one core; 0 = none */
+	const tg_cancel *cancel;   /* added: when it fires, the run is killed
+				    * (reason cancelled); NULL: never */
 	int fd3;                   /* > 0: a socket the program receives as fd 3
 				    * (the bridge; the sandbox knows nothing of
 				    * what flows). When its peer shuts it down
@@ -69,6 +75,8 @@ typedef struct tg_run_result {
 				    * (and a writable workspace) by Landlock, 0
 				    * when the kernel has no Landlock (device
 				    * nodes are then writable) or a build */
+	int cpu_limited;           /* added: 1 when cpu_percent was applied
+				    * through a cgroup cpu controller */
 	int timens;                /* added: 1 when the run had its own time
 				    * namespace (monotonic and boot clocks start
 				    * near 0), 0 when the kernel has none */
@@ -95,6 +103,9 @@ typedef struct tg_build_opts {
 	const char *out_dir;       /* host folder that receives tool.o and tool */
 	uint32_t timeout_ms;       /* 0 = 30000 */
 	uint32_t memory_mb;        /* 0 = 512 */
+	uint32_t cpu_percent;      /* CPU share of the compiler (100 = one
+				    * core); 0 = none */
+	const tg_cancel *cancel;   /* kills the compiler when it fires */
 } tg_build_opts;
 
 typedef struct tg_build_result {
@@ -142,5 +153,9 @@ int tg_sandbox_elf_dynamic(int *out, const char *path);
 /* Added: 1 when runs get cgroup memory and pids limits, 0 when they degrade
  * to rlimits only (not root, no controllers); why (may be NULL) says which. */
 int tg_sandbox_cgroups(char *why, size_t n);
+/* Added: 1 when runs get a CPU share of percent through a cgroup cpu
+ * controller (v2 cpu.max or v1 cpu.cfs_quota_us), 0 when there is none;
+ * why (may be NULL) says which. */
+int tg_sandbox_cpu_limit(char *why, size_t n, uint32_t percent);
 
 #endif

@@ -27,11 +27,12 @@ check "fresh home: exit 0" 0 "$?"
 check "fresh home: no fail line" 0 "$(grep -c '^fail' "$tmp/out")"
 check "fresh home: sandbox probe ok" 1 "$(grep -c '^ok    sandbox' "$tmp/out")"
 check "fresh home: registry ok" 1 "$(grep -c '^ok    registry' "$tmp/out")"
+check "fresh home: a cpu line" 1 "$(grep -Ec "^(ok|warn) +cpu" "$tmp/out")"
 
 "$tg" --home "$h" --json doctor >"$tmp/out" 2>&1
 check "json: exit 0" 0 "$?"
 check "json: ok true" 1 "$(grep -c '"ok": true' "$tmp/out")"
-check "json: names every item" 10 "$(grep -c '"name": ' "$tmp/out")"
+check "json: names every item" 11 "$(grep -c '"name": ' "$tmp/out")"
 
 # An unreadable home: as uid 65534 (root reads any folder).
 if command -v setpriv >/dev/null && [ "$(id -u)" = 0 ]; then
