@@ -153,6 +153,7 @@ void sbx_spec_defaults(struct sbx_spec *s, const tg_sandbox_opts *o)
 	s->tmp_mb = o->tmp_mb ? o->tmp_mb : 16;
 	s->max_procs = o->max_procs ? o->max_procs : 1;
 	s->max_files = o->max_files ? o->max_files : 32;
+	s->cpu_s = o->cpu_s;
 }
 
 int sbx_run_with(tg_run_result **out, const tg_sandbox_opts *o, unsigned test_flags)
