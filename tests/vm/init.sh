@@ -5,7 +5,8 @@
 # proc, sys, dev and cgroup2 only (no v1 hierarchy), enables memory and pids
 # for the root's children, delegates a folder to user "tg" (uid 1000) and
 # runs tests/vm/suite.sh as root, as that user with and without the
-# delegated folder, and with user namespaces disabled. Then it powers off.
+# delegated folder, and with user namespaces disabled, printing the seconds
+# of each ("VMTEST note phase WHO seconds N"). Then it powers off.
 # /usr is the host's, read-only over virtio-9p (tag "usr"): the modules in
 # /tg/modules are loaded in the order vm_test.sh wrote to /tg/modules/order;
 # /lib and /lib64 are links into it.
