@@ -1,7 +1,8 @@
 #!/bin/sh
 # tests/sandbox/cli_sandbox.sh TOOLGATE ATTACK_DIR: `toolgate sandbox exec`
 # end to end: exit statuses (program's own, 1 when killed, 2 bad usage),
-# the "killed:" line, stdin passing, --json, dynamic programs and PATH lookup.
+# the "killed:" line, stdin passing, --json, dynamic programs and PATH lookup,
+# --cpu-s (CPU time apart from the wall-clock timeout).
 set -u
 tg=$1
 at=$2
