@@ -1,10 +1,12 @@
 /*
  * cli/cmd_sandbox.c: `toolgate sandbox exec [--timeout-ms N] [--memory-mb N]
- * [--output-kb N] [--max-procs N] [--cpu-percent N] [--json] -- PROG [ARG...]`:
- * run any program under the tool sandbox profile (--max-procs: the pids
- * limit, threads included; 1, no fork and no thread, by default;
- * --cpu-percent: its CPU share through the cgroup cpu controller, 100 = one
- * core, none by default). PROG without a '/' is looked up in PATH; a dynamic ELF
+ * [--output-kb N] [--max-procs N] [--cpu-percent N] [--cpu-s N] [--json] --
+ * PROG [ARG...]`: run any program under the tool sandbox profile
+ * (--max-procs: the pids limit, threads included; 1, no fork and no thread,
+ * by default; --cpu-percent: its CPU share through the cgroup cpu
+ * controller, 100 = one core, none by default; --cpu-s: the CPU time limit,
+ * RLIMIT_CPU, by default the timeout's whole seconds + 1). PROG without a
+ * '/' is looked up in PATH; a dynamic ELF
  * gets the system library folders bound read-only. toolgate's stdin (unless
  * a terminal) is passed on, capped at 16 MiB.
  *
@@ -92,6 +94,8 @@ int cmd_sandbox(tg_cli *cli, int argc, char **argv)
 			r = opt_u32(cli, argc, argv, &i, a, &o.max_procs);
 		else if (strcmp(a, "--cpu-percent") == 0)
 			r = opt_u32(cli, argc, argv, &i, a, &o.cpu_percent);
+		else if (strcmp(a, "--cpu-s") == 0)
+			r = opt_u32(cli, argc, argv, &i, a, &o.cpu_s);
 		else if (a[0] == '-')
 			return cli_usage(cli, "unknown option %.64s", a);
 		else
@@ -102,9 +106,9 @@ int cmd_sandbox(tg_cli *cli, int argc, char **argv)
 	if (i >= argc)
 		return cli_usage(cli, "no program given");
 	if (o.timeout_ms > 600000 || o.memory_mb > 65536 || o.output_kb > 1048576 ||
-	    o.max_procs > 1024 || o.cpu_percent > 6400)
+	    o.max_procs > 1024 || o.cpu_percent > 6400 || o.cpu_s > 600)
 		return cli_usage(cli, "limit too large (max 600000 ms, 65536 MB, 1048576 KB, "
-				      "1024 processes, 6400 percent)");
+				      "1024 processes, 6400 percent, 600 s of CPU)");
 	if (find_in_path(&prog, argv[i]) < 0) {
 		fprintf(stderr, "toolgate: sandbox: %.200s: not found\n", cli_line(argv[i]));
 		return TG_EXIT_USAGE;

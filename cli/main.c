@@ -102,7 +102,7 @@ static const tg_cli_command commands[] = {
 	  "Items: userns, seccomp, sandbox probe, cgroups, compiler, libclang, sdk, home,\n"
 	  "registry, workspace; each ok, warn or fail. Exit 1 when an item fails." },
 	{ "sandbox", cmd_sandbox,
-	  "exec [--timeout-ms N] [--memory-mb N] [--output-kb N] [--max-procs N] -- PROG [ARG...]",
+	  "exec [--timeout-ms N] [--memory-mb N] [--output-kb N] [--max-procs N] [--cpu-s N] -- PROG [ARG...]",
 	  "run any program in the tool sandbox", NULL },
 	{ "serve", cmd_serve,
 	  "[--max-calls N] [--max-creates N] [--hide-write-tools] [--http ADDR:PORT "

@@ -456,7 +456,7 @@ void sbx_child_main(const struct sbx_child_args *a)
 	CHECK(setdomainname("toolgate", 8), "setdomainname");
 
 	set_limit(RLIMIT_CORE, 0, "RLIMIT_CORE");
-	set_limit(RLIMIT_CPU, (s->timeout_ms + 999) / 1000 + 1, "RLIMIT_CPU");
+	set_limit(RLIMIT_CPU, sbx_cpu_limit_s(s), "RLIMIT_CPU");
 	set_limit(RLIMIT_AS, a->as_bytes, "RLIMIT_AS");
 	set_limit(RLIMIT_FSIZE, (uint64_t)s->tmp_mb * 1024 * 1024, "RLIMIT_FSIZE");
 	set_limit(RLIMIT_NOFILE, s->max_files, "RLIMIT_NOFILE");

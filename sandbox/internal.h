@@ -82,6 +82,7 @@ struct sbx_spec {
 	uint32_t timeout_ms, memory_mb, output_kb, tmp_mb, max_procs, max_files;
 	uint32_t cpu_percent;        /* CPU share (100 = one core), 0: none */
 	const tg_cancel *cancel;     /* kill the run when it fires, or NULL */
+	uint32_t cpu_s;              /* as asked; 0: see sbx_cpu_limit_s() */
 	unsigned test_flags;
 	int fd3;                     /* > 0: handed to the program as fd 3 */
 };
@@ -97,6 +98,12 @@ int sbx_spec_bind(struct sbx_spec *s, const char *src, const char *dst, unsigned
 int sbx_spec_bind_system(struct sbx_spec *s);
 
 void sbx_spec_defaults(struct sbx_spec *s, const tg_sandbox_opts *o);
+/* The run's RLIMIT_CPU in seconds: cpu_s when asked, else the timeout's
+ * whole seconds + 1 (so the wall-clock timeout normally comes first). */
+static inline uint32_t sbx_cpu_limit_s(const struct sbx_spec *s)
+{
+	return s->cpu_s ? s->cpu_s : (s->timeout_ms + 999) / 1000 + 1;
+}
 /* Tests: make tg_sandbox_build skip the static-pie link (the -static
  * fallback then links). */
 void sbx_build_test_no_static_pie(int on);

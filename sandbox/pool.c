@@ -134,6 +134,7 @@ int tg_sandbox_pool_start(unsigned n, const tg_sandbox_opts *ceilings)
 	sbx_spec_defaults(&ceil_spec, c);
 	ceil_spec.profile = SBX_PROFILE_RUN;
 	ceil_spec.timeout_ms = 24u * 3600 * 1000; /* RLIMIT_CPU until the run lowers it */
+	ceil_spec.cpu_s = 0;
 	ceil_spec.envp = empty_env;
 	ceil_spec.exec_path = "";
 	if ((r = sbx_spec_bind(&ceil_spec, "/dev/null", "/dev/null", SBX_BIND_DEV)) < 0 ||
@@ -253,7 +254,7 @@ static int hand_over(struct pool_entry *e, const struct sbx_spec *s, const char 
 	m->argv_len = (uint32_t)off;
 	m->no_seccomp = (s->test_flags & SBX_TEST_NO_SECCOMP) != 0;
 	m->has_fd3 = s->fd3 > 0;
-	m->cpu_s = (s->timeout_ms + 999) / 1000 + 1;
+	m->cpu_s = sbx_cpu_limit_s(s);
 	m->as_bytes = r->cg.version ? ((uint64_t)s->memory_mb * 2 + 256) << 20
 				    : ((uint64_t)s->memory_mb + 32) << 20;
 	m->fsize = (uint64_t)s->tmp_mb << 20;

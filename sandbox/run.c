@@ -670,7 +670,7 @@ int sbx_run_wait(tg_run_result **out, struct sbx_run *r, int *tmpfd)
 	tg_buf ob = TG_BUF_INIT(0), eb = TG_BUF_INIT(0);
 	size_t total = 0, cap = (size_t)s->output_kb * 1024;
 	uint64_t t0 = r->t0, deadline = t0 + s->timeout_ms, drain_until = 0;
-	uint32_t cpu_limit_s = (s->timeout_ms + 999) / 1000 + 1;
+	uint32_t cpu_limit_s = sbx_cpu_limit_s(s);
 
 	for (;;) {
 		struct pollfd p[5];

@@ -155,6 +155,7 @@ void sbx_spec_defaults(struct sbx_spec *s, const tg_sandbox_opts *o)
 	s->max_files = o->max_files ? o->max_files : 32;
 	s->cpu_percent = o->cpu_percent;
 	s->cancel = o->cancel;
+	s->cpu_s = o->cpu_s;
 }
 
 int sbx_run_with(tg_run_result **out, const tg_sandbox_opts *o, unsigned test_flags)

@@ -54,6 +54,8 @@ typedef struct tg_sandbox_opts {
 				    * what flows). When its peer shuts it down
 				    * (POLLHUP) the run is killed with reason
 				    * bridge_protocol. <= 0: fd 3 stays closed. */
+	uint32_t cpu_s;            /* added: RLIMIT_CPU in seconds (reason cpu),
+				    * 0 = the timeout's whole seconds + 1 */
 } tg_sandbox_opts;
 
 typedef struct tg_run_result {

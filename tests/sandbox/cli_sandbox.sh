@@ -1,7 +1,8 @@
 #!/bin/sh
 # tests/sandbox/cli_sandbox.sh TOOLGATE ATTACK_DIR: `toolgate sandbox exec`
 # end to end: exit statuses (program's own, 1 when killed, 2 bad usage),
-# the "killed:" line, stdin passing, --json, dynamic programs and PATH lookup.
+# the "killed:" line, stdin passing, --json, dynamic programs and PATH lookup,
+# --cpu-s (CPU time apart from the wall-clock timeout).
 set -u
 tg=$1
 at=$2
@@ -45,6 +46,12 @@ check "stderr" "to stderr" "$(grep -v '^toolgate: sandbox: note:' "$tmp/err")"
 run sandbox exec --timeout-ms 200 -- "$at/attack_busy_loop"
 check "timeout exits 1" 1 "$rc"
 check "timeout line" "toolgate: sandbox: killed: timeout" "$err"
+# --cpu-s: CPU time apart from the 30 s wall-clock timeout
+run sandbox exec --cpu-s 1 --timeout-ms 30000 -- "$at/attack_busy_loop"
+check "cpu limit exits 1" 1 "$rc"
+check "cpu limit line" "toolgate: sandbox: killed: cpu" "$err"
+run sandbox exec --cpu-s 601 -- "$at/attack_busy_loop"
+check "cpu limit over 600 s refused" "2 toolgate: sandbox: limit too large (max 600000 ms, 65536 MB, 1048576 KB, 1024 processes, 600 s of CPU) (see 'toolgate sandbox --help')" "$rc $err"
 
 run sandbox exec -- "$at/attack_ptrace"
 check "seccomp exits 1" 1 "$rc"

@@ -391,6 +391,30 @@ static void sandbox_cpu_limit(void **state)
 	assert_true(got.wall_ms < 6000);
 }
 
+/* cpu_s apart from the timeout: one spinning thread, 1 s of CPU, a 30 s
+ * wall-clock timeout: reason "cpu" whatever the machine's load (only CPU
+ * time counts; the reaped rusage may trail the kernel's count a little). */
+static void sandbox_cpu_seconds(void **state)
+{
+	tg_sandbox_opts o;
+	tg_run_result *r, got;
+
+	(void)state;
+	memset(&o, 0, sizeof(o));
+	o.program = ATTACK("busy_loop");
+	o.timeout_ms = 30000;
+	o.cpu_s = 1;
+	r = run_opts(&o, 0);
+	got = *r;
+	tg_run_result_free(r);
+	if (got.reason != TG_REASON_CPU || got.signal != SIGKILL)
+		fail_msg("expected cpu SIGKILL, got %s signal %d cpu_ms %llu wall_ms %llu",
+			 tg_reason_name(got.reason), got.signal, (unsigned long long)got.cpu_ms,
+			 (unsigned long long)got.wall_ms);
+	assert_true(got.cpu_ms >= 750);
+	assert_true(got.wall_ms < 30000);
+}
+
 static void sandbox_sleep_forever(void **state)
 {
 	tg_sandbox_opts o;
@@ -987,6 +1011,7 @@ int main(void)
 		cmocka_unit_test(sandbox_memory_bomb),
 		cmocka_unit_test(sandbox_busy_loop),
 		cmocka_unit_test(sandbox_cpu_limit),
+		cmocka_unit_test(sandbox_cpu_seconds),
 		cmocka_unit_test(sandbox_sleep_forever),
 		cmocka_unit_test(sandbox_stdout_flood),
 		cmocka_unit_test(sandbox_disk_fill),

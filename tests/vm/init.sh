@@ -5,7 +5,8 @@
 # proc, sys, dev and cgroup2 only (no v1 hierarchy), enables memory and pids
 # for the root's children, delegates a folder to user "tg" (uid 1000) and
 # runs tests/vm/suite.sh as root, as that user with and without the
-# delegated folder, and with user namespaces disabled. Then it powers off.
+# delegated folder, and with user namespaces disabled, printing the seconds
+# of each ("VMTEST note phase WHO seconds N"). Then it powers off.
 # /usr is the host's, read-only over virtio-9p (tag "usr"): the modules in
 # /tg/modules are loaded in the order vm_test.sh wrote to /tg/modules/order;
 # /lib and /lib64 are links into it.
@@ -35,7 +36,13 @@ echo "VMTEST kernel $(uname -r) mounts=$(grep -c cgroup /proc/mounts) cgroup2=$(
 echo "+memory +pids" >/sys/fs/cgroup/cgroup.subtree_control
 
 t0=$(date +%s)
-/tg/suite.sh root
+phase() { # WHO COMMAND...: one suite run, its seconds on the console
+	p0=$(date +%s) pw=$1
+	shift
+	"$@"
+	echo "VMTEST note phase $pw seconds $(($(date +%s) - p0))"
+}
+phase root /tg/suite.sh root
 
 # The delegated subtree: /sys/fs/cgroup/tg-user owned by uid 1000, the
 # user's shell in its leaf "sup", runs in "runs" (memory+pids enabled).
@@ -46,11 +53,11 @@ echo "+memory +pids" >$cg/runs/cgroup.subtree_control
 chown 1000:1000 $cg $cg/cgroup.procs $cg/cgroup.subtree_control $cg/cgroup.threads \
 	$cg/sup $cg/sup/cgroup.procs $cg/sup/cgroup.threads \
 	$cg/runs $cg/runs/cgroup.procs $cg/runs/cgroup.subtree_control $cg/runs/cgroup.threads
-sh -c "echo \$\$ >$cg/sup/cgroup.procs && exec su tg -s /bin/sh -c 'TOOLGATE_CGROUP=$cg/runs /tg/suite.sh user'"
-su tg -s /bin/sh -c "/tg/suite.sh nocg"
+phase user sh -c "echo \$\$ >$cg/sup/cgroup.procs && exec su tg -s /bin/sh -c 'TOOLGATE_CGROUP=$cg/runs /tg/suite.sh user'"
+phase nocg su tg -s /bin/sh -c "/tg/suite.sh nocg"
 
 sysctl -w user.max_user_namespaces=0 >/dev/null
-/tg/suite.sh nouserns
+phase nouserns /tg/suite.sh nouserns
 echo "VMTEST suite_seconds $(($(date +%s) - t0))"
 echo "VMTEST END"
 sync

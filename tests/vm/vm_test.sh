@@ -106,20 +106,24 @@ printf 'root:x:0:\ntg:x:1000:\n' >"$stage/etc/group"
 	{ echo "FAIL: cpio"; exit 1; }
 
 # KVM or TCG: a boot with no init panics at once (panic=-1, -no-reboot):
-# seconds under KVM; nested KVM may hang instead, so a timeout, and the
-# answer is kept in the cache (TG_VM_ACCEL=tcg|kvm overrides it).
+# seconds under KVM; nested KVM may hang instead, so a timeout (SIGKILL 5 s
+# after the SIGTERM), and the answer is kept in the cache (TG_VM_ACCEL=tcg|kvm
+# overrides it). The probe boots the run's own -cpu: on this machine (nested
+# KVM, 2026-12-03) "-cpu max" under KVM aborts at once ("failed to set MSR
+# 0x10a") and "-cpu qemu64" hangs with no console output (killed after 60 s).
+cpu=max
 accel=${TG_VM_ACCEL:-$(cat "$cache/accel" 2>/dev/null)}
 if [ -z "$accel" ]; then
 	accel=tcg
 	if [ -r /dev/kvm ] && [ -w /dev/kvm ] &&
-		timeout 10 "$qemu" -accel kvm -m 256 -nodefaults -display none -serial stdio \
-			-no-reboot -kernel "$kernel" -append "console=ttyS0 panic=-1 rdinit=/none" \
+		timeout -k 5 10 "$qemu" -accel kvm -cpu "$cpu" -m 256 -nodefaults -display none \
+			-serial stdio -no-reboot -kernel "$kernel" \
+			-append "console=ttyS0 panic=-1 rdinit=/none" \
 			2>/dev/null </dev/null | grep -q 'Kernel panic'; then
 		accel=kvm
 	fi
 	echo "$accel" >"$cache/accel"
 fi
-cpu=max
 echo "vm: kernel $(basename "$kernel"), accel $accel"
 t0=$(date +%s)
 timeout 600 "$qemu" -accel "$accel" -cpu "$cpu" -smp 2 -m 1024 -nodefaults -display none \
