@@ -51,7 +51,7 @@ run sandbox exec --cpu-s 1 --timeout-ms 30000 -- "$at/attack_busy_loop"
 check "cpu limit exits 1" 1 "$rc"
 check "cpu limit line" "toolgate: sandbox: killed: cpu" "$err"
 run sandbox exec --cpu-s 601 -- "$at/attack_busy_loop"
-check "cpu limit over 600 s refused" "2 toolgate: sandbox: limit too large (max 600000 ms, 65536 MB, 1048576 KB, 1024 processes, 600 s of CPU) (see 'toolgate sandbox --help')" "$rc $err"
+check "cpu limit over 600 s refused" "2 toolgate: sandbox: limit too large (max 600000 ms, 65536 MB, 1048576 KB, 1024 processes, 6400 percent, 600 s of CPU) (see 'toolgate sandbox --help')" "$rc $err"
 
 run sandbox exec -- "$at/attack_ptrace"
 check "seccomp exits 1" 1 "$rc"
