@@ -29,6 +29,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -123,7 +124,14 @@ fail:
 
 static void *refill_main(void *arg)
 {
+	struct sched_param sp = { 0 };
+
 	(void)arg;
+	/* SCHED_BATCH: same share of the CPU, but its wake-ups (a run taking
+	 * an entry, a run over) do not preempt the thread that runs the tool
+	 * call; the tracer threads and children it makes inherit it until
+	 * their run is handed over (hand_over) */
+	(void)pthread_setschedparam(pthread_self(), SCHED_BATCH, &sp);
 	pthread_mutex_lock(&mu);
 	while (!stopping) {
 		struct pool_entry *e;
@@ -230,7 +238,7 @@ void tg_sandbox_pool_stop(void)
 /* Does spec s fit an entry made with ceil_spec? */
 static int fits(const struct sbx_spec *s)
 {
-	return s->profile == SBX_PROFILE_RUN && s->nbinds <= 4 && !s->nfiles && !s->want_tmpfd && !s->nlinks &&
+	return s->profile == SBX_PROFILE_RUN && !s->nbinds && !s->nfiles && !s->want_tmpfd && !s->nlinks &&
 	       !(s->test_flags & SBX_TEST_NO_PTRACE) && s->memory_mb <= ceil_spec.memory_mb &&
 	       s->max_procs <= ceil_spec.max_procs && s->max_files <= ceil_spec.max_files &&
 	       s->tmp_mb == ceil_spec.tmp_mb;
@@ -355,6 +363,12 @@ static int hand_over(struct pool_entry *e, const struct sbx_spec *s, const char 
 	if (fds[0] < 0 || fds[1] < 0)
 		goto out;
 	SBX_PROF(SBX_PROF_STDIN);
+	/* the run's own scheduling: as an unpooled run's (see refill_main) */
+	{
+		struct sched_param sp = { 0 };
+		(void)pthread_setschedparam(r->th, SCHED_OTHER, &sp);
+		(void)sched_setscheduler(r->pid, SCHED_OTHER, &sp);
+	}
 	/* the supervisor's view of the run from here on is the caller's spec */
 	r->spec = s;
 	r->t0 = tg_now_ms();

@@ -83,21 +83,36 @@ static int bwrap(const char *prog)
 
 #ifdef TG_SANDBOX_PROFILE
 /* steps of the pooled runs: the time from the step before, in us */
-static const char *const step_name[SBX_PROF_N] = {
-	"start", "take an entry", "cgroup + rlimits", "stdin memfd, program fd", "sendmsg",
+static const char *const step_name[SBX_PROF_N + 1] = {
+	"tg_sandbox_run to the pool", "take an entry", "cgroup + rlimits", "stdin memfd, program fd", "sendmsg",
 	"child woken (recvmsg)", "child fds, argv", "exec..exit..pipes EOF", "reaped",
 	"result built",
+	"back to the caller",
 };
-static double *step_us[SBX_PROF_N];
+static double *step_us[SBX_PROF_N + 1];
 static long nstep;
 
-static void profile_take(long n)
+static uint64_t rt_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* t0, t1: the realtime before and after tg_sandbox_run */
+static void profile_take(long n, uint64_t t0, uint64_t t1)
 {
 	int i;
 	uint64_t prev;
 
 	if (!sbx_prof || nstep >= n)
 		return;
+	for (i = 0; i < 2; i++)
+		if (!step_us[i * SBX_PROF_N] &&
+		    !(step_us[i * SBX_PROF_N] = calloc((size_t)n, sizeof(double))))
+			return;
+	step_us[0][nstep] = (double)(int64_t)(sbx_prof[0] - t0) / 1e3;
+	step_us[SBX_PROF_N][nstep] = (double)(int64_t)(t1 - sbx_prof[SBX_PROF_RESULT]) / 1e3;
 	prev = sbx_prof[0];
 	for (i = 1; i < SBX_PROF_N; i++) {
 		if (!step_us[i] && !(step_us[i] = calloc((size_t)n, sizeof(double))))
@@ -185,7 +200,13 @@ int main(int argc, char **argv)
 			for (j = 0; j < 20; j++) {
 				double t0;
 				int rc;
+#ifdef TG_SANDBOX_PROFILE
+				uint64_t rt0;
+#endif
 				nanosleep(&(struct timespec){ gap_us / 1000000, (gap_us % 1000000) * 1000 }, NULL);
+#ifdef TG_SANDBOX_PROFILE
+				rt0 = rt_ns();
+#endif
 				t0 = now_ms();
 				rc = way == 0 ? bare(argv[2]) : way == 3 ? bwrap(argv[2]) : sandboxed(argv[2]);
 				if (rc < 0)
@@ -193,11 +214,14 @@ int main(int argc, char **argv)
 				t[way][k[way]++] = now_ms() - t0;
 #ifdef TG_SANDBOX_PROFILE
 				if (way == 2)
-					profile_take(n);
+					profile_take(n, rt0, rt_ns());
 #endif
 			}
 			if (way == 2)
 				tg_sandbox_pool_stop();
+			/* let the block's deferred kernel work (namespace teardown
+			 * in kworkers) settle before the next way's block */
+			nanosleep(&(struct timespec){ 0, 50 * 1000000 }, NULL);
 		}
 	}
 	printf("%ld runs each, %.1f ms apart, interleaved in blocks of 20 (pool of %d):\n", n,
@@ -210,7 +234,7 @@ int main(int argc, char **argv)
 	}
 #ifdef TG_SANDBOX_PROFILE
 	printf("steps of the pooled runs (median, p90 of the time since the step before):\n");
-	for (way = 1; way < SBX_PROF_N && nstep > 0; way++) {
+	for (way = 0; way <= SBX_PROF_N && nstep > 0; way++) {
 		qsort(step_us[way], (size_t)nstep, sizeof(double), cmp);
 		printf("  %-26s %8.1f us %8.1f us\n", step_name[way], step_us[way][nstep / 2],
 		       step_us[way][(nstep * 9) / 10]);
