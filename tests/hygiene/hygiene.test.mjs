@@ -151,6 +151,8 @@ test('one-shot commands leave no process and no cgroup behind', async (t) => {
 
 test('toolgate serve: descriptors, threads and children stable over 60 requests', async (t) => {
   const { dir, home } = setup(t);
+  // the unpooled server (the pool has its own test below)
+  writeFileSync(join(home, 'config.json'), JSON.stringify({ sandbox_pool: 0 }));
   const srv = spawn(tg, ['--home', home, 'serve'], { stdio: ['pipe', 'pipe', 'pipe'] });
   t.after(() => { try { srv.kill('SIGKILL'); } catch { /* gone */ } });
   srv.stderr.on('data', () => {});
