@@ -127,11 +127,6 @@ static void *refill_main(void *arg)
 	struct sched_param sp = { 0 };
 
 	(void)arg;
-	/* SCHED_BATCH: same share of the CPU, but its wake-ups (a run taking
-	 * an entry, a run over) do not preempt the thread that runs the tool
-	 * call; the tracer threads and children it makes inherit it until
-	 * their run is handed over (hand_over) */
-	(void)pthread_setschedparam(pthread_self(), SCHED_BATCH, &sp);
 	pthread_mutex_lock(&mu);
 	while (!stopping) {
 		struct pool_entry *e;
@@ -147,6 +142,14 @@ static void *refill_main(void *arg)
 			pthread_cond_wait(&cv, &mu);
 			continue;
 		}
+		/* SCHED_BATCH while the pool still holds an entry: the same share
+		 * of the CPU, but its wake-ups (a run taking an entry, a run over)
+		 * do not preempt the thread serving a call. SCHED_OTHER when it is
+		 * empty: a run may be waiting for this entry, and calls that come
+		 * back to back must not wait for a making that yields to
+		 * everything. The tracer thread and the child inherit it until
+		 * their run is handed over (hand_over sets them to SCHED_OTHER). */
+		(void)pthread_setschedparam(pthread_self(), nready ? SCHED_BATCH : SCHED_OTHER, &sp);
 		pthread_mutex_unlock(&mu);
 		e = make_entry(0);
 		pthread_mutex_lock(&mu);

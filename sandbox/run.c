@@ -10,7 +10,9 @@
  * the child joins itself), maps
  * uid/gid 65534, PTRACE_SEIZEs it (exit, clone and fork events: that is
  * how a seccomp kill is traced back to the denied syscall, since
- * KILL_PROCESS leaves nothing readable in /proc) and then reaps it. The calling thread captures stdout/stderr,
+ * KILL_PROCESS leaves nothing readable in /proc; a pooled run has no exit
+ * event: its filter stops a denied call for the tracer, which names it and
+ * kills, deny_call) and then reaps it. The calling thread captures stdout/stderr,
  * enforces the wall-clock timeout and the output cap and kills the child's
  * pid-namespace init through a pidfd, which takes the whole tree down.
  * Stdin is a sealed, read-only memfd. The child side is in child.c.
