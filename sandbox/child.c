@@ -14,9 +14,10 @@
  * no_new_privs; Landlock (tool runs: writes only beneath /tmp and writable
  * binds); the seccomp filter; execve with an empty environment. Any failure is reported on the sync socket and ends the
  * child before the program ever runs.
- * A pooled child (pool.c) stops before the filter: it says ready and waits
- * for its one run, which brings stdin, the program as a descriptor (run with
- * execveat), the time namespace's offsets and limits that only tighten.
+ * A pooled child (pool.c) loads its filter, says ready and waits for its
+ * one run, which brings stdin, the program as a descriptor (run with
+ * execveat) and the time namespace's offsets; the supervisor has lowered
+ * its rlimits and cgroup limits by then (they only tighten).
  */
 #include "sandbox/internal.h"
 
@@ -243,9 +244,11 @@ static void drop_privileges(void)
 	CHECK(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs");
 }
 
-/* A pooled child, fully prepared and unprivileged: say ready, wait for
- * the one run it serves, take its descriptors and limits (only lower),
- * load the filter and execute the program from its descriptor. */
+/* A pooled child, fully prepared and unprivileged: load the filter, say
+ * ready, wait for the one run it serves, take its descriptors and execute
+ * the program from its descriptor. Everything after the filter is allowed
+ * by it (RUN_POOLED: the run allowlist plus this recvmsg and this
+ * execveat); the supervisor lowers the rlimits (prlimit) before it sends. */
 __attribute__((noreturn)) static void pooled_run(const struct sbx_child_args *a)
 {
 	struct sbx_msg ready;
@@ -253,10 +256,13 @@ __attribute__((noreturn)) static void pooled_run(const struct sbx_child_args *a)
 	struct iovec iov = { &run_msg, sizeof(run_msg) };
 	struct msghdr mh = { 0 };
 	struct cmsghdr *c;
-	int got[3] = { -1, -1, -1 }, hi[3], ng = 0, i;
+	int got[3] = { -1, -1, -1 }, hi[3] = { -1, -1, -1 }, ng = 0, i;
 	uint32_t argc = 0, off = 0;
 	ssize_t k;
 
+	if (a->filter)
+		CHECK(syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, a->filter),
+		      "loading the seccomp filter");
 	memset(&ready, 0, sizeof(ready));
 	ready.type = SBX_MSG_READY;
 	if (write(sync_fd, &ready, sizeof(ready)) != (ssize_t)sizeof(ready))
@@ -266,8 +272,9 @@ __attribute__((noreturn)) static void pooled_run(const struct sbx_child_args *a)
 	mh.msg_control = cbuf;
 	mh.msg_controllen = sizeof(cbuf);
 	do
-		k = recvmsg(sync_fd, &mh, MSG_CMSG_CLOEXEC);
+		k = syscall(SYS_recvmsg, SBX_POOL_SYNC_FD, &mh, MSG_CMSG_CLOEXEC);
 	while (k < 0 && errno == EINTR);
+	SBX_PROF(SBX_PROF_CHILD_GOT);
 	/* EOF: the supervisor is going away; its SIGKILL (parent death,
 	 * ptrace's EXITKILL or the pool's stop) follows: wait for it, so
 	 * that the child always ends by that SIGKILL */
@@ -292,10 +299,13 @@ __attribute__((noreturn)) static void pooled_run(const struct sbx_child_args *a)
 		close(timens_fd);
 	}
 	/* 0 stdin, 3 the bridge or nothing, 4 the sync socket (close-on-exec),
-	 * SBX_POOL_EXEC_FD the program (close-on-exec), nothing else. */
+	 * SBX_POOL_EXEC_FD the program (close-on-exec), nothing else: the
+	 * descriptors are known (the setup closed all others), so each one is
+	 * closed by name (close_range is not in the filter). */
 	for (i = 0; i < ng; i++) {
 		hi[i] = fcntl(got[i], F_DUPFD_CLOEXEC, 16);
 		CHECK(hi[i], "pool: the run's descriptors");
+		close(got[i]);
 	}
 	CHECK(dup2(hi[0], 0), "pool: stdin");
 	if (run_msg.has_fd3)
@@ -303,12 +313,8 @@ __attribute__((noreturn)) static void pooled_run(const struct sbx_child_args *a)
 	else
 		close(3);
 	CHECK(dup3(hi[1], SBX_POOL_EXEC_FD, O_CLOEXEC), "pool: the program");
-	CHECK(syscall(SYS_close_range, SBX_POOL_EXEC_FD + 1, ~0U, 0), "pool: close_range");
-	set_limit(RLIMIT_CPU, run_msg.cpu_s, "RLIMIT_CPU");
-	set_limit(RLIMIT_AS, run_msg.as_bytes, "RLIMIT_AS");
-	set_limit(RLIMIT_FSIZE, run_msg.fsize, "RLIMIT_FSIZE");
-	set_limit(RLIMIT_NOFILE, run_msg.nofile, "RLIMIT_NOFILE");
-	set_limit(RLIMIT_NPROC, run_msg.nproc, "RLIMIT_NPROC");
+	for (i = 0; i < ng; i++)
+		close(hi[i]);
 	run_msg.argv[sizeof(run_msg.argv) - 1] = '\0';
 	while (argc < run_msg.argc && argc < SBX_POOL_ARGC_MAX && off < run_msg.argv_len &&
 	       off < sizeof(run_msg.argv)) {
@@ -316,9 +322,7 @@ __attribute__((noreturn)) static void pooled_run(const struct sbx_child_args *a)
 		off += (uint32_t)strlen(run_msg.argv + off) + 1;
 	}
 	run_argv[argc] = NULL;
-	if (a->filter && !run_msg.no_seccomp)
-		CHECK(syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, a->filter),
-		      "loading the seccomp filter");
+	SBX_PROF(SBX_PROF_CHILD_EXEC);
 	syscall(SYS_execveat, SBX_POOL_EXEC_FD, "", run_argv, a->spec->envp, AT_EMPTY_PATH);
 	fail(SBX_MSG_EXEC, errno, "execveat");
 }

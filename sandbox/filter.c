@@ -2,7 +2,8 @@
  * sandbox/filter.c: the seccomp allowlists, built with libseccomp once per
  * process and exported as classic BPF, so that the child only has to load a
  * ready program before execve. Default action: KILL_PROCESS; any other
- * architecture (i386 `int 0x80`, x32 numbers) is killed too. A few calls get
+ * architecture (i386 `int 0x80`, x32 numbers) is killed too (RUN_POOLED:
+ * TRACE to the tracer, which names the call and kills the run). A few calls get
  * a clean errno instead so programs fail rather than hang (fork, clone3,
  * socket, io_uring, flock); uname and sysinfo go to the tracer, which
  * answers with the sandbox's own values (docs/SANDBOX.md lists what each
@@ -28,6 +29,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -151,6 +153,15 @@ static int add_common(scmp_filter_ctx c, int profile)
 		r = RULEN(c, SCMP_ACT_ALLOW, "execveat",
 			  SCMP_A0(SCMP_CMP_EQ, (uint64_t)SBX_POOL_EXEC_FD),
 			  SCMP_A4(SCMP_CMP_EQ, (uint64_t)AT_EMPTY_PATH));
+	/* It loads this filter before it waits, and receives its run under it:
+	 * exactly recvmsg(SBX_POOL_SYNC_FD, msg, MSG_CMSG_CLOEXEC). After exec
+	 * that descriptor is closed; the tool can make no socket, so whatever
+	 * it puts there is a file or a pipe (ENOTSOCK), or a copy of the
+	 * bridge, which it may read anyway and which never carries descriptors. */
+	if (r == 0 && profile == SBX_PROFILE_RUN_POOLED)
+		r = RULEN(c, SCMP_ACT_ALLOW, "recvmsg",
+			  SCMP_A0(SCMP_CMP_EQ, (uint64_t)SBX_POOL_SYNC_FD),
+			  SCMP_A2(SCMP_CMP_EQ, (uint64_t)MSG_CMSG_CLOEXEC));
 	if (profile != SBX_PROFILE_BUILD) {
 		/* Host facts: uname and sysinfo are answered by the supervisor
 		 * with the sandbox's own values (SECCOMP_RET_TRACE; ENOSYS when
@@ -216,10 +227,16 @@ int sbx_filter_compile(struct sock_fprog *out, int profile)
 	void *buf = NULL;
 	int r;
 
-	c = seccomp_init(SCMP_ACT_KILL_PROCESS);
+	/* A pooled run is always traced (pool.c makes sure the seize took)
+	 * and has no exit stop on its way out: what the filter denies stops
+	 * at the call, which the tracer names and then kills (run.c). */
+	uint32_t deny = profile == SBX_PROFILE_RUN_POOLED ? SCMP_ACT_TRACE(SBX_TRACE_DENY)
+							 : SCMP_ACT_KILL_PROCESS;
+
+	c = seccomp_init(deny);
 	if (!c)
 		return tg_error_set(TG_ERR_UNAVAILABLE, "seccomp_init failed");
-	r = seccomp_attr_set(c, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
+	r = seccomp_attr_set(c, SCMP_FLTATR_ACT_BADARCH, deny);
 	if (r == 0)
 		r = seccomp_attr_set(c, SCMP_FLTATR_CTL_NNP, 0);
 	if (r == 0)

@@ -113,14 +113,18 @@ void sbx_build_test_compiler(const char *path);
 /* tg_sandbox_run with test switches (SBX_TEST_*). */
 int sbx_run_with(tg_run_result **out, const tg_sandbox_opts *o, unsigned test_flags);
 
-/* A pooled child runs its program from this descriptor (close-on-exec). */
+/* A pooled child runs its program from this descriptor (close-on-exec);
+ * it receives its run on the sync socket, this descriptor, with
+ * recvmsg(SBX_POOL_SYNC_FD, ..., MSG_CMSG_CLOEXEC), under its filter. */
 #define SBX_POOL_EXEC_FD 5
+#define SBX_POOL_SYNC_FD 4
 /* Largest argv (bytes, NULs included) a pooled run takes; more: no pool. */
 #define SBX_POOL_ARGV_MAX 8192
 #define SBX_POOL_ARGC_MAX 64
 
 /* SECCOMP_RET_TRACE data of the calls the tracer answers itself. */
-enum { SBX_TRACE_UNAME = 1, SBX_TRACE_SYSINFO = 2 };
+enum { SBX_TRACE_UNAME = 1, SBX_TRACE_SYSINFO = 2,
+       SBX_TRACE_DENY = 3 /* RUN_POOLED: denied; the tracer kills the run */ };
 
 /* seccomp: the filter of a profile, compiled at build time. */
 int sbx_filter_get(const struct sock_fprog **out, int profile);
@@ -226,14 +230,12 @@ struct sbx_msg {
 
 /* Supervisor -> pooled child: the one run it serves. With it come, as
  * SCM_RIGHTS, stdin and the program (and the bridge socket when has_fd3).
- * Limits only tighten what the child was prepared with. */
+ * Its rlimits and cgroup limits are lowered by the supervisor before. */
 struct sbx_run_msg {
 	char type;                 /* SBX_MSG_RUN */
-	uint8_t no_seccomp;        /* SBX_TEST_NO_SECCOMP */
 	uint8_t has_fd3;
 	uint32_t argc;
 	uint32_t argv_len;         /* bytes of argv used (NUL-separated) */
-	uint64_t cpu_s, as_bytes, fsize, nofile, nproc;
 	char timens[96];           /* offsets for the time namespace, or "" */
 	char argv[SBX_POOL_ARGV_MAX];
 };
@@ -267,12 +269,16 @@ struct sbx_run {
 	struct sbx_msg msg;  /* setup error, if any */
 	int tmpfd;
 	int crash_sig;       /* a signal that would have killed a non-init process */
+	int seized;          /* PTRACE_SEIZE took */
+	int denied;          /* SBX_TRACE_DENY: killed for a denied call (as SIGSYS) */
 	uint64_t t0;         /* when the run started (sysinfo's uptime) */
 	int sys_found;       /* 2: the filter says this call kills; 1: a guess */
 	uint32_t sys_arch;
 	uint64_t sys_nr;
 	char tracer_err[160];
 	uint64_t made_ms;    /* pool: when it was made */
+	int defer_release;   /* pool: sbx_run_wait leaves the join and the
+			      * release of a reaped run to sbx_run_discard */
 };
 
 /* run.c: set up r for spec s and start its tracer, which clones the child
@@ -281,7 +287,8 @@ int sbx_run_setup(struct sbx_run *r, const struct sbx_spec *s, int pooled);
 /* Supervise the started run r until its end; the result or < 0; frees
  * everything r holds (not r itself). */
 int sbx_run_wait(tg_run_result **out, struct sbx_run *r, int *tmpfd);
-/* Kill and release a run that will not be supervised (a pool entry). */
+/* Kill and release a run that will not be supervised (a pool entry), or
+ * release one whose result came back with defer_release. */
 void sbx_run_discard(struct sbx_run *r);
 /* make_stdin of run.c: a sealed read-only memfd holding data. */
 int sbx_make_stdin(const char *data, size_t len);
@@ -294,5 +301,24 @@ int sbx_pool_execute(tg_run_result **out, const struct sbx_spec *s, const char *
 unsigned long sbx_pool_served(void);
 /* cgroup.c: lower the limits of a run's cgroup (never raises them). */
 int sbx_cgroup_tighten(struct sbx_cgroup *cg, uint64_t mem_bytes, uint32_t max_pids);
+
+/* Bench builds only (cmake -DTG_SANDBOX_PROFILE=ON): timestamps of the
+ * steps of a pooled run (CLOCK_REALTIME, ns, in a page shared with the
+ * pooled children), read by bench/sandbox/pool.c. Nothing otherwise. */
+#ifdef TG_SANDBOX_PROFILE
+#include <time.h>
+enum { SBX_PROF_START, SBX_PROF_TAKEN, SBX_PROF_LIMITS, SBX_PROF_STDIN, SBX_PROF_SENT,
+       SBX_PROF_CHILD_GOT, SBX_PROF_CHILD_EXEC, SBX_PROF_PIPES_EOF, SBX_PROF_REAPED,
+       SBX_PROF_RESULT, SBX_PROF_N };
+extern volatile uint64_t *sbx_prof;
+#define SBX_PROF(i)                                                                    \
+	do {                                                                           \
+		struct timespec ts_;                                                   \
+		if (sbx_prof && clock_gettime(CLOCK_REALTIME, &ts_) == 0)              \
+			sbx_prof[i] = (uint64_t)ts_.tv_sec * 1000000000u + (uint64_t)ts_.tv_nsec; \
+	} while (0)
+#else
+#define SBX_PROF(i) ((void)0)
+#endif
 
 #endif

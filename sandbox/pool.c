@@ -8,25 +8,32 @@
  * seized it; the child (child.c) has built its root (no /tool: the program
  * comes as a descriptor), mounted /tmp and the device nodes, made its time
  * namespace, set its rlimits to the pool's ceilings, dropped its
- * credentials and applied Landlock, and waits on the sync socket. A run
- * that fits (a static tool, no workspace, no extra files, limits within the
- * ceilings, traced) takes the oldest ready entry: the supervisor lowers the
- * cgroup limits, sends stdin and the program (an O_PATH descriptor of the
- * binary), the argv, the time offsets and the lower rlimits; the child
- * loads the RUN_POOLED filter and execveat()s the descriptor. Each entry
- * serves one run and is never reused. A background thread refills the pool
- * up to its size, after the runs in flight are over (on two cores a refill
- * during a run slows that run by as much as it saves), or at once when the
- * pool is empty. Anything that does not fit, or an empty pool, takes the
- * ordinary path (run.c), which stays the only path of one-shot commands.
+ * credentials, applied Landlock and loaded the RUN_POOLED filter, and waits
+ * on the sync socket. A run that fits (a static tool, no workspace, no
+ * extra files, limits within the ceilings, traced) takes the oldest ready
+ * entry: the supervisor lowers the cgroup limits and the child's rlimits
+ * (prlimit), then sends stdin and the program (an O_PATH descriptor of the
+ * binary), the argv and the time offsets; the child execveat()s the
+ * descriptor. The result goes back as soon as the init is reaped; joining
+ * its tracer thread and releasing its cgroup slot and descriptors is left
+ * to the refill thread. Each entry serves one run and is never reused. The
+ * refill thread makes entries up to the pool's size, after the runs in
+ * flight are over (on two cores a refill during a run slows that run by as
+ * much as it saves), or at once when the pool is empty. Anything that does
+ * not fit, or an empty pool, takes the ordinary path (run.c), which stays
+ * the only path of one-shot commands. Runs with seccomp off (a test switch)
+ * get an entry made for them on the spot, without the filter.
  */
 #include "sandbox/internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -36,12 +43,14 @@
 struct pool_entry {
 	struct sbx_run r;
 	struct sbx_spec spec; /* the ceilings the child was prepared with */
+	struct pool_entry *next; /* on the list of served entries to release */
 };
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
 static struct pool_entry *ready_q[POOL_MAX];
-static int nready, size, making, active, stopping, broken, running;
+static struct pool_entry *served_q; /* results given, release pending */
+static int nready, size, active, stopping, broken, running;
 static pid_t owner;
 static pthread_t refill_th;
 static struct sbx_spec ceil_spec; /* limits of the entries to make */
@@ -50,8 +59,25 @@ static char last_err[256];
 
 static const char *const empty_env[] = { NULL };
 
-/* Make one entry and wait until its child is ready; NULL on failure. */
-static struct pool_entry *make_entry(void)
+#ifdef TG_SANDBOX_PROFILE
+volatile uint64_t *sbx_prof;
+#endif
+
+/* Release entries whose results went back (see sbx_run_wait). */
+static void release_all(struct pool_entry *e)
+{
+	while (e) {
+		struct pool_entry *next = e->next;
+		sbx_run_discard(&e->r);
+		sbx_net_after_run();
+		free(e);
+		e = next;
+	}
+}
+
+/* Make one entry and wait until its child is ready; NULL on failure.
+ * no_seccomp: without the filter (SBX_TEST_NO_SECCOMP). */
+static struct pool_entry *make_entry(int no_seccomp)
 {
 	struct pool_entry *e = calloc(1, sizeof(*e));
 	struct pollfd p;
@@ -61,6 +87,8 @@ static struct pool_entry *make_entry(void)
 	if (!e)
 		return NULL;
 	e->spec = ceil_spec;
+	if (no_seccomp)
+		e->spec.test_flags |= SBX_TEST_NO_SECCOMP;
 	if (sbx_run_setup(&e->r, &e->spec, 1) < 0) {
 		snprintf(last_err, sizeof(last_err), "%.200s", tg_error_last()->message);
 		goto fail;
@@ -80,6 +108,12 @@ static struct pool_entry *make_entry(void)
 			 strerror(k == (ssize_t)sizeof(m) ? m.err : EPIPE));
 		goto fail;
 	}
+	/* RUN_POOLED stops denied calls for the tracer to kill: never an
+	 * entry that is not traced */
+	if (!e->r.seized) {
+		snprintf(last_err, sizeof(last_err), "sandbox pool: cannot trace the child (ptrace)");
+		goto fail;
+	}
 	e->r.made_ms = tg_now_ms();
 	return e;
 fail:
@@ -90,19 +124,35 @@ fail:
 
 static void *refill_main(void *arg)
 {
+	struct sched_param sp = { 0 };
+
 	(void)arg;
 	pthread_mutex_lock(&mu);
 	while (!stopping) {
 		struct pool_entry *e;
+		if (served_q) {
+			e = served_q;
+			served_q = NULL;
+			pthread_mutex_unlock(&mu);
+			release_all(e);
+			pthread_mutex_lock(&mu);
+			continue;
+		}
 		if (broken || nready >= size || (active > 0 && nready > 0)) {
 			pthread_cond_wait(&cv, &mu);
 			continue;
 		}
-		making = 1;
+		/* SCHED_BATCH while the pool still holds an entry: the same share
+		 * of the CPU, but its wake-ups (a run taking an entry, a run over)
+		 * do not preempt the thread serving a call. SCHED_OTHER when it is
+		 * empty: a run may be waiting for this entry, and calls that come
+		 * back to back must not wait for a making that yields to
+		 * everything. The tracer thread and the child inherit it until
+		 * their run is handed over (hand_over sets them to SCHED_OTHER). */
+		(void)pthread_setschedparam(pthread_self(), nready ? SCHED_BATCH : SCHED_OTHER, &sp);
 		pthread_mutex_unlock(&mu);
-		e = make_entry();
+		e = make_entry(0);
 		pthread_mutex_lock(&mu);
-		making = 0;
 		if (!e) {
 			broken = 1; /* never spin; runs take the ordinary path */
 		} else if (stopping || nready >= size) {
@@ -141,14 +191,18 @@ int tg_sandbox_pool_start(unsigned n, const tg_sandbox_opts *ceilings)
 	    (r = sbx_spec_bind(&ceil_spec, "/dev/zero", "/dev/zero", SBX_BIND_DEV)) < 0 ||
 	    (r = sbx_spec_bind(&ceil_spec, "/dev/urandom", "/dev/urandom", SBX_BIND_DEV)) < 0)
 		return r;
+#ifdef TG_SANDBOX_PROFILE
+	if (!sbx_prof) {
+		void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		sbx_prof = p == MAP_FAILED ? NULL : p;
+	}
+#endif
 	pthread_mutex_lock(&mu);
 	size = (int)n;
 	stopping = broken = 0;
 	last_err[0] = '\0';
 	owner = getpid();
-	making = 1; /* the first is on its way: a run waits for it */
 	if (pthread_create(&refill_th, NULL, refill_main, NULL) != 0) {
-		making = 0;
 		pthread_mutex_unlock(&mu);
 		return tg_error_set(TG_ERR_IO, "sandbox pool: cannot start its thread");
 	}
@@ -159,7 +213,7 @@ int tg_sandbox_pool_start(unsigned n, const tg_sandbox_opts *ceilings)
 
 void tg_sandbox_pool_stop(void)
 {
-	struct pool_entry *q[POOL_MAX];
+	struct pool_entry *q[POOL_MAX], *done;
 	int n, i, join;
 
 	pthread_mutex_lock(&mu);
@@ -172,6 +226,8 @@ void tg_sandbox_pool_stop(void)
 	pthread_mutex_lock(&mu);
 	n = owner == getpid() ? nready : 0; /* a forked copy's entries are not its own */
 	memcpy(q, ready_q, sizeof(q));
+	done = owner == getpid() ? served_q : NULL;
+	served_q = NULL;
 	nready = 0;
 	running = 0;
 	size = 0;
@@ -180,17 +236,26 @@ void tg_sandbox_pool_stop(void)
 		sbx_run_discard(&q[i]->r);
 		free(q[i]);
 	}
+	release_all(done);
 }
 
 /* Does spec s fit an entry made with ceil_spec? */
 static int fits(const struct sbx_spec *s)
 {
-	return s->profile == SBX_PROFILE_RUN && s->nbinds <= 4 && !s->nfiles && !s->want_tmpfd && !s->nlinks &&
+	return s->profile == SBX_PROFILE_RUN && !s->nbinds && !s->nfiles && !s->want_tmpfd && !s->nlinks &&
 	       !(s->test_flags & SBX_TEST_NO_PTRACE) && s->memory_mb <= ceil_spec.memory_mb &&
 	       s->max_procs <= ceil_spec.max_procs && s->max_files <= ceil_spec.max_files &&
 	       s->tmp_mb == ceil_spec.tmp_mb &&
 	       /* the CPU share is set when the entry is made (its cgroup) */
 	       s->cpu_percent == ceil_spec.cpu_percent;
+}
+
+static void run_over(void)
+{
+	pthread_mutex_lock(&mu);
+	active--;
+	pthread_cond_broadcast(&cv); /* the refill may go on */
+	pthread_mutex_unlock(&mu);
 }
 
 static struct pool_entry *take(const struct sbx_spec *s)
@@ -205,7 +270,17 @@ static struct pool_entry *take(const struct sbx_spec *s)
 		pthread_mutex_unlock(&mu);
 		return NULL;
 	}
-	while (nready == 0 && making && !broken)
+	if (s->test_flags & SBX_TEST_NO_SECCOMP) {
+		/* the ready entries carry the filter: one without, made now */
+		active++;
+		pthread_mutex_unlock(&mu);
+		if (!(e = make_entry(1)))
+			run_over();
+		return e;
+	}
+	/* nready is 0: the refill thread makes one next (after releasing
+	 * what it holds), unless making failed */
+	while (nready == 0 && !broken && !stopping)
 		if (pthread_cond_timedwait(&cv, &mu, &until) != 0)
 			break;
 	if (nready > 0) {
@@ -219,12 +294,34 @@ static struct pool_entry *take(const struct sbx_spec *s)
 	return e;
 }
 
-static void run_over(void)
+/* The run's rlimits on the waiting child, soft = hard, never above what
+ * it holds (the ceilings); as child.c's set_limit would set them. The
+ * child made its user namespace from our credentials, so prlimit on it is
+ * ours to make. */
+static int lower_limits(pid_t pid, const struct sbx_spec *s, int cg_version)
 {
-	pthread_mutex_lock(&mu);
-	active--;
-	pthread_cond_broadcast(&cv); /* the refill may go on */
-	pthread_mutex_unlock(&mu);
+	const struct { int res; uint64_t v; } l[] = {
+		{ RLIMIT_CPU, sbx_cpu_limit_s(s) },
+		{ RLIMIT_AS, cg_version ? ((uint64_t)s->memory_mb * 2 + 256) << 20
+					: ((uint64_t)s->memory_mb + 32) << 20 },
+		{ RLIMIT_FSIZE, (uint64_t)s->tmp_mb << 20 },
+		{ RLIMIT_NOFILE, s->max_files },
+		{ RLIMIT_NPROC, s->max_procs },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(l) / sizeof(l[0]); i++) {
+		struct rlimit old, rl;
+		uint64_t v = l[i].v;
+		if (prlimit(pid, l[i].res, NULL, &old) < 0)
+			return -1;
+		if (old.rlim_max != RLIM_INFINITY && v > (uint64_t)old.rlim_max)
+			v = (uint64_t)old.rlim_max;
+		rl.rlim_cur = rl.rlim_max = (rlim_t)v;
+		if (prlimit(pid, l[i].res, &rl, NULL) < 0)
+			return -1;
+	}
+	return 0;
 }
 
 /* Send the run; 0, or < 0 when the child cannot take it (it is then
@@ -252,14 +349,7 @@ static int hand_over(struct pool_entry *e, const struct sbx_spec *s, const char 
 	}
 	m->argc = (uint32_t)i;
 	m->argv_len = (uint32_t)off;
-	m->no_seccomp = (s->test_flags & SBX_TEST_NO_SECCOMP) != 0;
 	m->has_fd3 = s->fd3 > 0;
-	m->cpu_s = sbx_cpu_limit_s(s);
-	m->as_bytes = r->cg.version ? ((uint64_t)s->memory_mb * 2 + 256) << 20
-				    : ((uint64_t)s->memory_mb + 32) << 20;
-	m->fsize = (uint64_t)s->tmp_mb << 20;
-	m->nofile = s->max_files;
-	m->nproc = s->max_procs;
 	if (r->child.timens_offsets[0]) {
 		struct timespec mono, boot;
 		clock_gettime(CLOCK_MONOTONIC, &mono);
@@ -270,15 +360,23 @@ static int hand_over(struct pool_entry *e, const struct sbx_spec *s, const char 
 	if (r->cg.version &&
 	    sbx_cgroup_tighten(&r->cg, (uint64_t)s->memory_mb << 20, s->max_procs) < 0)
 		goto out;
+	if (lower_limits(r->pid, s, r->cg.version) < 0)
+		goto out;
+	SBX_PROF(SBX_PROF_LIMITS);
 	fds[0] = sbx_make_stdin(s->stdin_data ? s->stdin_data : "",
 				s->stdin_data ? s->stdin_len : 0);
 	fds[1] = open(program, O_PATH | O_CLOEXEC);
 	if (fds[0] < 0 || fds[1] < 0)
 		goto out;
+	SBX_PROF(SBX_PROF_STDIN);
+	/* the run's own scheduling: as an unpooled run's (see refill_main) */
+	{
+		struct sched_param sp = { 0 };
+		(void)pthread_setschedparam(r->th, SCHED_OTHER, &sp);
+		(void)sched_setscheduler(r->pid, SCHED_OTHER, &sp);
+	}
 	/* the supervisor's view of the run from here on is the caller's spec */
 	r->spec = s;
-	if (m->no_seccomp)
-		r->child.filter = NULL;
 	r->t0 = tg_now_ms();
 	iov.iov_base = m;
 	iov.iov_len = sizeof(*m);
@@ -295,6 +393,7 @@ static int hand_over(struct pool_entry *e, const struct sbx_spec *s, const char 
 	if (!atomic_load(&r->finished) &&
 	    sendmsg(r->sync_parent, &mh, MSG_NOSIGNAL) == (ssize_t)sizeof(*m))
 		ret = 0;
+	SBX_PROF(SBX_PROF_SENT);
 out:
 	if (fds[0] >= 0)
 		close(fds[0]);
@@ -306,9 +405,16 @@ out:
 
 int sbx_pool_execute(tg_run_result **out, const struct sbx_spec *s, const char *program)
 {
-	struct pool_entry *e = take(s);
-	int ret;
+	struct pool_entry *e;
+	int ret, later;
 
+#ifdef TG_SANDBOX_PROFILE
+	if (sbx_prof)
+		memset((void *)sbx_prof, 0, SBX_PROF_N * sizeof(uint64_t));
+#endif
+	SBX_PROF(SBX_PROF_START);
+	e = take(s);
+	SBX_PROF(SBX_PROF_TAKEN);
 	if (!e)
 		return 0;
 	if (hand_over(e, s, program) < 0) {
@@ -317,11 +423,24 @@ int sbx_pool_execute(tg_run_result **out, const struct sbx_spec *s, const char *
 		run_over();
 		return 0;
 	}
+	e->r.defer_release = 1;
 	ret = sbx_run_wait(out, &e->r, NULL);
-	free(e);
+	e->r.spec = &e->spec; /* s is the caller's, gone after this */
 	pthread_mutex_lock(&mu);
 	served++;
+	later = e->r.defer_release == 2 && running && !stopping && owner == getpid();
+	if (later) { /* the refill thread joins and releases it */
+		e->next = served_q;
+		served_q = e;
+	}
 	pthread_mutex_unlock(&mu);
+	if (!later) {
+		if (e->r.defer_release == 2) {
+			sbx_run_discard(&e->r);
+			sbx_net_after_run();
+		}
+		free(e);
+	}
 	run_over();
 	return ret < 0 ? ret : 1;
 }

@@ -10,7 +10,9 @@
  * the child joins itself), maps
  * uid/gid 65534, PTRACE_SEIZEs it (exit, clone and fork events: that is
  * how a seccomp kill is traced back to the denied syscall, since
- * KILL_PROCESS leaves nothing readable in /proc) and then reaps it. The calling thread captures stdout/stderr,
+ * KILL_PROCESS leaves nothing readable in /proc; a pooled run has no exit
+ * event: its filter stops a denied call for the tracer, which names it and
+ * kills, deny_call) and then reaps it. The calling thread captures stdout/stderr,
  * enforces the wall-clock timeout and the output cap and kills the child's
  * pid-namespace init through a pidfd, which takes the whole tree down.
  * Stdin is a sealed, read-only memfd. The child side is in child.c.
@@ -214,6 +216,35 @@ static int sig_kills_init(pid_t tid, pid_t init, int sig)
 	return tgid == init && !(ign & bit) && !(cgt & bit);
 }
 
+/* RUN_POOLED: a call the filter denies stops here instead of killing
+ * (no exit stop is needed to name it): name it and kill the run now; the
+ * call is never made (a fatal signal pending skips it). */
+static void deny_call(struct sbx_run *r, pid_t tid, const struct user_regs_struct *regs)
+{
+	struct ptrace_sc_info si;
+	struct user_regs_struct skip = *regs;
+
+	memset(&si, 0, sizeof(si));
+	if (!r->denied) {
+		if (ptrace((enum __ptrace_request)PTRACE_GET_SYSCALL_INFO, tid, sizeof(si), &si) > 0 &&
+		    si.op == 3 /* PTRACE_SYSCALL_INFO_SECCOMP */) {
+			r->sys_arch = si.arch;
+			r->sys_nr = si.rest[0];
+		} else {
+			r->sys_arch = SBX_AUDIT_ARCH_X86_64;
+			r->sys_nr = regs->orig_rax;
+		}
+		r->sys_found = 2;
+		r->denied = 1;
+	}
+	/* skipped even if the kill could not be sent: a call the tracer left
+	 * alone would pass the filter's second look after the stop */
+	skip.orig_rax = (unsigned long long)-1;
+	skip.rax = (unsigned long long)-ENOSYS;
+	(void)ptrace(PTRACE_SETREGS, tid, 0, &skip);
+	syscall(SYS_pidfd_send_signal, atomic_load(&r->pidfd), SIGKILL, NULL, 0);
+}
+
 /* A SECCOMP_RET_TRACE stop: answer uname or sysinfo with the sandbox's own
  * values, written into the caller's buffer, and skip the real call. */
 static void answer_call(struct sbx_run *r, pid_t tid)
@@ -228,6 +259,10 @@ static void answer_call(struct sbx_run *r, pid_t tid)
 	if (ptrace(PTRACE_GETEVENTMSG, tid, 0, &which) < 0 ||
 	    ptrace(PTRACE_GETREGS, tid, 0, &regs) < 0)
 		return;
+	if (which == SBX_TRACE_DENY) {
+		deny_call(r, tid, &regs);
+		return;
+	}
 	if (which == SBX_TRACE_UNAME) {
 		memset(&u, 0, sizeof(u));
 		snprintf(u.sysname, sizeof(u.sysname), "Linux");
@@ -299,6 +334,7 @@ static void trace_loop(struct sbx_run *r)
 			continue;
 		}
 		if (w == r->pid) {
+			SBX_PROF(SBX_PROF_REAPED);
 			r->status = st;
 			r->reaped = 1;
 			r->ru = ru;
@@ -388,10 +424,11 @@ static void *tracer_main(void *arg)
 	/* Without ptrace (already traced, no CAP_SYS_PTRACE) we still run; only
 	 * the name of a denied syscall is lost. */
 	if (!(r->spec->test_flags & SBX_TEST_NO_PTRACE))
-		(void)ptrace(PTRACE_SEIZE, pid, 0,
-			     PTRACE_O_TRACEEXIT | PTRACE_O_EXITKILL | PTRACE_O_TRACECLONE |
-				     PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK |
-				     PTRACE_O_TRACESECCOMP);
+		r->seized = ptrace(PTRACE_SEIZE, pid, 0,
+				   /* pooled: denied calls stop at the call (SBX_TRACE_DENY) */
+				   (r->child.pooled ? 0 : PTRACE_O_TRACEEXIT) | PTRACE_O_EXITKILL |
+					   PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK |
+					   PTRACE_O_TRACEVFORK | PTRACE_O_TRACESECCOMP) == 0;
 	c = SBX_MSG_GO;
 	if (send(r->sync_parent, &c, 1, MSG_NOSIGNAL) != 1) {
 		snprintf(r->tracer_err, sizeof(r->tracer_err), "the child went away");
@@ -482,8 +519,10 @@ static int finish_result(tg_run_result **out, struct sbx_run *r, tg_buf *ob, tg_
 			 int killed_reason, uint64_t t0, uint32_t cpu_limit_s)
 {
 	tg_run_result *res = calloc(1, sizeof(*res));
-	/* a crash the tracer ended: as if that signal had killed it */
-	int st = r->crash_sig && killed_reason < 0 ? r->crash_sig : r->status;
+	/* a crash the tracer ended: as if that signal had killed it; a
+	 * denied call it ended (pooled): as if the filter had (SIGSYS) */
+	int st = r->crash_sig && killed_reason < 0 ? r->crash_sig
+		 : r->denied ? SIGSYS : r->status;
 
 	if (!res)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
@@ -740,6 +779,10 @@ int sbx_run_wait(tg_run_result **out, struct sbx_run *r, int *tmpfd)
 				break; /* give up waiting; the join below reaps */
 			deadline = now + 2000;
 		}
+#ifdef TG_SANDBOX_PROFILE
+		if (out_eof && err_eof && sbx_prof && !sbx_prof[SBX_PROF_PIPES_EOF])
+			SBX_PROF(SBX_PROF_PIPES_EOF);
+#endif
 		if (done && ((out_eof && err_eof) || now >= drain_until)) {
 			/* every writer is dead: what is left sits in the pipe buffers */
 			if (!out_eof)
@@ -749,7 +792,11 @@ int sbx_run_wait(tg_run_result **out, struct sbx_run *r, int *tmpfd)
 			break;
 		}
 	}
-	if (r->thread_started) {
+	/* A pool entry whose init is reaped: its result goes back now, the
+	 * join and the release (cgroup, descriptors) come after (pool.c). */
+	if (r->defer_release && done)
+		r->defer_release = 2;
+	if (r->thread_started && r->defer_release != 2) {
 		if (!done)
 			kill_child(r);
 		pthread_join(r->th, NULL);
@@ -783,10 +830,13 @@ int sbx_run_wait(tg_run_result **out, struct sbx_run *r, int *tmpfd)
 		r->tmpfd = -1;
 	}
 out:
-	run_release(r);
+	SBX_PROF(SBX_PROF_RESULT);
+	if (r->defer_release != 2) {
+		run_release(r);
+		sbx_net_after_run();
+	}
 	tg_buf_free(&ob);
 	tg_buf_free(&eb);
-	sbx_net_after_run();
 	return ret;
 }
 

@@ -197,6 +197,15 @@ int sbx_run_with(tg_run_result **out, const tg_sandbox_opts *o, unsigned test_fl
 	s->stdin_data = o->stdin_data;
 	s->stdin_len = o->stdin_len;
 	s->fd3 = o->fd3 > 0 ? o->fd3 : 0;
+	/* a static tool without workspace: from the pool when it is on (the
+	 * program goes as a descriptor; the child has its /dev already) */
+	if (!o->dynamic && !o->workspace) {
+		r = sbx_pool_execute(out, s, real);
+		if (r != 0) {
+			free(s);
+			return r < 0 ? r : 0;
+		}
+	}
 	r = sbx_spec_bind(s, real, "/tool", SBX_BIND_EXEC);
 	if (r == 0)
 		r = bind_dev(s);
@@ -205,14 +214,6 @@ int sbx_run_with(tg_run_result **out, const tg_sandbox_opts *o, unsigned test_fl
 	if (r == 0 && o->workspace)
 		r = sbx_spec_bind(s, o->workspace, "/workspace",
 				  o->workspace_write ? SBX_BIND_RW : 0);
-	/* a static tool without workspace: from the pool when it is on */
-	if (r == 0 && !o->dynamic && !o->workspace) {
-		r = sbx_pool_execute(out, s, real);
-		if (r == 1) {
-			free(s);
-			return 0;
-		}
-	}
 	if (r == 0)
 		r = sbx_execute(out, s, NULL);
 	free(s);

@@ -5,8 +5,11 @@
 // (found in <home>/cache), spawned directly with the same stdin. Both are
 // timed per call from the client side; medians and p99 are printed with the
 // ratio MCP / bare, and N ping round trips show the protocol's own share.
+// SANDBOX_POOL=N sets config.json's sandbox_pool (serve's default: 2);
+// GAP_MS=N waits N ms between tools/call (an agent thinks between calls;
+// not timed), else they go back to back.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -57,6 +60,10 @@ function executables(dir) {
 
 const dir = mkdtempSync(join(tmpdir(), 'tg-bench-mcp-'));
 const home = join(dir, 'home');
+if (process.env.SANDBOX_POOL !== undefined) {
+  mkdirSync(home, { recursive: true });
+  writeFileSync(join(home, 'config.json'), JSON.stringify({ sandbox_pool: Number(process.env.SANDBOX_POOL) }));
+}
 try {
   const transport = new StdioClientTransport({ command: bin, args: ['--home', home, 'serve'], stderr: 'ignore' });
   const client = new Client({ name: 'toolgate-bench', version: '1.0.0' });
@@ -73,7 +80,9 @@ try {
 
   for (let i = 0; i < 20; i++) await client.callTool({ name: 'word_count', arguments: ARGS });
   const mcp = [];
+  const gap = Number(process.env.GAP_MS ?? 0);
   for (let i = 0; i < N; i++) {
+    if (gap > 0) await new Promise((res) => setTimeout(res, gap));
     const t0 = process.hrtime.bigint();
     const r = await client.callTool({ name: 'word_count', arguments: ARGS });
     mcp.push(Number(process.hrtime.bigint() - t0) / 1e6);

@@ -151,6 +151,8 @@ test('one-shot commands leave no process and no cgroup behind', async (t) => {
 
 test('toolgate serve: descriptors, threads and children stable over 60 requests', async (t) => {
   const { dir, home } = setup(t);
+  // the unpooled server (the pool has its own test below)
+  writeFileSync(join(home, 'config.json'), JSON.stringify({ sandbox_pool: 0 }));
   const srv = spawn(tg, ['--home', home, 'serve'], { stdio: ['pipe', 'pipe', 'pipe'] });
   t.after(() => { try { srv.kill('SIGKILL'); } catch { /* gone */ } });
   srv.stderr.on('data', () => {});
@@ -205,4 +207,75 @@ test('toolgate serve: descriptors, threads and children stable over 60 requests'
   assert.equal(code, 0);
   await settle(() => leftoverCgroups(srv.pid).length === 0);
   assertNothingLeft(dir, srv.pid, 'serve');
+});
+
+// The same session with a pool of 2 sandboxes made ahead (config
+// sandbox_pool, docs/SANDBOX.md "The pool"): the pool's own children,
+// threads and descriptors stay, bounded and stable: after 60 requests (the
+// tool calls served from the pool) the server holds the same number of
+// children (2, each waiting for one run), threads and descriptors as after
+// the first call, and at end of input it exits 0 and leaves nothing behind.
+test('toolgate serve with sandbox_pool 2: the pool stays bounded and stable', async (t) => {
+  const { dir, home } = setup(t);
+  writeFileSync(join(home, 'config.json'), JSON.stringify({ sandbox_pool: 2 }));
+  const srv = spawn(tg, ['--home', home, 'serve'], { stdio: ['pipe', 'pipe', 'pipe'] });
+  t.after(() => { try { srv.kill('SIGKILL'); } catch { /* gone */ } });
+  srv.stderr.on('data', () => {});
+  const rl = createInterface({ input: srv.stdout });
+  const waiting = new Map();
+  rl.on('line', (line) => {
+    const m = JSON.parse(line);
+    if (m.id !== undefined && waiting.has(m.id)) { waiting.get(m.id)(m); waiting.delete(m.id); }
+  });
+  let next = 1;
+  const request = (method, params) => new Promise((resolve) => {
+    const id = next++;
+    waiting.set(id, resolve);
+    srv.stdin.write(JSON.stringify({ jsonrpc: '2.0', id, method, params }) + '\n');
+  });
+  const call = (name, args) => request('tools/call', { name, arguments: args });
+  // pipe, socket and pidfd identities change with every entry: counted by
+  // kind. The v1 cgroup slots: one per entry, and up to four kept for reuse
+  // by the process once their runs are over (sandbox/cgroup.c): bounded, not
+  // compared.
+  const slotFds = (pid) => fdListStable(pid).filter((l) => /\/tg-slot-\*$/.test(l)).length;
+  const fdKinds = (pid) => fdListStable(pid).filter((l) => !/\/tg-slot-\*$/.test(l))
+    .map((l) => l.replace(/^\d+ -> /, '').replace(/\[\d+\]$/, '[*]')).sort();
+  const poolKids = (pid) => childrenOf(pid).filter((p) => p.exe === tg || p.exe === '');
+  const snapshot = () => JSON.stringify([childrenOf(srv.pid).length, threadCount(srv.pid), fdKinds(srv.pid)]);
+  // stable: the same snapshot twice, 300 ms apart (the refill is done)
+  const steady = async () => {
+    let last = '';
+    return settle(() => { const s = snapshot(); const ok = s === last && childrenOf(srv.pid).length === 2; last = s; return ok; }, 10000);
+  };
+  await request('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'hygiene', version: '1' } });
+  srv.stdin.write(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) + '\n');
+  const first = await call('rel_tool', {});
+  assert.deepEqual(first.result.structuredContent, { v: 1 }, JSON.stringify(first));
+  assert.ok(await steady(), `pool after the first call: ${snapshot()}`);
+  const kids0 = childrenOf(srv.pid), threads0 = threadCount(srv.pid), fds0 = fdKinds(srv.pid);
+  assert.equal(kids0.length, 2, 'two children waiting, one per entry');
+  assert.equal(poolKids(srv.pid).length, 2, JSON.stringify(kids0));
+  for (let i = 0; i < 30; i++) {
+    assert.deepEqual((await call('rel_tool', { i })).result.structuredContent, { v: 1 });
+    assert.equal((await call('rel_tool', [i])).error?.code, -32602);
+  }
+  const created = await call('create_tool', {
+    name: 'rel_tool', description: 'hygiene', input_schema: { type: 'object', properties: {} },
+    source: readFileSync(join(fixtures, 'good', 'tool.c'), 'utf8') + '/* v2 */\n',
+    tests: [{ name: 't', args: {}, expect: { v: 1 } }] });
+  assert.equal(created.result.isError, undefined, JSON.stringify(created).slice(0, 400));
+  assert.deepEqual((await call('rel_tool', {})).result.structuredContent, { v: 1 });
+  assert.ok(await steady(), `pool after 62 requests: ${snapshot()}`);
+  const kids1 = childrenOf(srv.pid);
+  assert.equal(kids1.length, 2, 'children after the requests');
+  assert.ok(kids1.every((k) => !kids0.some((o) => o.pid === k.pid)),
+    'every entry served one run and was replaced');
+  assert.equal(threadCount(srv.pid), threads0, 'threads');
+  assert.deepEqual(fdKinds(srv.pid), fds0, 'descriptors after the requests differ from after the first call');
+  assert.ok(slotFds(srv.pid) <= 2 * (2 + 4), `cgroup slots held: ${slotFds(srv.pid)}`);
+  const code = await new Promise((resolve) => { srv.on('close', resolve); srv.stdin.end(); });
+  assert.equal(code, 0);
+  await settle(() => leftoverCgroups(srv.pid).length === 0 && childrenOf(srv.pid).length === 0);
+  assertNothingLeft(dir, srv.pid, 'serve with a pool');
 });

@@ -579,6 +579,21 @@ static void sandbox_execveat_fd5(void **state)
 		expect_seccomp(run_attack(0, 0, "denied", "execveat_fd5", NULL), "execveat");
 }
 
+/* A pooled child loads its filter before it waits and receives its run
+ * under it: recvmsg(4, ..., MSG_CMSG_CLOEXEC) is allowed to the tool too.
+ * Fd 4 is closed at exec (EBADF), what the tool opens there is no socket
+ * (ENOTSOCK); other flags are killed; without the pool all of it is. */
+static void sandbox_recvmsg_fd4(void **state)
+{
+	(void)state;
+	if (sbx_pool_on)
+		expect_exit(run_attack(0, 0, "denied", "recvmsg_fd4", NULL), 0,
+			    "recvmsg fd 4: EBADF\nrecvmsg fd 4: ENOTSOCK\n");
+	else
+		expect_seccomp(run_attack(0, 0, "denied", "recvmsg_fd4", NULL), "recvmsg");
+	expect_seccomp(run_attack(0, 0, "denied", "recvmsg_peek", NULL), "recvmsg");
+}
+
 static void sandbox_thread_seccomp(void **state)
 {
 	(void)state;
@@ -1046,6 +1061,7 @@ int main(void)
 		cmocka_unit_test(sandbox_memfd_create),
 		cmocka_unit_test(sandbox_execveat),
 		cmocka_unit_test(sandbox_execveat_fd5),
+		cmocka_unit_test(sandbox_recvmsg_fd4),
 		cmocka_unit_test(sandbox_pkey_alloc),
 		cmocka_unit_test(sandbox_capget),
 		cmocka_unit_test(sandbox_setuid),

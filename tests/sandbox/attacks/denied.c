@@ -5,6 +5,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/mount.h>
+#include <sys/socket.h>
 int main(int argc, char **argv)
 {
 	const char *w = argc > 1 ? argv[1] : "";
@@ -54,6 +55,28 @@ int main(int argc, char **argv)
 			return 9;
 		report("execveat fd 5", (int)syscall(SYS_execveat, 5, "", NULL, NULL, 0x1000));
 		return 0;
+	} else if (!strcmp(w, "recvmsg_fd4")) {
+		/* the form a pooled child's filter allows (it receives its run
+		 * that way): fd 4 is closed after exec, and whatever the tool
+		 * puts there is no socket of its own */
+		char b[16], cb[64];
+		struct iovec io = { b, sizeof(b) };
+		struct msghdr mh = { .msg_iov = &io, .msg_iovlen = 1, .msg_control = cb,
+				     .msg_controllen = sizeof(cb) };
+		int fd = 0;
+		report("recvmsg fd 4", (long)syscall(SYS_recvmsg, 4, &mh, 0x40000000 /* CMSG_CLOEXEC */));
+		while (fd >= 0 && fd < 4)
+			fd = open("/dev/null", O_RDONLY);
+		if (fd != 4)
+			return 9;
+		report("recvmsg fd 4", (long)syscall(SYS_recvmsg, 4, &mh, 0x40000000));
+		return 0;
+	} else if (!strcmp(w, "recvmsg_peek")) {
+		/* any other flags: denied, pooled or not */
+		char b[16];
+		struct iovec io = { b, sizeof(b) };
+		struct msghdr mh = { .msg_iov = &io, .msg_iovlen = 1 };
+		syscall(SYS_recvmsg, 4, &mh, 2 /* MSG_PEEK */);
 	} else if (!strcmp(w, "pkey_alloc"))
 		syscall(SYS_pkey_alloc, 0, 0);
 	else if (!strcmp(w, "capget"))
