@@ -383,6 +383,16 @@ static void sandbox_cpu_limit(void **state)
 	/* freed before any failure: a failed check under load (cmocka jumps
 	 * out of the test) would otherwise also show as a leak at exit */
 	tg_run_result_free(r);
+	if (got.reason == TG_REASON_TIMEOUT && got.cpu_ms < 6900) {
+		/* the machine's load left the threads less than the 7 s of CPU
+		 * that the limit needs within 6 s: the limit was not reached,
+		 * nothing to check here (sandbox_cpu_seconds checks the limit
+		 * itself whatever the load) */
+		print_message("sandbox_cpu_limit: not checked, the host gave %llu ms of CPU in %llu ms\n",
+			      (unsigned long long)got.cpu_ms, (unsigned long long)got.wall_ms);
+		skip();
+		return;
+	}
 	if (got.reason != TG_REASON_CPU)
 		fail_msg("expected cpu, got %s signal %d cpu_ms %llu wall_ms %llu",
 			 tg_reason_name(got.reason), got.signal, (unsigned long long)got.cpu_ms,
