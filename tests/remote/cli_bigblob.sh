@@ -13,8 +13,10 @@
 # quarantine, removed with what it held), no quarantine left, the peak
 # resident memory of the toolgate process (getrusage of the waited child)
 # under MAX_KB (default 100 MB), verify clean; the same blob as a 514-byte
-# delta pack is refused the same way. Then the sweep: a quarantine whose
-# owner died goes at the next open, one whose lock is held stays.
+# delta pack is refused the same way. A pull killed (SIGKILL) while the
+# blob streams into its quarantine leaves the store's objects unchanged and
+# its quarantine is swept at the next open; a quarantine whose owner died
+# goes at the next open, one whose lock is held stays.
 set -eu
 TG=$1
 SRC=$2
@@ -91,6 +93,24 @@ until git ls-remote "git://127.0.0.1:$PORT/hub.git" >/dev/null 2>&1; do
 	i=$((i + 1)); [ $i -lt 100 ] || fail "git daemon did not start"; sleep 0.1
 done
 check "$H/D" "git://127.0.0.1:$PORT/hub.git" "git daemon"
+
+# a crash mid-fetch: the pull is killed (SIGKILL) while the 1 GiB blob
+# streams into its quarantine; the store's objects are as before, and the
+# next open sweeps the dead quarantine
+before=$(objects "$H/D")
+"$TG" --home "$H/D" pull >/dev/null 2>&1 &
+PPID_=$!
+i=0
+until [ -n "$(quarantines "$H/D")" ]; do
+	i=$((i + 1)); [ $i -lt 400 ] || fail "no quarantine seen during the pull"; sleep 0.025
+done
+kill -9 "$PPID_"
+wait "$PPID_" 2>/dev/null && fail "the pull ended before it was killed"
+[ -n "$(quarantines "$H/D")" ] || fail "the killed pull left no quarantine"
+[ "$(objects "$H/D")" = "$before" ] || fail "crash: objects changed: $(objects "$H/D")"
+"$TG" --home "$H/D" verify >/dev/null || fail "verify after the crash"
+[ -z "$(quarantines "$H/D")" ] || fail "crash: quarantine not swept: $(quarantines "$H/D")"
+echo "crash mid-fetch: store unchanged, quarantine swept"
 
 # the sweep at open: a quarantine left by a dead process (its lock file
 # unlocked) is removed; one whose lock is held (a live pull) is not
