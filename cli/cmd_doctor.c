@@ -5,7 +5,8 @@
  * kernel.unprivileged_userns_clone, Ubuntu's AppArmor restriction) and an
  * end-to-end sandbox probe, seccomp, cgroups (version, memory and pids
  * controllers, a delegated folder), the compiler, libclang, the SDK header,
- * the home's permissions, the store and the registry. Exit 0 when nothing
+ * the home's permissions, the store and the registry, the signing key
+ * when there is one. Exit 0 when nothing
  * fails (warnings allowed), 1 when an item fails.
  */
 #include "cli.h"
@@ -212,6 +213,26 @@ static void check_sdk(struct doc *d)
 		     tg_error_last()->message);
 }
 
+/* The signing key, when there is one (config.json signing_key, checked
+ * as every open of the store checks it, or the home's from key init). */
+static void check_signing(struct doc *d, tg_registry *reg, const tg_config *cfg)
+{
+	json_t *k = NULL;
+
+	if (tg_registry_key_show(&k, reg) == 0) {
+		item(d, "signing", OK, NULL, "%s (%s)", json_string_value(json_object_get(k, "key")),
+		     json_string_value(json_object_get(k, "source")));
+		json_decref(k);
+	} else if (cfg && cfg->signing_key) {
+		item(d, "signing", FAIL,
+		     "fix the key file or config.json signing_key (an ed25519 key, no passphrase, "
+		     "chmod 600, its .pub beside it); every command that writes the store stops until then",
+		     "%s", tg_error_last()->message);
+	} else {
+		tg_error_clear(); /* no key: commits are unsigned, as chosen */
+	}
+}
+
 /* The home, its store and registry; returns the config when it loads. */
 static void check_home(struct doc *d, const tg_cli *cli, tg_registry **reg)
 {
@@ -257,6 +278,7 @@ static void check_home(struct doc *d, const tg_cli *cli, tg_registry **reg)
 				     "%s: not writable by this user: workspace:write tools will fail",
 				     cfg->workspace);
 		}
+		check_signing(d, *reg, cfg);
 	}
 }
 

@@ -1,9 +1,11 @@
 /*
  * cli/cmd_key.c: `toolgate key init | show | trust PRINCIPAL PUBKEY_FILE`
  * (docs/STORE.md, "Signed verdicts"). init makes this host's signing key
- * (<home>/keys/signing_key, ed25519, refused when one exists) and prints
- * its public key and the allowed-signers line other hosts trust it with;
- * from then on every commit this host writes is signed. trust adds another
+ * (<home>/keys/signing_key, ed25519, refused when one exists or when
+ * config.json signing_key names an existing key) and prints its public key
+ * and the allowed-signers line other hosts trust it with; from then on
+ * every commit this host writes is signed. show names the key in use (the
+ * configured one, checked, or the home's). trust adds another
  * host's public key to <home>/trusted_signers, against which pull and
  * verify check signatures.
  */
@@ -45,7 +47,10 @@ int cmd_key(tg_cli *cli, int argc, char **argv)
 		       cli_jline(json_object_get(res, "public_key")));
 		return TG_EXIT_OK;
 	}
-	printf("key: %s\n", cli_jline(json_object_get(res, "key")));
+	printf("key: %s%s\n", cli_jline(json_object_get(res, "key")),
+	       !strcmp(json_string_value(json_object_get(res, "source")), "config")
+		       ? " (config.json signing_key)"
+		       : "");
 	printf("public key: %s\n", cli_jline(json_object_get(res, "public_key")));
 	printf("allowed signers line: %s\n", cli_jline(json_object_get(res, "allowed_signers")));
 	return TG_EXIT_OK;

@@ -33,6 +33,7 @@
 void reg_config_clear(tg_config *cfg)
 {
 	free(cfg->workspace);
+	free(cfg->signing_key);
 	json_decref(cfg->host_tools);
 	memset(cfg, 0, sizeof(*cfg));
 }
@@ -78,7 +79,7 @@ int reg_config_load(tg_config *cfg, const char *home)
 					    "session_max_creates_per_minute",
 					    "home_max_creates_per_minute", "max_concurrent_builds",
 					    "max_concurrent_runs", "cpu_percent", "quota_session_mb",
-					    "quota_tool_mb", NULL };
+					    "quota_tool_mb", "signing_key", NULL };
 	_cleanup_free_ char *path = tg_path_join(home, "config.json");
 	_cleanup_json_ json_t *j = NULL;
 	const char *ws = NULL;
@@ -173,6 +174,21 @@ int reg_config_load(tg_config *cfg, const char *home)
 		cfg->workspace = strdup(ws);
 		if (!cfg->workspace)
 			return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	}
+	/* the key itself is checked when the store is opened (keys.c): a
+	 * missing or wrong key is the environment's fault, exit 3 */
+	ws = NULL;
+	if ((rc = tg_json_get_string(&ws, j, "signing_key", 0)) < 0)
+		goto bad;
+	if (ws) {
+		if (ws[0] != '/') {
+			rc = tg_error_set(TG_ERR_INVALID, "signing_key: must be an absolute path");
+			goto bad;
+		}
+		if (!(cfg->signing_key = strdup(ws))) {
+			reg_config_clear(cfg);
+			return tg_error_set(TG_ERR_NOMEM, "out of memory");
+		}
 	}
 	return 0;
 bad:

@@ -2,8 +2,12 @@
  * registry/keys.c: this host's signing key and the signers it trusts
  * (docs/STORE.md, "Signed verdicts"). The key is <home>/keys/signing_key
  * (an ed25519 SSH key made by `ssh-keygen`, no passphrase, 0600, never
- * overwritten); when it exists, every commit this host writes to its store
- * is signed with it (reg_sign_setup, called when the store is opened). The
+ * overwritten), unless config.json "signing_key" names an existing one
+ * (checked by tg_store_check_signing_key at every open of the store: a
+ * missing or wrong configured key stops the command, exit 3, rather than
+ * writing unsigned commits); when there is a key, every commit this host
+ * writes to its store is signed with it (reg_sign_setup, called when the
+ * store is opened). The
  * trusted signers are <home>/trusted_signers, in ssh-keygen's
  * allowed-signers format ("PRINCIPAL namespaces="git" KEYTYPE KEY"), which
  * `toolgate key trust` appends to and `pull` and `verify` check
@@ -23,6 +27,8 @@
 
 char *reg_key_path(const tg_registry *r)
 {
+	if (r->cfg.signing_key)
+		return strdup(r->cfg.signing_key);
 	return tg_path_join(r->home, KEY_FILE);
 }
 
@@ -35,10 +41,16 @@ int reg_sign_setup(tg_registry *r, tg_store *s)
 {
 	_cleanup_free_ char *key = reg_key_path(r);
 
+	int rc;
+
 	if (!key)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
-	if (access(key, F_OK) != 0)
+	if (r->cfg.signing_key) {
+		if ((rc = tg_store_check_signing_key(key)) < 0)
+			return rc;
+	} else if (access(key, F_OK) != 0) {
 		return 0;
+	}
 	return tg_store_set_signing_key(s, key);
 }
 
@@ -99,8 +111,12 @@ static int key_json(json_t **out, tg_registry *r, int created)
 	char part[8192], host[128] = "localhost", *line = NULL;
 
 	*out = NULL;
+	int rc;
+
 	if (!key || asprintf(&pubp, "%s.pub", key) < 0)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	if (r->cfg.signing_key && (rc = tg_store_check_signing_key(key)) < 0)
+		return rc;
 	if (access(key, F_OK) != 0)
 		return tg_error_set(TG_ERR_NOTFOUND, "no signing key in %s (toolgate key init)", key);
 	if (read_pub(&pub, pubp) < 0)
@@ -112,7 +128,8 @@ static int key_json(json_t **out, tg_registry *r, int created)
 	host[strcspn(host, " \t\"")] = '\0';
 	if (asprintf(&line, "toolgate@%s namespaces=\"git\" %s", host, part) < 0)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
-	*out = json_pack("{s:s, s:s, s:s, s:s, s:b}", "key", key, "public_key_file", pubp,
+	*out = json_pack("{s:s, s:s, s:s, s:s, s:s, s:b}", "key", key, "source",
+			 r->cfg.signing_key ? "config" : "home", "public_key_file", pubp,
 			 "public_key", part, "allowed_signers", line, "created", created);
 	free(line);
 	return *out ? 0 : tg_error_set(TG_ERR_NOMEM, "out of memory");
@@ -127,6 +144,9 @@ int tg_registry_key_init(json_t **out, tg_registry *r, const tg_actor *who)
 	*out = NULL;
 	if (!dir || !key)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	if (r->cfg.signing_key)
+		return tg_error_set(TG_ERR_EXISTS, "config.json signing_key names the key this host "
+						   "signs with (%.300s): no key made", r->cfg.signing_key);
 	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
 		return tg_error_errno(TG_ERR_IO, errno, "%s", dir);
 	if (chmod(dir, 0700) < 0)

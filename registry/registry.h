@@ -23,6 +23,8 @@ typedef struct tg_config {
 	uint32_t max_memory_mb;      /* ceiling for limits.memory_mb */
 	uint32_t max_output_kb;
 	char *workspace;             /* host folder for workspace:* capabilities */
+	char *signing_key;           /* an existing ed25519 key signing every commit
+					(absolute path), else <home>/keys/signing_key */
 	/* MCP session governance (toolgate serve) */
 	uint32_t session_max_calls;  /* 0 = unlimited */
 	uint32_t session_max_creates;

@@ -115,6 +115,8 @@
 	X(git_packbuilder_insert_walk) \
 	X(git_packbuilder_name) \
 	X(git_packbuilder_new) \
+	X(git_packbuilder_object_count) \
+	X(git_odb_refresh) \
 	X(git_packbuilder_set_threads) \
 	X(git_packbuilder_write) \
 	X(git_packbuilder_written) \
@@ -155,6 +157,8 @@ int tg_git_load(void);
 #define git_packbuilder_insert_walk (tg_git_api.git_packbuilder_insert_walk)
 #define git_packbuilder_name (tg_git_api.git_packbuilder_name)
 #define git_packbuilder_new (tg_git_api.git_packbuilder_new)
+#define git_packbuilder_object_count (tg_git_api.git_packbuilder_object_count)
+#define git_odb_refresh (tg_git_api.git_odb_refresh)
 #define git_packbuilder_set_threads (tg_git_api.git_packbuilder_set_threads)
 #define git_packbuilder_write (tg_git_api.git_packbuilder_write)
 #define git_packbuilder_written (tg_git_api.git_packbuilder_written)

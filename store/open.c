@@ -6,7 +6,8 @@
  * relies on: core.logAllRefUpdates=always (bare repositories write no
  * reflogs otherwise, and the default only logs branches), an identity for
  * reflog entries, fsync as set by tg_store_set_fsync (on by default), and it
- * clears ref .lock files left by a crash (see locks.c).
+ * clears ref .lock files left by a crash (see locks.c) and the quarantines
+ * of fetches whose process died (quarantine.c).
  */
 #include "store_internal.h"
 
@@ -181,6 +182,7 @@ int tg_store_open(tg_store **out, const char *path, int create)
 		goto fail;
 	}
 	st_clear_stale_locks(s);
+	st_quarantine_sweep(s);
 	if ((rc = configure(s)) < 0)
 		goto fail;
 	*out = s;

@@ -4,7 +4,8 @@
  * writes every object of the repository, reachable ones first (walked from
  * every ref, so that deltas find their bases), into one new pack with
  * libgit2's packbuilder, and only then removes what the pack now holds: the
- * loose files of the objects it inserted and the packs it replaced. Objects
+ * loose files of the objects it inserted and the packs it replaced (those
+ * listed before it began: a pack a pull admits meanwhile stays). Objects
  * written meanwhile by another process were not inserted and stay loose;
  * unreachable objects (dropped versions) are packed, never pruned; refs and
  * history are never touched. One packer at a time (an flock on
@@ -111,22 +112,54 @@ static size_t remove_loose(const char *objects, pack_ctx *c)
 	return removed;
 }
 
-/* Remove every pack (and its .idx, .rev) but the new one, unless kept. */
-static void remove_old_packs(const char *packdir, const char *keep_name)
+/* The names of the packs there now ("pack-<hex>", without .pack), read
+ * before anything is inserted: only these may be replaced. A pack that
+ * arrives meanwhile (a pull admitting its quarantine) was not inserted and
+ * must stay. */
+typedef struct pack_names {
+	char (*v)[64];
+	size_t n;
+} pack_names;
+
+static int list_packs(pack_names *out, const char *packdir)
 {
 	DIR *d = opendir(packdir);
 	struct dirent *e;
-	char base[2048], p[4096];
+	size_t cap = 0;
 
+	out->v = NULL;
+	out->n = 0;
 	if (!d)
-		return;
+		return 0;
 	while ((e = readdir(d))) {
 		size_t n = strlen(e->d_name);
-		struct stat st;
-		if (n < 6 || strcmp(e->d_name + n - 5, ".pack") != 0 || strstr(e->d_name, keep_name))
+		if (n < 6 || n - 5 >= sizeof(*out->v) || strcmp(e->d_name + n - 5, ".pack") != 0)
 			continue;
-		if ((size_t)snprintf(base, sizeof(base), "%s/%.*s", packdir, (int)(n - 5),
-				     e->d_name) >= sizeof(base))
+		if (out->n == cap) {
+			void *p = realloc(out->v, (cap = cap ? cap * 2 : 16) * sizeof(*out->v));
+			if (!p) {
+				closedir(d);
+				return tg_error_set(TG_ERR_NOMEM, "out of memory");
+			}
+			out->v = p;
+		}
+		snprintf(out->v[out->n++], sizeof(*out->v), "%.*s", (int)(n - 5), e->d_name);
+	}
+	closedir(d);
+	return 0;
+}
+
+/* Remove every listed pack (and its .idx, .rev) but the new one, unless kept. */
+static void remove_old_packs(const char *packdir, const char *keep_name, const pack_names *old)
+{
+	char base[2048], p[4096];
+	size_t i;
+
+	for (i = 0; i < old->n; i++) {
+		struct stat st;
+		if (strstr(old->v[i], keep_name))
+			continue;
+		if ((size_t)snprintf(base, sizeof(base), "%s/%s", packdir, old->v[i]) >= sizeof(base))
 			continue;
 		snprintf(p, sizeof(p), "%s.keep", base);
 		if (stat(p, &st) == 0)
@@ -138,7 +171,6 @@ static void remove_old_packs(const char *packdir, const char *keep_name)
 		snprintf(p, sizeof(p), "%s.pack", base);
 		(void)unlink(p);
 	}
-	closedir(d);
 }
 
 int tg_store_pack(tg_store *s, tg_store_pack_stats *out)
@@ -148,6 +180,7 @@ int tg_store_pack(tg_store *s, tg_store_pack_stats *out)
 	_cleanup_free_ char *lockpath = tg_path_join(s->path, "toolgate-pack.lock");
 	_cleanup_close_ int lfd = -1;
 	pack_ctx c = { 0 };
+	pack_names old = { NULL, 0 };
 	git_revwalk *walk = NULL;
 	git_odb *odb = NULL;
 	const char *name;
@@ -171,6 +204,8 @@ int tg_store_pack(tg_store *s, tg_store_pack_stats *out)
 		return rc;
 	if (out->loose_before == 0 && out->packs_before <= 1)
 		return 0; /* nothing to gain */
+	if ((rc = list_packs(&old, packdir)) < 0)
+		return rc;
 	if ((rc = git_packbuilder_new(&c.pb, s->repo)) < 0) {
 		rc = st_git_fail(rc, "pack: packbuilder");
 		goto out;
@@ -205,12 +240,13 @@ int tg_store_pack(tg_store *s, tg_store_pack_stats *out)
 	/* the pack (and its index) is on disk, fsynced by libgit2: now what it
 	 * holds may go */
 	out->loose_removed = remove_loose(objects, &c);
-	remove_old_packs(packdir, out->pack);
+	remove_old_packs(packdir, out->pack, &old);
 	rc = tg_store_object_counts(s, &out->loose_after, &out->packs_after);
 out:
 	git_revwalk_free(walk);
 	git_odb_free(odb);
 	git_packbuilder_free(c.pb);
 	free(c.ids);
+	free(old.v);
 	return rc;
 }

@@ -11,12 +11,13 @@
  *
  * fetch lists the remote's refs, keeps only refs/tools/<valid name> and
  * refs/active/<valid name>, and fetches them into a private namespace
- * (refs/toolgate-fetch/<pid>-<ms>/). Nothing reaches refs/tools/ before its
- * chain passes the same check as tg_store_verify and it fast-forwards the
- * local history (compare-and-swap); an active pointer is taken only when it
- * names a commit of the (updated) local history. The private refs are
- * removed at the end. A tool that fails is skipped and reported
- * (TG_ERR_CONFLICT); the others are still taken.
+ * (refs/toolgate-fetch/<pid>-<ms>/) of a quarantine (quarantine.c). Nothing
+ * reaches the store before its chain passes the same check as
+ * tg_store_verify and it fast-forwards the local history: then its objects
+ * are admitted into the store and refs/tools/ moves by compare-and-swap; an
+ * active pointer is taken only when it names a commit of the (updated)
+ * local history. The quarantine is removed at the end. A tool that fails is
+ * skipped and reported (TG_ERR_CONFLICT); the others are still taken.
  */
 #include "store_internal.h"
 
@@ -277,50 +278,75 @@ static int cas_ref(tg_store *s, const char *name, const git_oid *new_id, const g
 	}
 }
 
-/* Take the fetched history of one tool. Adds a problem line when refused. */
-static int take_tool(tg_store_problem_list *pl, tg_store *s, const char *ns, const char *tool, const char *msg)
+/* A fetched history that passed its checks, to be taken. */
+typedef struct take {
+	const char *tool;
+	git_oid fetched, local;
+	int has_local;
+} take;
+
+/* Check the fetched history of one tool, read in the quarantine o (which
+ * sees the store's objects too), against the store's ref. Adds a problem
+ * line when refused; *ok = 1 when it is to be taken. */
+static int check_tool(tg_store_problem_list *pl, take *t, int *ok, tg_store *s, tg_store *o,
+		      const char *ns, const char *tool)
 {
 	char tmp[256], ref[128], what[160];
-	git_oid fetched, local;
 	size_t before = pl->n;
 	int rc;
 
+	*ok = 0;
+	t->tool = tool;
 	snprintf(tmp, sizeof(tmp), "%stools/%s", ns, tool);
-	if (git_reference_name_to_id(&fetched, s->repo, tmp) < 0)
+	if (git_reference_name_to_id(&t->fetched, o->repo, tmp) < 0)
 		return 0; /* the remote dropped it between listing and fetching */
 	snprintf(what, sizeof(what), "fetched %s%s", ST_TOOLS_PREFIX, tool);
-	if ((rc = st_check_chain(pl, s, what, tool, &fetched)) < 0)
+	if ((rc = st_check_chain(pl, o, what, tool, &t->fetched)) < 0)
 		return rc;
 	if (pl->n != before)
 		return 0;
 	st_ref_name(ref, sizeof(ref), ST_TOOLS_PREFIX, tool);
-	rc = git_reference_name_to_id(&local, s->repo, ref);
+	rc = git_reference_name_to_id(&t->local, s->repo, ref);
 	if (rc == GIT_ENOTFOUND) {
-		if (cas_ref(s, ref, &fetched, NULL, msg) < 0)
-			return st_problem_add(pl, "tool %s: %s", tool, tg_error_last()->message);
+		t->has_local = 0;
+		*ok = 1;
 		return 0;
 	}
 	if (rc < 0)
 		return st_git_fail(rc, "read %s", ref);
-	if (git_oid_equal(&local, &fetched) || git_graph_descendant_of(s->repo, &local, &fetched) == 1)
+	t->has_local = 1;
+	if (git_oid_equal(&t->local, &t->fetched) ||
+	    git_graph_descendant_of(o->repo, &t->local, &t->fetched) == 1)
 		return 0; /* same, or the local history is ahead */
-	if (git_graph_descendant_of(s->repo, &fetched, &local) != 1)
+	if (git_graph_descendant_of(o->repo, &t->fetched, &t->local) != 1)
 		return st_problem_add(pl, "tool %s: local and remote histories have diverged", tool);
-	if (cas_ref(s, ref, &fetched, &local, msg) < 0)
-		return st_problem_add(pl, "tool %s: %s", tool, tg_error_last()->message);
+	*ok = 1;
 	return 0;
 }
 
-static int take_active(tg_store_problem_list *pl, tg_store *s, const char *ns, const char *tool, const char *msg)
+/* Move the store's ref to a checked history (its objects are in the store). */
+static int take_tool(tg_store_problem_list *pl, tg_store *s, const take *t, const char *msg)
+{
+	char ref[128];
+
+	st_ref_name(ref, sizeof(ref), ST_TOOLS_PREFIX, t->tool);
+	if (cas_ref(s, ref, &t->fetched, t->has_local ? &t->local : NULL, msg) < 0)
+		return st_problem_add(pl, "tool %s: %s", t->tool, tg_error_last()->message);
+	return 0;
+}
+
+static int take_active(tg_store_problem_list *pl, tg_store *s, tg_store *o, const char *ns,
+		       const char *tool, const char *msg)
 {
 	char tmp[256], ref[128], tref[128];
 	git_oid fetched, tip, cur;
 	int rc;
 
 	snprintf(tmp, sizeof(tmp), "%sactive/%s", ns, tool);
-	if (git_reference_name_to_id(&fetched, s->repo, tmp) < 0)
+	if (git_reference_name_to_id(&fetched, o->repo, tmp) < 0)
 		return 0;
 	st_ref_name(tref, sizeof(tref), ST_TOOLS_PREFIX, tool);
+	/* read in the store: only what was taken is there */
 	if (git_reference_name_to_id(&tip, s->repo, tref) < 0 || st_chain_contains(s, &tip, &fetched) != 1)
 		return st_problem_add(pl, "tool %s: the remote's active version is not in the local history",
 				      tool);
@@ -339,6 +365,10 @@ int tg_store_fetch(tg_store *s, const char *url)
 {
 	strvec tools = { 0 }, active = { 0 }, specs = { 0 };
 	tg_store_problem_list pl = { 0, NULL };
+	st_quarantine *q = NULL;
+	take *takes = NULL;
+	git_oid *tips = NULL, *hide = NULL;
+	size_t ntakes = 0, nobj = 0;
 	git_remote *remote = NULL;
 	git_remote_callbacks cb;
 	git_fetch_options fo;
@@ -385,6 +415,11 @@ int tg_store_fetch(tg_store *s, const char *url)
 	connected = 0;
 	if (rc < 0 || !specs.n)
 		goto out;
+	/* into a quarantine: only the histories that pass enter the store */
+	git_remote_free(remote);
+	remote = NULL;
+	if ((rc = st_quarantine_open(&q, s)) < 0 || (rc = st_open_remote(&remote, &q->view, url)) < 0)
+		goto out;
 	git_fetch_options_init(&fo, GIT_FETCH_OPTIONS_VERSION);
 	fo.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
 	fo.prune = GIT_FETCH_NO_PRUNE;
@@ -393,29 +428,41 @@ int tg_store_fetch(tg_store *s, const char *url)
 	arr.count = specs.n;
 	if ((rc = git_remote_fetch(remote, &arr, &fo, msg)) < 0) {
 		rc = st_git_fail(rc, "fetch from %s", url);
-		goto cleanup_refs;
+		goto out;
 	}
-	for (i = 0; i < tools.n && rc == 0; i++)
-		rc = take_tool(&pl, s, ns, tools.v[i], msg);
+	takes = calloc(tools.n + 1, sizeof(*takes));
+	tips = calloc(tools.n + 1, sizeof(*tips));
+	hide = calloc(tools.n + 1, sizeof(*hide));
+	if (!takes || !tips || !hide) {
+		rc = tg_error_set(TG_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < tools.n && rc == 0; i++) {
+		int ok = 0;
+		rc = check_tool(&pl, &takes[ntakes], &ok, s, &q->view, ns, tools.v[i]);
+		if (rc == 0 && ok) {
+			tips[ntakes] = takes[ntakes].fetched;
+			if (takes[ntakes].has_local)
+				hide[ntakes] = takes[ntakes].local;
+			ntakes++;
+		}
+	}
+	if (rc == 0)
+		rc = st_quarantine_admit(&nobj, q, s, tips, hide, ntakes);
+	for (i = 0; i < ntakes && rc == 0; i++)
+		rc = take_tool(&pl, s, &takes[i], msg);
 	for (i = 0; i < active.n && rc == 0; i++)
-		rc = take_active(&pl, s, ns, active.v[i], msg);
+		rc = take_active(&pl, s, &q->view, ns, active.v[i], msg);
 	if (rc == 0 && pl.n)
 		rc = tg_error_set(TG_ERR_CONFLICT, "fetch from %s: %zu problem(s), first: %s", url, pl.n, pl.items[0]);
-cleanup_refs:
-	for (i = 0; i < tools.n; i++) {
-		char tmp[256];
-		snprintf(tmp, sizeof(tmp), "%stools/%s", ns, tools.v[i]);
-		(void)git_reference_remove(s->repo, tmp);
-	}
-	for (i = 0; i < active.n; i++) {
-		char tmp[256];
-		snprintf(tmp, sizeof(tmp), "%sactive/%s", ns, active.v[i]);
-		(void)git_reference_remove(s->repo, tmp);
-	}
 out:
 	if (connected)
 		git_remote_disconnect(remote);
 	git_remote_free(remote);
+	st_quarantine_free(q);
+	free(takes);
+	free(tips);
+	free(hide);
 	for (i = 0; i < pl.n; i++)
 		free(pl.items[i]);
 	free(pl.items);

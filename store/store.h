@@ -196,6 +196,11 @@ int tg_store_review_note(tg_store *s, const char *commit, const char *line);
 /* Sign every commit this handle writes from now on with the private SSH
  * key at key_path (`ssh-keygen -Y sign -n git`, gpgsig header); NULL stops. */
 int tg_store_set_signing_key(tg_store *s, const char *key_path);
+/* An existing key a host names (config.json signing_key): an absolute
+ * path to a regular file, not writable or readable by group or others, one
+ * ssh-ed25519 key in OpenSSH format without a passphrase, key_path.pub the
+ * same public key. TG_ERR_UNAVAILABLE "signing key: PATH: why" otherwise. */
+int tg_store_check_signing_key(const char *key_path);
 /* A new ed25519 key pair at key_path (+ ".pub"), no passphrase, mode 0600;
  * TG_ERR_EXISTS when key_path exists (never overwritten). */
 int tg_store_keygen(const char *key_path, const char *comment);

@@ -116,6 +116,25 @@ int st_commit_write(git_oid *out, tg_store *s, const git_signature *author,
 		    const git_signature *committer, const char *msg, const git_tree *tree,
 		    size_t nparents, const git_commit **parents);
 
+/* quarantine.c: a bare repository inside the store whose object database
+ * has the store's as an alternate; a fetch lands there and is checked
+ * there. view is a store handle on it (no lock file, no signing key). */
+typedef struct st_quarantine {
+	char *dir;
+	int lock_fd;   /* <dir>/toolgate.lock, flocked for the quarantine's life */
+	tg_store view;
+} st_quarantine;
+/* Make one, its refs seeded with the tips of the store's tool histories. */
+int st_quarantine_open(st_quarantine **out, tg_store *s);
+/* Pack the objects reachable from tips[i] and not from hide[i] (zero:
+ * none) and move the pack, then its index, into the store. */
+int st_quarantine_admit(size_t *nobjects, st_quarantine *q, tg_store *s, const git_oid *tips,
+			const git_oid *hide, size_t n);
+/* Remove the quarantine (NULL is fine). */
+void st_quarantine_free(st_quarantine *q);
+/* Remove quarantines whose owner died (at every open). */
+void st_quarantine_sweep(tg_store *s);
+
 /* Free an array of trailers. */
 void st_trailers_free(tg_store_trailer *t, size_t n);
 

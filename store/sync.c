@@ -2,11 +2,15 @@
  * store/sync.c: the store's half of `toolgate pull` (docs/STORE.md,
  * "Replication with vetting"). Nothing a remote sends reaches refs/tools/
  * or refs/active/ here: tg_store_fetch_into fetches the remote's
- * refs/tools/<valid name> and refs/active/<valid name> into a private
- * namespace, under caps (objects and bytes of the pack, checked by the
+ * refs/tools/<valid name> into a private namespace of a quarantine
+ * repository (quarantine.c: the store's objects as an alternate; active
+ * pointers are read from the advertisement), under caps (objects and bytes of the pack, checked by the
  * transfer progress callback, which aborts the download; advertised refs;
  * new versions per pull), checks each fetched chain (tree shape, regular
  * files only, blob sizes) and says how it relates to the local history.
+ * Only when every cap and check passed are the objects of the accepted
+ * histories packed into the store (a refused fetch leaves the store's
+ * objects as they were); the quarantine is removed either way.
  * From a local remote (read in this process), blob sizes are checked in
  * the remote repository before anything is transferred.
  * The registry then re-vets every new version from the private refs,
@@ -244,10 +248,14 @@ static unsigned version_of(tg_store *s, const git_oid *id)
 	return v;
 }
 
-/* Relation of the fetched history of one tool to the local one. */
-static int classify(tg_store_problem_list *pl, tg_store *s, tg_store_fetched *f, tg_store_incoming *in)
+/* Relation of the fetched history of one tool to the local one: this
+ * host's refs are read in the store s, the fetched refs and every object in
+ * o (the quarantine, which sees the store's objects too; s when nothing was
+ * fetched). */
+static int classify(tg_store_problem_list *pl, tg_store *s, tg_store *o, tg_store_fetched *f,
+		    tg_store_incoming *in)
 {
-	char tmp[256], ref[128];
+	char tmp[256], ref[128], what[96];
 	git_oid fetched, local, base;
 	size_t before = pl->n;
 	int rc;
@@ -261,18 +269,20 @@ static int classify(tg_store_problem_list *pl, tg_store *s, tg_store_fetched *f,
 		}
 		git_oid_tostr(in->remote_tip, sizeof(in->remote_tip), &local);
 		memcpy(in->local_tip, in->remote_tip, sizeof(in->local_tip));
-		in->local_version = in->remote_version = in->base_version = version_of(s, &local);
+		in->local_version = in->remote_version = in->base_version = version_of(o, &local);
 		in->relation = TG_STORE_IN_SAME;
 		return 0;
 	}
 	snprintf(tmp, sizeof(tmp), "%stools/%s", f->ns, in->tool);
-	if (git_reference_name_to_id(&fetched, s->repo, tmp) < 0) {
+	if (git_reference_name_to_id(&fetched, o->repo, tmp) < 0) {
 		in->relation = TG_STORE_IN_BAD;
 		return 0;
 	}
 	git_oid_tostr(in->remote_tip, sizeof(in->remote_tip), &fetched);
-	in->remote_version = version_of(s, &fetched);
-	if ((rc = st_check_chain(pl, s, tmp, in->tool, &fetched)) < 0)
+	in->remote_version = version_of(o, &fetched);
+	/* problems name the tool, not the private ref */
+	snprintf(what, sizeof(what), "tool %s", in->tool);
+	if ((rc = st_check_chain(pl, o, what, in->tool, &fetched)) < 0)
 		return rc;
 	st_ref_name(ref, sizeof(ref), ST_TOOLS_PREFIX, in->tool);
 	rc = git_reference_name_to_id(&local, s->repo, ref);
@@ -280,7 +290,7 @@ static int classify(tg_store_problem_list *pl, tg_store *s, tg_store_fetched *f,
 		return st_git_fail(rc, "read %s", ref);
 	if (rc == 0) {
 		git_oid_tostr(in->local_tip, sizeof(in->local_tip), &local);
-		in->local_version = version_of(s, &local);
+		in->local_version = version_of(o, &local);
 	}
 	if (pl->n == before) {
 		if (rc == GIT_ENOTFOUND) {
@@ -288,20 +298,20 @@ static int classify(tg_store_problem_list *pl, tg_store *s, tg_store_fetched *f,
 		} else if (git_oid_equal(&local, &fetched)) {
 			in->relation = TG_STORE_IN_SAME;
 			in->base_version = in->local_version;
-		} else if (git_graph_descendant_of(s->repo, &fetched, &local) == 1) {
+		} else if (git_graph_descendant_of(o->repo, &fetched, &local) == 1) {
 			in->relation = TG_STORE_IN_AHEAD;
 			in->base_version = in->local_version;
-		} else if (git_graph_descendant_of(s->repo, &local, &fetched) == 1) {
+		} else if (git_graph_descendant_of(o->repo, &local, &fetched) == 1) {
 			in->relation = TG_STORE_IN_BEHIND;
 			in->base_version = in->remote_version;
 		} else {
 			in->relation = TG_STORE_IN_DIVERGED;
-			if (git_merge_base(&base, s->repo, &local, &fetched) == 0)
-				in->base_version = version_of(s, &base);
+			if (git_merge_base(&base, o->repo, &local, &fetched) == 0)
+				in->base_version = version_of(o, &base);
 		}
 		if (in->relation == TG_STORE_IN_NEW || in->relation == TG_STORE_IN_AHEAD ||
 		    in->relation == TG_STORE_IN_DIVERGED) {
-			if ((rc = check_shape(pl, s, in->tool, &fetched, in->base_version)) < 0)
+			if ((rc = check_shape(pl, o, in->tool, &fetched, in->base_version)) < 0)
 				return rc;
 		}
 	}
@@ -318,13 +328,16 @@ int tg_store_fetch_into(tg_store_fetched **out, tg_store *s, const char *url,
 {
 	tg_store_problem_list pl = { 0, NULL };
 	tg_store_fetched *f = NULL;
+	st_quarantine *q = NULL;
+	tg_store *o = s; /* where the fetched objects are read */
+	git_oid *tips = NULL, *hide = NULL;
 	git_remote *remote = NULL;
 	git_remote_callbacks cb;
 	git_fetch_options fo;
 	const git_remote_head **heads = NULL;
 	fetch_guard g = { lim, "" };
 	char **specs = NULL;
-	size_t nspecs = 0, i, nheads = 0, nnew = 0;
+	size_t nspecs = 0, i, nheads = 0, nnew = 0, nadmit = 0, nobj = 0;
 	git_strarray arr;
 	char msg[160];
 	int rc, connected = 0;
@@ -412,6 +425,13 @@ int tg_store_fetch_into(tg_store_fetched **out, tg_store *s, const char *url,
 	if (rc < 0)
 		goto fail;
 	if (nspecs) {
+		/* into a quarantine: nothing of it enters the store unless every
+		 * check below passes */
+		git_remote_free(remote);
+		remote = NULL;
+		if ((rc = st_quarantine_open(&q, s)) < 0 || (rc = st_open_remote(&remote, &q->view, url)) < 0)
+			goto fail;
+		o = &q->view;
 		git_fetch_options_init(&fo, GIT_FETCH_OPTIONS_VERSION);
 		fo.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
 		fo.prune = GIT_FETCH_NO_PRUNE;
@@ -442,7 +462,7 @@ int tg_store_fetch_into(tg_store_fetched **out, tg_store *s, const char *url,
 	for (i = 0; i < f->n; i++) {
 		tg_store_incoming *in = &f->items[i];
 		git_oid a, tip;
-		if (in->has_tip && (rc = classify(&pl, s, f, in)) < 0)
+		if (in->has_tip && (rc = classify(&pl, s, o, f, in)) < 0)
 			goto fail;
 		if (!in->has_tip && !in->relation)
 			in->relation = TG_STORE_IN_SAME;
@@ -450,9 +470,9 @@ int tg_store_fetch_into(tg_store_fetched **out, tg_store *s, const char *url,
 			continue;
 		/* the remote's pointer must name a commit of the remote's history */
 		if (in->has_tip && git_oid_fromstr(&tip, in->remote_tip) == 0 &&
-		    st_chain_contains(s, &tip, &a) == 1) {
+		    st_chain_contains(o, &tip, &a) == 1) {
 			git_oid_tostr(in->remote_active, sizeof(in->remote_active), &a);
-			in->remote_active_version = version_of(s, &a);
+			in->remote_active_version = version_of(o, &a);
 		} else if ((rc = st_problem_add(&f->refused, "ref refs/active/%s: refused (not a version of "
 							     "the remote's refs/tools/%s)",
 						in->tool, in->tool)) < 0) {
@@ -472,6 +492,30 @@ int tg_store_fetch_into(tg_store_fetched **out, tg_store *s, const char *url,
 						"of %u per pull", url, nnew, lim->max_versions);
 		goto fail;
 	}
+	/* every check passed: the objects of the accepted histories (new,
+	 * ahead or diverged; not a refused one) enter the store */
+	if (q) {
+		tips = calloc(f->n + 1, sizeof(*tips));
+		hide = calloc(f->n + 1, sizeof(*hide));
+		if (!tips || !hide) {
+			rc = tg_error_set(TG_ERR_NOMEM, "out of memory");
+			goto fail;
+		}
+		for (i = 0; i < f->n; i++) {
+			tg_store_incoming *in = &f->items[i];
+			if (!in->fetched || (in->relation != TG_STORE_IN_NEW && in->relation != TG_STORE_IN_AHEAD &&
+					     in->relation != TG_STORE_IN_DIVERGED))
+				continue;
+			if (git_oid_fromstr(&tips[nadmit], in->remote_tip) < 0 ||
+			    (in->local_tip[0] && git_oid_fromstr(&hide[nadmit], in->local_tip) < 0)) {
+				rc = tg_error_set(TG_ERR_INTERNAL, "tool %s: bad commit id", in->tool);
+				goto fail;
+			}
+			nadmit++;
+		}
+		if ((rc = st_quarantine_admit(&nobj, q, s, tips, hide, nadmit)) < 0)
+			goto fail;
+	}
 	rc = 0;
 	*out = f;
 	f = NULL;
@@ -483,6 +527,9 @@ out:
 	if (connected)
 		git_remote_disconnect(remote);
 	git_remote_free(remote);
+	st_quarantine_free(q);
+	free(tips);
+	free(hide);
 	for (i = 0; i < nspecs; i++)
 		free(specs[i]);
 	free(specs);
@@ -495,16 +542,12 @@ out:
 void tg_store_fetched_free(tg_store *s, tg_store_fetched *f)
 {
 	size_t i;
-	char tmp[256];
 
+	(void)s; /* the private refs lived in the quarantine, gone with it */
 	if (!f)
 		return;
-	for (i = 0; i < f->n; i++) {
-		snprintf(tmp, sizeof(tmp), "%stools/%s", f->ns, f->items[i].tool);
-		if (f->items[i].fetched)
-			(void)git_reference_remove(s->repo, tmp);
+	for (i = 0; i < f->n; i++)
 		free(f->items[i].problem);
-	}
 	free(f->items);
 	for (i = 0; i < f->refused.n; i++)
 		free(f->refused.items[i]);

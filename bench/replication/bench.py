@@ -10,9 +10,13 @@
 #     same commit layout toolgate writes) where nothing changed:
 #     `toolgate pull` and `toolgate push` against `git fetch` / `git push`
 #     of the same refs between a bare clone and the same bare hub.
+#  3. The quarantine's cost: in the same store of T tools, a pull whose one
+#     moved history (a new tool with a symlink entry) is fetched into a
+#     quarantine (made, its refs seeded with the T tips, checked, removed)
+#     and refused, against a pull where nothing changed (no quarantine).
 # Environment: TG_BENCH_PULL_VERSIONS (N, default 20), TG_BENCH_ROUNDS
-# (part 1 rounds, default 3; part 2 runs 10x as many), TG_BENCH_TOOLS (T,
-# default 1000), TG_BENCH_PARTS (default "12": both). With few samples p99
+# (part 1 rounds, default 3; parts 2 and 3 run 10x as many), TG_BENCH_TOOLS
+# (T, default 1000), TG_BENCH_PARTS (default "123": all). With few samples p99
 # is the largest one.
 import json
 import os
@@ -184,11 +188,49 @@ def part2():
            statistics.median(push) / statistics.median(gpush)))
 
 
-PARTS = os.environ.get("TG_BENCH_PARTS", "12")
+def part3():
+    print("-- 3. a pull fetching one refused history into a quarantine, store of %d tools, "
+          "vs a pull where nothing changed" % TOOLS)
+    hub = os.path.join(WORK, "hub3.git")
+    run("git", "init", "-q", "--bare", hub)
+    s = os.path.join(WORK, "S3")
+    tg(s, "init")
+    fast_import_store(os.path.join(s, "store.git"))
+    tg(s, "remote", "add", "origin", hub)
+    tg(s, "push")
+    b = os.path.join(WORK, "B3")
+    shutil.copytree(s, b, symlinks=True)
+    tg(b, "pull")
+    g = ["git", "--git-dir=" + hub]
+    src = run(*g, "rev-parse", "refs/tools/tool_0000:tool.c").stdout.decode().strip()
+    man = run(*g, "rev-parse", "refs/tools/tool_0000:tool.json").stdout.decode().strip()
+    link = subprocess.run(g + ["hash-object", "-w", "--stdin"], input=b"/etc/passwd",
+                          capture_output=True, check=True).stdout.decode().strip()
+    tree = subprocess.run(g + ["mktree"], capture_output=True, check=True, input=(
+        "120000 blob %s\tlink\n100644 blob %s\ttool.c\n100644 blob %s\ttool.json\n"
+        % (link, src, man)).encode()).stdout.decode().strip()
+    env = dict(os.environ, GIT_AUTHOR_NAME="x", GIT_AUTHOR_EMAIL="x@x",
+               GIT_COMMITTER_NAME="x", GIT_COMMITTER_EMAIL="x@x")
+    c = subprocess.run(g + ["commit-tree", tree], input=b"linky\n\nToolgate-Version: 1\n",
+                       capture_output=True, check=True, env=env).stdout.decode().strip()
+    same, refused = [], []
+    for _ in range(ROUNDS * 10):
+        run(*g, "update-ref", "-d", "refs/tools/linky")
+        same.append(timed(TG, "--home", b, "pull"))
+        run(*g, "update-ref", "refs/tools/linky", c)
+        refused.append(timed(TG, "--home", b, "pull", ok=(1,)))
+    show("toolgate pull (nothing new)", same)
+    show("toolgate pull (one history, quarantined, refused)", refused)
+    print("difference of medians: %.1f ms" % (1000 * (statistics.median(refused) - statistics.median(same))))
+
+
+PARTS = os.environ.get("TG_BENCH_PARTS", "123")
 try:
     if "1" in PARTS:
         part1()
     if "2" in PARTS:
         part2()
+    if "3" in PARTS:
+        part3()
 finally:
     shutil.rmtree(WORK, ignore_errors=True)

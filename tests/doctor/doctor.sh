@@ -3,7 +3,8 @@
 # item ok or warn, exit 0, --json shape), on a home the user cannot read (the
 # home item fails, exit 1, with its fix), with TOOLGATE_CGROUP naming a
 # folder that is no cgroup (the cgroups item fails once config.json has
-# require_cgroups, and `call` then refuses with exit 3).
+# require_cgroups, and `call` then refuses with exit 3), and with a
+# config.json signing_key that is missing (the signing item fails).
 set -u
 tg=$1
 fails=0
@@ -59,6 +60,14 @@ echo '{}' >"$h/config.json"
 TOOLGATE_CGROUP=$tmp "$tg" --home "$h" call nosuchtool '{}' >"$tmp/out" 2>"$tmp/err"
 check "fallback: note said once" 1 "$(grep -c '^toolgate: call: note: no cgroup limits here .*fall back to rlimits' "$tmp/err")"
 check "fallback: the call goes on (unknown tool)" 1 "$(grep -c 'nosuchtool' "$tmp/err")"
+
+# A configured signing key that is not there: the signing item fails.
+echo '{"signing_key": "/nonexistent/id_ed25519"}' >"$h/config.json"
+"$tg" --home "$h" doctor >"$tmp/out" 2>&1
+check "missing signing key: exit 1" 1 "$?"
+check "missing signing key: signing fails" 1 \
+	"$(grep -c '^fail  signing    signing key: /nonexistent/id_ed25519: No such file or directory$' "$tmp/out")"
+echo '{}' >"$h/config.json"
 
 if [ "$fails" -ne 0 ]; then
 	echo "$fails failure(s)"

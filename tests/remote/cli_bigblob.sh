@@ -8,10 +8,15 @@
 # indexer streams the blob through its hash; the fetched chain's blob sizes
 # come from object headers). Asserted each time: exit 1, the tool refused
 # with the exact reason naming the 4 MiB blob cap, no ref of the store
-# changed, the peak resident memory of the toolgate process (getrusage of
-# the waited child) under MAX_KB (default 100 MB), verify clean; for the local remote no
-# object is written at all; the same blob as a 514-byte delta pack is
-# refused the same way.
+# changed, the store's objects byte for byte as before (every file under
+# objects/ with its size, and `git count-objects -v`: the fetch landed in a
+# quarantine, removed with what it held), no quarantine left, the peak
+# resident memory of the toolgate process (getrusage of the waited child)
+# under MAX_KB (default 100 MB), verify clean; the same blob as a 514-byte
+# delta pack is refused the same way. A pull killed (SIGKILL) while the
+# blob streams into its quarantine leaves the store's objects unchanged and
+# its quarantine is swept at the next open; a quarantine whose owner died
+# goes at the next open, one whose lock is held stays.
 set -eu
 TG=$1
 SRC=$2
@@ -19,11 +24,20 @@ MAX_KB=${3:-102400}
 HERE=$(cd "$(dirname "$0")" && pwd)
 H=$(mktemp -d /tmp/tg_bigblob_XXXXXX)
 DPID=
-cleanup() { [ -n "$DPID" ] && kill "$DPID" 2>/dev/null; rm -rf "$H"; }
+LPID=
+cleanup() {
+	[ -n "$DPID" ] && kill "$DPID" 2>/dev/null
+	[ -z "$LPID" ] || kill "$LPID" 2>/dev/null || true
+	rm -rf "$H"
+}
 trap cleanup EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 refs() { git --git-dir="$1/store.git" for-each-ref --format='%(refname) %(objectname)'; }
-objects() { (cd "$1/store.git/objects" && find . -type f | sort); }
+objects() {
+	(cd "$1/store.git/objects" && find . -type f -printf '%p %s\n' | sort)
+	git --git-dir="$1/store.git" count-objects -v
+}
+quarantines() { find "$1/store.git" -maxdepth 1 -name 'toolgate-quarantine-*'; }
 # peak RSS (KiB) of the command, its exit status, its stdout in $H/out
 peak() {
 	python3 -c '
@@ -42,8 +56,7 @@ git init -q --bare "$H/srv/delta.git"
 c=$(python3 "$HERE/big_pack.py" "$H/srv/delta.git" --delta)
 git --git-dir="$H/srv/delta.git" update-ref refs/tools/big "$c"
 
-check() { # check HOME URL WHAT LOCAL(1: no object may be written)
-	local_remote=$4
+check() { # check HOME URL WHAT
 	"$TG" --home "$1" init >/dev/null
 	"$TG" --home "$1" remote add origin "$2" >/dev/null
 	"$TG" --home "$1" create "$SRC/examples/word_count" >/dev/null
@@ -53,12 +66,13 @@ check() { # check HOME URL WHAT LOCAL(1: no object may be written)
 	[ "$5" -lt "$MAX_KB" ] || fail "$3: peak resident memory $5 KiB"
 	grep -qx "  refused: $REASON" "$H/out" || fail "$3: $(cat "$H/out")"
 	[ "$(refs "$1")" = "$before" ] || fail "$3: refs changed"
-	[ "$local_remote" = 0 ] || [ "$(objects "$1")" = "$4" ] || fail "$3: objects written"
+	[ "$(objects "$1")" = "$4" ] || fail "$3: objects changed: $(objects "$1")"
+	[ -z "$(quarantines "$1")" ] || fail "$3: quarantine left: $(quarantines "$1")"
 	"$TG" --home "$1" verify >/dev/null || fail "$3: verify"
 	echo "$3: refused, peak RSS $5 KiB"
 }
-check "$H/P" "$H/srv/hub.git" "path" 1
-check "$H/F" "file://$H/srv/delta.git" "file:// (delta pack)" 1
+check "$H/P" "$H/srv/hub.git" "path"
+check "$H/F" "file://$H/srv/delta.git" "file:// (delta pack)"
 # the local pre-check wrote nothing: a fresh home pulling only the big tool keeps no object
 "$TG" --home "$H/E" init >/dev/null
 "$TG" --home "$H/E" remote add origin "$H/srv/hub.git" >/dev/null
@@ -66,7 +80,8 @@ set +e
 "$TG" --home "$H/E" pull >/dev/null; rc=$?
 set -e
 [ $rc = 1 ] || fail "empty home: exit $rc"
-[ -z "$(objects "$H/E")" ] || fail "objects written by a refused local pull: $(objects "$H/E")"
+[ -z "$(cd "$H/E/store.git/objects" && find . -type f)" ] || fail "objects written by a refused local pull"
+
 [ -z "$(refs "$H/E")" ] || fail "refs written by a refused local pull"
 
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
@@ -77,5 +92,44 @@ i=0
 until git ls-remote "git://127.0.0.1:$PORT/hub.git" >/dev/null 2>&1; do
 	i=$((i + 1)); [ $i -lt 100 ] || fail "git daemon did not start"; sleep 0.1
 done
-check "$H/D" "git://127.0.0.1:$PORT/hub.git" "git daemon" 0
+check "$H/D" "git://127.0.0.1:$PORT/hub.git" "git daemon"
+
+# a crash mid-fetch: the pull is killed (SIGKILL) while the 1 GiB blob
+# streams into its quarantine; the store's objects are as before, and the
+# next open sweeps the dead quarantine
+before=$(objects "$H/D")
+"$TG" --home "$H/D" pull >/dev/null 2>&1 &
+PPID_=$!
+i=0
+until [ -n "$(quarantines "$H/D")" ]; do
+	i=$((i + 1)); [ $i -lt 400 ] || fail "no quarantine seen during the pull"; sleep 0.025
+done
+kill -9 "$PPID_"
+wait "$PPID_" 2>/dev/null && fail "the pull ended before it was killed"
+[ -n "$(quarantines "$H/D")" ] || fail "the killed pull left no quarantine"
+[ "$(objects "$H/D")" = "$before" ] || fail "crash: objects changed: $(objects "$H/D")"
+"$TG" --home "$H/D" verify >/dev/null || fail "verify after the crash"
+[ -z "$(quarantines "$H/D")" ] || fail "crash: quarantine not swept: $(quarantines "$H/D")"
+echo "crash mid-fetch: store unchanged, quarantine swept"
+
+# the sweep at open: a quarantine left by a dead process (its lock file
+# unlocked) is removed; one whose lock is held (a live pull) is not
+mkdir "$H/D/store.git/toolgate-quarantine-dead01" "$H/D/store.git/toolgate-quarantine-live01"
+: >"$H/D/store.git/toolgate-quarantine-dead01/toolgate.lock"
+: >"$H/D/store.git/toolgate-quarantine-live01/toolgate.lock"
+: >"$H/D/store.git/toolgate-quarantine-dead01/objects-junk"
+# (the subshell becomes sleep, which holds the flocked descriptor)
+(exec 9>"$H/D/store.git/toolgate-quarantine-live01/toolgate.lock" >/dev/null 2>&1 &&
+	flock 9 && exec sleep 30) &
+LPID=$!
+i=0
+until ! flock -n "$H/D/store.git/toolgate-quarantine-live01/toolgate.lock" true; do
+	i=$((i + 1)); [ $i -lt 100 ] || fail "flock did not start"; sleep 0.1
+done
+"$TG" --home "$H/D" verify >/dev/null
+[ "$(quarantines "$H/D")" = "$H/D/store.git/toolgate-quarantine-live01" ] ||
+	fail "sweep: $(quarantines "$H/D")"
+kill "$LPID"; wait "$LPID" 2>/dev/null || true; LPID=
+"$TG" --home "$H/D" verify >/dev/null
+[ -z "$(quarantines "$H/D")" ] || fail "sweep after the owner died: $(quarantines "$H/D")"
 echo "remote_bigblob: ok"

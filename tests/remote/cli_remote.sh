@@ -159,6 +159,12 @@ b log --json | js "[e['event'] for e in d]" | grep -q pull_disagreement || fail 
 "$TG" --home "$H/C" init >/dev/null
 "$TG" --home "$H/C" remote add origin "$URL" >/dev/null
 before=$(refs "$H/C")
+# the store's objects byte for byte (a refused fetch lands in a quarantine)
+objects() {
+	(cd "$1/store.git/objects" && find . -type f -printf '%p %s\n' | sort)
+	git --git-dir="$1/store.git" count-objects -v
+}
+obefore=$(objects "$H/C")
 python3 -c "
 import json; p='$H/C/remotes.json'; d=json.load(open(p)); d['limits']={'max_objects': 3}; json.dump(d, open(p,'w'))"
 set +e
@@ -167,6 +173,7 @@ set -e
 [ $rc = 2 ] || fail "object cap: exit $rc"
 grep -q "more than the cap of 3" "$H/err" || fail "object cap message: $(cat "$H/err")"
 [ "$(refs "$H/C")" = "$before" ] || fail "refs changed by a refused pull"
+[ "$(objects "$H/C")" = "$obefore" ] || fail "object cap: objects changed"
 python3 -c "
 import json; p='$H/C/remotes.json'; d=json.load(open(p)); d['limits']={'max_versions': 2}; json.dump(d, open(p,'w'))"
 set +e
@@ -175,5 +182,6 @@ set -e
 [ $rc = 2 ] || fail "version cap: exit $rc"
 grep -q "new versions, more than the cap of 2 per pull" "$H/err" || fail "version cap message: $(cat "$H/err")"
 [ "$(refs "$H/C")" = "$before" ] || fail "refs changed by a refused pull"
+[ "$(objects "$H/C")" = "$obefore" ] || fail "version cap: objects changed"
 "$TG" --home "$H/C" verify >/dev/null || fail "C verify"
 echo "remote_cli: ok"

@@ -2,7 +2,9 @@
  * tests/store/test_store_repl.c: tg_store_verify on clean and damaged
  * stores (damage made with the git CLI), and replication: push to a second
  * bare repository, fetch into a fresh store, same versions and active
- * pointers; diverged histories and a hostile remote are refused.
+ * pointers; diverged histories and a hostile remote are refused (the
+ * refused history's objects never enter the store: fetched into a
+ * quarantine).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -322,6 +324,12 @@ static void test_hostile_remote(void **state)
 	assert_int_equal(act, 0);
 	assert_int_equal(tg_store_verify(&p, sc), 0);
 	tg_store_problem_list_free(p);
+	/* the refused history's commit stayed in the quarantine, which is gone */
+	assert_int_equal(st_test_sh(NULL, "git --git-dir='%s' cat-file -e $(git --git-dir='%s' rev-parse "
+				    "refs/tools/evil) 2>/dev/null", f->c, f->b), 1);
+	assert_int_equal(st_test_sh(NULL, "git --git-dir='%s' cat-file -e refs/tools/good", f->c), 0);
+	assert_int_equal(st_test_sh(NULL, "test -z \"$(ls -d '%s'/toolgate-quarantine-* 2>/dev/null)\"",
+				    f->c), 0);
 	tg_store_free(sc);
 }
 
