@@ -72,6 +72,7 @@ cp "$K/id" "$K/nopub"
 bad "$K/nopub" "$K/nopub.pub: No such file or directory"
 cp "$K/id.pub" "$K/pubonly"; chmod 600 "$K/pubonly"
 bad "$K/pubonly" "$K/pubonly: not an OpenSSH private key (ssh-keygen -t ed25519 makes one)"
+cfg "$K/id" # list opens the store (and its key) when it re-checks the store
 [ "$(t list --json | js "[x['name'] for x in d['tools']]")" = "['word_count']" ] || fail "a refused create left a tool"
 printf '{"signing_key": "k/id"}\n' >"$H/h/config.json"
 set +e
