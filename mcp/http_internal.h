@@ -46,6 +46,7 @@ typedef struct tg_http {
 	int *wfd;
 	pid_t *wpid;
 	unsigned char *busy;     /* 0 free, 1 busy, 2 dead */
+	tg_commit_group *group;  /* the workers' shared fsync (group commit) */
 	unsigned nworkers;
 	uint64_t tk_next, tk_head; /* the ticket queue of requests for a worker */
 	pthread_cond_t reg_free;

@@ -10,7 +10,9 @@
  * server made fewer calls per second than separate stdio servers).
  * Requests: {"op","actor":{"kind","session"},...}; answers
  * {"rc":N,"msg":"...","out":V}. A worker dies with the server (PDEATHSIG)
- * and ends at end of input.
+ * and ends at end of input. The workers share one tg_commit_group, made
+ * before the fork: the durable commits they make at the same time (calls'
+ * intents and outcomes) share one fsync (registry/commit.c).
  */
 #include "http_internal.h"
 
@@ -126,7 +128,12 @@ static json_t *serve_one(tg_registry *reg, const json_t *q)
 		if (json_is_true(json_object_get(q, "hooks")))
 			tg_registry_set_call_hooks(reg, &hooks);
 		if (op[0] == 'c') {
-			rc = tg_registry_call(&out, reg, name, json_object_get(q, "args"), &who);
+			/* "event": the session's own entry for the call, written in
+			 * the outcome's transaction (tg_registry_call_logged) */
+			const char *ev = json_string_value(json_object_get(q, "event"));
+			rc = ev ? tg_registry_call_logged(&out, reg, name, json_object_get(q, "args"),
+							  &who, ev)
+				: tg_registry_call(&out, reg, name, json_object_get(q, "args"), &who);
 		} else {
 			const json_t *src = json_object_get(q, "source");
 			const json_t *calls = json_object_get(q, "calls");
@@ -164,7 +171,7 @@ static json_t *serve_one(tg_registry *reg, const json_t *q)
 			 "out", out ? out : json_null());
 }
 
-static void worker_main(int fd, const char *home)
+static void worker_main(int fd, const char *home, tg_commit_group *group)
 {
 	tg_registry *reg = NULL;
 	json_t *q;
@@ -174,6 +181,8 @@ static void worker_main(int fd, const char *home)
 		_exit(0);
 	if (tg_registry_open(&reg, home, 1) < 0)
 		_exit(3);
+	/* the workers' commits that arrive together share one fsync */
+	tg_registry_set_commit_group(reg, group);
 	worker_fd = fd;
 	while ((q = frame_read(fd))) {
 		json_t *a = serve_one(reg, q);
@@ -197,6 +206,8 @@ int http_workers_start(tg_http *h)
 	h->busy = calloc(h->opt.workers, 1);
 	if (!h->wfd || !h->wpid || !h->busy)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	if (tg_commit_group_new(&h->group) < 0)
+		return tg_error_last()->code;
 	for (i = 0; i < h->opt.workers; i++) {
 		int sv[2];
 		pid_t pid;
@@ -215,7 +226,7 @@ int http_workers_start(tg_http *h)
 			close(sv[0]);
 			for (k = 0; k < h->nworkers; k++)
 				close(h->wfd[k]);
-			worker_main(sv[1], h->opt.home);
+			worker_main(sv[1], h->opt.home, h->group);
 		}
 		close(sv[1]);
 		h->wfd[i] = sv[0];
@@ -238,6 +249,8 @@ void http_workers_stop(tg_http *h)
 	free(h->wfd);
 	free(h->wpid);
 	free(h->busy);
+	tg_commit_group_free(h->group);
+	h->group = NULL;
 	h->wfd = NULL;
 	h->wpid = NULL;
 	h->busy = NULL;

@@ -101,6 +101,11 @@ typedef struct tg_mcp_backend {
 			   const tg_actor *who, const tg_call_hooks *hooks);
 	int (*run)(void *ctx, json_t **out, const tg_program *p, const tg_actor *who,
 		   const tg_call_hooks *hooks);
+	/* 1 when call and call_hooked append the session's "mcp_call" audit
+	 * entry themselves, in the durable transaction of the call's outcome
+	 * (tg_registry_call_logged: one commit and one fsync less per call);
+	 * 0 (the unit tests' fake): the server appends it after the call. */
+	int logs_calls;
 } tg_mcp_backend;
 
 /* The registry as a backend (backend.c). r stays owned by the caller. */

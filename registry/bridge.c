@@ -264,7 +264,7 @@ static json_t *handle(reg_bridge *b, json_int_t id, const char *tool, const json
 		audit_call(b, tool, args, "depth", NULL, 0);
 		return error_reply(id, "depth", m);
 	}
-	rc = reg_call_ex(&res, b->r, name, args, b->who, b);
+	rc = reg_call_ex(&res, b->r, name, args, b->who, b, NULL);
 	if (rc == TG_ERR_DENIED) {
 		/* a one-off program called a tool that holds capabilities */
 		snprintf(m, sizeof(m), "%s", tg_error_last()->message);

@@ -81,6 +81,7 @@ void tg_registry_free(tg_registry *r)
 	free(r->sdk_include);
 	json_decref(r->repairs);
 	json_decref(r->reindex_problems);
+	reg_schema_cache_free(r->schemas);
 	free(r);
 }
 
@@ -109,13 +110,7 @@ int tg_registry_store_opened(const tg_registry *r)
  * losing it on power loss costs one re-index, nothing else. */
 static int record_fingerprint(tg_registry *r, const char *fp)
 {
-	int rc;
-
-	if ((rc = reg_exec(r, "PRAGMA synchronous = NORMAL")) < 0)
-		return rc;
-	rc = reg_meta_set_text(r, "store_fingerprint", fp);
-	reg_exec(r, "PRAGMA synchronous = FULL");
-	return rc;
+	return reg_meta_set_text(r, "store_fingerprint", fp); /* autocommit: no barrier */
 }
 
 /* Does the fingerprint recorded in meta equal fp? */
