@@ -1,6 +1,7 @@
 /*
  * registry/call.c: tg_registry_call. Validate the arguments against the
- * active version's input schema, find its binary in the build cache (its
+ * active version's input schema (parsed once per version and handle:
+ * schema_cache.c), find its binary in the build cache (its
  * key and bytes checked; rebuilt and re-checked when missing or not what was
  * built here, after checking the stored source still has the recorded
  * content hash), run it in the tool sandbox with the manifest's limits and
