@@ -43,6 +43,8 @@ struct tg_commit_group {
 	uint64_t barriers;      /* callers that needed durability */
 };
 
+static int lock(tg_commit_group *g);
+
 int tg_commit_group_new(tg_commit_group **out)
 {
 	pthread_mutexattr_t ma;
@@ -80,6 +82,16 @@ void tg_commit_group_stats(const tg_commit_group *g, uint64_t *syncs, uint64_t *
 {
 	*syncs = g ? __atomic_load_n(&g->done, __ATOMIC_RELAXED) : 0;
 	*barriers = g ? __atomic_load_n(&g->barriers, __ATOMIC_RELAXED) : 0;
+}
+
+void tg_commit_group_test_orphan(tg_commit_group *g, pid_t leader)
+{
+	if (lock(g) != 0)
+		return;
+	g->started++;
+	g->syncing = 1;
+	g->leader = leader;
+	pthread_mutex_unlock(&g->mu);
 }
 
 void tg_registry_set_commit_group(tg_registry *r, tg_commit_group *g)
