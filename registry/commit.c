@@ -19,16 +19,18 @@
  * that committed together pay one fsync, and none pays it while holding the
  * database's write lock (under FULL every writer waited behind the fsync of
  * the one before). Counters: `started` syncs begun, `done` syncs finished;
- * a commit made when `started` was S is durable once `done` >= S + 1. A
- * leader that dies mid-sync (kill -9) is detected (its pid is gone) and
- * another caller takes over; the mutex is robust. A handle without a group
- * syncs on its own.
+ * a commit made when `started` was S is durable once `done` >= S + 1. The
+ * leader holds a second robust mutex, `inflight`, from the moment it sets
+ * `syncing` (under the group lock) until it clears it: a waiter that has
+ * waited 50 ms tries it, and EOWNERDEAD means the leader died mid-sync
+ * (kill -9; a dead worker may stay a zombie, so its pid proves nothing):
+ * the waiters elect another. Both mutexes are robust. A handle without a
+ * group syncs on its own.
  */
 #include "reg_internal.h"
 
 #include <errno.h>
 #include <pthread.h>
-#include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
@@ -37,10 +39,10 @@
 struct tg_commit_group {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
-	uint64_t started, done; /* syncs begun, syncs finished (in order) */
-	int syncing;            /* a leader's fdatasync is in flight */
-	pid_t leader;
-	uint64_t barriers;      /* callers that needed durability */
+	pthread_mutex_t inflight; /* held by the leader while syncing is set */
+	uint64_t started, done;   /* syncs begun, syncs finished (in order) */
+	int syncing;              /* a leader's fdatasync is in flight */
+	uint64_t barriers;        /* callers that needed durability */
 };
 
 static int lock(tg_commit_group *g);
@@ -62,7 +64,8 @@ int tg_commit_group_new(tg_commit_group **out)
 	pthread_condattr_init(&ca);
 	pthread_condattr_setpshared(&ca, PTHREAD_PROCESS_SHARED);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	if (pthread_mutex_init(&g->mu, &ma) != 0 || pthread_cond_init(&g->cv, &ca) != 0) {
+	if (pthread_mutex_init(&g->mu, &ma) != 0 || pthread_mutex_init(&g->inflight, &ma) != 0 ||
+	    pthread_cond_init(&g->cv, &ca) != 0) {
 		munmap(g, sizeof(*g));
 		return tg_error_set(TG_ERR_UNAVAILABLE, "commit group: cannot make a shared lock");
 	}
@@ -84,14 +87,15 @@ void tg_commit_group_stats(const tg_commit_group *g, uint64_t *syncs, uint64_t *
 	*barriers = g ? __atomic_load_n(&g->barriers, __ATOMIC_RELAXED) : 0;
 }
 
-void tg_commit_group_test_orphan(tg_commit_group *g, pid_t leader)
+void tg_commit_group_test_die_syncing(tg_commit_group *g)
 {
-	if (lock(g) != 0)
-		return;
-	g->started++;
-	g->syncing = 1;
-	g->leader = leader;
-	pthread_mutex_unlock(&g->mu);
+	if (lock(g) == 0) {
+		g->started++;
+		g->syncing = 1;
+		pthread_mutex_lock(&g->inflight);
+		pthread_mutex_unlock(&g->mu);
+	}
+	_exit(0); /* holding inflight, as a leader killed in its fdatasync */
 }
 
 void tg_registry_set_commit_group(tg_registry *r, tg_commit_group *g)
@@ -120,12 +124,31 @@ static int lock(tg_commit_group *g)
 
 	if (e == EOWNERDEAD) {
 		/* its holder died: the counters are whole (plain stores under
-		 * the lock); a sync it had begun never finished */
-		g->syncing = 0;
+		 * the lock); whether a sync is in flight, inflight tells */
 		pthread_mutex_consistent(&g->mu);
 		e = 0;
 	}
 	return e;
+}
+
+/* Called with mu held after a wait timed out: has the leader died? */
+static void check_leader(tg_commit_group *g)
+{
+	int e;
+
+	if (!g->syncing)
+		return;
+	e = pthread_mutex_trylock(&g->inflight);
+	if (e == EOWNERDEAD) {
+		pthread_mutex_consistent(&g->inflight);
+		pthread_mutex_unlock(&g->inflight);
+		g->syncing = 0; /* it died mid-sync: elect another */
+	} else if (e == 0) {
+		/* cannot happen while a live leader syncs (it takes inflight
+		 * before it lets go of mu); a stale flag: clear it */
+		pthread_mutex_unlock(&g->inflight);
+		g->syncing = 0;
+	}
 }
 
 int reg_sync_durable(tg_registry *r)
@@ -143,16 +166,20 @@ int reg_sync_durable(tg_registry *r)
 	while (g->done < need) {
 		if (!g->syncing) {
 			uint64_t mine = ++g->started;
+			int e = pthread_mutex_lock(&g->inflight);
+			if (e == EOWNERDEAD)
+				pthread_mutex_consistent(&g->inflight);
 			g->syncing = 1;
-			g->leader = getpid();
 			pthread_mutex_unlock(&g->mu);
 			rc = wal_sync(r);
-			if (lock(g) != 0)
-				return rc;
+			e = lock(g);
 			if (rc == 0 && g->done < mine)
 				g->done = mine;
 			g->syncing = 0;
+			pthread_mutex_unlock(&g->inflight);
 			pthread_cond_broadcast(&g->cv);
+			if (e != 0)
+				return rc;
 			if (rc < 0)
 				break; /* the waiters elect another leader */
 		} else {
@@ -164,13 +191,10 @@ int reg_sync_durable(tg_registry *r)
 				ts.tv_nsec -= 1000000000L;
 			}
 			int e = pthread_cond_timedwait(&g->cv, &g->mu, &ts);
-			if (e == EOWNERDEAD) {
-				g->syncing = 0;
+			if (e == EOWNERDEAD)
 				pthread_mutex_consistent(&g->mu);
-			} else if (e == ETIMEDOUT && g->syncing && g->leader > 0 &&
-				   kill(g->leader, 0) < 0 && errno == ESRCH) {
-				g->syncing = 0; /* the leader died mid-sync: take over */
-			}
+			if (e == ETIMEDOUT || e == EOWNERDEAD)
+				check_leader(g);
 		}
 	}
 	pthread_mutex_unlock(&g->mu);

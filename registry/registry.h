@@ -119,9 +119,10 @@ void tg_commit_group_free(tg_commit_group *g);
 void tg_registry_set_commit_group(tg_registry *r, tg_commit_group *g);
 /* fsyncs run for the group, and the commits that needed one */
 void tg_commit_group_stats(const tg_commit_group *g, uint64_t *syncs, uint64_t *barriers);
-/* For tests: mark a sync in flight led by process leader, as if it had
- * been killed mid-sync (the next caller must take over). */
-void tg_commit_group_test_orphan(tg_commit_group *g, pid_t leader);
+/* For tests, in a child process: begin a sync as the group's leader and
+ * _exit() in the middle of it, as a leader killed in its fdatasync (the
+ * next caller must take over). Does not return. */
+void tg_commit_group_test_die_syncing(tg_commit_group *g);
 /* The handle's parsed-schema cache (registry/schema_cache.c): lookups that
  * found the version's parsed schemas, and those that parsed them. */
 void tg_registry_schema_cache_stats(const tg_registry *r, uint64_t *hits, uint64_t *misses);
