@@ -171,14 +171,17 @@ static json_t *serve_one(tg_registry *reg, const json_t *q)
 			 "out", out ? out : json_null());
 }
 
-static void worker_main(int fd, const char *home, tg_commit_group *group)
+static void worker_main(int fd, const tg_mcp_http_options *opt, tg_commit_group *group)
 {
 	tg_registry *reg = NULL;
+	const char *home = opt->home;
 	json_t *q;
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() == 1)
 		_exit(0);
+	if (opt->worker_init)
+		opt->worker_init(opt->ctx);
 	if (tg_registry_open(&reg, home, 1) < 0)
 		_exit(3);
 	/* the workers' commits that arrive together share one fsync */
@@ -226,7 +229,7 @@ int http_workers_start(tg_http *h)
 			close(sv[0]);
 			for (k = 0; k < h->nworkers; k++)
 				close(h->wfd[k]);
-			worker_main(sv[1], h->opt.home, h->group);
+			worker_main(sv[1], &h->opt, h->group);
 		}
 		close(sv[1]);
 		h->wfd[i] = sv[0];

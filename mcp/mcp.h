@@ -181,6 +181,12 @@ typedef struct tg_mcp_http_options {
 	/* called once listening, with the bound port (stderr lines are cli's) */
 	void (*on_ready)(void *ctx, const char *url);
 	void *ctx;
+	/* called in each worker process right after its fork (NULL: none):
+	 * what a process that runs sandboxes sets up for itself (the net
+	 * namespace made ahead). The server process must start no thread
+	 * before the workers are forked: a thread holding a lock at the fork
+	 * leaves it held forever in the child (a worker deadlocked so). */
+	void (*worker_init)(void *ctx);
 } tg_mcp_http_options;
 
 /* Serve until *stop becomes non-zero (a signal handler sets it). 0 on a clean

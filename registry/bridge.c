@@ -183,8 +183,11 @@ static void audit_call_ex(reg_bridge *b, const char *tool, const json_t *args,
 	if (approval)
 		json_object_set_new(d, "approval", json_integer(approval));
 	/* an audit failure does not hide the call from the program; it is
-	 * left in the thread's error slot only */
-	(void)tg_registry_audit(b->r, b->who, "bridge_call", b->name[0] ? b->name : NULL, d);
+	 * left in the thread's error slot only. No fsync of its own: the
+	 * program is not the agent, and the run's own outcome (or the next
+	 * call's intent) is a durable commit that follows this one in the
+	 * WAL, so nothing reaches the agent before this entry is durable */
+	(void)reg_audit_nosync(b->r, b->who, "bridge_call", b->name[0] ? b->name : NULL, d);
 	tg_error_clear();
 }
 

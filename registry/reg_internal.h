@@ -80,6 +80,13 @@ int reg_schema_get(tg_registry *r, int64_t vid, const char *commit, const char *
 		   const char *otext, json_t **in, json_t **out);
 void reg_schema_cache_free(reg_schema_cache *c);
 
+/* An audit entry in its own transaction without the durability barrier:
+ * it becomes durable with the next durable commit of any handle (the WAL
+ * is written in order), which comes before anything is acknowledged to
+ * the agent (registry.c; used for a run's bridge_call entries). */
+int reg_audit_nosync(tg_registry *r, const tg_actor *who, const char *event, const char *tool,
+		     const json_t *details);
+
 /* ---- commit.c ---------------------------------------------------------- */
 /* Make every commit made so far durable: one fdatasync of the WAL begun
  * after the caller's commit, shared with the group's other callers. */

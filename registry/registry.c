@@ -243,6 +243,21 @@ int tg_registry_audit(tg_registry *r, const tg_actor *who, const char *event,
 	return reg_commit(r);
 }
 
+int reg_audit_nosync(tg_registry *r, const tg_actor *who, const char *event, const char *tool,
+		     const json_t *details)
+{
+	int rc = reg_begin(r);
+
+	if (rc < 0)
+		return rc;
+	rc = reg_audit_append(r, who, event, tool, details);
+	if (rc < 0) {
+		reg_rollback(r);
+		return rc;
+	}
+	return reg_commit_nosync(r);
+}
+
 int tg_registry_open_flag(tg_registry **out, const char *home_flag, int create)
 {
 	_cleanup_free_ char *home = NULL;

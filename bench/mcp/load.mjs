@@ -48,9 +48,10 @@ async function drive(clients) {
 
 const auditCalls = () => JSON.parse(tg('--json', 'log', '--limit', '1000000')).filter((e) => e.event === 'mcp_call').length;
 
+let srv;
 try {
   const token = tg('token', 'add', 'load').trim();
-  const srv = spawn(bin, ['--home', home, 'serve', '--http', '127.0.0.1:0', '--workers', String(W), '--max-connections', String(S * 4 + 16)], { stdio: ['ignore', 'ignore', 'pipe'] });
+  srv = spawn(bin, ['--home', home, 'serve', '--http', '127.0.0.1:0', '--workers', String(W), '--max-connections', String(S * 4 + 16)], { stdio: ['ignore', 'ignore', 'pipe'] });
   const url = await new Promise((res, rej) => {
     let e = '';
     srv.stderr.on('data', (d) => { e += d; const m = e.match(/listening on (\S+)/); if (m) res(m[1]); });
@@ -89,5 +90,6 @@ try {
     verify: 'clean',
   }, null, 1));
 } finally {
+  if (srv && srv.exitCode === null) srv.kill('SIGKILL'); // an error above left it running
   rmSync(dir, { recursive: true, force: true });
 }

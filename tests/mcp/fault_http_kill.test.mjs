@@ -71,6 +71,7 @@ test('kill -9 of serve --http mid-batch: no acknowledged call without its entrie
   srv.proc.kill('SIGKILL');
   stop = true;
   await Promise.allSettled(loops);
+  await Promise.allSettled(clients.map((c) => c.close())); // no reconnecting streams left
   assert.ok(ackedAtKill >= 60, `only ${ackedAtKill} calls were acknowledged`);
   // the workers die with the server (PDEATHSIG): wait until the database is ours
   await new Promise((r) => setTimeout(r, 500));
@@ -96,4 +97,46 @@ test('kill -9 of serve --http mid-batch: no acknowledged call without its entrie
   assert.ok(intents.length - results.length <= SESSIONS, `${intents.length - results.length} unfinished calls`);
   const v = JSON.parse(await tg(home, '--json', 'verify'));
   assert.equal(v.ok, true, JSON.stringify(v.problems));
+});
+
+// The server process starts no thread before it forks its workers: the net
+// namespace maker of the sandbox, once started in the server, could hold its
+// lock at a fork, and the worker's first tool run then waited on it forever
+// (seen under load: a call that never returned, a server that SIGTERM could
+// not stop). Sixteen workers each run their first calls at once; every call
+// returns and SIGTERM stops the server.
+test('serve --http: every worker serves its first calls, SIGTERM stops the server', async (t) => {
+  const home = tempHome(t);
+  const tok = (await tg(home, 'token', 'add', 'first')).trim();
+  const proc = spawn(toolgateBin(), ['--home', home, 'serve', '--http', '127.0.0.1:0', '--workers', '16'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  t.after(() => proc.kill('SIGKILL'));
+  let err = '';
+  const url = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`not listening: ${err}`)), 15000);
+    proc.stderr.setEncoding('utf8');
+    proc.stderr.on('data', (d) => {
+      err += d;
+      const m = err.match(/listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/);
+      if (m) { clearTimeout(timer); resolve(m[1]); }
+    });
+  });
+  const clients = [];
+  for (let i = 0; i < 16; i++) {
+    const c = new Client({ name: `first-${i}`, version: '1' });
+    await c.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${tok}` } } }));
+    clients.push(c);
+  }
+  const created = await clients[0].callTool({ name: 'create_tool', arguments: wcManifest() });
+  assert.equal(created.isError, undefined, JSON.stringify(created));
+  const timeout = (ms) => new Promise((_, rej) => setTimeout(() => rej(new Error(`no answer in ${ms} ms`)), ms).unref());
+  for (let round = 0; round < 2; round++) {
+    const calls = clients.map((c) => c.callTool({ name: 'word_count', arguments: { text: 'x y', sleep_ms: 30 } }));
+    const rs = await Promise.race([Promise.all(calls), timeout(60000)]);
+    for (const r of rs) assert.equal(r.structuredContent?.words, 2, JSON.stringify(r));
+  }
+  await Promise.all(clients.map((c) => c.close()));
+  const exited = new Promise((resolve) => proc.on('exit', (code, sig) => resolve({ code, sig })));
+  proc.kill('SIGTERM');
+  const how = await Promise.race([exited, timeout(20000)]);
+  assert.equal(how.code, 0, `exit ${JSON.stringify(how)}: ${err}`);
 });
