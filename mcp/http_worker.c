@@ -260,45 +260,89 @@ void http_workers_stop(tg_http *h)
 	h->nworkers = 0;
 }
 
-/* Workers are handed out first come, first served (a ticket queue): with
- * more sessions than workers, no request waits behind later ones. */
-static unsigned acquire(tg_http *h)
+/* Workers are handed out first come, first served: a request that finds
+ * none free queues with its own condition variable, and a released worker
+ * goes straight to the head of the queue, waking that one thread. (A
+ * shared condition broadcast at every release woke all 30 waiting
+ * connection threads of a 32-session load to find one worker: the server
+ * process spent most of its CPU switching between them.) */
+struct http_waiter {
+	struct http_waiter *next;
+	pthread_cond_t cv;
+	unsigned got; /* the worker handed over; (unsigned)-1: all died */
+	int done;
+};
+
+static int any_alive(const tg_http *h)
 {
-	uint64_t mine;
 	unsigned i;
 
-	pthread_mutex_lock(&h->lock);
-	mine = h->tk_next++;
-	for (;;) {
-		unsigned alive = 0, got = (unsigned)-1;
-		for (i = 0; i < h->nworkers; i++) {
-			if (!h->busy[i] && got == (unsigned)-1)
-				got = i;
-			alive += h->busy[i] != 2;
-		}
-		if (!alive) {
-			h->tk_head++;
-			pthread_cond_broadcast(&h->reg_free);
-			pthread_mutex_unlock(&h->lock);
-			return (unsigned)-1;
-		}
-		if (mine == h->tk_head && got != (unsigned)-1) {
-			h->busy[got] = 1;
-			h->tk_head++;
-			pthread_cond_broadcast(&h->reg_free);
-			pthread_mutex_unlock(&h->lock);
-			return got;
-		}
-		pthread_cond_wait(&h->reg_free, &h->lock);
+	for (i = 0; i < h->nworkers; i++)
+		if (h->busy[i] != 2)
+			return 1;
+	return 0;
+}
+
+static unsigned acquire(tg_http *h)
+{
+	struct http_waiter me;
+	unsigned i;
+
+	pthread_mutex_lock(&h->wlock);
+	if (!any_alive(h)) {
+		pthread_mutex_unlock(&h->wlock);
+		return (unsigned)-1;
 	}
+	if (!h->whead) {
+		for (i = 0; i < h->nworkers; i++) {
+			if (h->busy[i] == 0) {
+				h->busy[i] = 1;
+				pthread_mutex_unlock(&h->wlock);
+				return i;
+			}
+		}
+	}
+	memset(&me, 0, sizeof(me));
+	pthread_cond_init(&me.cv, NULL);
+	if (h->wtail)
+		h->wtail->next = &me;
+	else
+		h->whead = &me;
+	h->wtail = &me;
+	while (!me.done)
+		pthread_cond_wait(&me.cv, &h->wlock);
+	pthread_mutex_unlock(&h->wlock);
+	pthread_cond_destroy(&me.cv);
+	return me.got;
 }
 
 static void release(tg_http *h, unsigned i, int broken)
 {
-	pthread_mutex_lock(&h->lock);
-	h->busy[i] = broken ? 2 : 0; /* a broken worker stays out of the pool */
-	pthread_cond_broadcast(&h->reg_free);
-	pthread_mutex_unlock(&h->lock);
+	struct http_waiter *w;
+
+	pthread_mutex_lock(&h->wlock);
+	if (broken) {
+		h->busy[i] = 2; /* a broken worker stays out of the pool */
+		if (!any_alive(h)) {
+			while ((w = h->whead)) {
+				h->whead = w->next;
+				w->got = (unsigned)-1;
+				w->done = 1;
+				pthread_cond_signal(&w->cv);
+			}
+			h->wtail = NULL;
+		}
+	} else if ((w = h->whead)) {
+		h->whead = w->next; /* handed over: busy[i] stays 1 */
+		if (!h->whead)
+			h->wtail = NULL;
+		w->got = i;
+		w->done = 1;
+		pthread_cond_signal(&w->cv);
+	} else {
+		h->busy[i] = 0;
+	}
+	pthread_mutex_unlock(&h->wlock);
 }
 
 int http_worker_call(tg_http *h, json_t *q /* stolen */, json_t **out)
