@@ -105,7 +105,7 @@ int reg_schema_get(tg_registry *r, int64_t vid, const char *commit, const char *
 	}
 	ent_clear(e);
 	e->vid = vid;
-	snprintf(e->commit, sizeof(e->commit), "%s", commit);
+	snprintf(e->commit, sizeof(e->commit), "%.64s", commit);
 	e->itext = itext ? strdup(itext) : NULL;
 	e->otext = otext ? strdup(otext) : NULL;
 	e->in = parse(itext);
