@@ -111,6 +111,13 @@ static int opt_u32(int argc, char **argv, int *i, const char *name, uint32_t *ou
 	return cli_parse_u32(v, out) < 0 ? -1 : 1;
 }
 
+/* In each HTTP worker process, right after its fork (tg_mcp_http_options). */
+static void worker_init(void *ctx)
+{
+	(void)ctx;
+	tg_sandbox_prepare(1);
+}
+
 int cmd_serve(tg_cli *cli, int argc, char **argv)
 {
 	_cleanup_free_ char *home = NULL;
@@ -182,8 +189,13 @@ int cmd_serve(tg_cli *cli, int argc, char **argv)
 	r = tg_registry_open(&reg, home, 1);
 	if (r < 0)
 		return cli_fail(r, "serve");
-	/* calls come one after another: make each run's net namespace ahead */
-	tg_sandbox_prepare(1);
+	/* calls come one after another: make each run's net namespace ahead.
+	 * Over HTTP the workers run the tools and each does this for itself
+	 * (worker_init): the server process starts no thread before it forks
+	 * them (a maker thread holding its lock at the fork deadlocked a
+	 * worker's first run) */
+	if (!use_http)
+		tg_sandbox_prepare(1);
 	/* a long-lived server keeps libclang (55 MB) out of its own memory:
 	 * each analysis child loads it (issue 15) */
 	tg_analyze_clang_in_child(1);
@@ -191,7 +203,9 @@ int cmd_serve(tg_cli *cli, int argc, char **argv)
 	if (status != 0)
 		goto out;
 	cfg = tg_registry_config(reg);
-	if (cfg && cfg->sandbox_pool) { /* docs/SANDBOX.md, "The pool" */
+	/* the pool lives in the process that runs the tools: stdio only (over
+	 * HTTP that is a worker, forked after; docs/SANDBOX.md, "The pool") */
+	if (!use_http && cfg && cfg->sandbox_pool) {
 		tg_sandbox_opts ceil = { .memory_mb = cfg->max_memory_mb,
 					 .cpu_percent = cfg->cpu_percent };
 		if (tg_sandbox_pool_start(cfg->sandbox_pool, &ceil) < 0)
@@ -231,6 +245,7 @@ int cmd_serve(tg_cli *cli, int argc, char **argv)
 	if (use_http) {
 		http.addr = http_addr;
 		http.origins = origins;
+		http.worker_init = worker_init;
 		http.session = opt;
 		/* each worker opens its own handle */
 		tg_registry_free(reg);

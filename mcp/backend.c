@@ -2,7 +2,8 @@
  * mcp/backend.c: the registry as the backend of the MCP server. This is
  * the one file of the MCP layer that calls registry/registry.h; everything
  * else goes through the tg_mcp_backend table, which the unit tests fill with
- * an in-memory fake instead.
+ * an in-memory fake instead. A call's "mcp_call" audit entry is written by
+ * the registry in the call's outcome transaction (logs_calls).
  */
 #include "mcp/mcp.h"
 
@@ -19,7 +20,7 @@ static int reg_create(void *ctx, json_t **out, const tg_submission *sub, const t
 static int reg_call(void *ctx, json_t **out, const char *name, const json_t *args,
 		    const tg_actor *who)
 {
-	return tg_registry_call(out, ctx, name, args, who);
+	return tg_registry_call_logged(out, ctx, name, args, who, "mcp_call");
 }
 
 static int reg_rollback(void *ctx, json_t **out, const char *name, unsigned to,
@@ -50,7 +51,7 @@ static int reg_call_hooked(void *ctx, json_t **out, const char *name, const json
 	int r;
 
 	tg_registry_set_call_hooks(ctx, hooks);
-	r = tg_registry_call(out, ctx, name, args, who);
+	r = tg_registry_call_logged(out, ctx, name, args, who, "mcp_call");
 	tg_registry_set_call_hooks(ctx, NULL);
 	return r;
 }
@@ -98,4 +99,5 @@ void tg_mcp_backend_registry(tg_mcp_backend *out, tg_registry *r)
 	out->state_seal = reg_state_seal;
 	out->state_redeem = reg_state_redeem;
 	out->set_cancel = reg_set_cancel;
+	out->logs_calls = 1; /* reg_call, reg_call_hooked: tg_registry_call_logged */
 }

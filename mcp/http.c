@@ -709,7 +709,7 @@ int tg_mcp_http_serve(const tg_mcp_http_options *opt, volatile int *stop)
 		h->opt.max_header = 16 << 10;
 	pthread_mutex_init(&h->lock, NULL);
 	pthread_cond_init(&h->changed, NULL);
-	pthread_cond_init(&h->reg_free, NULL);
+	pthread_mutex_init(&h->wlock, NULL);
 	h->nslots = h->opt.max_connections + 8;
 	h->slots = calloc(h->nslots, sizeof(*h->slots));
 	if (!h->slots) {

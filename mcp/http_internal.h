@@ -55,9 +55,13 @@ typedef struct tg_http {
 	int *wfd;
 	pid_t *wpid;
 	unsigned char *busy;     /* 0 free, 1 busy, 2 dead */
+	tg_commit_group *group;  /* the workers' shared fsync (group commit) */
 	unsigned nworkers;
-	uint64_t tk_next, tk_head; /* the ticket queue of requests for a worker */
-	pthread_cond_t reg_free;
+	/* requests waiting for a worker, first come first served; each waits
+	 * on its own condition, so a released worker wakes one thread, not all
+	 * (http_worker.c); under wlock, not the server's lock */
+	pthread_mutex_t wlock;
+	struct http_waiter *whead, *wtail;
 	tg_mcp_backend be;
 	/* sessions and principals */
 	http_session *sessions[TG_HTTP_MAX_SESSIONS];

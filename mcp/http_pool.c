@@ -39,8 +39,8 @@ static int p_call(void *ctx, json_t **out, const char *name, const json_t *args,
 		  const tg_actor *who)
 {
 	return http_worker_call(ctx,
-				json_pack("{s:s, s:s, s:O, s:o}", "op", "call", "name", name, "args",
-					  args, "actor", actor_json(who)),
+				json_pack("{s:s, s:s, s:O, s:o, s:s}", "op", "call", "name", name,
+					  "args", args, "actor", actor_json(who), "event", "mcp_call"),
 				out);
 }
 
@@ -83,9 +83,9 @@ static int p_call_hooked(void *ctx, json_t **out, const char *name, const json_t
 			 const tg_actor *who, const tg_call_hooks *hooks)
 {
 	return http_worker_call_hooked(ctx,
-				       json_pack("{s:s, s:s, s:O, s:o, s:b}", "op", "call", "name",
-						 name, "args", args, "actor", actor_json(who),
-						 "hooks", hooks != NULL),
+				       json_pack("{s:s, s:s, s:O, s:o, s:b, s:s}", "op", "call",
+						 "name", name, "args", args, "actor", actor_json(who),
+						 "hooks", hooks != NULL, "event", "mcp_call"),
 				       out, hooks);
 }
 
@@ -141,6 +141,7 @@ void http_backend(tg_http *h, tg_mcp_backend *out)
 	out->run = p_run;
 	out->state_seal = p_state_seal;
 	out->state_redeem = p_state_redeem;
+	out->logs_calls = 1; /* the worker appends "mcp_call" (http_worker.c) */
 }
 
 /* ---- principals' quotas ---------------------------------------------------- */

@@ -10,7 +10,9 @@
  * server made fewer calls per second than separate stdio servers).
  * Requests: {"op","actor":{"kind","session"},...}; answers
  * {"rc":N,"msg":"...","out":V}. A worker dies with the server (PDEATHSIG)
- * and ends at end of input.
+ * and ends at end of input. The workers share one tg_commit_group, made
+ * before the fork: the durable commits they make at the same time (calls'
+ * intents and outcomes) share one fsync (registry/commit.c).
  */
 #include "http_internal.h"
 
@@ -162,7 +164,12 @@ static json_t *serve_one(tg_registry *reg, const json_t *q)
 		if (json_is_true(json_object_get(q, "hooks")))
 			tg_registry_set_call_hooks(reg, &hooks);
 		if (op[0] == 'c') {
-			rc = tg_registry_call(&out, reg, name, json_object_get(q, "args"), &who);
+			/* "event": the session's own entry for the call, written in
+			 * the outcome's transaction (tg_registry_call_logged) */
+			const char *ev = json_string_value(json_object_get(q, "event"));
+			rc = ev ? tg_registry_call_logged(&out, reg, name, json_object_get(q, "args"),
+							  &who, ev)
+				: tg_registry_call(&out, reg, name, json_object_get(q, "args"), &who);
 		} else {
 			const json_t *src = json_object_get(q, "source");
 			const json_t *calls = json_object_get(q, "calls");
@@ -212,16 +219,21 @@ static json_t *serve_one(tg_registry *reg, const json_t *q)
 			 "out", out ? out : json_null());
 }
 
-static void worker_main(int fd, const char *home)
+static void worker_main(int fd, const tg_mcp_http_options *opt, tg_commit_group *group)
 {
 	tg_registry *reg = NULL;
+	const char *home = opt->home;
 	json_t *q;
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() == 1)
 		_exit(0);
+	if (opt->worker_init)
+		opt->worker_init(opt->ctx);
 	if (tg_registry_open(&reg, home, 1) < 0)
 		_exit(3);
+	/* the workers' commits that arrive together share one fsync */
+	tg_registry_set_commit_group(reg, group);
 	worker_fd = fd;
 	while ((q = frame_read(fd))) {
 		json_t *a = serve_one(reg, q);
@@ -245,6 +257,8 @@ int http_workers_start(tg_http *h)
 	h->busy = calloc(h->opt.workers, 1);
 	if (!h->wfd || !h->wpid || !h->busy)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	if (tg_commit_group_new(&h->group) < 0)
+		return tg_error_last()->code;
 	for (i = 0; i < h->opt.workers; i++) {
 		int sv[2];
 		pid_t pid;
@@ -263,7 +277,7 @@ int http_workers_start(tg_http *h)
 			close(sv[0]);
 			for (k = 0; k < h->nworkers; k++)
 				close(h->wfd[k]);
-			worker_main(sv[1], h->opt.home);
+			worker_main(sv[1], &h->opt, h->group);
 		}
 		close(sv[1]);
 		h->wfd[i] = sv[0];
@@ -286,51 +300,97 @@ void http_workers_stop(tg_http *h)
 	free(h->wfd);
 	free(h->wpid);
 	free(h->busy);
+	tg_commit_group_free(h->group);
+	h->group = NULL;
 	h->wfd = NULL;
 	h->wpid = NULL;
 	h->busy = NULL;
 	h->nworkers = 0;
 }
 
-/* Workers are handed out first come, first served (a ticket queue): with
- * more sessions than workers, no request waits behind later ones. */
-static unsigned acquire(tg_http *h)
+/* Workers are handed out first come, first served: a request that finds
+ * none free queues with its own condition variable, and a released worker
+ * goes straight to the head of the queue, waking that one thread. (A
+ * shared condition broadcast at every release woke all 30 waiting
+ * connection threads of a 32-session load to find one worker: the server
+ * process spent most of its CPU switching between them.) */
+struct http_waiter {
+	struct http_waiter *next;
+	pthread_cond_t cv;
+	unsigned got; /* the worker handed over; (unsigned)-1: all died */
+	int done;
+};
+
+static int any_alive(const tg_http *h)
 {
-	uint64_t mine;
 	unsigned i;
 
-	pthread_mutex_lock(&h->lock);
-	mine = h->tk_next++;
-	for (;;) {
-		unsigned alive = 0, got = (unsigned)-1;
-		for (i = 0; i < h->nworkers; i++) {
-			if (!h->busy[i] && got == (unsigned)-1)
-				got = i;
-			alive += h->busy[i] != 2;
-		}
-		if (!alive) {
-			h->tk_head++;
-			pthread_cond_broadcast(&h->reg_free);
-			pthread_mutex_unlock(&h->lock);
-			return (unsigned)-1;
-		}
-		if (mine == h->tk_head && got != (unsigned)-1) {
-			h->busy[got] = 1;
-			h->tk_head++;
-			pthread_cond_broadcast(&h->reg_free);
-			pthread_mutex_unlock(&h->lock);
-			return got;
-		}
-		pthread_cond_wait(&h->reg_free, &h->lock);
+	for (i = 0; i < h->nworkers; i++)
+		if (h->busy[i] != 2)
+			return 1;
+	return 0;
+}
+
+static unsigned acquire(tg_http *h)
+{
+	struct http_waiter me;
+	unsigned i;
+
+	pthread_mutex_lock(&h->wlock);
+	if (!any_alive(h)) {
+		pthread_mutex_unlock(&h->wlock);
+		return (unsigned)-1;
 	}
+	if (!h->whead) {
+		for (i = 0; i < h->nworkers; i++) {
+			if (h->busy[i] == 0) {
+				h->busy[i] = 1;
+				pthread_mutex_unlock(&h->wlock);
+				return i;
+			}
+		}
+	}
+	memset(&me, 0, sizeof(me));
+	pthread_cond_init(&me.cv, NULL);
+	if (h->wtail)
+		h->wtail->next = &me;
+	else
+		h->whead = &me;
+	h->wtail = &me;
+	while (!me.done)
+		pthread_cond_wait(&me.cv, &h->wlock);
+	pthread_mutex_unlock(&h->wlock);
+	pthread_cond_destroy(&me.cv);
+	return me.got;
 }
 
 static void release(tg_http *h, unsigned i, int broken)
 {
-	pthread_mutex_lock(&h->lock);
-	h->busy[i] = broken ? 2 : 0; /* a broken worker stays out of the pool */
-	pthread_cond_broadcast(&h->reg_free);
-	pthread_mutex_unlock(&h->lock);
+	struct http_waiter *w;
+
+	pthread_mutex_lock(&h->wlock);
+	if (broken) {
+		h->busy[i] = 2; /* a broken worker stays out of the pool */
+		if (!any_alive(h)) {
+			while ((w = h->whead)) {
+				h->whead = w->next;
+				w->got = (unsigned)-1;
+				w->done = 1;
+				pthread_cond_signal(&w->cv);
+			}
+			h->wtail = NULL;
+		}
+	} else if ((w = h->whead)) {
+		h->whead = w->next; /* handed over: busy[i] stays 1 */
+		if (!h->whead)
+			h->wtail = NULL;
+		w->got = i;
+		w->done = 1;
+		pthread_cond_signal(&w->cv);
+	} else {
+		h->busy[i] = 0;
+	}
+	pthread_mutex_unlock(&h->wlock);
 }
 
 int http_worker_call(tg_http *h, json_t *q /* stolen */, json_t **out)

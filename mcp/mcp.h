@@ -110,6 +110,11 @@ typedef struct tg_mcp_backend {
 			    const char *request_sha256);
 	/* Optional: the cancellation of the request in flight (NULL clears). */
 	void (*set_cancel)(void *ctx, const tg_cancel *c);
+	/* 1 when call and call_hooked append the session's "mcp_call" audit
+	 * entry themselves, in the durable transaction of the call's outcome
+	 * (tg_registry_call_logged: one commit and one fsync less per call);
+	 * 0 (the unit tests' fake): the server appends it after the call. */
+	int logs_calls;
 } tg_mcp_backend;
 
 /* The registry as a backend (backend.c). r stays owned by the caller. */
@@ -187,6 +192,12 @@ typedef struct tg_mcp_http_options {
 	/* called once listening, with the bound port (stderr lines are cli's) */
 	void (*on_ready)(void *ctx, const char *url);
 	void *ctx;
+	/* called in each worker process right after its fork (NULL: none):
+	 * what a process that runs sandboxes sets up for itself (the net
+	 * namespace made ahead). The server process must start no thread
+	 * before the workers are forked: a thread holding a lock at the fork
+	 * leaves it held forever in the child (a worker deadlocked so). */
+	void (*worker_init)(void *ctx);
 } tg_mcp_http_options;
 
 /* Serve until *stop becomes non-zero (a signal handler sets it). 0 on a clean

@@ -472,9 +472,11 @@ static int call_registered(tg_mcp_server *s, const json_t *id, const char *name,
 	}
 	/* every call of the session is in the audit chain (issue: calls and
 	 * submissions land in the audit log with the session id); the registry
-	 * recorded the call's intent and outcome, and this entry failing is an
-	 * error to the agent, never the tool's result (fail closed) */
-	if (s->be.audit) {
+	 * recorded the call's intent and outcome (and, when the backend logs
+	 * calls, this entry too, in the outcome's transaction), and this entry
+	 * failing is an error to the agent, never the tool's result (fail
+	 * closed) */
+	if (s->be.audit && !s->be.logs_calls) {
 		_cleanup_json_ json_t *d = json_pack("{s:O?, s:b}", "version",
 						     json_object_get(res, "version"), "ok",
 						     json_is_true(json_object_get(res, "ok")));

@@ -223,9 +223,10 @@ int reg_audit_anchor_update(tg_registry *r)
 	if (n > (ssize_t)sizeof(rec) && ftruncate(fd, sizeof(rec)) < 0)
 		return tg_error_errno(TG_ERR_IO, errno, "truncate %s", r->anchor_path);
 	/* No fdatasync: the entries it names were made durable first (their
-	 * commit is synchronous = FULL), so after a power loss the record can
-	 * only lag behind the log, which verify accepts; a registry.db deleted
-	 * or emptied without a crash meets the record in the page cache. */
+	 * commit passed the durability barrier, commit.c), so after a power
+	 * loss the record can only lag behind the log, which verify accepts;
+	 * a registry.db deleted or emptied without a crash meets the record
+	 * in the page cache. */
 	if (created) {
 		_cleanup_close_ int dfd = open(r->home, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (dfd >= 0)

@@ -183,8 +183,11 @@ static void audit_call_ex(reg_bridge *b, const char *tool, const json_t *args,
 	if (approval)
 		json_object_set_new(d, "approval", json_integer(approval));
 	/* an audit failure does not hide the call from the program; it is
-	 * left in the thread's error slot only */
-	(void)tg_registry_audit(b->r, b->who, "bridge_call", b->name[0] ? b->name : NULL, d);
+	 * left in the thread's error slot only. No fsync of its own: the
+	 * program is not the agent, and the run's own outcome (or the next
+	 * call's intent) is a durable commit that follows this one in the
+	 * WAL, so nothing reaches the agent before this entry is durable */
+	(void)reg_audit_nosync(b->r, b->who, "bridge_call", b->name[0] ? b->name : NULL, d);
 	tg_error_clear();
 }
 
@@ -264,7 +267,7 @@ static json_t *handle(reg_bridge *b, json_int_t id, const char *tool, const json
 		audit_call(b, tool, args, "depth", NULL, 0);
 		return error_reply(id, "depth", m);
 	}
-	rc = reg_call_ex(&res, b->r, name, args, b->who, b);
+	rc = reg_call_ex(&res, b->r, name, args, b->who, b, NULL);
 	if (rc == TG_ERR_DENIED) {
 		/* a one-off program called a tool that holds capabilities */
 		snprintf(m, sizeof(m), "%s", tg_error_last()->message);

@@ -65,9 +65,10 @@ int reg_bridge_run(tg_run_result **out, reg_bridge *b, tg_sandbox_opts *so);
  * closes (the thread body; exposed for tests that drive a raw program). */
 void reg_bridge_serve(reg_bridge *b, int fd, int stop_fd);
 
-/* tg_registry_call with the calling run's bridge (NULL: from the agent). */
+/* tg_registry_call with the calling run's bridge (NULL: from the agent)
+ * and the caller's own audit entry (tg_registry_call_logged; NULL: none). */
 int reg_call_ex(json_t **out, tg_registry *r, const char *name, const json_t *args,
-		const tg_actor *who, const reg_bridge *parent);
+		const tg_actor *who, const reg_bridge *parent, const char *after);
 
 /* reg_run_tool with an optional bridge (NULL: fd 3 stays closed) and a
  * deadline (0: none) that caps the run's timeout. */

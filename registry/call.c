@@ -1,6 +1,7 @@
 /*
  * registry/call.c: tg_registry_call. Validate the arguments against the
- * active version's input schema, find its binary in the build cache (its
+ * active version's input schema (parsed once per version and handle:
+ * schema_cache.c), find its binary in the build cache (its
  * key and bytes checked; rebuilt and re-checked when missing or not what was
  * built here, after checking the stored source still has the recorded
  * content hash), run it in the tool sandbox with the manifest's limits and
@@ -99,11 +100,19 @@ static int check_output(json_t *res, const json_t *oschema)
 int tg_registry_call(json_t **out, tg_registry *r, const char *name, const json_t *args,
 		     const tg_actor *who)
 {
-	return reg_call_ex(out, r, name, args, who, NULL);
+	return reg_call_ex(out, r, name, args, who, NULL, NULL);
+}
+
+int tg_registry_call_logged(json_t **out, tg_registry *r, const char *name, const json_t *args,
+			    const tg_actor *who, const char *event)
+{
+	if (event && (!event[0] || strlen(event) > 64))
+		return tg_error_set(TG_ERR_INVALID, "audit event: must be 1 to 64 bytes");
+	return reg_call_ex(out, r, name, args, who, NULL, event);
 }
 
 int reg_call_ex(json_t **out, tg_registry *r, const char *name, const json_t *args,
-		const tg_actor *who, const reg_bridge *parent)
+		const tg_actor *who, const reg_bridge *parent, const char *after)
 {
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
 	_cleanup_json_ json_t *schema = NULL, *limits = NULL, *caps = NULL, *res = NULL;
@@ -119,7 +128,7 @@ int reg_call_ex(json_t **out, tg_registry *r, const char *name, const json_t *ar
 	if (!tg_name_valid(name))
 		return tg_error_set(TG_ERR_INVALID, "not a valid tool name");
 	rc = reg_prepare(r, &st, "SELECT v.version, v.input_schema, v.limits, v.capabilities, "
-				 "v.content_hash, v.commit_id, t.id, o.schema FROM tools t JOIN "
+				 "v.content_hash, v.commit_id, t.id, o.schema, v.id FROM tools t JOIN "
 				 "versions v ON v.tool_id = t.id AND v.version = t.active_version "
 				 "LEFT JOIN output_schemas o ON o.version_id = v.id WHERE t.name = ?1");
 	if (rc < 0)
@@ -131,13 +140,17 @@ int reg_call_ex(json_t **out, tg_registry *r, const char *name, const json_t *ar
 	if (rc != SQLITE_ROW)
 		return reg_sqlerr(r, rc, "find tool");
 	v = (unsigned)sqlite3_column_int64(st, 0);
-	schema = reg_col_json(st, 1);
 	limits = reg_col_json(st, 2);
 	caps = reg_col_json(st, 3);
 	hash = reg_col_strdup(st, 4);
 	commit = reg_col_strdup(st, 5);
 	tool_id = sqlite3_column_int64(st, 6);
-	oschema = reg_col_json(st, 7);
+	/* parsed once per version on this handle (schema_cache.c) */
+	rc = reg_schema_get(r, sqlite3_column_int64(st, 8), commit,
+			    (const char *)sqlite3_column_text(st, 1),
+			    (const char *)sqlite3_column_text(st, 7), &schema, &oschema);
+	if (rc < 0)
+		return rc;
 	sqlite3_finalize(st);
 	st = NULL;
 	if (!hash)
@@ -181,7 +194,7 @@ int reg_call_ex(json_t **out, tg_registry *r, const char *name, const json_t *ar
 			tg_error saved = *tg_error_last();
 			fail = json_pack("{s:b, s:s, s:s, s:i}", "ok", 0, "error", saved.message,
 					 "reason", "run_failed", "wall_ms", 0);
-			if (fail && reg_call_outcome(r, call_id, name, v, fail, who) < 0)
+			if (fail && reg_call_outcome(r, call_id, name, v, fail, who, NULL) < 0)
 				tg_error_clear();
 			return tg_error_set(saved.code, "%s", saved.message);
 		}
@@ -194,8 +207,8 @@ int reg_call_ex(json_t **out, tg_registry *r, const char *name, const json_t *ar
 	json_object_set_new(res, "version", json_integer(v));
 	if (parent && commit)
 		json_object_set_new(res, "commit", json_string(commit));
-	rc = call_id ? reg_call_outcome(r, call_id, name, v, res, who)
-		     : reg_call_record(r, name, v, res, who);
+	rc = call_id ? reg_call_outcome(r, call_id, name, v, res, who, after)
+		     : reg_call_record(r, name, v, res, who, after);
 	if (rc < 0)
 		return rc; /* never the result without its record */
 	*out = TG_TAKE_PTR(res);

@@ -1,20 +1,25 @@
 /*
  * registry/calllog.c: the call log and the audit trail of calls, written so
  * that they fail closed. A call that will run its tool first records its
- * intent in one durable transaction (synchronous = FULL, then the audit
- * anchor): a `calls` row with finished = 0 and a "call" audit entry naming
- * that row. Only when that commit succeeded does the tool run; then one
- * transaction completes the row (finished = 1, ok, error, wall_ms) and
- * appends a "call_result" entry. If the intent cannot be written the tool
- * never runs (the caller gets the error); if the outcome cannot be written
- * the caller gets that error, never the tool's result; if the process dies
- * in between, the row stays unfinished and `log` and `verify` show it.
+ * intent in one durable transaction (reg_commit_call: the durability barrier
+ * of commit.c, then the audit anchor): a `calls` row with finished = 0 and a
+ * "call" audit entry naming that row. Only when that commit is durable does
+ * the tool run; then one transaction completes the row (finished = 1, ok,
+ * error, wall_ms) and appends a "call_result" entry. If the intent cannot be
+ * written the tool never runs (the caller gets the error); if the outcome
+ * cannot be written the caller gets that error, never the tool's result; if
+ * the process dies in between, the row stays unfinished and `log` and
+ * `verify` show it.
  *
  * A call that never reaches its tool (invalid arguments, no approval, no
  * workspace) is one transaction: a finished row and a "call_result" entry.
  * The outcome commit does not fsync (a power loss can only turn a finished
- * call back into an unfinished one); the anchor advances at the next
- * durable append (docs/REGISTRY.md, "Audit anchor").
+ * call back into an unfinished one; the anchor advances at the next durable
+ * append, docs/REGISTRY.md, "Audit anchor") unless the caller names an
+ * entry of its own for the call (`after`, MCP's "mcp_call"): that entry is
+ * appended in the same transaction, which is then durable before the result
+ * is handed out: one transaction and one (group) fsync where a separate
+ * audit write used to cost a second transaction.
  */
 #include "reg_internal.h"
 
@@ -58,35 +63,29 @@ static json_t *result_details(int64_t id, unsigned v, const json_t *res)
 	return d;
 }
 
-/* Begin a transaction whose commit does not fsync: PRAGMA synchronous is
- * a connection setting that cannot change inside a transaction, so it is
- * set before BEGIN and put back to FULL by fast_end (whatever happened). */
-static int fast_begin(tg_registry *r)
+/* Commit (rc 0) or roll back (rc < 0); durable when the call carries an
+ * entry of the caller's (docs at the top). The error of rc < 0 stays. */
+static int outcome_end(tg_registry *r, int rc, const char *after)
 {
-	int rc = reg_exec(r, "PRAGMA synchronous = NORMAL");
-
-	if (rc < 0)
+	if (rc < 0) {
+		reg_rollback(r);
 		return rc;
-	rc = reg_begin(r);
-	if (rc < 0)
-		reg_exec(r, "PRAGMA synchronous = FULL");
-	return rc;
+	}
+	return after ? reg_commit_call(r) : reg_commit_nosync(r);
 }
 
-/* Commit (rc 0) or roll back (rc < 0), then synchronous back to FULL. */
-static int fast_end(tg_registry *r, int rc)
+/* The caller's own entry for the call ({"version","ok"}), if it named one. */
+static int append_after(tg_registry *r, const tg_actor *who, const char *after, const char *name,
+			unsigned v, const json_t *res)
 {
-	tg_error saved = *tg_error_last();
+	_cleanup_json_ json_t *d = NULL;
 
-	if (rc < 0)
-		reg_rollback(r);
-	else
-		rc = reg_commit_nosync(r);
-	if (reg_exec(r, "PRAGMA synchronous = FULL") < 0 && rc == 0)
-		return tg_error_last()->code;
-	if (rc < 0 && saved.code)
-		tg_error_set(saved.code, "%s", saved.message);
-	return rc;
+	if (!after)
+		return 0;
+	d = json_pack("{s:i, s:b}", "version", (int)v, "ok", json_is_true(json_object_get(res, "ok")));
+	if (!d)
+		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	return reg_audit_append(r, who, after, name, d);
 }
 
 int reg_call_intent(tg_registry *r, int64_t *out_id, const char *name, unsigned v,
@@ -121,7 +120,7 @@ fail_msg:
 }
 
 int reg_call_outcome(tg_registry *r, int64_t id, const char *name, unsigned v,
-		     const json_t *res, const tg_actor *who)
+		     const json_t *res, const tg_actor *who, const char *after)
 {
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
 	_cleanup_json_ json_t *d = result_details(id, v, res);
@@ -130,7 +129,7 @@ int reg_call_outcome(tg_registry *r, int64_t id, const char *name, unsigned v,
 
 	if (!d)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
-	if ((rc = fast_begin(r)) < 0)
+	if ((rc = reg_begin(r)) < 0)
 		goto out;
 	rc = reg_prepare(r, &st, "UPDATE calls SET finished = 1, ok = ?2, error = substr(?3, 1, "
 				 "1024), wall_ms = ?4 WHERE id = ?1 AND finished = 0");
@@ -152,9 +151,10 @@ int reg_call_outcome(tg_registry *r, int64_t id, const char *name, unsigned v,
 				  (long long)id);
 		goto end;
 	}
-	rc = reg_audit_append(r, who, "call_result", name, d);
+	if ((rc = reg_audit_append(r, who, "call_result", name, d)) == 0)
+		rc = append_after(r, who, after, name, v, res);
 end:
-	rc = fast_end(r, rc);
+	rc = outcome_end(r, rc, after);
 out:
 	if (rc < 0)
 		return tg_error_prefix("%s ran but its outcome could not be recorded", name);
@@ -162,7 +162,7 @@ out:
 }
 
 int reg_call_record(tg_registry *r, const char *name, unsigned v, const json_t *res,
-		    const tg_actor *who)
+		    const tg_actor *who, const char *after)
 {
 	_cleanup_free_ char *actor = reg_actor_string(who);
 	_cleanup_json_ json_t *d = NULL;
@@ -171,7 +171,7 @@ int reg_call_record(tg_registry *r, const char *name, unsigned v, const json_t *
 
 	if (!actor)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
-	if ((rc = fast_begin(r)) < 0)
+	if ((rc = reg_begin(r)) < 0)
 		return rc;
 	if ((rc = insert_row(r, &id, name, v, res, 1, actor)) < 0)
 		goto end;
@@ -180,9 +180,10 @@ int reg_call_record(tg_registry *r, const char *name, unsigned v, const json_t *
 		rc = tg_error_set(TG_ERR_NOMEM, "out of memory");
 		goto end;
 	}
-	rc = reg_audit_append(r, who, "call_result", name, d);
+	if ((rc = reg_audit_append(r, who, "call_result", name, d)) == 0)
+		rc = append_after(r, who, after, name, v, res);
 end:
-	return fast_end(r, rc);
+	return outcome_end(r, rc, after);
 }
 
 int reg_calls_unfinished(tg_registry *r, json_t *notes)

@@ -32,6 +32,8 @@
 /* Wall-clock budget for all the tests of one submission together. */
 #define REG_TEST_BUDGET_MS 120000u
 
+typedef struct reg_schema_cache reg_schema_cache;
+
 struct tg_registry {
 	char *home;
 	char *db_path;
@@ -61,6 +63,9 @@ struct tg_registry {
 	json_t *reindex_problems; /* tools it could not re-index (for verify) */
 	const tg_call_hooks *hooks; /* the MCP session's, for bridged calls (or NULL) */
 	const tg_cancel *cancel;    /* the MCP request's cancellation (or NULL) */
+	tg_commit_group *group; /* shared durability barrier (commit.c) or NULL */
+	uint64_t busy_since;    /* db.c's busy handler: when this wait began */
+	reg_schema_cache *schemas; /* parsed schemas per version (schema_cache.c) */
 };
 
 /* ---- registry.c ------------------------------------------------------- */
@@ -80,6 +85,25 @@ void reg_review_flush(tg_registry *r);
 void reg_review_drop(tg_registry *r);
 /* Every byte outside printable ASCII becomes '?' (notes, reflog messages). */
 void reg_line_clean(char *s);
+/* ---- schema_cache.c ---------------------------------------------------- */
+/* The parsed input and output schema of version row vid (commit) whose
+ * texts are itext and otext (NULL: none, json null): new references, parsed
+ * only when this handle has not parsed these very texts for that key. */
+int reg_schema_get(tg_registry *r, int64_t vid, const char *commit, const char *itext,
+		   const char *otext, json_t **in, json_t **out);
+void reg_schema_cache_free(reg_schema_cache *c);
+
+/* An audit entry in its own transaction without the durability barrier:
+ * it becomes durable with the next durable commit of any handle (the WAL
+ * is written in order), which comes before anything is acknowledged to
+ * the agent (registry.c; used for a run's bridge_call entries). */
+int reg_audit_nosync(tg_registry *r, const tg_actor *who, const char *event, const char *tool,
+		     const json_t *details);
+
+/* ---- commit.c ---------------------------------------------------------- */
+/* Make every commit made so far durable: one fdatasync of the WAL begun
+ * after the caller's commit, shared with the group's other callers. */
+int reg_sync_durable(tg_registry *r);
 
 /* ---- db.c -------------------------------------------------------------- */
 int reg_db_open(tg_registry *r, int *created);
@@ -93,12 +117,14 @@ int reg_begin(tg_registry *r);
  * audit log); on failure the transaction is rolled back. */
 int reg_commit(tg_registry *r);
 void reg_rollback(tg_registry *r);
-/* COMMIT of a call's intent: fsynced and anchored like reg_commit, but the
- * handle still closes without a checkpoint (a call pays no WAL checkpoint). */
+/* COMMIT of a call's log entries: durable and anchored like reg_commit,
+ * but the handle still closes without a checkpoint (a call pays no WAL
+ * checkpoint). */
 int reg_commit_call(tg_registry *r);
-/* COMMIT under PRAGMA synchronous = NORMAL (the caller sets it): the anchor
- * is not advanced (it would get ahead of what a power loss keeps); the next
- * durable commit that appends advances it past these entries. */
+/* COMMIT without the durability barrier (the connection runs synchronous =
+ * NORMAL): the anchor is not advanced (it would get ahead of what a power
+ * loss keeps); the next durable commit that appends advances it past these
+ * entries. */
 int reg_commit_nosync(tg_registry *r);
 /* sqlite3_step with SQLITE_BUSY retried; returns the sqlite rc. */
 int reg_step(sqlite3_stmt *st);
@@ -161,12 +187,15 @@ char *reg_actor_string(const tg_actor *who);
  * run (the error says so). */
 int reg_call_intent(tg_registry *r, int64_t *out_id, const char *name, unsigned v,
 		    const tg_actor *who);
-/* The outcome of call id: the row finished, a "call_result" entry. */
+/* The outcome of call id: the row finished, a "call_result" entry; after
+ * (or NULL): the caller's own entry for the call ({"version","ok"}) in the
+ * same transaction, which is then durable. */
 int reg_call_outcome(tg_registry *r, int64_t id, const char *name, unsigned v,
-		     const json_t *res, const tg_actor *who);
-/* A call that never reached its tool: a finished row and "call_result". */
+		     const json_t *res, const tg_actor *who, const char *after);
+/* A call that never reached its tool: a finished row and "call_result"
+ * (and after, as above). */
 int reg_call_record(tg_registry *r, const char *name, unsigned v, const json_t *res,
-		    const tg_actor *who);
+		    const tg_actor *who, const char *after);
 /* One note per unfinished call (for verify). */
 int reg_calls_unfinished(tg_registry *r, json_t *notes);
 

@@ -82,6 +82,7 @@ void tg_registry_free(tg_registry *r)
 	free(r->sdk_include);
 	json_decref(r->repairs);
 	json_decref(r->reindex_problems);
+	reg_schema_cache_free(r->schemas);
 	free(r);
 }
 
@@ -110,13 +111,7 @@ int tg_registry_store_opened(const tg_registry *r)
  * losing it on power loss costs one re-index, nothing else. */
 static int record_fingerprint(tg_registry *r, const char *fp)
 {
-	int rc;
-
-	if ((rc = reg_exec(r, "PRAGMA synchronous = NORMAL")) < 0)
-		return rc;
-	rc = reg_meta_set_text(r, "store_fingerprint", fp);
-	reg_exec(r, "PRAGMA synchronous = FULL");
-	return rc;
+	return reg_meta_set_text(r, "store_fingerprint", fp); /* autocommit: no barrier */
 }
 
 /* Does the fingerprint recorded in meta equal fp? */
@@ -247,6 +242,21 @@ int tg_registry_audit(tg_registry *r, const tg_actor *who, const char *event,
 		return rc;
 	}
 	return reg_commit(r);
+}
+
+int reg_audit_nosync(tg_registry *r, const tg_actor *who, const char *event, const char *tool,
+		     const json_t *details)
+{
+	int rc = reg_begin(r);
+
+	if (rc < 0)
+		return rc;
+	rc = reg_audit_append(r, who, event, tool, details);
+	if (rc < 0) {
+		reg_rollback(r);
+		return rc;
+	}
+	return reg_commit_nosync(r);
 }
 
 int tg_registry_open_flag(tg_registry **out, const char *home_flag, int create)

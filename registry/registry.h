@@ -106,6 +106,32 @@ int tg_registry_create(json_t **out, tg_registry *r, const tg_submission *sub,
  * ok=false, not an error code. TG_ERR_NOTFOUND when no such active tool. */
 int tg_registry_call(json_t **out, tg_registry *r, const char *name,
 		     const json_t *args, const tg_actor *who);
+/* tg_registry_call that also appends the caller's own audit entry `event`
+ * for the call ({"version","ok"}, e.g. MCP's "mcp_call") in the outcome's
+ * transaction, which is then durable before *out is handed back: the call
+ * costs one transaction and one (group) fsync less than a separate
+ * tg_registry_audit. Not appended when the call returns an error code. */
+int tg_registry_call_logged(json_t **out, tg_registry *r, const char *name,
+			    const json_t *args, const tg_actor *who, const char *event);
+
+/* Group commit (registry/commit.c): handles that share a group share the
+ * fsync that makes their commits durable; the calls that committed
+ * together pay one. The group lives in MAP_SHARED memory, so handles in
+ * processes forked after tg_commit_group_new() may share it; all of them
+ * must keep registry.db of one home open while they use it. */
+typedef struct tg_commit_group tg_commit_group;
+int tg_commit_group_new(tg_commit_group **out);
+void tg_commit_group_free(tg_commit_group *g);
+void tg_registry_set_commit_group(tg_registry *r, tg_commit_group *g);
+/* fsyncs run for the group, and the commits that needed one */
+void tg_commit_group_stats(const tg_commit_group *g, uint64_t *syncs, uint64_t *barriers);
+/* For tests, in a child process: begin a sync as the group's leader and
+ * _exit() in the middle of it, as a leader killed in its fdatasync (the
+ * next caller must take over). Does not return. */
+void tg_commit_group_test_die_syncing(tg_commit_group *g);
+/* The handle's parsed-schema cache (registry/schema_cache.c): lookups that
+ * found the version's parsed schemas, and those that parsed them. */
+void tg_registry_schema_cache_stats(const tg_registry *r, uint64_t *hits, uint64_t *misses);
 
 /* Active tools: [{"name","version","description","input_schema",
  * "capabilities":[..]}], sorted by name. */

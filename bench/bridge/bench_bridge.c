@@ -2,11 +2,12 @@
  * bench/bridge/bench_bridge.c: `bench_bridge HOME PROG RUNS`: the per-call
  * overhead of the tool bridge. A trivial tool (echo0: reads its arguments,
  * prints {}) is registered in a fresh home; then
- *   direct   tg_registry_call("echo0") RUNS*20 times in this process (the
+ *   direct   tg_registry_call("echo0") 20 times in this process (the
  *            call path a bridged call ends in: schema, sandbox run, call log)
- *   bridged  RUNS runs of PROG (bench_prog, 20 calls each) in the real
- *            sandbox with reg_bridge_run() serving fd 3; PROG times each
- *            call from its side (frame out .. reply in)
+ *   bridged  one run of PROG (bench_prog, 20 calls) in the real sandbox
+ *            with reg_bridge_run() serving fd 3; PROG times each call from
+ *            its side (frame out .. reply in)
+ * alternating, RUNS rounds of both (so both see the same load),
  * and prints the median and p99 of each, the overhead (bridged - direct)
  * and the ratio of the medians.
  */
@@ -52,7 +53,7 @@ int main(int argc, char **argv)
 	json_t *m, *res = NULL, *args = json_object(), *caps, *limits;
 	tg_submission sub;
 	size_t runs, n = 0, i, nb = 0;
-	double *direct, *bridged;
+	double *direct, *bridged, *paired;
 
 	if (argc != 4 || (runs = strtoul(argv[3], NULL, 10)) == 0) {
 		fprintf(stderr, "usage: bench_bridge HOME PROG RUNS\n");
@@ -75,6 +76,7 @@ int main(int argc, char **argv)
 	json_decref(m);
 	direct = calloc(runs * CALLS, sizeof(*direct));
 	bridged = calloc(runs * CALLS, sizeof(*bridged));
+	paired = calloc(runs, sizeof(*paired));
 	caps = json_loads("[\"tools:echo0\"]", 0, NULL);
 	limits = json_loads("{\"max_tool_calls\":20}", 0, NULL);
 	/* warm the cache and the page cache */
@@ -83,23 +85,26 @@ int main(int argc, char **argv)
 			goto fail;
 		json_decref(res);
 	}
-	for (i = 0; i < runs * CALLS; i++) {
-		double t0 = now_us();
-		if (tg_registry_call(&res, r, "echo0", args, NULL) < 0)
-			goto fail;
-		direct[n++] = now_us() - t0;
-		if (!json_is_true(json_object_get(res, "ok")))
-			return fprintf(stderr, "bench_bridge: echo0 failed\n"), 1;
-		json_decref(res);
-	}
+	/* direct and bridged alternate, 20 calls each, so that both see the
+	 * same load on a shared machine; each round's difference of medians
+	 * is kept too (the paired overhead) */
 	for (i = 0; i < runs; i++) {
 		const char *pargv[] = { "bench_prog", "20", NULL };
 		tg_sandbox_opts so = { 0 };
 		tg_run_result *rr = NULL;
 		json_t *arr, *v;
-		size_t k;
+		size_t k, n0 = n, nb0 = nb;
 		reg_bridge b;
 
+		for (k = 0; k < CALLS; k++) {
+			double t0 = now_us();
+			if (tg_registry_call(&res, r, "echo0", args, NULL) < 0)
+				goto fail;
+			direct[n++] = now_us() - t0;
+			if (!json_is_true(json_object_get(res, "ok")))
+				return fprintf(stderr, "bench_bridge: echo0 failed\n"), 1;
+			json_decref(res);
+		}
 		reg_bridge_init(&b, r, NULL, "bench", 1, caps, limits, NULL);
 		so.program = argv[2];
 		so.argv = pargv;
@@ -117,6 +122,12 @@ int main(int argc, char **argv)
 			bridged[nb++] = json_number_value(v);
 		json_decref(arr);
 		tg_run_result_free(rr);
+		{
+			double dd[CALLS], bb[CALLS];
+			memcpy(dd, direct + n0, sizeof(dd));
+			memcpy(bb, bridged + nb0, sizeof(bb));
+			paired[i] = pct(bb, CALLS, 0.5) - pct(dd, CALLS, 0.5);
+		}
 	}
 	{
 		double dm = pct(direct, n, 0.5), d99 = pct(direct, n, 0.99);
@@ -128,6 +139,8 @@ int main(int argc, char **argv)
 		printf("overhead per call: median %.3f ms, p99 %.3f ms (target <= 1 ms)\n",
 		       (bm - dm) / 1e3, (b99 - d99) / 1e3);
 		printf("ratio bridged/direct (medians): %.3f\n", bm / dm);
+		printf("paired overhead (median over rounds of the round's bridged - direct "
+		       "median): %.3f ms\n", pct(paired, runs, 0.5) / 1e3);
 	}
 	tg_registry_free(r);
 	return 0;

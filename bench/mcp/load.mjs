@@ -3,11 +3,12 @@
 // bearer token) call word_count back to back for SECONDS on one server with
 // WORKERS registry handles, then the same with SESSIONS separate stdio
 // servers (StdioClientTransport) on the same home. Prints per-call p50/p99
-// and calls per second of each, checks that the audit log holds exactly one
+// and calls per second of each (and the client's own CPU per call: it runs on
+// the same cores), checks that the audit log holds exactly one
 // `mcp_call` entry per call made, and that `toolgate verify` is clean.
 // Run: node bench/mcp/load.mjs build/cli/toolgate 32 30 4 (all on 127.0.0.1)
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -30,11 +31,26 @@ function stats(ms, secs) {
   return { calls: s.length, p50_ms: +at(0.5).toFixed(2), p99_ms: +at(0.99).toFixed(2), max_ms: +s[s.length - 1].toFixed(2), calls_per_s: +(s.length / secs).toFixed(1), wall_s: +secs.toFixed(2) };
 }
 
-async function drive(clients) {
+// CPU seconds of a process, the children it reaped (a server's tool runs)
+// and its live children (the HTTP workers), from /proc (0 when gone).
+function procCpu(pid) {
+  let t = 0;
+  try {
+    const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    t = (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) / 100;
+    for (const c of readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean)) t += procCpu(c);
+  } catch { /* gone */ }
+  return t;
+}
+const serverCpu = (pids) => pids.reduce((a, p) => a + procCpu(p), 0);
+
+async function drive(clients, pids) {
   const times = [];
   let errors = 0;
   const end = Date.now() + D * 1000;
   const t0 = performance.now();
+  const scpu0 = serverCpu(pids);
+  const cpu0 = process.cpuUsage(); // the client's own CPU: it shares the cores with the server
   await Promise.all(clients.map(async (c) => {
     while (Date.now() < end) {
       const a = performance.now();
@@ -43,14 +59,18 @@ async function drive(clients) {
       if (r.isError || r.structuredContent?.words !== 9) errors++;
     }
   }));
-  return { ...stats(times, (performance.now() - t0) / 1000), errors };
+  const cpu = process.cpuUsage(cpu0);
+  const scpu = serverCpu(pids) - scpu0;
+  const per = (x) => +(x / Math.max(1, times.length)).toFixed(3);
+  return { ...stats(times, (performance.now() - t0) / 1000), errors, server_cpu_ms_per_call: per(scpu * 1000), client_cpu_ms_per_call: per((cpu.user + cpu.system) / 1000) };
 }
 
 const auditCalls = () => JSON.parse(tg('--json', 'log', '--limit', '1000000')).filter((e) => e.event === 'mcp_call').length;
 
+let srv;
 try {
   const token = tg('token', 'add', 'load').trim();
-  const srv = spawn(bin, ['--home', home, 'serve', '--http', '127.0.0.1:0', '--workers', String(W), '--max-connections', String(S * 4 + 16)], { stdio: ['ignore', 'ignore', 'pipe'] });
+  srv = spawn(bin, ['--home', home, 'serve', '--http', '127.0.0.1:0', '--workers', String(W), '--max-connections', String(S * 4 + 16)], { stdio: ['ignore', 'ignore', 'pipe'] });
   const url = await new Promise((res, rej) => {
     let e = '';
     srv.stderr.on('data', (d) => { e += d; const m = e.match(/listening on (\S+)/); if (m) res(m[1]); });
@@ -65,18 +85,22 @@ try {
   const created = await http[0].callTool({ name: 'create_tool', arguments: wcManifest() });
   if (created.isError) throw new Error(JSON.stringify(created));
   const before = auditCalls();
-  const h = await drive(http);
+  const h = await drive(http, [srv.pid]);
   await Promise.all(http.map((c) => c.close()));
   srv.kill('SIGTERM');
   const afterHttp = auditCalls();
 
   const stdio = [];
-  for (let i = 0; i < S; i++) {
+  const stdioPids = [];
+  const skipStdio = process.env.TG_LOAD_HTTP_ONLY === '1'; // profiling the HTTP server alone
+  for (let i = 0; i < (skipStdio ? 0 : S); i++) {
     const c = new Client({ name: `load-stdio-${i}`, version: '1' });
-    await c.connect(new StdioClientTransport({ command: bin, args: ['--home', home, 'serve'], stderr: 'ignore' }));
+    const tr = new StdioClientTransport({ command: bin, args: ['--home', home, 'serve'], stderr: 'ignore' });
+    await c.connect(tr);
     stdio.push(c);
+    stdioPids.push(tr.pid);
   }
-  const s = await drive(stdio);
+  const s = skipStdio ? { calls: 0 } : await drive(stdio, stdioPids);
   await Promise.all(stdio.map((c) => c.close()));
   const afterStdio = auditCalls();
   tg('verify');
@@ -88,5 +112,6 @@ try {
     verify: 'clean',
   }, null, 1));
 } finally {
+  if (srv && srv.exitCode === null) srv.kill('SIGKILL'); // an error above left it running
   rmSync(dir, { recursive: true, force: true });
 }

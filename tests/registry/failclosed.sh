@@ -77,10 +77,16 @@ expect_rc 3 "CLI: an unrecorded outcome is an error"
 expect_err '^toolgate: call: note_writer ran but its outcome could not be recorded: registry database: append audit entry: injected outcome failure$' "the exact outcome error"
 checks=$((checks + 1))
 grep -q 'written' "$OUT" && fail "the CLI printed the result of a call whose outcome was not recorded"
-# the session's own mcp_call entry failing is an error too
+# the session's own mcp_call entry failing is an error too: it is written
+# in the outcome's transaction (tg_registry_call_logged), so the whole
+# outcome is refused with it and the call stays unfinished
 run "$SQLX" "$HOME_DIR/registry.db" "DROP TRIGGER test_fail; CREATE TRIGGER test_fail BEFORE INSERT ON audit WHEN NEW.event = 'mcp_call' BEGIN SELECT RAISE(ABORT, 'injected session audit failure'); END"
+unf0=$("$SQLX" "$HOME_DIR/registry.db" "SELECT count(*) FROM calls WHERE finished = 0")
 run mcp '{"dry":true}'
-expect_out '^\{"jsonrpc":"2.0","id":2,"error":\{"code":-32603,"message":"note_writer: registry database: append audit entry: injected session audit failure"\}\}$' "serve: a failed mcp_call entry is an error"
+expect_out '^\{"jsonrpc":"2.0","id":2,"error":\{"code":-32603,"message":"note_writer: note_writer ran but its outcome could not be recorded: registry database: append audit entry: injected session audit failure"\}\}$' "serve: a failed mcp_call entry is an error"
+checks=$((checks + 1))
+unf1=$("$SQLX" "$HOME_DIR/registry.db" "SELECT count(*) FROM calls WHERE finished = 0")
+[ "$unf1" -eq $((unf0 + 1)) ] || fail "a call whose mcp_call entry failed stays unfinished ($unf0 -> $unf1)"
 run "$SQLX" "$HOME_DIR/registry.db" "DROP TRIGGER test_fail"
 run tg log
 expect_out ' call +note_writer +\{"call":[0-9]+,"version":1\} UNFINISHED \(no outcome recorded: still running, or its process died\)$' "the unrecorded outcomes show as unfinished"

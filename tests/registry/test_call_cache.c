@@ -1,0 +1,305 @@
+/*
+ * tests/registry/test_call_cache.c: the hot path of a call on a long-lived
+ * handle (registry/schema_cache.c, registry/commit.c, tg_registry_call_logged).
+ *  - the parsed schema is cached per version: a new version's schema applies
+ *    at once, a rollback brings the old one back, an edit of a version's
+ *    schema in registry.db behind the handle's back is seen at the next call,
+ *    and a repeated call of one version parses nothing;
+ *  - tg_registry_call_logged appends the caller's entry right after
+ *    call_result, in the same transaction;
+ *  - group commit: four processes sharing one tg_commit_group append
+ *    concurrently; every entry is there once, the chain verifies, each
+ *    commit passed the barrier and no more fsyncs ran than commits;
+ *  - a leader that died with its sync in flight does not block the group:
+ *    the next caller takes over.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <signal.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "registry/registry.h"
+
+static const char src[] = "#include <toolgate/tool.h>\n"
+			  "int main(void)\n{\n"
+			  "\ttg_tool_args *a = tg_tool_read_args();\n"
+			  "\ttg_out_object_begin();\n\ttg_out_end();\n"
+			  "\ttg_tool_args_free(a);\n\treturn 0;\n}\n";
+/* v1 takes {"text": string}, v2 {"n": integer}; both return {} */
+static const char v1_json[] =
+	"{\"name\":\"cached\",\"description\":\"d\",\"input_schema\":{\"type\":\"object\","
+	"\"properties\":{\"text\":{\"type\":\"string\"}},\"required\":[\"text\"]},"
+	"\"tests\":[{\"name\":\"t\",\"args\":{\"text\":\"a\"},\"expect\":{}}]}";
+static const char v2_json[] =
+	"{\"name\":\"cached\",\"description\":\"d2\",\"input_schema\":{\"type\":\"object\","
+	"\"properties\":{\"n\":{\"type\":\"integer\"}},\"required\":[\"n\"]},"
+	"\"tests\":[{\"name\":\"t\",\"args\":{\"n\":1},\"expect\":{}}]}";
+
+static char *make_home(void)
+{
+	char tmpl[] = "/tmp/tg_call_cache_XXXXXX";
+	char *d = mkdtemp(tmpl);
+	char *home;
+
+	assert_non_null(d);
+	home = tg_path_join(d, "home");
+	assert_non_null(home);
+	return home;
+}
+
+static void rm_home(char *home)
+{
+	char cmd[600];
+	char *slash = strrchr(home, '/');
+
+	*slash = '\0';
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", home);
+	assert_int_equal(system(cmd), 0);
+	free(home);
+}
+
+static void sql(const char *home, const char *stmt)
+{
+	_cleanup_free_ char *p = tg_path_join(home, "registry.db");
+	sqlite3 *db = NULL;
+	char *err = NULL;
+
+	assert_int_equal(sqlite3_open(p, &db), SQLITE_OK);
+	sqlite3_busy_timeout(db, 10000);
+	if (sqlite3_exec(db, stmt, NULL, NULL, &err) != SQLITE_OK)
+		fail_msg("sql %s: %s", stmt, err);
+	sqlite3_close(db);
+}
+
+static void create(tg_registry *r, const char *manifest)
+{
+	json_t *m = json_loads(manifest, 0, NULL), *res = NULL;
+	tg_submission sub = { m, src, strlen(src) };
+
+	assert_non_null(m);
+	if (tg_registry_create(&res, r, &sub, NULL) < 0)
+		fail_msg("create: %s", tg_error_last()->message);
+	assert_string_equal(json_string_value(json_object_get(res, "status")), "active");
+	json_decref(res);
+	json_decref(m);
+}
+
+/* call with args; returns the reason of a failure ("" on success) */
+static const char *call(tg_registry *r, const char *args_text, unsigned *version)
+{
+	static char reason[64];
+	json_t *args = json_loads(args_text, 0, NULL), *res = NULL;
+	tg_actor who = { "test", NULL };
+
+	assert_non_null(args);
+	if (tg_registry_call(&res, r, "cached", args, &who) < 0)
+		fail_msg("call: %s", tg_error_last()->message);
+	*version = (unsigned)json_integer_value(json_object_get(res, "version"));
+	snprintf(reason, sizeof(reason), "%s",
+		 json_is_true(json_object_get(res, "ok"))
+			 ? ""
+			 : json_string_value(json_object_get(res, "reason")));
+	json_decref(res);
+	json_decref(args);
+	return reason;
+}
+
+static void test_schema_cache_per_version(void **state)
+{
+	char *home = make_home();
+	tg_registry *r = NULL;
+	json_t *res = NULL;
+	uint64_t hits, misses, h0, m0;
+	unsigned v = 0;
+
+	(void)state;
+	assert_int_equal(tg_registry_open(&r, home, 1), 0);
+	create(r, v1_json);
+	tg_registry_schema_cache_stats(r, &h0, &m0);
+	assert_string_equal(call(r, "{\"text\":\"a b\"}", &v), "");
+	assert_int_equal(v, 1);
+	assert_string_equal(call(r, "{\"n\":1}", &v), "invalid_args");
+	assert_string_equal(call(r, "{\"text\":\"c\"}", &v), "");
+	tg_registry_schema_cache_stats(r, &hits, &misses);
+	assert_int_equal(misses - m0, 1); /* parsed once for three calls */
+	assert_int_equal(hits - h0, 2);
+
+	/* a new version: its schema, at once, on the same handle */
+	create(r, v2_json);
+	assert_string_equal(call(r, "{\"n\":2}", &v), "");
+	assert_int_equal(v, 2);
+	assert_string_equal(call(r, "{\"text\":\"a\"}", &v), "invalid_args");
+	/* back to v1: v1's schema again */
+	if (tg_registry_rollback(&res, r, "cached", 1, 0, NULL) < 0)
+		fail_msg("rollback: %s", tg_error_last()->message);
+	json_decref(res);
+	assert_string_equal(call(r, "{\"text\":\"a\"}", &v), "");
+	assert_int_equal(v, 1);
+	assert_string_equal(call(r, "{\"n\":2}", &v), "invalid_args");
+
+	/* v1's schema changed in registry.db behind the handle (same version
+	 * row, same commit): the next call sees the new text */
+	sql(home, "UPDATE versions SET input_schema = '{\"type\":\"object\",\"properties\":"
+		  "{\"n\":{\"type\":\"integer\"}},\"required\":[\"n\"]}' WHERE version = 1");
+	tg_registry_schema_cache_stats(r, &h0, &m0);
+	assert_string_equal(call(r, "{\"text\":\"a\"}", &v), "invalid_args");
+	assert_string_equal(call(r, "{\"n\":3}", &v), "");
+	tg_registry_schema_cache_stats(r, &hits, &misses);
+	assert_int_equal(misses - m0, 1);
+	tg_registry_free(r);
+	rm_home(home);
+}
+
+static void test_call_logged_entry(void **state)
+{
+	char *home = make_home();
+	tg_registry *r = NULL;
+	json_t *res = NULL, *log = NULL, *args = json_pack("{s:s}", "text", "a");
+	tg_actor who = { "mcp", "s1" };
+	size_t n;
+	const char *ev[3];
+
+	(void)state;
+	assert_int_equal(tg_registry_open(&r, home, 1), 0);
+	create(r, v1_json);
+	if (tg_registry_call_logged(&res, r, "cached", args, &who, "mcp_call") < 0)
+		fail_msg("call: %s", tg_error_last()->message);
+	assert_true(json_is_true(json_object_get(res, "ok")));
+	json_decref(res);
+	assert_int_equal(tg_registry_call_logged(&res, r, "cached", args, &who, ""), TG_ERR_INVALID);
+	assert_int_equal(tg_registry_log(&log, r, 3), 0);
+	n = json_array_size(log);
+	assert_int_equal(n, 3);
+	for (size_t i = 0; i < 3; i++)
+		ev[i] = json_string_value(json_object_get(json_array_get(log, i), "event"));
+	/* newest first or oldest first: the three are call, call_result,
+	 * mcp_call in chain order */
+	if (strcmp(ev[0], "mcp_call") == 0) {
+		assert_string_equal(ev[1], "call_result");
+		assert_string_equal(ev[2], "call");
+	} else {
+		assert_string_equal(ev[0], "call");
+		assert_string_equal(ev[1], "call_result");
+		assert_string_equal(ev[2], "mcp_call");
+	}
+	json_decref(log);
+	json_decref(args);
+	tg_registry_free(r);
+	rm_home(home);
+}
+
+#define PROCS 4
+#define EACH 40
+
+static void test_group_commit_processes(void **state)
+{
+	char *home = make_home();
+	tg_registry *r = NULL;
+	tg_commit_group *g = NULL;
+	json_t *out = NULL, *log = NULL;
+	pid_t pids[PROCS];
+	uint64_t syncs, barriers;
+	size_t i, n = 0;
+	int status;
+
+	(void)state;
+	assert_int_equal(tg_registry_open(&r, home, 1), 0);
+	assert_int_equal(tg_commit_group_new(&g), 0);
+	for (i = 0; i < PROCS; i++) {
+		pids[i] = fork();
+		assert_true(pids[i] >= 0);
+		if (pids[i] == 0) {
+			tg_registry *c = NULL;
+			tg_actor who = { "worker", NULL };
+			int k, bad = 0;
+			if (tg_registry_open(&c, home, 0) < 0)
+				_exit(3);
+			tg_registry_set_commit_group(c, g);
+			for (k = 0; k < EACH; k++) {
+				json_t *d = json_pack("{s:i, s:i}", "proc", (int)i, "k", k);
+				if (tg_registry_audit(c, &who, "group_test", NULL, d) < 0)
+					bad = 1;
+				json_decref(d);
+			}
+			tg_registry_free(c);
+			_exit(bad);
+		}
+	}
+	for (i = 0; i < PROCS; i++) {
+		assert_int_equal(waitpid(pids[i], &status, 0), pids[i]);
+		assert_true(WIFEXITED(status));
+		assert_int_equal(WEXITSTATUS(status), 0);
+	}
+	tg_commit_group_stats(g, &syncs, &barriers);
+	assert_int_equal(barriers, PROCS * EACH);
+	assert_true(syncs >= 1 && syncs <= barriers);
+	print_message("group commit: %llu commits, %llu fsyncs\n", (unsigned long long)barriers,
+		      (unsigned long long)syncs);
+	assert_int_equal(tg_registry_log(&log, r, 100000), 0);
+	for (i = 0; i < json_array_size(log); i++)
+		n += strcmp(json_string_value(json_object_get(json_array_get(log, i), "event")),
+			    "group_test") == 0;
+	assert_int_equal(n, PROCS * EACH);
+	assert_int_equal(tg_registry_verify(&out, r), 0);
+	if (!json_is_true(json_object_get(out, "ok")))
+		fail_msg("verify: %s", json_dumps(out, 0));
+	json_decref(out);
+	json_decref(log);
+	tg_commit_group_free(g);
+	tg_registry_free(r);
+	rm_home(home);
+}
+
+static void test_group_leader_died(void **state)
+{
+	char *home = make_home();
+	tg_registry *r = NULL;
+	tg_commit_group *g = NULL;
+	tg_actor who = { "test", NULL };
+	uint64_t syncs, barriers;
+	pid_t dead;
+	int status;
+
+	(void)state;
+	assert_int_equal(tg_registry_open(&r, home, 1), 0);
+	assert_int_equal(tg_commit_group_new(&g), 0);
+	tg_registry_set_commit_group(r, g);
+	/* a leader that dies with its sync in flight (and is not reaped
+	 * before the next caller comes: a zombie) */
+	dead = fork();
+	assert_true(dead >= 0);
+	if (dead == 0)
+		tg_commit_group_test_die_syncing(g);
+	{
+		siginfo_t si;
+		while (waitid(P_PID, (id_t)dead, &si, WEXITED | WNOWAIT) < 0)
+			;
+	}
+	assert_int_equal(tg_registry_audit(r, &who, "after_leader_died", NULL, NULL), 0);
+	tg_commit_group_stats(g, &syncs, &barriers);
+	assert_int_equal(barriers, 1);
+	assert_int_equal(syncs, 2); /* the dead leader's number, then ours */
+	assert_int_equal(waitpid(dead, &status, 0), dead);
+	tg_commit_group_free(g);
+	tg_registry_free(r);
+	rm_home(home);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_schema_cache_per_version),
+		cmocka_unit_test(test_call_logged_entry),
+		cmocka_unit_test(test_group_commit_processes),
+		cmocka_unit_test(test_group_leader_died),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
