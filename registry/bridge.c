@@ -197,6 +197,26 @@ static void audit_call(reg_bridge *b, const char *tool, const json_t *args, cons
 	audit_call_ex(b, tool, args, outcome, callee, wall_ms, 0);
 }
 
+/* The durable "bridge_call_intent" entry of a host call: < 0 when it
+ * cannot be written (the call must not run then). */
+static int host_intent(reg_bridge *b, const char *tool, const json_t *args)
+{
+	_cleanup_json_ json_t *d = NULL;
+	_cleanup_free_ char *text = args ? tg_json_dump(args) : NULL;
+	char digest[65] = "";
+
+	if (text)
+		tg_sha256_hex(digest, text, strlen(text));
+	d = json_pack("{s:s, s:s, s:s, s:I, s:I}", "caller", b->caller, "callee", tool,
+		      "args_sha256", digest, "attempt", (json_int_t)b->attempts, "depth",
+		      (json_int_t)b->depth);
+	if (!d)
+		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	if (b->run_id)
+		json_object_set_new(d, "run", json_integer(b->run_id));
+	return tg_registry_audit(b->r, b->who, "bridge_call_intent", b->name[0] ? b->name : NULL, d);
+}
+
 static json_t *handle(reg_bridge *b, json_int_t id, const char *tool, const json_t *args)
 {
 	_cleanup_json_ json_t *res = NULL;
@@ -256,7 +276,19 @@ static json_t *handle(reg_bridge *b, json_int_t id, const char *tool, const json
 		/* host tools run outside the sandbox: no depth or cycle to check */
 		const char *outcome = "failed";
 		int64_t approval = 0;
-		json_t *reply = reg_host_call(b, id, name, args, &outcome, &approval);
+		json_t *reply;
+		/* a host tool acts outside the sandbox (a refund, a ledger line):
+		 * its intent is durable before it may run, or it does not run
+		 * (fail closed, as a call's intent in calllog.c); the outcome
+		 * follows as the bridge_call entry */
+		if (host_intent(b, tool, args) < 0) {
+			snprintf(m, sizeof(m), "the audit entry of this call could not be written (%.200s): "
+					       "not run",
+				 tg_error_last()->message);
+			tg_error_clear();
+			return error_reply(id, "internal", m);
+		}
+		reply = reg_host_call(b, id, name, args, &outcome, &approval);
 		if (strcmp(outcome, "ok") == 0)
 			b->ok++;
 		audit_call_ex(b, tool, args, outcome, NULL, tg_now_ms() - t0, approval);

@@ -81,6 +81,25 @@ out=$(t call refund '{"account":"a1","amount":"12.50"}') || fail "small refund"
 [ "$out" = '{"entry":1}' ] || fail "small refund: $out"
 grep -q '"caller":"refund@1","args":{"account":"a1","amount":"12.50"}' "$L/ledger.jsonl" || fail "ledger: $(cat "$L/ledger.jsonl")"
 
+# the host call's intent is a durable audit entry before it runs
+t log --json --event bridge_call_intent | python3 -c "
+import json,sys; a=json.load(sys.stdin); a=a.get('entries',a) if isinstance(a,dict) else a
+assert any(e.get('details',{}).get('callee')=='host:ledger_append' for e in a), a" ||
+	fail "no bridge_call_intent entry for the small refund"
+# fail closed: when that entry cannot be written, the host tool does not run
+python3 -c "
+import sqlite3,sys; c=sqlite3.connect(sys.argv[1])
+c.execute(\"CREATE TRIGGER test_fail BEFORE INSERT ON audit WHEN NEW.event = 'bridge_call_intent' BEGIN SELECT RAISE(ABORT, 'injected intent failure'); END\")
+c.commit()" "$H/home/registry.db"
+before=$(lines)
+rc=0; t call refund '{"account":"a9","amount":"1.00"}' >"$H/outf" 2>"$H/errf" || rc=$?
+[ $rc -eq 1 ] || fail "exit $rc when the host call's intent cannot be written"
+grep -q 'the audit entry of this call could not be written (.*injected intent failure.*): not run' "$H/outf" "$H/errf" ||
+	fail "fail-closed host call: $(cat "$H/outf" "$H/errf")"
+[ "$(lines)" -eq "$before" ] || fail "a host call ran without its intent entry"
+python3 -c "
+import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('DROP TRIGGER test_fail'); c.commit()" "$H/home/registry.db"
+
 # a large one waits for a person: approved
 t call refund '{"account":"a2","amount":"250"}' >"$H/out2" 2>"$H/err2" &
 p2=$!
