@@ -12,6 +12,11 @@ comp=$src/packaging/bash-completion/toolgate
 fails=0
 bad() { echo "FAIL: $1"; fails=$((fails + 1)); }
 
+# the completion must parse (a bad case pattern breaks every completion)
+if command -v bash >/dev/null 2>&1; then
+	bash -n "$comp" 2>/dev/null || bad "packaging/bash-completion/toolgate: $(bash -n "$comp" 2>&1 | head -1)"
+fi
+
 cmds=$("$tg" --help | sed -n '/^commands:/,/^$/s/^  \([a-z][a-z-]*\) .*/\1/p')
 [ "$(echo "$cmds" | wc -w)" -ge 10 ] || bad "toolgate --help lists too few commands: $cmds"
 comp_cmds=$(sed -n '/local commands="/,/"/p' "$comp" | tr -d '"' | sed 's/local commands=//')
