@@ -13,7 +13,11 @@
 //  - a journal row changed or removed in SQLite makes the redeem fail with
 //    the exact error, nothing runs, and the state stays unspent;
 //  - two approvals in one run: two input_required rounds, each approved
-//    call runs once; a one-off program (run_program) the same way.
+//    call runs once;
+//  - the caps: a journal past 1 MiB (two large host answers) carries no
+//    retry, the approval waits on the queue; a one-off program with nine
+//    approvals gets eight input_required rounds, the ninth waits on the
+//    queue, and every call runs once.
 // Run: TOOLGATE=build/cli/toolgate TG_SQLX=build/tests/registry/registry_sqlexec \
 //      node --test tests/mcp/replay.test.mjs
 import { test } from 'node:test';
@@ -54,8 +58,11 @@ static long long call(const char *tool, const char *account, const char *amount)
 int main(void)
 {
 	tg_tool_args *a = tg_tool_read_args();
-	long long big = tg_arg_int(a, "big", 1), note, x = 0, y = 0;
+	long long big = tg_arg_int(a, "big", 1), blobs = tg_arg_int(a, "blobs", 0), note, x = 0, y = 0;
 	char acct[64] = "note";
+
+	while (blobs-- > 0)
+		call("host:blob", "blob", "1");
 
 	if (tg_arg_bool(a, "jitter", false)) {
 		struct timespec ts;
@@ -82,13 +89,16 @@ const MANIFEST = {
   description: 'A note that needs nobody, then refunds that need a person',
   input_schema: {
     type: 'object',
-    properties: { big: { type: 'integer', minimum: 0, maximum: 2 }, jitter: { type: 'boolean' } },
+    properties: {
+      big: { type: 'integer', minimum: 0, maximum: 2 }, jitter: { type: 'boolean' },
+      blobs: { type: 'integer', minimum: 0, maximum: 2 },
+    },
     additionalProperties: false,
   },
   source: 'tool.c',
   tests: [{ name: 'one', args: { big: 1 }, host_results: { ledger_note: { entry: 1 }, ledger_append: { entry: 2 } }, expect: { note: 1, a: 2, b: 0 } }],
   limits: { timeout_ms: 8000, max_tool_calls: 8 },
-  calls: ['host:ledger_note', 'host:ledger_append'],
+  calls: ['host:ledger_note', 'host:ledger_append', 'host:blob'],
 };
 
 async function batchHome(t) {
@@ -108,6 +118,10 @@ async function batchHome(t) {
   cfg.host_tools[0].argv = argv;
   cfg.host_tools.push({ ...cfg.host_tools[0], name: 'ledger_note', description: 'A note in the ledger', approval: 'never' });
   delete cfg.host_tools[1].match;
+  // a large fixed answer: two of them pass the journal's 1 MiB
+  cfg.host_tools.push({ ...cfg.host_tools[1], name: 'blob', description: 'A large answer', argv: undefined,
+    result: { entry: 0, pad: 'x'.repeat(560000) } });
+  delete cfg.host_tools[2].argv;
   cfg.call_approval_timeout_ms = 20000;
   writeFileSync(join(home, 'config.json'), JSON.stringify(cfg));
   const tool = join(dir, 'batch');
@@ -279,4 +293,79 @@ test('two approvals in one run: two input_required rounds, each approved call ru
   assert.equal(again.error.message, 'Invalid params: requestState: already used (a requestState is good for one retry)');
   assert.equal(accounts(ledger).length, 3);
   assert.equal(await sql(home, 'SELECT count(*) FROM replay_journals'), '0');
+});
+
+// The pending rows of the operator's queue, once there is one.
+async function queued(home) {
+  for (let i = 0; i < 300; i++) {
+    const rows = JSON.parse((await tg(home, 'approvals', '--json')).stdout);
+    if (rows.length) return rows;
+    await new Promise((res) => setTimeout(res, 50));
+  }
+  return [];
+}
+
+test('a journal past 1 MiB carries no retry: the approval waits on the queue', async (t) => {
+  const { home, ledger, token, procs } = await batchHome(t);
+  const call = httpCaller(await serveHttp(home, procs), await token('alice', '--may-approve'));
+  const pending = call(1, 'batch', { big: 1, blobs: 2 });
+  const rows = await queued(home);
+  assert.equal(rows.length, 1);
+  assert.deepEqual(rows[0].args, { account: 'big-1', amount: '300' });
+  await tg(home, 'approve-call', String(rows[0].id));
+  const done = await pending;
+  assert.equal(done.result.resultType, 'complete', JSON.stringify(done));
+  assert.deepEqual(done.result.structuredContent, { note: 1, a: 2, b: 0 });
+  assert.deepEqual(accounts(ledger), ['note', 'big-1']);
+  const log = await auditLog(home);
+  assert.equal(log.filter((e) => e.event === 'mcp_input_required').length, 0);
+  assert.deepEqual(decisions(log), [['call_approved', null]]);
+  assert.equal(await sql(home, 'SELECT count(*) FROM replay_journals'), '0');
+});
+
+// Nine calls that need a person in one one-off program (every host call of
+// one waits for a person): eight input_required rounds, then the queue.
+const NINE = `#include <stdio.h>
+#include <toolgate/tool.h>
+int main(void)
+{
+	int k, n = 0;
+	for (k = 1; k <= 9; k++) {
+		char args[96];
+		tg_value *res = NULL;
+		snprintf(args, sizeof(args), "{\\"account\\":\\"r%d\\",\\"amount\\":\\"%d00\\"}", k, k);
+		if (tg_call_tool("host:ledger_append", args, &res) != 0)
+			tg_tool_fail("call %d: %s", k, res ? tg_arg_str(res, "message", "?") : "bridge");
+		n += (int)tg_arg_int(res, "entry", 0) == k;
+		tg_value_free(res);
+	}
+	tg_out_object_begin();
+	tg_out_key_int("in_order", n);
+	tg_out_end();
+	return 0;
+}
+`;
+
+test('eight input_required rounds per request, then the queue; each call runs once', async (t) => {
+  const { home, ledger, token, procs } = await batchHome(t);
+  const call = httpCaller(await serveHttp(home, procs), await token('alice', '--may-approve'));
+  const args = { source: NINE, calls: ['host:ledger_append'] };
+  let res = await call(1, 'run_program', args);
+  for (let round = 1; round <= 8; round++) {
+    assert.equal(res.result.resultType, 'input_required', `round ${round}: ${JSON.stringify(res)}`);
+    assert.equal(accounts(ledger).length, round - 1);
+    if (round === 8) break;
+    res = await call(round + 1, 'run_program', args, { inputResponses: ACCEPT, requestState: res.result.requestState });
+  }
+  const pending = call(9, 'run_program', args, { inputResponses: ACCEPT, requestState: res.result.requestState });
+  const rows = await queued(home);
+  assert.equal(rows.length, 1);
+  assert.deepEqual(rows[0].args, { account: 'r9', amount: '900' });
+  await tg(home, 'approve-call', String(rows[0].id));
+  const done = await pending;
+  assert.equal(done.result.resultType, 'complete', JSON.stringify(done));
+  assert.deepEqual(done.result.structuredContent.result, { in_order: 9 });
+  assert.deepEqual(accounts(ledger), ['r1', 'r2', 'r3', 'r4', 'r5', 'r6', 'r7', 'r8', 'r9']);
+  const log = await auditLog(home);
+  assert.deepEqual(log.filter((e) => e.event === 'mcp_input_required').map((e) => e.details.round), [1, 2, 3, 4, 5, 6, 7, 8]);
 });
