@@ -7,8 +7,10 @@
  * twice, the run keeps a journal: each bridged call, at any depth, gets an
  * index in the order it starts (after the checks that refuse it without
  * running: cap, declaration, deadline, cycle, depth), and once it is
- * answered its entry {i, callee, callee_version (a host tool's config
- * digest, a registered tool's active commit), args_sha256 (canonical),
+ * answered its entry {i, span (1 + the indexes of the calls its callee
+ * made meanwhile, skipped when it is replayed), callee, callee_version (a
+ * host tool's config digest, a registered tool's active commit),
+ * args_sha256 (canonical),
  * outcome, reply (the frame the program got, without its id)} is recorded,
  * until a call asks with input_required (what follows is the cut-short
  * run's, not the program's). At most the root run's max_tool_calls entries
@@ -25,6 +27,9 @@
 #include "bridge.h"
 
 #include <string.h>
+
+/* a call's span: itself and the calls of its callee, at any depth */
+#define REG_REPLAY_MAX_SPAN 1024
 
 struct reg_replay {
 	const json_t *journal; /* the redeemed state's (borrowed from the hooks) */
@@ -161,6 +166,7 @@ json_t *reg_replay_answer(reg_bridge *b, int64_t idx, const char *tool, const ch
 	reg_replay *p = b->r->replay;
 	const json_t *e;
 	json_t *reply;
+	json_int_t span;
 
 	if (!p || !p->live || idx < 0 || !(e = entry_at(p->journal, idx)))
 		return NULL;
@@ -182,6 +188,11 @@ json_t *reg_replay_answer(reg_bridge *b, int64_t idx, const char *tool, const ch
 		json_decref(reply);
 		return NULL;
 	}
+	/* the calls the callee itself made (a registered tool's bridged
+	 * calls) are not made now: the next call's index is past them */
+	span = json_integer_value(json_object_get(e, "span"));
+	if (span > 1 && span <= REG_REPLAY_MAX_SPAN)
+		p->next = idx + span;
 	if (json_object_get(reply, "result"))
 		b->ok++;
 	audit_replay(b, "bridge_call",
@@ -207,9 +218,11 @@ void reg_replay_record(reg_bridge *b, int64_t idx, const char *tool, const char 
 	rep = json_deep_copy(reply);
 	if (rep)
 		json_object_del(rep, "id");
-	e = json_pack("{s:I, s:s, s:s, s:s, s:I, s:s, s:o?}", "i", (json_int_t)idx, "callee", tool,
-		      "callee_version", ver, "args_sha256", digest, "depth",
-		      (json_int_t)b->depth, "outcome", outcome ? outcome : "ok", "reply", rep);
+	/* span: this call's index and those of the calls its callee made */
+	e = json_pack("{s:I, s:I, s:s, s:s, s:s, s:I, s:s, s:o?}", "i", (json_int_t)idx, "span",
+		      (json_int_t)(p->next - idx), "callee", tool, "callee_version", ver,
+		      "args_sha256", digest, "depth", (json_int_t)b->depth, "outcome",
+		      outcome ? outcome : "ok", "reply", rep);
 	text = e ? tg_json_dump(e) : NULL;
 	if (!text || json_array_size(p->recorded) + 1 > root->max_calls ||
 	    p->bytes + strlen(text) + 1 > REG_REPLAY_MAX_BYTES) {

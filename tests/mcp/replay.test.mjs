@@ -17,7 +17,9 @@
 //  - the caps: a journal past 1 MiB (two large host answers) carries no
 //    retry, the approval waits on the queue; a one-off program with nine
 //    approvals gets eight input_required rounds, the ninth waits on the
-//    queue, and every call runs once.
+//    queue, and every call runs once;
+//  - a registered callee answered from the journal: the calls it made
+//    itself are skipped (the entry's span), so the calls after it replay.
 // Run: TOOLGATE=build/cli/toolgate TG_SQLX=build/tests/registry/registry_sqlexec \
 //      node --test tests/mcp/replay.test.mjs
 import { test } from 'node:test';
@@ -368,4 +370,83 @@ test('eight input_required rounds per request, then the queue; each call runs on
   assert.deepEqual(accounts(ledger), ['r1', 'r2', 'r3', 'r4', 'r5', 'r6', 'r7', 'r8', 'r9']);
   const log = await auditLog(home);
   assert.deepEqual(log.filter((e) => e.event === 'mcp_input_required').map((e) => e.details.round), [1, 2, 3, 4, 5, 6, 7, 8]);
+});
+
+// A registered callee's own bridged calls: "outer" calls the registered
+// tool "noter" (which calls host:ledger_note), then host:ledger_note, then
+// an approval. At the retry noter's call is answered from the journal, its
+// inner call is not made, and the index of the next call skips it (the
+// entry's span): the second note is replayed too, not run again.
+const NOTER = `#include <toolgate/tool.h>
+int main(void)
+{
+	tg_value *res = NULL;
+	if (tg_call_tool("host:ledger_note", "{\\"account\\":\\"inner\\",\\"amount\\":\\"1\\"}", &res) != 0)
+		tg_tool_fail("inner note failed");
+	tg_out_object_begin();
+	tg_out_key_int("entry", tg_arg_int(res, "entry", -1));
+	tg_out_end();
+	return 0;
+}
+`;
+const OUTER = `#include <toolgate/tool.h>
+static long long call(const char *tool, const char *args)
+{
+	tg_value *res = NULL;
+	if (tg_call_tool(tool, args, &res) != 0)
+		tg_tool_fail("%s: %s", tool, res ? tg_arg_str(res, "message", "?") : "bridge");
+	return tg_arg_int(res, "entry", -1);
+}
+int main(void)
+{
+	long long a = call("noter", "{}");
+	long long b = call("host:ledger_note", "{\\"account\\":\\"after\\",\\"amount\\":\\"1\\"}");
+	long long c = call("host:ledger_append", "{\\"account\\":\\"big\\",\\"amount\\":\\"500\\"}");
+	tg_out_object_begin();
+	tg_out_key_int("inner", a);
+	tg_out_key_int("after", b);
+	tg_out_key_int("big", c);
+	tg_out_end();
+	return 0;
+}
+`;
+
+async function createTool(home, dir, manifest, source) {
+  mkdirSync(dir);
+  writeFileSync(join(dir, 'tool.json'), JSON.stringify(manifest));
+  writeFileSync(join(dir, 'tool.c'), source);
+  await tg(home, 'create', dir);
+  await tg(home, 'approve', `${manifest.name}@1`);
+}
+
+test('a registered callee replayed: its own calls are skipped, the next calls replay in order', async (t) => {
+  const { home, ledger, token, procs } = await batchHome(t);
+  const obj = { type: 'object', properties: {}, additionalProperties: false };
+  await createTool(home, join(dirname(home), 'noter'), {
+    name: 'noter', description: 'A note through a host tool', input_schema: obj, source: 'tool.c',
+    tests: [{ name: 'n', args: {}, host_results: { ledger_note: { entry: 4 } }, expect: { entry: 4 } }],
+    limits: { timeout_ms: 4000, max_tool_calls: 2 }, calls: ['host:ledger_note'],
+  }, NOTER);
+  await createTool(home, join(dirname(home), 'outer'), {
+    name: 'outer', description: 'A callee, a note, an approval', input_schema: obj, source: 'tool.c',
+    tests: [{ name: 'o', args: {}, host_results: { ledger_note: { entry: 4 }, ledger_append: { entry: 5 } }, expect: { inner: 4, after: 4, big: 5 } }],
+    limits: { timeout_ms: 8000, max_tool_calls: 4 }, calls: ['noter', 'host:ledger_note', 'host:ledger_append'],
+  }, OUTER);
+  const call = httpCaller(await serveHttp(home, procs), await token('alice', '--may-approve'));
+  const first = await call(1, 'outer', {});
+  assert.equal(first.result.resultType, 'input_required', JSON.stringify(first));
+  assert.deepEqual(accounts(ledger), ['inner', 'after']);
+  const done = await call(2, 'outer', {}, { inputResponses: ACCEPT, requestState: first.result.requestState });
+  assert.equal(done.result.resultType, 'complete', JSON.stringify(done));
+  assert.deepEqual(done.result.structuredContent, { inner: 1, after: 2, big: 3 });
+  assert.deepEqual(accounts(ledger), ['inner', 'after', 'big']);
+  const log = await auditLog(home);
+  assert.equal(log.filter((e) => e.event === 'bridge_replay_diverged').length, 0);
+  const served = log.filter((e) => e.event === 'bridge_call' && e.details.outcome !== 'fixture' && /@1$/.test(e.details.caller))
+    .map((e) => [e.details.caller, e.details.callee, e.details.outcome]);
+  assert.deepEqual(served, [
+    ['noter@1', 'host:ledger_note', 'ok'], ['outer@1', 'noter', 'ok'], ['outer@1', 'host:ledger_note', 'ok'],
+    ['outer@1', 'host:ledger_append', 'denied'],
+    ['outer@1', 'noter', 'replayed'], ['outer@1', 'host:ledger_note', 'replayed'], ['outer@1', 'host:ledger_append', 'ok'],
+  ]);
 });
