@@ -17,11 +17,14 @@
  *    inputResponses.call_approval and the state: the state is redeemed
  *    (once), and the run starts again with the answer as a grant that the
  *    matching call (same callee, version and args digest) takes, once.
- *    An approved call runs exactly once: once a grant's call ran, a later
- *    call of the same run that needs a person waits on the queue instead
- *    of ending the run with input_required (a retry would run the
- *    approved call again). Answers not yet taken (declines, or a call the
- *    retry did not reach) are carried into the next state.
+ *    The calls that ran before the approval point are not run again: the
+ *    registry journals them (registry/replay.c), the state carries the
+ *    journal (a row bound by its digest) and the retry's calls are
+ *    answered from it in order. So an approved call runs exactly once,
+ *    and a later call of the same run that needs a person ends the run
+ *    with another input_required (up to MAX_ROUNDS per request, then the
+ *    queue). Answers not yet taken (a call the retry did not reach) are
+ *    carried into the next state.
  */
 #include "mcp/mcp.h"
 
@@ -29,6 +32,7 @@
 
 #define APPROVAL_KEY "call_approval"
 #define MAX_GRANTS 16
+#define MAX_ROUNDS 8u /* input_required rounds of one request */
 /* the stdio session's principal in a state: no token name has a colon */
 #define STDIO_PRINCIPAL ":stdio"
 
@@ -70,14 +74,13 @@ static int modern_ask(tg_mcp_server *s, const tg_call_question *q, const char **
 	}
 	if (json_array_size(s->grants) >= MAX_GRANTS)
 		return tg_error_set(TG_ERR_UNAVAILABLE, "too many approvals for one request");
-	json_array_foreach(s->grants, i, g) {
-		/* an approved call of this run already ran: a retry would run
-		 * it again, so this approval waits on the queue instead */
-		if (json_is_true(json_object_get(g, "used")) &&
-		    json_is_true(json_object_get(g, "approve")))
-			return tg_error_set(TG_ERR_UNAVAILABLE, "an approved call of this run ran: "
-								"the next approval waits on the queue");
-	}
+	/* the calls that ran before (an approved one too) are answered from
+	 * the journal at the retry, not run again (registry/replay.c); past
+	 * MAX_ROUNDS rounds of one request the approval waits on the queue */
+	if (s->round >= MAX_ROUNDS)
+		return tg_error_set(TG_ERR_UNAVAILABLE, "this request had %u input_required rounds: "
+							"the next approval waits on the queue",
+				    MAX_ROUNDS);
 	if (!s->question) {
 		json_t *params = tg_mcp_elicit_params(s, q);
 		s->question = json_pack("{s:s, s:s, s:s, s:o?}", "callee", q->callee,
@@ -166,8 +169,13 @@ int tg_mcp_mrtr_begin(tg_mcp_server *s, const json_t *id, const char *name, cons
 
 	json_decref(s->grants);
 	json_decref(s->question);
+	json_decref(s->replay);
+	json_decref(s->journal);
 	s->grants = NULL;
 	s->question = NULL;
+	s->replay = NULL;
+	s->journal = NULL;
+	s->round = 0;
 	request_digest(s->request_sha256, name, args);
 	if (!state && !responses)
 		return 0;
@@ -210,17 +218,27 @@ int tg_mcp_mrtr_begin(tg_mcp_server *s, const json_t *id, const char *name, cons
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
 	}
 	s->grants = grants;
+	/* the calls the earlier rounds ran, to answer from (replay.c) */
+	if (json_is_array(json_object_get(payload, "journal")))
+		s->replay = json_incref(json_object_get(payload, "journal"));
+	if (json_is_integer(json_object_get(payload, "round")) &&
+	    json_integer_value(json_object_get(payload, "round")) > 0 &&
+	    json_integer_value(json_object_get(payload, "round")) <= MAX_ROUNDS)
+		s->round = (unsigned)json_integer_value(json_object_get(payload, "round"));
 	return 0;
 }
 
-/* The grants to carry into the next state: all of them, unused again (the
- * retry runs the program from its start). */
+/* The grants to carry into the next state: those this run did not take.
+ * A taken one answered its call, which the journal now answers at the
+ * retry; a retry that leaves replay mode before it asks again. */
 static json_t *carried_grants(const json_t *grants)
 {
 	json_t *out = json_array(), *g;
 	size_t i;
 
 	json_array_foreach(grants, i, g) {
+		if (json_is_true(json_object_get(g, "used")))
+			continue;
 		if (!out || json_array_append_new(out, json_pack("{s:O, s:O, s:O, s:O}", "callee",
 								 json_object_get(g, "callee"),
 								 "callee_version",
@@ -245,8 +263,12 @@ int tg_mcp_mrtr_end(tg_mcp_server *s, const json_t *id, size_t mark, int r)
 	if (r < 0 || !q) {
 		json_decref(s->grants);
 		json_decref(q);
+		json_decref(s->replay);
+		json_decref(s->journal);
 		s->grants = NULL;
 		s->question = NULL;
+		s->replay = NULL;
+		s->journal = NULL;
 		return r;
 	}
 	s->question = NULL;
@@ -254,12 +276,17 @@ int tg_mcp_mrtr_end(tg_mcp_server *s, const json_t *id, size_t mark, int r)
 	s->out.len = mark;
 	if (s->out.ptr)
 		s->out.ptr[mark] = '\0';
-	payload = json_pack("{s:i, s:{s:O, s:O, s:O}, s:o}", "v", 1, "ask", "callee",
+	payload = json_pack("{s:i, s:{s:O, s:O, s:O}, s:o, s:I, s:O?}", "v", 1, "ask", "callee",
 			    json_object_get(q, "callee"), "callee_version",
 			    json_object_get(q, "callee_version"), "args_sha256",
-			    json_object_get(q, "args_sha256"), "grants", carried_grants(s->grants));
+			    json_object_get(q, "args_sha256"), "grants", carried_grants(s->grants),
+			    "round", (json_int_t)s->round + 1, "journal", s->journal);
 	json_decref(s->grants);
+	json_decref(s->replay);
+	json_decref(s->journal);
 	s->grants = NULL;
+	s->replay = NULL;
+	s->journal = NULL;
 	if (!payload) {
 		json_decref(q);
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
@@ -272,10 +299,12 @@ int tg_mcp_mrtr_end(tg_mcp_server *s, const json_t *id, size_t mark, int r)
 		return r;
 	}
 	audit(s, "mcp_input_required", NULL,
-	      json_pack("{s:O, s:O, s:O, s:I}", "callee", json_object_get(q, "callee"),
+	      json_pack("{s:O, s:O, s:O, s:I, s:O, s:I}", "callee", json_object_get(q, "callee"),
 			"callee_version", json_object_get(q, "callee_version"), "args_sha256",
 			json_object_get(q, "args_sha256"), "grants",
-			(json_int_t)json_array_size(json_object_get(payload, "grants"))));
+			(json_int_t)json_array_size(json_object_get(payload, "grants")), "round",
+			json_object_get(payload, "round"), "journal",
+			(json_int_t)json_array_size(json_object_get(payload, "journal"))));
 	result = json_pack("{s:s, s:{s:{s:s, s:O}}, s:s}", "resultType", "input_required",
 			   "inputRequests", APPROVAL_KEY, "method", "elicitation/create", "params",
 			   json_object_get(q, "params"), "requestState", state);

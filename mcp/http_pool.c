@@ -83,9 +83,11 @@ static int p_call_hooked(void *ctx, json_t **out, const char *name, const json_t
 			 const tg_actor *who, const tg_call_hooks *hooks)
 {
 	return http_worker_call_hooked(ctx,
-				       json_pack("{s:s, s:s, s:O, s:o, s:b, s:s}", "op", "call",
-						 "name", name, "args", args, "actor", actor_json(who),
-						 "hooks", hooks != NULL, "event", "mcp_call"),
+				       json_pack("{s:s, s:s, s:O, s:o, s:b, s:s, s:O?, s:b}", "op",
+						 "call", "name", name, "args", args, "actor",
+						 actor_json(who), "hooks", hooks != NULL, "event",
+						 "mcp_call", "replay", hooks ? hooks->replay : NULL,
+						 "journal", hooks && hooks->journaled),
 				       out, hooks);
 }
 
@@ -94,9 +96,10 @@ static int p_run(void *ctx, json_t **out, const tg_program *p, const tg_actor *w
 {
 	return http_worker_call_hooked(
 		ctx,
-		json_pack("{s:s, s:s%, s:O, s:O?, s:O?, s:o, s:b}", "op", "run", "source",
+		json_pack("{s:s, s:s%, s:O, s:O?, s:O?, s:o, s:b, s:O?, s:b}", "op", "run", "source",
 			  p->source, p->source_len, "args", p->args, "calls", p->calls, "limits",
-			  p->limits, "actor", actor_json(who), "hooks", hooks != NULL),
+			  p->limits, "actor", actor_json(who), "hooks", hooks != NULL, "replay",
+			  hooks ? hooks->replay : NULL, "journal", hooks && hooks->journaled),
 		out, hooks);
 }
 

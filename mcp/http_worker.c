@@ -84,7 +84,9 @@ static json_t *frame_read(int fd)
  * main thread waits for the tool run meanwhile, so the bridge's serving
  * thread has the descriptor to itself. A call that needs a person asks
  * the session the same way ({"hook":"ask","q":{...}} -> {"rc","why"}):
- * its answer may take as long as the person (approve.c, http_elicit.c). */
+ * its answer may take as long as the person (approve.c, http_elicit.c).
+ * The 2026-07-28 replay journal goes both ways with the operation: the
+ * session's "replay" in the request, the run's "journal" in the answer. */
 static int worker_attempt(void *ctx, const char *caller, const char *callee, char *why,
 			  size_t whylen)
 {
@@ -138,6 +140,16 @@ static int worker_ask(void *ctx, const tg_call_question *q, const char **why)
 }
 
 static int worker_fd = -1;
+/* The journal of the operation in progress (replay.c), sent back with its
+ * answer: the session seals it into a requestState. */
+static json_t *worker_journal;
+
+static void worker_journaled(void *ctx, json_t *journal)
+{
+	(void)ctx;
+	json_decref(worker_journal);
+	worker_journal = journal;
+}
 
 static json_t *serve_one(tg_registry *reg, const json_t *q)
 {
@@ -160,7 +172,11 @@ static json_t *serve_one(tg_registry *reg, const json_t *q)
 				      json_string_length(src) };
 		rc = tg_registry_create(&out, reg, &sub, &who);
 	} else if (strcmp(op, "call") == 0 || strcmp(op, "run") == 0) {
-		tg_call_hooks hooks = { &worker_fd, worker_attempt, worker_ask };
+		tg_call_hooks hooks = { &worker_fd, worker_attempt, worker_ask, NULL, NULL };
+		hooks.replay = json_is_array(json_object_get(q, "replay")) ? json_object_get(q, "replay")
+									 : NULL;
+		if (json_is_true(json_object_get(q, "journal")))
+			hooks.journaled = worker_journaled;
 		if (json_is_true(json_object_get(q, "hooks")))
 			tg_registry_set_call_hooks(reg, &hooks);
 		if (op[0] == 'c') {
@@ -215,8 +231,13 @@ static json_t *serve_one(tg_registry *reg, const json_t *q)
 	} else {
 		rc = tg_error_set(TG_ERR_INTERNAL, "worker: unknown op");
 	}
-	return json_pack("{s:i, s:s, s:o}", "rc", rc, "msg", rc < 0 ? tg_error_last()->message : "",
-			 "out", out ? out : json_null());
+	out = json_pack("{s:i, s:s, s:o}", "rc", rc, "msg", rc < 0 ? tg_error_last()->message : "",
+			"out", out ? out : json_null());
+	if (out && worker_journal)
+		json_object_set(out, "journal", worker_journal);
+	json_decref(worker_journal);
+	worker_journal = NULL;
+	return out;
 }
 
 static void worker_main(int fd, const tg_mcp_http_options *opt, tg_commit_group *group)
@@ -479,6 +500,11 @@ int http_worker_call_hooked(tg_http *h, json_t *q /* stolen */, json_t **out,
 	json_decref(q);
 	release(h, i, 0);
 	rc = (int)json_integer_value(json_object_get(a, "rc"));
+	/* the run's journal, for the session's next requestState */
+	if (hooks && hooks->journaled)
+		hooks->journaled(hooks->ctx, json_is_array(json_object_get(a, "journal"))
+						     ? json_incref(json_object_get(a, "journal"))
+						     : NULL);
 	if (rc < 0) {
 		tg_error_set(rc, "%s", json_string_value(json_object_get(a, "msg")));
 	} else if (out) {

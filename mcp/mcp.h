@@ -343,6 +343,9 @@ struct tg_mcp_server {
 	char request_sha256[65]; /* of its tool name and canonical arguments */
 	json_t *grants;          /* answers the redeemed requestState carries */
 	json_t *question;        /* the call that asked for a person, or NULL */
+	json_t *replay;          /* the journal the redeemed state carried, or NULL */
+	json_t *journal;         /* this run's journal (tg_call_hooks.journaled) */
+	unsigned round;          /* input_required rounds of this request so far */
 	/* cancel.c: the request in flight and its cancellation; io_mu guards
 	 * io_rd and the deferred lines while a call runs */
 	pthread_mutex_t io_mu;

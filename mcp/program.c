@@ -73,11 +73,24 @@ static int hook_attempt(void *ctx, const char *caller, const char *callee, char 
 	return 1;
 }
 
+/* The run's journal (2026-07-28: a state of input_required carries it). */
+static void hook_journaled(void *ctx, json_t *journal)
+{
+	tg_mcp_server *s = ctx;
+
+	json_decref(s->journal);
+	s->journal = journal;
+}
+
 void tg_mcp_session_hooks(tg_mcp_server *s, tg_call_hooks *h)
 {
 	h->ctx = s;
 	h->attempt = hook_attempt;
 	h->ask = tg_mcp_ask;
+	/* 2026-07-28 with requestStates: replay the redeemed journal, keep
+	 * this run's (docs/BRIDGE.md, "Replay after input_required") */
+	h->replay = s->modern ? s->replay : NULL;
+	h->journaled = s->modern && s->be.state_seal ? hook_journaled : NULL;
 }
 
 /* ---- run_program ---------------------------------------------------------------- */

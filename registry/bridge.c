@@ -217,14 +217,16 @@ static int host_intent(reg_bridge *b, const char *tool, const json_t *args)
 	return tg_registry_audit(b->r, b->who, "bridge_call_intent", b->name[0] ? b->name : NULL, d);
 }
 
+static json_t *run_call(reg_bridge *b, json_int_t id, const char *tool, const json_t *args,
+			const char **outcome);
+static json_t *journaled(reg_bridge *b, json_int_t id, const char *tool, const json_t *args);
+
 static json_t *handle(reg_bridge *b, json_int_t id, const char *tool, const json_t *args)
 {
-	_cleanup_json_ json_t *res = NULL;
 	const reg_bridge *p;
 	const char *name = tool;
 	char m[1200];
-	uint64_t t0 = tg_now_ms();
-	int host = strncmp(tool, "host:", 5) == 0, rc, session_ok = 1;
+	int host = strncmp(tool, "host:", 5) == 0, session_ok = 1;
 
 	b->attempts++;
 	/* the session's budget (MCP) counts every attempt too: a session cap
@@ -272,6 +274,51 @@ static json_t *handle(reg_bridge *b, json_int_t id, const char *tool, const json
 			return error_reply(id, "cycle", m);
 		}
 	}
+	if (!host && b->depth + 1 > b->r->cfg.max_call_depth) {
+		snprintf(m, sizeof(m), "call depth limit of %u reached", b->r->cfg.max_call_depth);
+		audit_call(b, tool, args, "depth", NULL, 0);
+		return error_reply(id, "depth", m);
+	}
+	return journaled(b, id, tool, args);
+}
+
+/* A call that passed the checks: answered from the replay journal when its
+ * entry matches (replay.c), else run; kept in this run's journal. */
+static json_t *journaled(reg_bridge *b, json_int_t id, const char *tool, const json_t *args)
+{
+	int64_t idx = reg_replay_next(b->r);
+	const char *outcome = "failed";
+	char ver[65] = "", digest[65] = "";
+	json_t *reply;
+
+	if (idx < 0)
+		return run_call(b, id, tool, args, &outcome);
+	reg_replay_args_digest(digest, args);
+	if (reg_replay_callee_version(ver, b->r, tool) < 0)
+		tg_error_clear(); /* "" matches no entry: the call runs */
+	reply = reg_replay_answer(b, idx, tool, ver, digest, id);
+	if (reply) {
+		outcome = json_object_get(reply, "result") ? "ok" : "failed";
+		reg_replay_record(b, idx, tool, ver, digest, reply, outcome);
+		return reply;
+	}
+	reply = run_call(b, id, tool, args, &outcome);
+	reg_replay_record(b, idx, tool, ver, digest, reply, outcome);
+	return reply;
+}
+
+/* Run one checked call; *outcome: its audit outcome. */
+static json_t *run_call(reg_bridge *b, json_int_t id, const char *tool, const json_t *args,
+			const char **outcome_out)
+{
+	_cleanup_json_ json_t *res = NULL;
+	const char *name = tool;
+	char m[1200];
+	uint64_t t0 = tg_now_ms();
+	int host = strncmp(tool, "host:", 5) == 0, rc;
+
+	if (host)
+		name = tool + 5;
 	if (host) {
 		/* host tools run outside the sandbox: no depth or cycle to check */
 		const char *outcome = "failed";
@@ -286,18 +333,15 @@ static json_t *handle(reg_bridge *b, json_int_t id, const char *tool, const json
 					       "not run",
 				 tg_error_last()->message);
 			tg_error_clear();
+			*outcome_out = "failed";
 			return error_reply(id, "internal", m);
 		}
 		reply = reg_host_call(b, id, name, args, &outcome, &approval);
 		if (strcmp(outcome, "ok") == 0)
 			b->ok++;
 		audit_call_ex(b, tool, args, outcome, NULL, tg_now_ms() - t0, approval);
+		*outcome_out = outcome;
 		return reply;
-	}
-	if (b->depth + 1 > b->r->cfg.max_call_depth) {
-		snprintf(m, sizeof(m), "call depth limit of %u reached", b->r->cfg.max_call_depth);
-		audit_call(b, tool, args, "depth", NULL, 0);
-		return error_reply(id, "depth", m);
 	}
 	rc = reg_call_ex(&res, b->r, name, args, b->who, b, NULL);
 	if (rc == TG_ERR_DENIED) {
@@ -305,6 +349,7 @@ static json_t *handle(reg_bridge *b, json_int_t id, const char *tool, const json
 		snprintf(m, sizeof(m), "%s", tg_error_last()->message);
 		tg_error_clear();
 		audit_call(b, tool, args, "denied", NULL, tg_now_ms() - t0);
+		*outcome_out = "denied";
 		return error_reply(id, "denied", m);
 	}
 	if (rc < 0) {
@@ -312,15 +357,18 @@ static json_t *handle(reg_bridge *b, json_int_t id, const char *tool, const json
 		snprintf(m, sizeof(m), "%s", tg_error_last()->message);
 		tg_error_clear();
 		audit_call(b, tool, args, nf ? "unknown" : "failed", NULL, tg_now_ms() - t0);
+		*outcome_out = nf ? "unknown" : "failed";
 		return error_reply(id, nf ? "unknown" : "internal", m);
 	}
 	if (!json_is_true(json_object_get(res, "ok"))) {
 		const char *e = json_string_value(json_object_get(res, "error"));
 		audit_call(b, tool, args, "failed", res, tg_now_ms() - t0);
+		*outcome_out = "failed";
 		return error_reply(id, "tool_error", e ? e : "the tool failed");
 	}
 	b->ok++;
 	audit_call(b, tool, args, "ok", res, tg_now_ms() - t0);
+	*outcome_out = "ok";
 	return json_pack("{s:I, s:O}", "id", id, "result", json_object_get(res, "result"));
 }
 

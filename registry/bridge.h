@@ -108,4 +108,40 @@ int reg_call_approval_wait(reg_bridge *b, const char *tool, const char *callee_v
  * needed: they are not in the migrations the other modules share). */
 int reg_bridge_tables(tg_registry *r);
 
+/* replay.c: the journaled replay after input_required (docs/BRIDGE.md). */
+#define REG_REPLAY_MAX_BYTES (1u << 20)
+/* Start (from the hooks' replay and journaled) and end (hand the journal
+ * to the hooks' journaled) the journal of the hooks' run. */
+void reg_replay_begin(tg_registry *r, const tg_call_hooks *h);
+void reg_replay_end(tg_registry *r);
+/* The index of the call that starts now, or -1 when there is no journal. */
+int64_t reg_replay_next(tg_registry *r);
+/* 0 when the journal passed its caps: a call must not end the run with
+ * input_required (it waits on the queue). */
+int reg_replay_may_ask(const tg_registry *r);
+/* The session answered a call with *why: "input_required" stops the
+ * journal (what follows belongs to the cut-short run). */
+void reg_replay_asked(tg_registry *r, const char *why);
+/* sha256 of the canonical args; the callee's version (a host tool's
+ * config digest, a registered tool's active commit, "" when none). */
+void reg_replay_args_digest(char out[65], const json_t *args);
+int reg_replay_callee_version(char out[65], tg_registry *r, const char *tool);
+/* The journal's reply to call idx (with id) when its entry matches, else
+ * NULL (no entry: run it; a mismatch also ends replay mode). */
+json_t *reg_replay_answer(reg_bridge *b, int64_t idx, const char *tool, const char *ver,
+			  const char *digest, json_int_t id);
+/* Keep the reply of call idx in this run's journal. */
+void reg_replay_record(reg_bridge *b, int64_t idx, const char *tool, const char *ver,
+		       const char *digest, const json_t *reply, const char *outcome);
+/* The replay_journals rows (request_state.c): store one (its own
+ * transaction; digest gets its sha256), take one back inside the caller's
+ * transaction (checked against digest, then deleted; TG_ERR_DENIED when
+ * missing or altered), forget the expired ones. */
+int reg_journal_store(tg_registry *r, const char *sid, const char *principal, int64_t exp,
+		      const json_t *entries, char digest[65]);
+int reg_journal_take(tg_registry *r, const char *sid, const char *digest, json_t **out);
+int reg_journal_sweep(tg_registry *r);
+/* bridge_host.c: the digest of host tool NAME's config entry, or -1 (""). */
+int reg_host_version(char out[65], const tg_registry *r, const char *name);
+
 #endif

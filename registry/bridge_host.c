@@ -303,6 +303,17 @@ static void host_version(char out[65], const json_t *ht)
 	tg_sha256_hex(out, text ? text : "", text ? strlen(text) : 0);
 }
 
+int reg_host_version(char out[65], const tg_registry *r, const char *name)
+{
+	const json_t *ht = reg_host_find(r, name);
+
+	out[0] = '\0';
+	if (!ht)
+		return 0; /* no such tool: nothing to match, the call says so */
+	host_version(out, ht);
+	return 0;
+}
+
 json_t *reg_host_call(reg_bridge *b, json_int_t id, const char *name, const json_t *args,
 		      const char **outcome, int64_t *approval_id)
 {

@@ -209,7 +209,9 @@ fail:
 
 void tg_registry_set_call_hooks(tg_registry *r, const tg_call_hooks *h)
 {
+	reg_replay_end(r); /* the old hooks get their run's journal */
 	r->hooks = h;
+	reg_replay_begin(r, h);
 }
 
 void tg_registry_set_cancel(tg_registry *r, const tg_cancel *c)
@@ -250,6 +252,7 @@ static int ask_client(reg_bridge *b, const char *tool, const char *ver, const js
 	rc = h->ask(h->ctx, &q, &why);
 	if (rc < 0)
 		return rc;
+	reg_replay_asked(b->r, why);
 	to = rc == 1 ? "approved" : strcmp(why, "timeout") == 0 ? "timeout" : "denied";
 	/* via: the answer's path. 2026-07-28 (docs/MCP.md): "input_required"
 	 * (the client was sent the question, this run's call is denied),
@@ -286,7 +289,8 @@ int reg_call_approval_wait(reg_bridge *b, const char *tool, const char *callee_v
 	rc = queue(b->r, b, tool, callee_version, args, binding, id);
 	if (rc < 0)
 		return rc;
-	if (b->r->hooks && b->r->hooks->ask) {
+	/* a journal past its caps cannot carry a retry (replay.c): the queue */
+	if (b->r->hooks && b->r->hooks->ask && reg_replay_may_ask(b->r)) {
 		rc = ask_client(b, tool, callee_version, args, binding, *id, until);
 		if (rc < 0 && rc != TG_ERR_UNAVAILABLE)
 			return rc;

@@ -180,6 +180,17 @@ static const char *const migrations[] = {
 	"CREATE TABLE IF NOT EXISTS usage("
 	" version_id INTEGER PRIMARY KEY REFERENCES versions(id) ON DELETE CASCADE,"
 	" store_bytes INTEGER NOT NULL) STRICT;",
+	/* 7: the journal of a 2026-07-28 input_required round (replay.c,
+	 * request_state.c): the bridged calls that ran before the approval
+	 * point, keyed by the requestState's id; its sha256 is sealed in the
+	 * state. Deleted when redeemed, forgotten once expired. */
+	"CREATE TABLE IF NOT EXISTS replay_journals("
+	" sid TEXT PRIMARY KEY,"
+	" principal TEXT NOT NULL,"
+	" entries TEXT NOT NULL,"
+	" created_at INTEGER NOT NULL,"
+	" expires_at INTEGER NOT NULL) STRICT;"
+	"CREATE INDEX IF NOT EXISTS replay_journals_expiry ON replay_journals(expires_at);",
 };
 
 int reg_sqlerr(tg_registry *r, int rc, const char *what)

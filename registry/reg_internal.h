@@ -17,7 +17,7 @@
 #include <sqlite3.h>
 
 /* The schema version this binary writes (PRAGMA user_version). */
-#define REG_SCHEMA_VERSION 6
+#define REG_SCHEMA_VERSION 7
 
 /* Caps on what the agent controls. */
 #define REG_MAX_SOURCE (256u * 1024u)
@@ -33,6 +33,7 @@
 #define REG_TEST_BUDGET_MS 120000u
 
 typedef struct reg_schema_cache reg_schema_cache;
+typedef struct reg_replay reg_replay;
 
 struct tg_registry {
 	char *home;
@@ -62,11 +63,16 @@ struct tg_registry {
 	json_t *repairs;       /* what the re-index on open fixed (for verify) */
 	json_t *reindex_problems; /* tools it could not re-index (for verify) */
 	const tg_call_hooks *hooks; /* the MCP session's, for bridged calls (or NULL) */
+	reg_replay *replay;         /* the journal of the hooks' run (replay.c) or NULL */
 	const tg_cancel *cancel;    /* the MCP request's cancellation (or NULL) */
 	tg_commit_group *group; /* shared durability barrier (commit.c) or NULL */
 	uint64_t busy_since;    /* db.c's busy handler: when this wait began */
 	reg_schema_cache *schemas; /* parsed schemas per version (schema_cache.c) */
 };
+
+/* ---- replay.c ----------------------------------------------------------- */
+/* Drop the handle's replay journal (bridge.h has the rest). */
+void reg_replay_free(tg_registry *r);
 
 /* ---- registry.c ------------------------------------------------------- */
 /* The store, opened (and created when missing) on first use: opening it

@@ -83,6 +83,7 @@ void tg_registry_free(tg_registry *r)
 	json_decref(r->repairs);
 	json_decref(r->reindex_problems);
 	reg_schema_cache_free(r->schemas);
+	reg_replay_free(r);
 	free(r);
 }
 

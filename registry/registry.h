@@ -283,8 +283,20 @@ typedef struct tg_call_hooks {
 	int (*attempt)(void *ctx, const char *caller, const char *callee, char *why,
 		       size_t whylen);
 	int (*ask)(void *ctx, const tg_call_question *q, const char **why);
+	/* The journaled replay of the 2026-07-28 era (docs/BRIDGE.md, "Replay
+	 * after input_required"; replay.c). replay: the journal a redeemed
+	 * requestState carried (or NULL): the run's bridged calls that match
+	 * it in order are answered from it, not run again. journaled (or
+	 * NULL: nothing recorded): when the hooks are cleared, gets the
+	 * journal of this run (a new array, the callee's to free): every
+	 * bridged call that ran or was replayed before a call asked with
+	 * "input_required"; NULL when it passed its caps (then no call was
+	 * asked with input_required: they waited on the queue). */
+	const json_t *replay;
+	void (*journaled)(void *ctx, json_t *journal);
 } tg_call_hooks;
-/* Set (h) or clear (NULL) the hooks; h must outlive their use. */
+/* Set (h) or clear (NULL) the hooks; h must outlive their use. Clearing
+ * hands the run's journal to the old hooks' journaled. */
 void tg_registry_set_call_hooks(tg_registry *r, const tg_call_hooks *h);
 /* The cancellation of the caller's request (an MCP notifications/cancelled)
  * for what this handle builds and runs next, or NULL. When it fires, the
@@ -298,12 +310,17 @@ void tg_registry_set_cancel(tg_registry *r, const tg_cancel *c);
  * docs/MCP.md): seal returns "tgs1.<base64 payload>.<hex HMAC-SHA256>" of
  * payload plus the principal, the request's digest, a random state id and
  * an expiry (now + call_approval_timeout_ms), under a key made on first use
- * in <home>/keys/request_state_key (0600). redeem checks the MAC, the
- * principal, the request digest and the expiry, records the state id as
- * used (single use, table used_request_states) and returns the payload;
- * TG_ERR_DENIED with the reason ("integrity check failed ...", "issued to
- * another principal", "issued for another request ...", "expired ...",
- * "already used ..."). */
+ * in <home>/keys/request_state_key (0600). A payload's "journal" (the
+ * array of tg_call_hooks.journaled) is not put in the state: it is stored
+ * as a row of replay_journals keyed by the state id (schema 7, at most
+ * 1 MiB, TG_ERR_LIMIT past it) and its sha256 sealed as "journal_sha256".
+ * redeem checks the MAC, the principal, the request digest and the expiry,
+ * records the state id as used (single use, table used_request_states),
+ * takes the journal row back (checked against its sealed digest, then
+ * deleted) and returns the payload with "journal"; TG_ERR_DENIED with the
+ * reason ("integrity check failed ...", "issued to another principal",
+ * "issued for another request ...", "expired ...", "already used ...",
+ * "journal altered ...", "journal missing ..."). */
 int tg_registry_state_seal(char **out, tg_registry *r, const json_t *payload,
 			   const char *principal, const char *request_sha256);
 int tg_registry_state_redeem(json_t **out, tg_registry *r, const char *state,

@@ -12,9 +12,13 @@
  * expiry (now + call_approval_timeout_ms); the caller adds what it needs
  * (the approval asked about). Redeeming checks, in order: the MAC, the
  * principal, the request, the expiry, then records the state id in
- * used_request_states (schema 5): a state is good for one retry only.
+ * used_request_states (schema 5): a state is good for one retry only. A
+ * payload's "journal" (the bridged calls the run made before it asked,
+ * replay.c) is kept out of the state: a replay_journals row (schema 7)
+ * keyed by the state id holds it, and the state seals its sha256, so a
+ * row changed in SQLite is refused at the redeem ("journal altered").
  */
-#include "reg_internal.h"
+#include "bridge.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -129,9 +133,10 @@ static int mac_hex(char out[65], const unsigned char key[KEY_LEN], const char *d
 int tg_registry_state_seal(char **out, tg_registry *r, const json_t *payload,
 			   const char *principal, const char *request_sha256)
 {
-	_cleanup_json_ json_t *p = json_deep_copy(payload);
+	_cleanup_json_ json_t *p = json_deep_copy(payload), *journal = NULL;
 	_cleanup_free_ char *text = NULL, *b64 = NULL, *state = NULL;
 	unsigned char key[KEY_LEN], sid[16];
+	int64_t exp;
 	char sidhex[33], mac[65];
 	size_t n, blen, i;
 	int rc;
@@ -143,12 +148,24 @@ int tg_registry_state_seal(char **out, tg_registry *r, const json_t *payload,
 		return rc;
 	for (i = 0; i < sizeof(sid); i++)
 		snprintf(sidhex + 2 * i, 3, "%02x", sid[i]);
+	exp = (int64_t)(tg_now_ms() + r->cfg.call_approval_timeout_ms);
 	if (json_object_set_new(p, "sid", json_string(sidhex)) < 0 ||
 	    json_object_set_new(p, "p", json_string(principal)) < 0 ||
 	    json_object_set_new(p, "req", json_string(request_sha256)) < 0 ||
-	    json_object_set_new(p, "exp", json_integer((json_int_t)(
-						  tg_now_ms() + r->cfg.call_approval_timeout_ms))) < 0)
+	    json_object_set_new(p, "exp", json_integer((json_int_t)exp)) < 0)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	/* the journal of the run stays here, bound by its digest */
+	journal = json_incref(json_object_get(p, "journal"));
+	json_object_del(p, "journal");
+	if (journal && !json_is_array(journal))
+		return tg_error_set(TG_ERR_INVALID, "request state: the journal must be an array");
+	if (json_array_size(journal) > 0) {
+		char digest[65];
+		if ((rc = reg_journal_store(r, sidhex, principal, exp, journal, digest)) < 0)
+			return rc;
+		if (json_object_set_new(p, "journal_sha256", json_string(digest)) < 0)
+			return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	}
 	text = json_dumps(p, JSON_COMPACT | JSON_SORT_KEYS);
 	if (!text)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
@@ -174,13 +191,20 @@ int tg_registry_state_seal(char **out, tg_registry *r, const json_t *payload,
 	return 0;
 }
 
-static int used_insert(tg_registry *r, const char *sid, const char *principal, int64_t exp)
+/* Spend state sid and take its journal back (payload p gets "journal"),
+ * in one transaction: a state refused here is not spent. */
+static int used_insert(tg_registry *r, const char *sid, const char *principal, int64_t exp,
+		       json_t *p)
 {
 	_cleanup_stmt_ sqlite3_stmt *del = NULL, *st = NULL;
+	const char *jd = json_string_value(json_object_get(p, "journal_sha256"));
+	json_t *journal = NULL;
 	int rc;
 
 	if ((rc = reg_begin(r)) < 0)
 		return rc;
+	if ((rc = reg_journal_sweep(r)) < 0)
+		goto fail;
 	/* an expired state is refused before this table is read: forget it */
 	rc = reg_prepare(r, &del, "DELETE FROM used_request_states WHERE expires_at < ?1");
 	if (rc < 0)
@@ -207,6 +231,14 @@ static int used_insert(tg_registry *r, const char *sid, const char *principal, i
 	if (rc != SQLITE_DONE) {
 		rc = reg_sqlerr(r, rc, "record a used request state");
 		goto fail;
+	}
+	if (jd) {
+		if ((rc = reg_journal_take(r, sid, jd, &journal)) < 0)
+			goto fail;
+		if (json_object_set_new(p, "journal", journal) < 0) {
+			rc = tg_error_set(TG_ERR_NOMEM, "out of memory");
+			goto fail;
+		}
 	}
 	return reg_commit(r);
 fail:
@@ -269,7 +301,7 @@ int tg_registry_state_redeem(json_t **out, tg_registry *r, const char *state,
 						   "arguments differ)");
 	if ((uint64_t)json_integer_value(exp) <= tg_now_ms())
 		return tg_error_set(TG_ERR_DENIED, "expired (call_approval_timeout_ms passed)");
-	rc = used_insert(r, sid, principal, (int64_t)json_integer_value(exp));
+	rc = used_insert(r, sid, principal, (int64_t)json_integer_value(exp), p);
 	if (rc < 0)
 		return rc;
 	*out = TG_TAKE_PTR(p);

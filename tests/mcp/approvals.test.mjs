@@ -12,8 +12,9 @@
 //    requestState, the retry with the answer runs the call once; a replayed,
 //    bit-flipped, other principal's, other request's and expired state are
 //    refused with the exact errors; a declined answer denies; on stdio too;
-//    a program with two approvals: the approved call runs once, the second
-//    approval waits on the queue.
+//    a program with two approvals: two input_required rounds, the approved
+//    call answered from the journal at the second retry (replay.test.mjs
+//    has the rest of the journaled replay).
 // Run: TOOLGATE=build/cli/toolgate node --test tests/mcp/approvals.test.mjs
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -302,10 +303,10 @@ test('2026-07-28 on stdio: input_required, then the retry runs the call', async 
   assert.equal(ledgerLines(ledger).length, 1);
 });
 
-// Two large refunds in one program: the first approval comes back as
-// input_required; in the retry the approved call runs, and the second call
-// that needs a person waits on the queue (a second input_required would
-// make a third run repeat the approved call): each approved call runs once.
+// Two large refunds in one one-off program: each approval comes back as
+// input_required; the second retry answers the first (approved) call from
+// the run's journal (docs/BRIDGE.md, "Replay after input_required"), so
+// each approved call runs once and nothing waits on the queue.
 const TWO_REFUNDS = `#include <toolgate/tool.h>
 int main(void)
 {
@@ -322,7 +323,7 @@ int main(void)
 }
 `;
 
-test('2026-07-28: an approved call runs once; the run\'s next approval waits on the queue', async (t) => {
+test('2026-07-28: two approvals in a one-off program: two rounds, each approved call runs once', async (t) => {
   const { home, ledger, token, procs } = await refundHome(t);
   const alice = await token('alice', '--may-approve');
   const url = await serveHttp(t, home, procs);
@@ -338,17 +339,16 @@ test('2026-07-28: an approved call runs once; the run\'s next approval waits on 
   assert.equal(first.result.resultType, 'input_required', JSON.stringify(first));
   assert.ok(Number.isInteger(first.result.inputRequests.call_approval.params._meta['io.toolgate/call_approval'].id));
   assert.equal(existsSync(ledger), false);
-  const retry = post(2, { inputResponses: ACCEPT, requestState: first.result.requestState });
-  const rows = await queued(home, (r) => r.args.account === 'p2');
-  assert.equal(rows.length, 1);
-  assert.deepEqual(rows[0].args, { account: 'p2', amount: '200' });
+  const second = await post(2, { inputResponses: ACCEPT, requestState: first.result.requestState });
+  assert.equal(second.result.resultType, 'input_required', JSON.stringify(second));
   assert.deepEqual(ledgerLines(ledger).map((l) => JSON.parse(l).args.account), ['p1']);
-  await tg(home, 'approve-call', String(rows[0].id));
-  const done = await retry;
+  const done = await post(3, { inputResponses: ACCEPT, requestState: second.result.requestState });
   assert.equal(done.result.resultType, 'complete', JSON.stringify(done));
   assert.deepEqual(done.result.structuredContent.result, { a: 1, b: 2 });
   assert.deepEqual(ledgerLines(ledger).map((l) => JSON.parse(l).args.account), ['p1', 'p2']);
   const d = await decisions(home);
   assert.deepEqual(d.map((e) => [e.event, e.details.via ?? null]),
-    [['call_denied', 'input_required'], ['call_approved', 'request_state'], ['call_approved', null]]);
+    [['call_denied', 'input_required'], ['call_approved', 'request_state'],
+      ['call_denied', 'input_required'], ['call_approved', 'request_state']]);
+  assert.deepEqual(JSON.parse((await tg(home, 'approvals', '--json')).stdout), []);
 });

@@ -400,7 +400,7 @@ run tg list
 expect_rc 3 "a newer registry schema is refused"
 expect_err 'newer than this toolgate' "schema refusal message"
 expect_one_line_err "schema refusal"
-run "$SQLX" "$HOME_DIR/registry.db" "PRAGMA user_version = 6"
+run "$SQLX" "$HOME_DIR/registry.db" "PRAGMA user_version = 7"
 run tg list
 expect_rc 0 "list again after restoring the schema version"
 # exit 2: a broken config.json names the key

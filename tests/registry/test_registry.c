@@ -346,7 +346,7 @@ static void test_config_and_ref(void **state)
 	sql(home, "PRAGMA user_version = 99");
 	assert_int_equal(tg_registry_open(&r, home, 0), TG_ERR_UNAVAILABLE);
 	assert_non_null(strstr(tg_error_last()->message, "newer"));
-	sql(home, "PRAGMA user_version = 6");
+	sql(home, "PRAGMA user_version = 7");
 	assert_int_equal(tg_registry_open(&r, home, 0), 0);
 	tg_registry_free(r);
 
