@@ -68,15 +68,45 @@ static int check_cache(tg_registry *r, const char *tool, unsigned v, const char 
 	return 0;
 }
 
+/* The registry's side of a verify: statements prepared once for the whole
+ * run (one per question, reset between tools), not once per tool. */
+typedef struct vq {
+	sqlite3_stmt *tool;     /* id, active_version of a tool by name */
+	sqlite3_stmt *version;  /* one version row of a tool */
+	sqlite3_stmt *count;    /* versions of a tool */
+	sqlite3_stmt *failed;   /* tests of a version that did not pass */
+} vq;
+
+static void vq_free(vq *q)
+{
+	sqlite3_finalize(q->tool);
+	sqlite3_finalize(q->version);
+	sqlite3_finalize(q->count);
+	sqlite3_finalize(q->failed);
+}
+
+static int vq_prepare(tg_registry *r, vq *q)
+{
+	int rc;
+
+	if ((rc = reg_prepare(r, &q->tool, "SELECT id, active_version FROM tools WHERE name = ?1")) < 0 ||
+	    (rc = reg_prepare(r, &q->version, "SELECT commit_id, content_hash, status, verdict, id "
+					      "FROM versions WHERE tool_id = ?1 AND version = ?2")) < 0 ||
+	    (rc = reg_prepare(r, &q->count, "SELECT count(*) FROM versions WHERE tool_id = ?1")) < 0 ||
+	    (rc = reg_prepare(r, &q->failed, "SELECT count(*) FROM test_results WHERE version_id = "
+					     "?1 AND passed = 0")) < 0)
+		return rc;
+	return 0;
+}
+
 /* Did the registry's row vid pass every test? -1 on error, else the number
  * of tests that did not pass. */
-static int failed_tests(tg_registry *r, int64_t vid)
+static int failed_tests(tg_registry *r, vq *q, int64_t vid)
 {
-	_cleanup_stmt_ sqlite3_stmt *st = NULL;
-	int rc = reg_prepare(r, &st, "SELECT count(*) FROM test_results WHERE version_id = ?1 "
-				     "AND passed = 0");
-	if (rc < 0)
-		return rc;
+	sqlite3_stmt *st = q->failed;
+	int rc;
+
+	sqlite3_reset(st);
 	sqlite3_bind_int64(st, 1, vid);
 	if ((rc = reg_step(st)) != SQLITE_ROW)
 		return reg_sqlerr(r, rc, "count failed tests");
@@ -84,7 +114,7 @@ static int failed_tests(tg_registry *r, int64_t vid)
 }
 
 /* Checks of one version beyond commit and hash equality. */
-static int check_version(tg_registry *r, const char *tool, const tg_store_version *sv,
+static int check_version(tg_registry *r, vq *q, const char *tool, const tg_store_version *sv,
 			 sqlite3_stmt *row, unsigned sql_active, json_t *problems, json_t *notes)
 {
 	_cleanup_free_ char *src = NULL;
@@ -118,7 +148,9 @@ static int check_version(tg_registry *r, const char *tool, const tg_store_versio
 		ts = ls;
 		tv = lv;
 	}
-	if (tg_store_get_file(&src, &len, s, tool, v, "tool.c") < 0) {
+	/* by commit id: the commit list_versions walked to (a lookup by version
+	 * would walk down from the tip again, O(versions) per version) */
+	if (tg_store_get_file_at(&src, &len, s, sv->commit, "tool.c") < 0) {
 		reg_add_line(problems, "store: %s@%u: tool.c unreadable: %s", tool, v,
 		    tg_error_last()->message);
 		tg_error_clear();
@@ -149,7 +181,7 @@ static int check_version(tg_registry *r, const char *tool, const tg_store_versio
 		if (tv && strcmp(tv, "pass") != 0)
 			reg_add_line(problems, "store: %s@%u is active but its commit says Toolgate-Verdict: "
 				      "%s", tool, v, tv);
-		if ((nf = failed_tests(r, vid)) < 0)
+		if ((nf = failed_tests(r, q, vid)) < 0)
 			return nf;
 		if (nf > 0)
 			reg_add_line(problems, "registry: %s@%u is active but %d of its tests did not pass",
@@ -190,10 +222,10 @@ static int check_signature(tg_registry *r, const char *tool, const tg_store_vers
 	return 0;
 }
 
-static int check_tool(tg_registry *r, const char *tool, json_t *problems, json_t *notes,
+static int check_tool(tg_registry *r, vq *q, const char *tool, json_t *problems, json_t *notes,
 		      size_t *nversions, sig_counts *sc)
 {
-	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	sqlite3_stmt *st = q->version;
 	tg_store_version_list *l = NULL;
 	unsigned store_active = 0, sql_active = 0;
 	int64_t id = 0, sql_count = 0;
@@ -208,9 +240,16 @@ static int check_tool(tg_registry *r, const char *tool, json_t *problems, json_t
 		reg_add_line(problems, "store: %s: active ref unreadable: %s", tool, tg_error_last()->message);
 		tg_error_clear();
 	}
-	rc = reg_tool_id(r, tool, 0, &id);
-	if (rc < 0)
-		return rc;
+	sqlite3_reset(q->tool);
+	sqlite3_bind_text(q->tool, 1, tool, -1, SQLITE_STATIC);
+	rc = reg_step(q->tool);
+	if (rc == SQLITE_ROW) {
+		id = sqlite3_column_int64(q->tool, 0);
+		sql_active = (unsigned)sqlite3_column_int64(q->tool, 1);
+	} else if (rc != SQLITE_DONE) {
+		return reg_sqlerr(r, rc, "find tool");
+	}
+	sqlite3_reset(q->tool);
 	if (!id) {
 		reg_add_line(problems, "registry: the store has tool %s but the registry does not", tool);
 		return 0;
@@ -221,13 +260,6 @@ static int check_tool(tg_registry *r, const char *tool, json_t *problems, json_t
 		tg_error_clear();
 		return 0;
 	}
-	rc = reg_active_version(r, id, &sql_active);
-	if (rc < 0)
-		goto out;
-	rc = reg_prepare(r, &st, "SELECT commit_id, content_hash, status, verdict, id FROM versions "
-				 "WHERE tool_id = ?1 AND version = ?2");
-	if (rc < 0)
-		goto out;
 	for (i = 0; i < l->n; i++) {
 		const tg_store_version *sv = &l->items[i];
 		const char *h = tg_store_version_trailer(sv, "Toolgate-Content-Hash");
@@ -250,18 +282,16 @@ static int check_tool(tg_registry *r, const char *tool, json_t *problems, json_t
 		if (h && strcmp((const char *)sqlite3_column_text(st, 1), h) != 0)
 			reg_add_line(problems, "registry: %s v%u: content hash differs from the store's", tool,
 			    sv->version);
-		rc = check_version(r, tool, sv, st, sql_active, problems, notes);
+		rc = check_version(r, q, tool, sv, st, sql_active, problems, notes);
 		if (rc == 0)
 			rc = check_signature(r, tool, sv, problems, sc);
 		if (rc < 0)
 			goto out;
 	}
 	*nversions += l->n;
-	sqlite3_finalize(st);
-	st = NULL;
-	rc = reg_prepare(r, &st, "SELECT count(*) FROM versions WHERE tool_id = ?1");
-	if (rc < 0)
-		goto out;
+	sqlite3_reset(st);
+	st = q->count;
+	sqlite3_reset(st);
 	sqlite3_bind_int64(st, 1, id);
 	if ((rc = reg_step(st)) != SQLITE_ROW) {
 		rc = reg_sqlerr(r, rc, "count versions");
@@ -276,6 +306,8 @@ static int check_tool(tg_registry *r, const char *tool, json_t *problems, json_t
 		    tool, sql_active, store_active);
 	rc = 0;
 out:
+	sqlite3_reset(q->version);
+	sqlite3_reset(q->count);
 	tg_store_version_list_free(l);
 	return rc;
 }
@@ -316,11 +348,12 @@ int tg_registry_verify(json_t **out, tg_registry *r)
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
 	tg_store_problem_list *pl = NULL;
 	sig_counts sc = { 0, 0, 0 };
-	tg_store *s;
+	vq q = { NULL, NULL, NULL, NULL };
+	tg_store *s = NULL;
 	char **names = NULL;
 	json_t *rep;
 	size_t n = 0, i, nversions = 0;
-	int rc;
+	int rc, reading = 0;
 
 	*out = NULL;
 	if (!problems || !notes)
@@ -344,13 +377,22 @@ int tg_registry_verify(json_t **out, tg_registry *r)
 	}
 	if ((rc = reg_store(r, &s)) < 0)
 		return rc;
+	/* every ref read once (one pass over loose refs and packed-refs, the
+	 * notes listed once), not once per lookup: store/snapshot.c */
+	if ((rc = tg_store_snapshot_refs(s)) < 0)
+		return rc;
 	/* the full comparison, whatever the fingerprint said at open: first the
 	 * re-index the open skipped (its repairs and problems are reported) */
 	if (!r->reindexed) {
-		if ((rc = reg_reindex(r, 0)) < 0)
-			return tg_error_prefix("re-index from the store");
+		if ((rc = reg_reindex(r, 0)) < 0) {
+			rc = tg_error_prefix("re-index from the store");
+			goto out;
+		}
 		r->reindexed = 1;
 	}
+	/* a repair wrote a ref (which dropped the snapshot): read them again */
+	if ((rc = tg_store_snapshot_refs(s)) < 0)
+		goto out;
 	rc = tg_store_verify(&pl, s);
 	if (pl) {
 		for (i = 0; i < pl->n; i++)
@@ -361,14 +403,22 @@ int tg_registry_verify(json_t **out, tg_registry *r)
 	}
 	tg_error_clear();
 	rc = tg_store_list_tools(&names, &n, s);
-	if (rc < 0)
-		return tg_error_prefix("store");
+	if (rc < 0) {
+		rc = tg_error_prefix("store");
+		goto out;
+	}
+	/* the registry side in one read transaction (one snapshot of the
+	 * database, one WAL read lock instead of one per statement) with its
+	 * statements prepared once */
+	if ((rc = vq_prepare(r, &q)) < 0)
+		goto out;
+	if (!r->in_txn && reg_exec(r, "BEGIN") == 0)
+		reading = 1;
+	tg_error_clear();
 	for (i = 0; i < n; i++) {
-		rc = check_tool(r, names[i], problems, notes, &nversions, &sc);
-		if (rc < 0) {
-			tg_store_free_names(names, n);
-			return rc;
-		}
+		rc = check_tool(r, &q, names[i], problems, notes, &nversions, &sc);
+		if (rc < 0)
+			goto out;
 	}
 	if (sc.good || sc.untrusted)
 		reg_add_line(notes, "signatures: %zu good (by a trusted signer), %zu valid by keys not in "
@@ -388,6 +438,13 @@ int tg_registry_verify(json_t **out, tg_registry *r)
 	if (rc != SQLITE_DONE) {
 		rc = reg_sqlerr(r, rc, "list tools");
 		goto out;
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+	if (reading) {
+		reading = 0;
+		if ((rc = reg_exec(r, "COMMIT")) < 0)
+			goto out;
 	}
 	rc = reg_audit_verify(r, problems, notes);
 	if (rc < 0)
@@ -409,6 +466,10 @@ int tg_registry_verify(json_t **out, tg_registry *r)
 	*out = TG_TAKE_PTR(res);
 	rc = 0;
 out:
+	vq_free(&q);
+	if (reading)
+		sqlite3_exec(r->db, "ROLLBACK", NULL, NULL, NULL); /* the caller's error stays */
+	tg_store_snapshot_release(s);
 	tg_store_free_names(names, n);
 	return rc;
 }

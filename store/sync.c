@@ -420,6 +420,7 @@ int tg_store_fetch_into(tg_store_fetched **out, tg_store *s, const char *url,
 		fo.callbacks.payload = &g;
 		arr.strings = specs;
 		arr.count = nspecs;
+		st_snapshot_drop(s);
 		rc = git_remote_fetch(remote, &arr, &fo, msg);
 		if (rc < 0) {
 			if (g.why[0])
@@ -499,6 +500,7 @@ void tg_store_fetched_free(tg_store *s, tg_store_fetched *f)
 
 	if (!f)
 		return;
+	st_snapshot_drop(s);
 	for (i = 0; i < f->n; i++) {
 		snprintf(tmp, sizeof(tmp), "%stools/%s", f->ns, f->items[i].tool);
 		if (f->items[i].fetched)
