@@ -13,10 +13,13 @@
  * The refs are read with plain system calls relative to the folder's
  * descriptor (openat, read, close per loose ref; packed-refs once; about 3
  * µs a ref where libgit2's iterator, with five path-walking calls each, took
- * 7); anything this reader does not take as plainly valid (a symbolic or
- * malformed ref, a symlink, a name starting with a dot, a peeled or odd
- * packed-refs line) makes it hand the whole listing to libgit2's reference
- * iterator instead, so that every oddity is judged by libgit2 as before.
+ * 7). A loose ref file whose content is not plainly 40 hex digits (a
+ * symbolic ref, garbage) is kept by name and looked up through libgit2 when
+ * asked, so it resolves or fails exactly as without a snapshot (and verify
+ * reports one that does not resolve, where libgit2's iterator skipped it);
+ * anything else this reader does not take as plainly valid (a symlink, a
+ * name starting with a dot, a peeled or odd packed-refs line) makes it hand
+ * the whole listing to libgit2's reference iterator instead.
  * The snapshot is the state at the time it was taken: every ref write of
  * this handle drops it first (st_ref_cas, active.c, the fetches), and
  * tg_store_snapshot_release ends it. When the listing fails (an unreadable
@@ -118,7 +121,8 @@ static int add_ref(struct st_snapshot *sn, size_t *cap, git_reference *ref)
 	return 0;
 }
 
-/* One plain ref: name and 40 hex digits. -1 out of memory. */
+/* One ref: name and 40 hex digits (NULL: resolved by libgit2 at lookup
+ * time). -1 out of memory. */
 static int add_plain(struct st_snapshot *sn, size_t *cap, const char *name, const char *hex,
 		     int loose)
 {
@@ -134,7 +138,9 @@ static int add_plain(struct st_snapshot *sn, size_t *cap, const char *name, cons
 	}
 	e = &sn->refs[sn->n];
 	memset(e, 0, sizeof(*e));
-	if (git_oid_fromstr(&e->id, hex) < 0) /* hex: 40 digits and a NUL */
+	if (!hex)
+		e->fallback = 1;
+	else if (git_oid_fromstr(&e->id, hex) < 0) /* hex: 40 digits and a NUL */
 		return 1;
 	if (!(e->name = strdup(name)))
 		return -1;
@@ -201,13 +207,15 @@ static int read_loose(struct st_snapshot *sn, size_t *cap, int fd, const char *p
 		}
 		k = read(f, buf, sizeof(buf) - 1);
 		close(f);
-		/* exactly what libgit2 writes: 40 hex digits and a newline */
-		if (k != GIT_OID_HEXSZ + 1 || buf[GIT_OID_HEXSZ] != '\n') {
-			rc = 1;
-			break;
+		/* exactly what libgit2 writes: 40 hex digits and a newline; any
+		 * other content (a symbolic ref, garbage) is looked up through
+		 * libgit2, which resolves it or fails as it would without us */
+		if (k == GIT_OID_HEXSZ + 1 && buf[GIT_OID_HEXSZ] == '\n') {
+			buf[GIT_OID_HEXSZ] = '\0';
+			rc = add_plain(sn, cap, name, is_hex40(buf) ? buf : NULL, 1);
+		} else {
+			rc = add_plain(sn, cap, name, NULL, 1);
 		}
-		buf[GIT_OID_HEXSZ] = '\0';
-		rc = is_hex40(buf) ? add_plain(sn, cap, name, buf, 1) : 1;
 	}
 	closedir(d);
 	return rc;
