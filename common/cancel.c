@@ -4,10 +4,13 @@
  * once fired (tg_cancel_fd), until the owner resets it for the next piece
  * of work. The MCP session fires it on notifications/cancelled; the
  * sandbox's supervisor polls it and kills the run (reason "cancelled").
+ * The eventfd may be shared with another process (made before a fork): a
+ * fire there makes it readable here, which tg_cancel_fired also counts.
  */
 #include "common/common.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <stdatomic.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
@@ -54,7 +57,18 @@ void tg_cancel_fire(tg_cancel *c)
 
 int tg_cancel_fired(const tg_cancel *c)
 {
-	return c && atomic_load(&((tg_cancel *)c)->fired);
+	struct pollfd p;
+
+	if (!c)
+		return 0;
+	if (atomic_load(&((tg_cancel *)c)->fired))
+		return 1;
+	/* fired by another process sharing the eventfd (an HTTP worker's,
+	 * mcp/http_cancel.c): readable until the owner drains it */
+	p.fd = c->fd;
+	p.events = POLLIN;
+	p.revents = 0;
+	return poll(&p, 1, 0) == 1 && (p.revents & POLLIN);
 }
 
 int tg_cancel_fd(const tg_cancel *c)

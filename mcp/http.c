@@ -179,6 +179,7 @@ void http_session_unref(tg_http *h, http_session *s)
 	pthread_mutex_unlock(&s->lock);
 	tg_mcp_server_free(s->srv);
 	json_decref(s->patterns);
+	json_decref(s->inflight);
 	json_decref(s->outbox);
 	json_decref(s->answer);
 	pthread_mutex_destroy(&s->lock);
@@ -510,6 +511,13 @@ static enum MHD_Result handle_post(tg_http *h, struct MHD_Connection *c, http_re
 			http_session_unref(h, s);
 			return send_text(c, MHD_HTTP_ACCEPTED, NULL, "", NULL, NULL, NULL, NULL);
 		}
+		if (method && !id && strcmp(method, "notifications/cancelled") == 0 &&
+		    http_cancel_request(h, s, msg)) {
+			/* the tools/call in flight, which holds the session's lock:
+			 * its build or run is killed, its response not sent */
+			http_session_unref(h, s);
+			return send_text(c, MHD_HTTP_ACCEPTED, NULL, "", NULL, NULL, NULL, NULL);
+		}
 	}
 	pthread_mutex_lock(&s->lock);
 	{
@@ -524,7 +532,16 @@ static enum MHD_Result handle_post(tg_http *h, struct MHD_Connection *c, http_re
 		}
 	}
 	http_slot_exempt(h, rq->slot, 1);
+	r = http_cancel_begin(h, s, msg);
+	if (r < 0) {
+		pthread_mutex_unlock(&s->lock);
+		http_session_unref(h, s);
+		return send_rpc_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL,
+				      TG_RPC_INTERNAL_ERROR, "internal error", NULL, NULL);
+	}
 	ret = answer(c, s->srv, rq->body.ptr ? rq->body.ptr : "", rq->body.len, 0, s->id);
+	if (r > 0)
+		http_cancel_end(h, s);
 	pthread_mutex_unlock(&s->lock);
 	http_session_unref(h, s);
 	return ret;

@@ -30,6 +30,10 @@ typedef struct http_session {
 	char waiting[48];
 	json_t *answer;
 	unsigned streams;  /* GET streams open */
+	/* http_cancel.c, under h->lock: the tools/call being answered and
+	 * whether a notifications/cancelled named it */
+	json_t *inflight;
+	int inflight_cancelled;
 } http_session;
 
 typedef struct http_quota {
@@ -56,6 +60,8 @@ typedef struct tg_http {
 	pid_t *wpid;
 	unsigned char *busy;     /* 0 free, 1 busy, 2 dead */
 	tg_commit_group *group;  /* the workers' shared fsync (group commit) */
+	tg_cancel **wcancel;     /* per worker, its eventfd shared with it */
+	http_session **wowner;   /* the session whose tools/call it serves */
 	unsigned nworkers;
 	/* requests waiting for a worker, first come first served; each waits
 	 * on its own condition, so a released worker wakes one thread, not all
@@ -92,6 +98,16 @@ int http_worker_call(tg_http *h, json_t *q, json_t **out);
 /* The same for a tool call or a run whose bridged calls ask the session's
  * hooks (the call budget) through the server process. */
 int http_worker_call_hooked(tg_http *h, json_t *q, json_t **out, const tg_call_hooks *hooks);
+/* http_cancel.c: a tools/call of session s begins (msg: 1 when it is one,
+ * 0 other messages) and ends on this connection thread; a
+ * notifications/cancelled POSTed to s (1: it named the call in flight); a
+ * worker taken and given back by this thread. */
+extern _Thread_local http_session *http_tl_session;
+int http_cancel_begin(tg_http *h, http_session *s, const json_t *msg);
+void http_cancel_end(tg_http *h, http_session *s);
+int http_cancel_request(tg_http *h, http_session *s, const json_t *msg);
+void http_cancel_worker_take(tg_http *h, unsigned i);
+void http_cancel_worker_done(tg_http *h, unsigned i);
 /* http_pool.c */
 void http_backend(tg_http *h, tg_mcp_backend *out);
 tg_mcp_quota *http_quota_get(tg_http *h, const char *principal);

@@ -240,7 +240,8 @@ static json_t *serve_one(tg_registry *reg, const json_t *q)
 	return out;
 }
 
-static void worker_main(int fd, const tg_mcp_http_options *opt, tg_commit_group *group)
+static void worker_main(int fd, const tg_mcp_http_options *opt, tg_commit_group *group,
+			const tg_cancel *cancel)
 {
 	tg_registry *reg = NULL;
 	const char *home = opt->home;
@@ -256,6 +257,8 @@ static void worker_main(int fd, const tg_mcp_http_options *opt, tg_commit_group 
 	/* the workers' commits that arrive together share one fsync */
 	tg_registry_set_commit_group(reg, group);
 	worker_fd = fd;
+	/* fired by the server (http_cancel.c), drained by it after each answer */
+	tg_registry_set_cancel(reg, cancel);
 	while ((q = frame_read(fd))) {
 		json_t *a = serve_one(reg, q);
 		json_decref(q);
@@ -276,7 +279,9 @@ int http_workers_start(tg_http *h)
 	h->wfd = calloc(h->opt.workers, sizeof(*h->wfd));
 	h->wpid = calloc(h->opt.workers, sizeof(*h->wpid));
 	h->busy = calloc(h->opt.workers, 1);
-	if (!h->wfd || !h->wpid || !h->busy)
+	h->wcancel = calloc(h->opt.workers, sizeof(*h->wcancel));
+	h->wowner = calloc(h->opt.workers, sizeof(*h->wowner));
+	if (!h->wfd || !h->wpid || !h->busy || !h->wcancel || !h->wowner)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
 	if (tg_commit_group_new(&h->group) < 0)
 		return tg_error_last()->code;
@@ -284,6 +289,9 @@ int http_workers_start(tg_http *h)
 		int sv[2];
 		pid_t pid;
 
+		/* before the fork: the worker shares its eventfd */
+		if (tg_cancel_new(&h->wcancel[i]) < 0)
+			return -1;
 		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
 			return tg_error_errno(TG_ERR_IO, errno, "socketpair");
 		fflush(NULL);
@@ -296,9 +304,11 @@ int http_workers_start(tg_http *h)
 		if (pid == 0) {
 			unsigned k;
 			close(sv[0]);
-			for (k = 0; k < h->nworkers; k++)
+			for (k = 0; k < h->nworkers; k++) {
 				close(h->wfd[k]);
-			worker_main(sv[1], &h->opt, h->group);
+				tg_cancel_free(h->wcancel[k]);
+			}
+			worker_main(sv[1], &h->opt, h->group, h->wcancel[i]);
 		}
 		close(sv[1]);
 		h->wfd[i] = sv[0];
@@ -318,11 +328,17 @@ void http_workers_stop(tg_http *h)
 		while (waitpid(h->wpid[i], NULL, 0) < 0 && errno == EINTR)
 			;
 	}
+	for (i = 0; h->wcancel && i < h->opt.workers; i++)
+		tg_cancel_free(h->wcancel[i]);
+	free(h->wcancel);
+	free(h->wowner);
 	free(h->wfd);
 	free(h->wpid);
 	free(h->busy);
 	tg_commit_group_free(h->group);
 	h->group = NULL;
+	h->wcancel = NULL;
+	h->wowner = NULL;
 	h->wfd = NULL;
 	h->wpid = NULL;
 	h->busy = NULL;
@@ -492,12 +508,15 @@ int http_worker_call_hooked(tg_http *h, json_t *q /* stolen */, json_t **out,
 		json_decref(q);
 		return tg_error_set(TG_ERR_INTERNAL, "every registry worker of the server died");
 	}
+	http_cancel_worker_take(h, i);
 	if (frame_write(h->wfd[i], q) < 0 || !(a = read_answer(h->wfd[i], hooks))) {
 		json_decref(q);
+		http_cancel_worker_done(h, i);
 		release(h, i, 1);
 		return tg_error_set(TG_ERR_INTERNAL, "a registry worker of the server died");
 	}
 	json_decref(q);
+	http_cancel_worker_done(h, i);
 	release(h, i, 0);
 	rc = (int)json_integer_value(json_object_get(a, "rc"));
 	/* the run's journal, for the session's next requestState */

@@ -223,7 +223,81 @@ static int follow_active(tg_registry *r, const char *tool)
 }
 
 /* Index what is missing for one tool; *changed when anything was. */
-static int reindex_tool(tg_registry *r, const char *tool, int *began, int fresh)
+/* What the registry holds of one tool, for the cheap test of reindex_tool:
+ * all tools read in one query (not three queries per tool). */
+typedef struct known {
+	char *name;
+	int64_t id;
+	unsigned max, active;
+} known;
+
+typedef struct known_list {
+	size_t n;
+	known *items; /* sorted by name (strcmp) */
+} known_list;
+
+static void known_free(known_list *k)
+{
+	size_t i;
+
+	for (i = 0; i < k->n; i++)
+		free(k->items[i].name);
+	free(k->items);
+	k->items = NULL;
+	k->n = 0;
+}
+
+static int cmp_known(const void *a, const void *b)
+{
+	return strcmp(((const known *)a)->name, ((const known *)b)->name);
+}
+
+static int load_known(known_list *k, tg_registry *r)
+{
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	size_t cap = 0;
+	int rc = reg_prepare(r, &st, "SELECT t.name, t.id, coalesce(t.active_version, 0), "
+				     "coalesce((SELECT max(version) FROM versions v WHERE "
+				     "v.tool_id = t.id), 0) FROM tools t");
+
+	if (rc < 0)
+		return rc;
+	while ((rc = reg_step(st)) == SQLITE_ROW) {
+		known *e;
+		if (k->n == cap) {
+			size_t nc = cap ? cap * 2 : 64;
+			known *ni = realloc(k->items, nc * sizeof(*ni));
+			if (!ni)
+				goto oom;
+			k->items = ni;
+			cap = nc;
+		}
+		e = &k->items[k->n];
+		if (!(e->name = strdup((const char *)sqlite3_column_text(st, 0))))
+			goto oom;
+		e->id = sqlite3_column_int64(st, 1);
+		e->active = (unsigned)sqlite3_column_int64(st, 2);
+		e->max = (unsigned)sqlite3_column_int64(st, 3);
+		k->n++;
+	}
+	if (rc != SQLITE_DONE) {
+		rc = reg_sqlerr(r, rc, "list tools");
+		known_free(k);
+		return rc;
+	}
+	if (k->n)
+		qsort(k->items, k->n, sizeof(*k->items), cmp_known);
+	return 0;
+oom:
+	known_free(k);
+	return tg_error_set(TG_ERR_NOMEM, "out of memory");
+}
+
+/* pre: what load_known read (NULL: read this tool's rows here). A tool
+ * that needs work is read again here, so that the work follows the
+ * registry as it is now, not as it was when the list was loaded. */
+static int reindex_tool(tg_registry *r, const char *tool, int *began, int fresh,
+			const known_list *pre)
 {
 	tg_store_version_list *l = NULL;
 	int64_t tool_id = 0;
@@ -238,13 +312,24 @@ static int reindex_tool(tg_registry *r, const char *tool, int *began, int fresh)
 	rc = tg_store_get_active(&store_active, NULL, s, tool);
 	if (rc < 0)
 		return tg_error_prefix("store");
-	rc = reg_tool_id(r, tool, 0, &tool_id);
-	if (rc < 0)
-		return rc;
-	if (tool_id) {
-		if ((rc = reg_max_version(r, tool_id, &have)) < 0 ||
-		    (rc = reg_active_version(r, tool_id, &sql_active)) < 0)
+	if (pre) {
+		known key = { (char *)tool, 0, 0, 0 };
+		const known *e = pre->n ? bsearch(&key, pre->items, pre->n, sizeof(key), cmp_known)
+					: NULL;
+		if (e) {
+			tool_id = e->id;
+			have = e->max;
+			sql_active = e->active;
+		}
+	} else {
+		rc = reg_tool_id(r, tool, 0, &tool_id);
+		if (rc < 0)
 			return rc;
+		if (tool_id) {
+			if ((rc = reg_max_version(r, tool_id, &have)) < 0 ||
+			    (rc = reg_active_version(r, tool_id, &sql_active)) < 0)
+				return rc;
+		}
 	}
 	/* cheap test first: only the tip is read when version have+1 is absent */
 	rc = tg_store_get_version(&next, s, tool, have + 1);
@@ -255,6 +340,8 @@ static int reindex_tool(tg_registry *r, const char *tool, int *began, int fresh)
 	missing = rc == 0;
 	if (!missing && store_active == sql_active)
 		return 0;
+	if (pre)
+		return reindex_tool(r, tool, began, fresh, NULL);
 	if (missing) {
 		rc = tg_store_list_versions(&l, s, tool);
 		if (rc < 0)
@@ -294,6 +381,7 @@ out:
 int reg_reindex(tg_registry *r, int fresh)
 {
 	char **names = NULL;
+	known_list pre = { 0, NULL };
 	size_t n = 0, i;
 	tg_store *s;
 	int rc, began = 0;
@@ -303,6 +391,8 @@ int reg_reindex(tg_registry *r, int fresh)
 	rc = tg_store_list_tools(&names, &n, s);
 	if (rc < 0)
 		return tg_error_prefix("store");
+	if ((rc = load_known(&pre, r)) < 0)
+		goto out;
 	if (fresh && (n > 0 || access(r->anchor_path, F_OK) == 0)) {
 		rc = reg_begin(r);
 		if (rc < 0)
@@ -320,7 +410,7 @@ int reg_reindex(tg_registry *r, int fresh)
 		memcpy(hash, r->audit_hash_pending, sizeof(hash));
 		if (began && (rc = reg_exec(r, "SAVEPOINT reindex_tool")) < 0)
 			goto out;
-		rc = reindex_tool(r, names[i], &began, fresh);
+		rc = reindex_tool(r, names[i], &began, fresh, &pre);
 		if (rc < 0) {
 			/* one damaged tool must not lock every command out: undo its
 			 * part, say so (verify reports it), go on with the others */
@@ -350,6 +440,7 @@ int reg_reindex(tg_registry *r, int fresh)
 out:
 	if (began)
 		reg_rollback(r);
+	known_free(&pre);
 	tg_store_free_names(names, n);
 	return rc;
 }

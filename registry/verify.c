@@ -17,6 +17,8 @@
  */
 #include "reg_internal.h"
 
+#include <dirent.h>
+#include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -33,9 +35,70 @@ static int status_agrees(const char *tr, const char *reg)
 	return !strcmp(tr, reg);
 }
 
+/* The names in cache/, read once per verify (a readdir, not an lstat per
+ * version): listed 1 when they could be read (a missing cache/ is empty). */
+typedef struct cache_names {
+	int listed;
+	size_t n;
+	char **items; /* sorted */
+} cache_names;
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void cache_names_free(cache_names *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->n; i++)
+		free(c->items[i]);
+	free(c->items);
+	c->items = NULL;
+	c->n = 0;
+	c->listed = 0;
+}
+
+static int cache_names_read(cache_names *c, const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	size_t cap = 0;
+
+	if (!d) {
+		c->listed = errno == ENOENT;
+		return 0; /* unreadable: an lstat per version, as before */
+	}
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		if (c->n == cap) {
+			size_t nc = cap ? cap * 2 : 64;
+			char **ni = realloc(c->items, nc * sizeof(*ni));
+			if (!ni)
+				goto oom;
+			c->items = ni;
+			cap = nc;
+		}
+		if (!(c->items[c->n] = strdup(de->d_name)))
+			goto oom;
+		c->n++;
+	}
+	closedir(d);
+	if (c->n)
+		qsort(c->items, c->n, sizeof(*c->items), cmp_name);
+	c->listed = 1;
+	return 0;
+oom:
+	closedir(d);
+	cache_names_free(c);
+	return tg_error_set(TG_ERR_NOMEM, "out of memory");
+}
+
 /* The cached build of one content hash: its files must hash to the record. */
-static int check_cache(tg_registry *r, const char *tool, unsigned v, const char *hash,
-		       json_t *problems, json_t *notes)
+static int check_cache(tg_registry *r, const cache_names *cn, const char *tool, unsigned v,
+		       const char *hash, json_t *problems, json_t *notes)
 {
 	_cleanup_free_ char *dir = NULL, *bin = NULL, *obj = NULL;
 	char key[65], hbin[65], hobj[65], got[65];
@@ -49,8 +112,13 @@ static int check_cache(tg_registry *r, const char *tool, unsigned v, const char 
 	obj = dir ? tg_path_join(dir, "tool.o") : NULL;
 	if (!bin || !obj)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
-	if (lstat(dir, &st) != 0)
-		return 0; /* not built (yet): a call builds it */
+	if (cn->listed) {
+		const char *k = key;
+		if (!cn->n || !bsearch(&k, cn->items, cn->n, sizeof(*cn->items), cmp_name))
+			return 0; /* not built (yet): a call builds it */
+	} else if (lstat(dir, &st) != 0) {
+		return 0;
+	}
 	if ((rc = reg_cache_record(r, key, hbin, hobj)) < 0)
 		return rc;
 	if (rc == 0) {
@@ -68,39 +136,173 @@ static int check_cache(tg_registry *r, const char *tool, unsigned v, const char 
 	return 0;
 }
 
-/* Did the registry's row vid pass every test? -1 on error, else the number
- * of tests that did not pass. */
-static int failed_tests(tg_registry *r, int64_t vid)
+/* The registry's side of a verify, read in two queries for the whole run
+ * (not a few per tool and one per version): every tool row, sorted by name,
+ * and every version row with the count of its tests that did not pass,
+ * sorted by (tool id, version); looked up by binary search. */
+typedef struct vtool {
+	char *name;
+	int64_t id;
+	unsigned active;
+} vtool;
+
+typedef struct vrow {
+	int64_t tool_id, id;
+	unsigned version;
+	int failed;  /* tests that did not pass */
+	char *commit, *hash, *status, *verdict;
+} vrow;
+
+typedef struct vq {
+	size_t ntools, nrows;
+	vtool *tools;
+	vrow *rows;
+	cache_names cache;
+} vq;
+
+static void vq_free(vq *q)
+{
+	size_t i;
+
+	for (i = 0; i < q->ntools; i++)
+		free(q->tools[i].name);
+	for (i = 0; i < q->nrows; i++) {
+		free(q->rows[i].commit);
+		free(q->rows[i].hash);
+		free(q->rows[i].status);
+		free(q->rows[i].verdict);
+	}
+	free(q->tools);
+	free(q->rows);
+	cache_names_free(&q->cache);
+}
+
+static char *col_dup(sqlite3_stmt *st, int i)
+{
+	const char *t = (const char *)sqlite3_column_text(st, i);
+	return strdup(t ? t : "");
+}
+
+static int cmp_vtool(const void *a, const void *b)
+{
+	return strcmp(((const vtool *)a)->name, ((const vtool *)b)->name);
+}
+
+static int cmp_vrow(const void *a, const void *b)
+{
+	const vrow *x = a, *y = b;
+
+	if (x->tool_id != y->tool_id)
+		return x->tool_id < y->tool_id ? -1 : 1;
+	return x->version < y->version ? -1 : x->version > y->version;
+}
+
+static int vq_load(tg_registry *r, vq *q)
 {
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
-	int rc = reg_prepare(r, &st, "SELECT count(*) FROM test_results WHERE version_id = ?1 "
-				     "AND passed = 0");
-	if (rc < 0)
+	size_t cap = 0;
+	int rc;
+
+	if ((rc = reg_prepare(r, &st, "SELECT id, name, active_version FROM tools")) < 0)
 		return rc;
-	sqlite3_bind_int64(st, 1, vid);
-	if ((rc = reg_step(st)) != SQLITE_ROW)
-		return reg_sqlerr(r, rc, "count failed tests");
-	return (int)sqlite3_column_int64(st, 0);
+	while ((rc = reg_step(st)) == SQLITE_ROW) {
+		vtool *t;
+		if (q->ntools == cap) {
+			size_t nc = cap ? cap * 2 : 64;
+			vtool *ni = realloc(q->tools, nc * sizeof(*ni));
+			if (!ni)
+				return tg_error_set(TG_ERR_NOMEM, "out of memory");
+			q->tools = ni;
+			cap = nc;
+		}
+		t = &q->tools[q->ntools];
+		t->id = sqlite3_column_int64(st, 0);
+		t->active = (unsigned)sqlite3_column_int64(st, 2);
+		if (!(t->name = col_dup(st, 1)))
+			return tg_error_set(TG_ERR_NOMEM, "out of memory");
+		q->ntools++;
+	}
+	if (rc != SQLITE_DONE)
+		return reg_sqlerr(r, rc, "list tools");
+	if (q->ntools)
+		qsort(q->tools, q->ntools, sizeof(*q->tools), cmp_vtool);
+	sqlite3_finalize(st);
+	st = NULL;
+	cap = 0;
+	if ((rc = reg_prepare(r, &st, "SELECT v.tool_id, v.version, v.commit_id, v.content_hash, "
+				      "v.status, v.verdict, v.id, (SELECT count(*) FROM test_results "
+				      "t WHERE t.version_id = v.id AND t.passed = 0) FROM versions v")) < 0)
+		return rc;
+	while ((rc = reg_step(st)) == SQLITE_ROW) {
+		vrow *w;
+		if (q->nrows == cap) {
+			size_t nc = cap ? cap * 2 : 256;
+			vrow *ni = realloc(q->rows, nc * sizeof(*ni));
+			if (!ni)
+				return tg_error_set(TG_ERR_NOMEM, "out of memory");
+			q->rows = ni;
+			cap = nc;
+		}
+		w = &q->rows[q->nrows];
+		memset(w, 0, sizeof(*w));
+		q->nrows++;
+		w->tool_id = sqlite3_column_int64(st, 0);
+		w->version = (unsigned)sqlite3_column_int64(st, 1);
+		w->id = sqlite3_column_int64(st, 6);
+		w->failed = (int)sqlite3_column_int64(st, 7);
+		if (!(w->commit = col_dup(st, 2)) || !(w->hash = col_dup(st, 3)) ||
+		    !(w->status = col_dup(st, 4)) || !(w->verdict = col_dup(st, 5)))
+			return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	}
+	if (rc != SQLITE_DONE)
+		return reg_sqlerr(r, rc, "list versions");
+	if (q->nrows)
+		qsort(q->rows, q->nrows, sizeof(*q->rows), cmp_vrow);
+	return 0;
+}
+
+static const vtool *vq_tool(const vq *q, const char *name)
+{
+	vtool key = { (char *)name, 0, 0 };
+
+	return q->ntools ? bsearch(&key, q->tools, q->ntools, sizeof(key), cmp_vtool) : NULL;
+}
+
+/* The rows of tool id: *first and the count. */
+static size_t vq_rows(const vq *q, int64_t id, const vrow **first)
+{
+	size_t lo = 0, hi = q->nrows, i;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (q->rows[mid].tool_id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (i = lo; i < q->nrows && q->rows[i].tool_id == id; i++)
+		;
+	*first = q->rows + lo;
+	return i - lo;
 }
 
 /* Checks of one version beyond commit and hash equality. */
-static int check_version(tg_registry *r, const char *tool, const tg_store_version *sv,
-			 sqlite3_stmt *row, unsigned sql_active, json_t *problems, json_t *notes)
+static int check_version(tg_registry *r, vq *q, const char *tool, const tg_store_version *sv,
+			 const vrow *row, unsigned sql_active, json_t *problems, json_t *notes)
 {
 	_cleanup_free_ char *src = NULL;
 	_cleanup_json_ json_t *local = NULL;
 	const char *th = tg_store_version_trailer(sv, "Toolgate-Content-Hash");
 	const char *ts = tg_store_version_trailer(sv, "Toolgate-Status");
 	const char *tv = tg_store_version_trailer(sv, "Toolgate-Verdict");
-	const char *rh = (const char *)sqlite3_column_text(row, 1);
-	const char *rs = (const char *)sqlite3_column_text(row, 2);
-	const char *rv = (const char *)sqlite3_column_text(row, 3);
-	int64_t vid = sqlite3_column_int64(row, 4);
+	const char *rh = row->hash;
+	const char *rs = row->status;
+	const char *rv = row->verdict;
 	unsigned v = sv->version;
 	char hash[65];
 	size_t len = 0;
 	tg_store *s;
-	int rc, nf;
+	int rc;
 
 	if ((rc = reg_store(r, &s)) < 0)
 		return rc;
@@ -118,7 +320,9 @@ static int check_version(tg_registry *r, const char *tool, const tg_store_versio
 		ts = ls;
 		tv = lv;
 	}
-	if (tg_store_get_file(&src, &len, s, tool, v, "tool.c") < 0) {
+	/* by commit id: the commit list_versions walked to (a lookup by version
+	 * would walk down from the tip again, O(versions) per version) */
+	if (tg_store_get_file_at(&src, &len, s, sv->commit, "tool.c") < 0) {
 		reg_add_line(problems, "store: %s@%u: tool.c unreadable: %s", tool, v,
 		    tg_error_last()->message);
 		tg_error_clear();
@@ -149,13 +353,11 @@ static int check_version(tg_registry *r, const char *tool, const tg_store_versio
 		if (tv && strcmp(tv, "pass") != 0)
 			reg_add_line(problems, "store: %s@%u is active but its commit says Toolgate-Verdict: "
 				      "%s", tool, v, tv);
-		if ((nf = failed_tests(r, vid)) < 0)
-			return nf;
-		if (nf > 0)
+		if (row->failed > 0)
 			reg_add_line(problems, "registry: %s@%u is active but %d of its tests did not pass",
-			    tool, v, nf);
+			    tool, v, row->failed);
 	}
-	return check_cache(r, tool, v, hash, problems, notes);
+	return check_cache(r, &q->cache, tool, v, hash, problems, notes);
 }
 
 /* Signature counts over the versions checked: unsigned, good, untrusted. */
@@ -190,15 +392,15 @@ static int check_signature(tg_registry *r, const char *tool, const tg_store_vers
 	return 0;
 }
 
-static int check_tool(tg_registry *r, const char *tool, json_t *problems, json_t *notes,
+static int check_tool(tg_registry *r, vq *q, const char *tool, json_t *problems, json_t *notes,
 		      size_t *nversions, sig_counts *sc)
 {
-	_cleanup_stmt_ sqlite3_stmt *st = NULL;
 	tg_store_version_list *l = NULL;
 	unsigned store_active = 0, sql_active = 0;
-	int64_t id = 0, sql_count = 0;
+	const vtool *t;
+	const vrow *rows;
+	size_t i, nrows;
 	tg_store *s;
-	size_t i;
 	int rc;
 
 	if ((rc = reg_store(r, &s)) < 0)
@@ -208,69 +410,44 @@ static int check_tool(tg_registry *r, const char *tool, json_t *problems, json_t
 		reg_add_line(problems, "store: %s: active ref unreadable: %s", tool, tg_error_last()->message);
 		tg_error_clear();
 	}
-	rc = reg_tool_id(r, tool, 0, &id);
-	if (rc < 0)
-		return rc;
-	if (!id) {
+	if (!(t = vq_tool(q, tool)) || !t->id) {
 		reg_add_line(problems, "registry: the store has tool %s but the registry does not", tool);
 		return 0;
 	}
+	sql_active = t->active;
+	nrows = vq_rows(q, t->id, &rows);
 	rc = tg_store_list_versions(&l, s, tool);
 	if (rc < 0) {
 		reg_add_line(problems, "store: %s: history unreadable: %s", tool, tg_error_last()->message);
 		tg_error_clear();
 		return 0;
 	}
-	rc = reg_active_version(r, id, &sql_active);
-	if (rc < 0)
-		goto out;
-	rc = reg_prepare(r, &st, "SELECT commit_id, content_hash, status, verdict, id FROM versions "
-				 "WHERE tool_id = ?1 AND version = ?2");
-	if (rc < 0)
-		goto out;
 	for (i = 0; i < l->n; i++) {
 		const tg_store_version *sv = &l->items[i];
 		const char *h = tg_store_version_trailer(sv, "Toolgate-Content-Hash");
-		sqlite3_reset(st);
-		sqlite3_bind_int64(st, 1, id);
-		sqlite3_bind_int64(st, 2, sv->version);
-		rc = reg_step(st);
-		if (rc == SQLITE_DONE) {
+		vrow key = { t->id, 0, sv->version, 0, NULL, NULL, NULL, NULL };
+		const vrow *row = nrows ? bsearch(&key, rows, nrows, sizeof(key), cmp_vrow) : NULL;
+		if (!row) {
 			reg_add_line(problems, "registry: %s v%u is in the store but not in the registry", tool,
 			    sv->version);
 			continue;
 		}
-		if (rc != SQLITE_ROW) {
-			rc = reg_sqlerr(r, rc, "read version");
-			goto out;
-		}
-		if (strcmp((const char *)sqlite3_column_text(st, 0), sv->commit) != 0)
+		if (strcmp(row->commit, sv->commit) != 0)
 			reg_add_line(problems, "registry: %s v%u: commit %.12s in the registry, %.12s in the "
-				      "store", tool, sv->version, sqlite3_column_text(st, 0), sv->commit);
-		if (h && strcmp((const char *)sqlite3_column_text(st, 1), h) != 0)
+				      "store", tool, sv->version, row->commit, sv->commit);
+		if (h && strcmp(row->hash, h) != 0)
 			reg_add_line(problems, "registry: %s v%u: content hash differs from the store's", tool,
 			    sv->version);
-		rc = check_version(r, tool, sv, st, sql_active, problems, notes);
+		rc = check_version(r, q, tool, sv, row, sql_active, problems, notes);
 		if (rc == 0)
 			rc = check_signature(r, tool, sv, problems, sc);
 		if (rc < 0)
 			goto out;
 	}
 	*nversions += l->n;
-	sqlite3_finalize(st);
-	st = NULL;
-	rc = reg_prepare(r, &st, "SELECT count(*) FROM versions WHERE tool_id = ?1");
-	if (rc < 0)
-		goto out;
-	sqlite3_bind_int64(st, 1, id);
-	if ((rc = reg_step(st)) != SQLITE_ROW) {
-		rc = reg_sqlerr(r, rc, "count versions");
-		goto out;
-	}
-	sql_count = sqlite3_column_int64(st, 0);
-	if ((size_t)sql_count > l->n)
+	if (nrows > l->n)
 		reg_add_line(problems, "registry: %s has %lld versions in the registry but %zu in the store",
-		    tool, (long long)sql_count, l->n);
+		    tool, (long long)nrows, l->n);
 	if (sql_active != store_active)
 		reg_add_line(problems, "registry: %s: active version v%u in the registry, v%u in the store",
 		    tool, sql_active, store_active);
@@ -313,14 +490,14 @@ static int integrity(tg_registry *r, json_t *problems)
 int tg_registry_verify(json_t **out, tg_registry *r)
 {
 	_cleanup_json_ json_t *problems = json_array(), *notes = json_array(), *res = NULL;
-	_cleanup_stmt_ sqlite3_stmt *st = NULL;
 	tg_store_problem_list *pl = NULL;
 	sig_counts sc = { 0, 0, 0 };
-	tg_store *s;
+	vq q = { 0, 0, NULL, NULL, { 0, 0, NULL } };
+	tg_store *s = NULL;
 	char **names = NULL;
 	json_t *rep;
 	size_t n = 0, i, nversions = 0;
-	int rc;
+	int rc, reading = 0;
 
 	*out = NULL;
 	if (!problems || !notes)
@@ -344,13 +521,22 @@ int tg_registry_verify(json_t **out, tg_registry *r)
 	}
 	if ((rc = reg_store(r, &s)) < 0)
 		return rc;
+	/* every ref read once (one pass over loose refs and packed-refs, the
+	 * notes listed once), not once per lookup: store/snapshot.c */
+	if ((rc = tg_store_snapshot_refs(s)) < 0)
+		return rc;
 	/* the full comparison, whatever the fingerprint said at open: first the
 	 * re-index the open skipped (its repairs and problems are reported) */
 	if (!r->reindexed) {
-		if ((rc = reg_reindex(r, 0)) < 0)
-			return tg_error_prefix("re-index from the store");
+		if ((rc = reg_reindex(r, 0)) < 0) {
+			rc = tg_error_prefix("re-index from the store");
+			goto out;
+		}
 		r->reindexed = 1;
 	}
+	/* a repair wrote a ref (which dropped the snapshot): read them again */
+	if ((rc = tg_store_snapshot_refs(s)) < 0)
+		goto out;
 	rc = tg_store_verify(&pl, s);
 	if (pl) {
 		for (i = 0; i < pl->n; i++)
@@ -361,33 +547,37 @@ int tg_registry_verify(json_t **out, tg_registry *r)
 	}
 	tg_error_clear();
 	rc = tg_store_list_tools(&names, &n, s);
-	if (rc < 0)
-		return tg_error_prefix("store");
+	if (rc < 0) {
+		rc = tg_error_prefix("store");
+		goto out;
+	}
+	/* the registry side in one read transaction (one snapshot of the
+	 * database, one WAL read lock instead of one per statement) with its
+	 * statements prepared once */
+	if (!r->in_txn && reg_exec(r, "BEGIN") == 0)
+		reading = 1;
+	tg_error_clear();
+	if ((rc = vq_load(r, &q)) < 0 || (rc = cache_names_read(&q.cache, r->cache_dir)) < 0)
+		goto out;
 	for (i = 0; i < n; i++) {
-		rc = check_tool(r, names[i], problems, notes, &nversions, &sc);
-		if (rc < 0) {
-			tg_store_free_names(names, n);
-			return rc;
-		}
+		rc = check_tool(r, &q, names[i], problems, notes, &nversions, &sc);
+		if (rc < 0)
+			goto out;
 	}
 	if (sc.good || sc.untrusted)
 		reg_add_line(notes, "signatures: %zu good (by a trusted signer), %zu valid by keys not in "
 			     "trusted_signers, %zu unsigned", sc.good, sc.untrusted, sc.none);
-	/* tools the registry has and the store does not */
-	rc = reg_prepare(r, &st, "SELECT name FROM tools ORDER BY name");
-	if (rc < 0)
-		goto out;
-	while ((rc = reg_step(st)) == SQLITE_ROW) {
-		const char *name = (const char *)sqlite3_column_text(st, 0);
-		int found = 0;
-		for (i = 0; i < n && !found; i++)
-			found = strcmp(names[i], name) == 0;
-		if (!found)
+	/* tools the registry has and the store does not (q.tools is sorted by
+	 * name, names too: a binary search each) */
+	for (i = 0; i < q.ntools; i++) {
+		const char *name = q.tools[i].name;
+		if (!n || !bsearch(&name, names, n, sizeof(*names), cmp_name))
 			reg_add_line(problems, "registry: tool %s is not in the store", name);
 	}
-	if (rc != SQLITE_DONE) {
-		rc = reg_sqlerr(r, rc, "list tools");
-		goto out;
+	if (reading) {
+		reading = 0;
+		if ((rc = reg_exec(r, "COMMIT")) < 0)
+			goto out;
 	}
 	rc = reg_audit_verify(r, problems, notes);
 	if (rc < 0)
@@ -409,6 +599,10 @@ int tg_registry_verify(json_t **out, tg_registry *r)
 	*out = TG_TAKE_PTR(res);
 	rc = 0;
 out:
+	vq_free(&q);
+	if (reading)
+		sqlite3_exec(r->db, "ROLLBACK", NULL, NULL, NULL); /* the caller's error stays */
+	tg_store_snapshot_release(s);
 	tg_store_free_names(names, n);
 	return rc;
 }

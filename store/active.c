@@ -26,7 +26,7 @@ int tg_store_get_active(unsigned *out_version, char out_commit[41], tg_store *s,
 	if ((rc = st_check_tool(tool)) < 0)
 		return rc;
 	st_ref_name(ref, sizeof(ref), ST_ACTIVE_PREFIX, tool);
-	rc = git_reference_name_to_id(&oid, s->repo, ref);
+	rc = st_ref_id(&oid, s, ref);
 	if (rc == GIT_ENOTFOUND)
 		return 0;
 	if (rc < 0)
@@ -134,6 +134,7 @@ int tg_store_clear_active(tg_store *s, const char *tool, unsigned expected_versi
 		 * before its own compare, so a lost race there would drop it). */
 		if ((rc = st_lock_exclusive(s, start)) < 0)
 			return tg_error_prefix("tool %s", tool);
+		st_snapshot_drop(s);
 		rc = git_reference_lookup(&r, s->repo, ref);
 		if (rc == GIT_ENOTFOUND) {
 			st_unlock(s);
@@ -209,6 +210,7 @@ int tg_store_drop_version(tg_store *s, const char *tool, unsigned version, const
 			git_reference *r = NULL;
 			if ((rc = st_lock_exclusive(s, start)) < 0)
 				return tg_error_prefix("tool %s", tool);
+			st_snapshot_drop(s);
 			rc = git_reference_lookup(&r, s->repo, ref);
 			if (rc == 0 && (git_reference_type(r) != GIT_REFERENCE_DIRECT ||
 					!git_oid_equal(git_reference_target(r), &tip)))

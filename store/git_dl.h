@@ -22,6 +22,7 @@
 	X(git_buf_dispose) \
 	X(git_commit_create) \
 	X(git_commit_free) \
+	X(git_commit_header_field) \
 	X(git_commit_id) \
 	X(git_commit_lookup) \
 	X(git_commit_message) \
@@ -40,6 +41,7 @@
 	X(git_diff_tree_to_tree) \
 	X(git_error_last) \
 	X(git_error_set_str) \
+	X(git_error_clear) \
 	X(git_fetch_options_init) \
 	X(git_graph_descendant_of) \
 	X(git_libgit2_init) \
@@ -104,6 +106,7 @@
 	X(git_merge_base) \
 	X(git_oid_fromstr) \
 	X(git_note_read) \
+	X(git_note_foreach) \
 	X(git_note_message) \
 	X(git_note_free) \
 	X(git_note_commit_create) \
@@ -178,6 +181,7 @@ int tg_git_load(void);
 #define git_note_free (tg_git_api.git_note_free)
 #define git_note_message (tg_git_api.git_note_message)
 #define git_note_read (tg_git_api.git_note_read)
+#define git_note_foreach (tg_git_api.git_note_foreach)
 #define git_note_commit_create (tg_git_api.git_note_commit_create)
 #define git_note_commit_read (tg_git_api.git_note_commit_read)
 #define git_oid_fromstr (tg_git_api.git_oid_fromstr)
@@ -190,6 +194,7 @@ int tg_git_load(void);
 #define git_buf_dispose (tg_git_api.git_buf_dispose)
 #define git_commit_create (tg_git_api.git_commit_create)
 #define git_commit_free (tg_git_api.git_commit_free)
+#define git_commit_header_field (tg_git_api.git_commit_header_field)
 #define git_commit_id (tg_git_api.git_commit_id)
 #define git_commit_lookup (tg_git_api.git_commit_lookup)
 #define git_commit_message (tg_git_api.git_commit_message)
@@ -208,6 +213,7 @@ int tg_git_load(void);
 #define git_diff_tree_to_tree (tg_git_api.git_diff_tree_to_tree)
 #define git_error_last (tg_git_api.git_error_last)
 #define git_error_set_str (tg_git_api.git_error_set_str)
+#define git_error_clear (tg_git_api.git_error_clear)
 #define git_fetch_options_init (tg_git_api.git_fetch_options_init)
 #define git_graph_descendant_of (tg_git_api.git_graph_descendant_of)
 #define git_libgit2_init (tg_git_api.git_libgit2_init)

@@ -67,6 +67,7 @@ int st_ref_cas(tg_store *s, const char *name, const git_oid *new_id, const git_o
 		git_error_set_str(GIT_ERROR_OS, tg_error_last()->message);
 		return GIT_ERROR;
 	}
+	st_snapshot_drop(s);
 	rc = git_reference_create_matching(&r, s->repo, name, new_id, 1, old_id, msg);
 	st_unlock(s);
 	git_reference_free(r);

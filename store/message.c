@@ -15,6 +15,7 @@
 #include "store_internal.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <string.h>
 #include <strings.h>
 
@@ -163,6 +164,62 @@ static int parse_version(unsigned *out, const char *v)
 	return 0;
 }
 
+/* The version of a commit, remembered by commit id for the process: a
+ * commit id is the hash of the message, so the answer never changes, and a
+ * verify asks it of each commit four or five times (re-index, chain, active
+ * pointer). Open addressing, at most VMEMO_SIZE / 2 entries (then no more
+ * are kept); only valid versions are kept. */
+#define VMEMO_SIZE 32768u
+static struct vmemo {
+	unsigned char id[GIT_OID_RAWSZ];
+	unsigned v; /* 0 = free */
+} *vmemo;
+static size_t vmemo_n;
+static pthread_mutex_t vmemo_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static size_t vmemo_slot(const unsigned char *id)
+{
+	size_t h;
+
+	memcpy(&h, id, sizeof(h));
+	return h & (VMEMO_SIZE - 1);
+}
+
+static unsigned vmemo_get(const git_oid *oid)
+{
+	unsigned v = 0;
+	size_t i;
+
+	pthread_mutex_lock(&vmemo_mu);
+	for (i = vmemo ? vmemo_slot(oid->id) : 0; vmemo && vmemo[i].v; i = (i + 1) & (VMEMO_SIZE - 1)) {
+		if (!memcmp(vmemo[i].id, oid->id, GIT_OID_RAWSZ)) {
+			v = vmemo[i].v;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&vmemo_mu);
+	return v;
+}
+
+static void vmemo_put(const git_oid *oid, unsigned v)
+{
+	size_t i;
+
+	pthread_mutex_lock(&vmemo_mu);
+	if (!vmemo)
+		vmemo = calloc(VMEMO_SIZE, sizeof(*vmemo));
+	if (vmemo && vmemo_n < VMEMO_SIZE / 2) {
+		for (i = vmemo_slot(oid->id); vmemo[i].v; i = (i + 1) & (VMEMO_SIZE - 1))
+			if (!memcmp(vmemo[i].id, oid->id, GIT_OID_RAWSZ))
+				goto out;
+		memcpy(vmemo[i].id, oid->id, GIT_OID_RAWSZ);
+		vmemo[i].v = v;
+		vmemo_n++;
+	}
+out:
+	pthread_mutex_unlock(&vmemo_mu);
+}
+
 int st_commit_version(unsigned *out, const git_commit *c)
 {
 	_cleanup_free_ char *subject = NULL;
@@ -172,6 +229,10 @@ int st_commit_version(unsigned *out, const git_commit *c)
 	unsigned v = 0;
 
 	*out = 0;
+	if ((v = vmemo_get(git_commit_id(c))) != 0) {
+		*out = v;
+		return 0;
+	}
 	if ((rc = st_message_parse(&subject, &t, &n, git_commit_message(c))) < 0)
 		return rc;
 	for (i = 0; i < n; i++) {
@@ -190,6 +251,8 @@ int st_commit_version(unsigned *out, const git_commit *c)
 		return tg_error_set(TG_ERR_INVALID, "commit %s: %s %s trailer", hex,
 				    found ? "malformed or repeated" : "no", ST_VERSION_KEY);
 	}
+	if (v)
+		vmemo_put(git_commit_id(c), v);
 	*out = v;
 	return 0;
 }

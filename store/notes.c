@@ -20,7 +20,6 @@
 
 #include <string.h>
 
-#define ST_LOCAL_NOTES_REF  "refs/notes/toolgate-local"
 #define ST_REVIEW_NOTES_REF "refs/notes/toolgate-review"
 /* a review note past this size takes no more lines */
 #define ST_MAX_REVIEW_NOTE  (256u * 1024u)
@@ -142,6 +141,8 @@ int tg_store_note_get(char **out, tg_store *s, const char *commit)
 	*out = NULL;
 	if (git_oid_fromstr(&id, commit) < 0)
 		return tg_error_set(TG_ERR_INVALID, "not a commit id: %.64s", commit);
+	if (!st_snapshot_may_have_note(s, &id))
+		return 0;
 	rc = git_note_read(&n, s->repo, ST_LOCAL_NOTES_REF, &id);
 	if (rc == GIT_ENOTFOUND)
 		return 0;

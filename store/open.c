@@ -198,6 +198,7 @@ void tg_store_free(tg_store *s)
 		return;
 	if (s->lock_fd >= 0)
 		close(s->lock_fd);
+	st_snapshot_drop(s);
 	git_repository_free(s->repo);
 	free(s->path);
 	free(s->sign_key);

@@ -18,7 +18,7 @@ int st_lookup_tip(git_commit **out, unsigned *version_out, tg_store *s, const ch
 	if (version_out)
 		*version_out = 0;
 	st_ref_name(ref, sizeof(ref), ST_TOOLS_PREFIX, tool);
-	rc = git_reference_name_to_id(&oid, s->repo, ref);
+	rc = st_ref_id(&oid, s, ref);
 	if (rc == GIT_ENOTFOUND)
 		return tg_error_set(TG_ERR_NOTFOUND, "tool %s: not in the store", tool);
 	if (rc < 0)
@@ -226,6 +226,8 @@ int tg_store_list_tools(char ***out, size_t *n_out, tg_store *s)
 
 	*out = NULL;
 	*n_out = 0;
+	if (s->snap)
+		return st_snapshot_tools(out, n_out, s);
 	if ((rc = git_reference_iterator_glob_new(&it, s->repo, ST_TOOLS_PREFIX "*")) < 0)
 		return st_git_fail(rc, "list refs");
 	while ((rc = git_reference_next_name(&name, it)) == 0) {

@@ -426,6 +426,7 @@ int tg_store_fetch(tg_store *s, const char *url)
 	fo.update_fetchhead = 0;
 	arr.strings = specs.v;
 	arr.count = specs.n;
+	st_snapshot_drop(s);
 	if ((rc = git_remote_fetch(remote, &arr, &fo, msg)) < 0) {
 		rc = st_git_fail(rc, "fetch from %s", url);
 		goto out;

@@ -293,6 +293,21 @@ int tg_store_commit_signature(tg_store_sig *out, tg_store *s, const char *commit
 	memset(out, 0, sizeof(*out));
 	if (git_oid_fromstr(&id, commit) < 0)
 		return tg_error_set(TG_ERR_INVALID, "not a commit id: %.64s", commit);
+	{
+		/* the parsed commit (in libgit2's object cache after a verify or
+		 * history walk) says whether there is a gpgsig header at all, the
+		 * one extract_signature reads; only a signed commit's raw object
+		 * is read again below */
+		git_commit *c = NULL;
+		git_buf f = { 0 };
+		int hr = git_commit_lookup(&c, s->repo, &id) == 0 ? git_commit_header_field(&f, c, "gpgsig") : 0;
+		git_buf_dispose(&f);
+		git_commit_free(c);
+		if (hr == GIT_ENOTFOUND) {
+			git_error_set_str(GIT_ERROR_NONE, "");
+			return 0;
+		}
+	}
 	rc = git_commit_extract_signature(&sig, &data, s->repo, &id, NULL);
 	if (rc == GIT_ENOTFOUND) {
 		git_error_set_str(GIT_ERROR_NONE, "");

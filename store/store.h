@@ -109,6 +109,14 @@ int tg_store_drop_version(tg_store *s, const char *tool, unsigned version, const
  * when none) and the return is 0 if there are none, TG_ERR_INTERNAL if
  * there are some; when it could not run, *out is NULL. */
 int tg_store_verify(tg_store_problem_list **out, tg_store *s);
+/* Read every ref once (one iterator pass, packed-refs once) and the set of
+ * commits with a local note; until tg_store_snapshot_release (or any ref
+ * write of this handle) lookups by tool name answer from it. For a caller
+ * that reads every tool (verify). 0 also when no snapshot could be taken
+ * (an unreadable ref): lookups then go to the refs as before. A snapshot
+ * already held is kept. */
+int tg_store_snapshot_refs(tg_store *s);
+void tg_store_snapshot_release(tg_store *s);
 
 /* Push / fetch every refs/tools/<name> and refs/active/<name> to / from a repository at
  * a path or a file://, git://, ssh:// or https:// URL. tg_store_fetch takes

@@ -31,6 +31,7 @@
 #define ST_TOOLS_PREFIX  "refs/tools/"
 #define ST_ACTIVE_PREFIX "refs/active/"
 #define ST_FETCH_PREFIX  "refs/toolgate-fetch/"
+#define ST_LOCAL_NOTES_REF "refs/notes/toolgate-local"
 #define ST_VERSION_KEY   "Toolgate-Version"
 #define ST_LOCK_FILE     "toolgate.lock"
 
@@ -39,6 +40,7 @@ struct tg_store {
 	char *path;     /* the repository folder */
 	int lock_fd;    /* <path>/toolgate.lock, for flock(2) */
 	char *sign_key; /* private SSH key signing every commit written, or NULL */
+	struct st_snapshot *snap; /* refs read in one pass (snapshot.c), or NULL */
 };
 
 /* Map a libgit2 failure to a TG_ERR_* code with "what: libgit2 message". */
@@ -91,6 +93,23 @@ int st_clear_stale_locks(tg_store *s);
 void st_backoff(unsigned attempt);
 /* May retry number attempt+1 of an operation started at start_ms follow? */
 int st_may_retry(unsigned attempt, uint64_t start_ms);
+
+/* The id a ref name resolves to: from the snapshot when one is held
+ * (tg_store_snapshot_refs), else from libgit2; 0, GIT_ENOTFOUND or another
+ * libgit2 error. */
+int st_ref_id(git_oid *out, tg_store *s, const char *name);
+/* 0 when the snapshot says commit has no note on the local notes ref, 1
+ * when it may have one (or no snapshot is held). */
+int st_snapshot_may_have_note(tg_store *s, const git_oid *commit);
+/* fn(l, s, name, id) for every ref of the snapshot in name order (id NULL
+ * when it does not resolve); stops at the first negative return. */
+int st_snapshot_each(tg_store *s,
+		     int (*fn)(tg_store_problem_list *l, tg_store *s, const char *name, const git_oid *id),
+		     tg_store_problem_list *l);
+/* Forget the snapshot: every ref write calls this first. */
+void st_snapshot_drop(tg_store *s);
+/* tg_store_list_tools answered from the snapshot (held). */
+int st_snapshot_tools(char ***out, size_t *n_out, tg_store *s);
 
 /* Problems found by verify (capped at ST_MAX_PROBLEMS lines). */
 #define ST_MAX_PROBLEMS 1000

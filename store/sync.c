@@ -440,6 +440,7 @@ int tg_store_fetch_into(tg_store_fetched **out, tg_store *s, const char *url,
 		fo.callbacks.payload = &g;
 		arr.strings = specs;
 		arr.count = nspecs;
+		st_snapshot_drop(s);
 		rc = git_remote_fetch(remote, &arr, &fo, msg);
 		if (rc < 0) {
 			if (g.why[0])
@@ -543,9 +544,10 @@ void tg_store_fetched_free(tg_store *s, tg_store_fetched *f)
 {
 	size_t i;
 
-	(void)s; /* the private refs lived in the quarantine, gone with it */
+	/* the private refs lived in the quarantine, gone with it */
 	if (!f)
 		return;
+	st_snapshot_drop(s);
 	for (i = 0; i < f->n; i++)
 		free(f->items[i].problem);
 	free(f->items);

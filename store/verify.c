@@ -175,17 +175,14 @@ out:
 	return rc;
 }
 
-static int check_ref(tg_store_problem_list *l, tg_store *s, git_reference *ref)
+/* One ref, named name, resolving to id (NULL: it does not resolve). */
+static int check_ref(tg_store_problem_list *l, tg_store *s, const char *name, const git_oid *id)
 {
-	const char *name = git_reference_name(ref);
-	git_reference *res = NULL;
 	git_object *obj = NULL;
-	const git_oid *id;
 	int rc = 0;
 
-	if (git_reference_resolve(&res, ref) < 0)
+	if (!id)
 		return st_problem_add(l, "ref %s: does not resolve", name);
-	id = git_reference_target(res);
 	if (git_object_lookup(&obj, s->repo, id, GIT_OBJECT_ANY) < 0) {
 		rc = st_problem_add(l, "ref %s: points at missing object %s", name, git_oid_tostr_s(id));
 		goto out;
@@ -205,7 +202,7 @@ static int check_ref(tg_store_problem_list *l, tg_store *s, git_reference *ref)
 			goto out;
 		}
 		st_ref_name(tref, sizeof(tref), ST_TOOLS_PREFIX, tool);
-		if (git_reference_name_to_id(&tip, s->repo, tref) < 0)
+		if (st_ref_id(&tip, s, tref) < 0)
 			rc = st_problem_add(l, "ref %s: tool %s has no history", name, tool);
 		else if (st_chain_contains(s, &tip, id) != 1)
 			rc = st_problem_add(l, "ref %s: %s is not a version of %s", name, git_oid_tostr_s(id),
@@ -213,6 +210,16 @@ static int check_ref(tg_store_problem_list *l, tg_store *s, git_reference *ref)
 	}
 out:
 	git_object_free(obj);
+	return rc;
+}
+
+static int check_git_ref(tg_store_problem_list *l, tg_store *s, git_reference *ref)
+{
+	git_reference *res = NULL;
+	int rc;
+
+	rc = check_ref(l, s, git_reference_name(ref),
+		       git_reference_resolve(&res, ref) < 0 ? NULL : git_reference_target(res));
 	git_reference_free(res);
 	return rc;
 }
@@ -228,6 +235,11 @@ int tg_store_verify(tg_store_problem_list **out, tg_store *s)
 	l = calloc(1, sizeof(*l));
 	if (!l)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	if (s->snap) {
+		/* the refs as the snapshot read them (one pass, already made) */
+		rc = st_snapshot_each(s, check_ref, l);
+		goto done;
+	}
 	if ((rc = git_reference_iterator_new(&it, s->repo)) < 0) {
 		tg_store_problem_list_free(l);
 		return st_git_fail(rc, "list refs");
@@ -244,12 +256,13 @@ int tg_store_verify(tg_store_problem_list **out, tg_store *s)
 			rc = st_problem_add(l, "refs: unreadable: %s", e && e->message ? e->message : "?");
 			break;
 		}
-		rc = check_ref(l, s, ref);
+		rc = check_git_ref(l, s, ref);
 		git_reference_free(ref);
 		if (rc < 0)
 			break;
 	}
 	git_reference_iterator_free(it);
+done:
 	if (rc < 0) {
 		tg_store_problem_list_free(l);
 		return rc;

@@ -13,7 +13,9 @@
 #     (2,000 real creates would take about 40 minutes here: analysis, two
 #     sandboxed compiler runs and the tests each). hyperfine medians of
 #     `toolgate list --json`, `history hist --json` (N versions) and
-#     `verify --json`, and the store's disk per version, loose and packed.
+#     `verify --json`, and the store's disk per version, loose and packed;
+#     then verify again once `toolgate gc` packed the objects (what a real
+#     home holds: creates pack it past pack_loose_objects, default 1000).
 set -eu
 build=$(cd "${1:-build}" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
@@ -51,7 +53,7 @@ echo "store + db     $(kb $((s1 - s0 + d1 - d0)) "$creates") KB per version (tar
 echo "cache/         $(kb $((c1 - c0)) "$creates") KB per version (the static build; bounded by cache_budget_mb, evicted when inactive)"
 
 echo "-- 2. list / history / verify as the home grows (hyperfine medians)"
-printf '%-6s %10s %12s %10s %12s %12s\n' tools "list ms" "history ms" "verify ms" "KB/ver loose" "KB/ver packed"
+printf '%-6s %10s %12s %10s %12s %12s %12s\n' tools "list ms" "history ms" "verify ms" "KB/ver loose" "KB/ver packed" "verify packed"
 for n in $sizes; do
 	home=$work/h$n
 	"$build/bench/growth/bench_growth" "$home" "$n" "$n" >/dev/null
@@ -65,7 +67,10 @@ for n in $sizes; do
 	loose=$(bytes "$home/store.git")
 	"$tg" --home "$home" gc >/dev/null
 	packed=$(bytes "$home/store.git")
-	printf '%-6s %10s %12s %10s %12s %12s\n' "$n" "$(med 0)" "$(med 1)" "$(med 2)" \
-		"$(kb "$loose" $versions)" "$(kb "$packed" $versions)"
+	hyperfine -N -w 2 -r 10 --export-json "$work/$n.packed.json" \
+		"$tg --home $home verify --json" >/dev/null 2>&1
+	vp=$(python3 -c "import json,sys; print('%.1f' % (json.load(open(sys.argv[1]))['results'][0]['median'] * 1000))" "$work/$n.packed.json")
+	printf '%-6s %10s %12s %10s %12s %12s %12s\n' "$n" "$(med 0)" "$(med 1)" "$(med 2)" \
+		"$(kb "$loose" $versions)" "$(kb "$packed" $versions)" "$vp"
 	rm -rf "$home"
 done
