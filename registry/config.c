@@ -20,6 +20,8 @@
 #define CFG_DEF_MAX_REJECTED_HOUR 20u
 #define CFG_DEF_CACHE_BUDGET_MB 256u
 #define CFG_DEF_PACK_LOOSE 1000u
+#define CFG_DEF_SESSION_CALLS 10000u   /* per MCP session (issue 15: never unlimited by default) */
+#define CFG_DEF_SESSION_CREATES 500u
 #define CFG_DEF_SESSION_CREATES_MIN 10u
 #define CFG_DEF_HOME_CREATES_MIN 30u
 #define CFG_DEF_CONCURRENT_BUILDS 2u
@@ -100,6 +102,8 @@ int reg_config_load(tg_config *cfg, const char *home)
 	cfg->max_rejected_per_tool_hour = CFG_DEF_MAX_REJECTED_HOUR;
 	cfg->cache_budget_mb = CFG_DEF_CACHE_BUDGET_MB;
 	cfg->pack_loose_objects = CFG_DEF_PACK_LOOSE;
+	cfg->session_max_calls = CFG_DEF_SESSION_CALLS;
+	cfg->session_max_creates = CFG_DEF_SESSION_CREATES;
 	cfg->session_max_creates_per_minute = CFG_DEF_SESSION_CREATES_MIN;
 	cfg->home_max_creates_per_minute = CFG_DEF_HOME_CREATES_MIN;
 	cfg->max_concurrent_builds = CFG_DEF_CONCURRENT_BUILDS;

@@ -140,6 +140,18 @@ header "Approve word_pair v$vp (the approval binds this version's content hash a
 run approve "word_pair@$vp" --activate
 expect_rc 0 "approve word_pair"
 
+header "The approval as plain git sees it (a note on word_pair v$vp's commit: a record for people, never read back)"
+home=$("$tg" init 2>/dev/null | sed -n 's/^[a-z ]*toolgate home //p')
+if command -v git >/dev/null 2>&1 && [ -n "$home" ] && [ -d "$home/store.git" ]; then
+	printf '$ git --git-dir=%s/store.git notes --ref=toolgate-review show refs/tools/word_pair\n' "$home"
+	git --git-dir="$home/store.git" notes --ref=toolgate-review show refs/tools/word_pair >"$out" 2>&1 ||
+		die "no review note on word_pair's commit"
+	tail -n 3 "$out"
+	grep -q "^approved by " "$out" || die "the note does not record the approval"
+else
+	echo "(git not installed: skipped)"
+fi
+
 header "Call word_pair: two calls to word_count through the bridge (fd 3), each counted and audited"
 run call word_pair '{"a": "one two", "b": "three"}'
 expect_rc 0 "call word_pair"
@@ -157,6 +169,10 @@ expect_rc 0 "history"
 header "The toolset"
 run list
 expect_rc 0 "list"
+
+header "One screen for the operator: tools, pending approvals, recent rejections, budgets and quotas"
+run status
+expect_rc 0 "status"
 
 header "toolgate verify: store, registry and audit chain agree"
 run verify

@@ -10,7 +10,7 @@
 mkdir -p "$WORK/ws"
 run tg init
 expect_rc 0 "init"
-printf '{"workspace": "%s", "session_max_calls": 7, "session_hide_write_tools": true}\n' \
+printf '{"workspace": "%s", "session_max_calls": 7, "session_max_creates": 0, "session_hide_write_tools": true}\n' \
 	"$WORK/ws" >"$HOME_DIR/config.json"
 run tg status
 expect_rc 0 "status on a new home"
