@@ -17,26 +17,10 @@ import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { RawServer, tempHome, toolgateBin } from './lib.mjs';
+import { SPIN } from './fixtures.mjs';
 
 const run = promisify(execFile);
 
-// {"spin":true} spins until the sandbox ends it; {} answers at once.
-const SPIN = `#include <stdio.h>
-#include <string.h>
-int main(void)
-{
-	char in[256];
-	size_t n = fread(in, 1, sizeof(in) - 1, stdin);
-	volatile unsigned long i = 0;
-	in[n] = '\\0';
-	if (!strstr(in, "\\"spin\\":true")) {
-		puts("{\\"spun\\":false}");
-		return 0;
-	}
-	for (;;)
-		i++;
-}
-`;
 
 function spinManifest(name, tests) {
   return {

@@ -49,3 +49,22 @@ export const META_KEYS = (extra = {}) => ({
   'io.modelcontextprotocol/clientCapabilities': {},
   ...extra,
 });
+
+// spin: {"spin":true} spins until the sandbox ends it (its timeout, CPU
+// limit or a cancellation); {} answers {"spun":false} at once.
+export const SPIN = `#include <stdio.h>
+#include <string.h>
+int main(void)
+{
+	char in[256];
+	size_t n = fread(in, 1, sizeof(in) - 1, stdin);
+	volatile unsigned long i = 0;
+	in[n] = '\\0';
+	if (!strstr(in, "\\"spin\\":true")) {
+		puts("{\\"spun\\":false}");
+		return 0;
+	}
+	for (;;)
+		i++;
+}
+`;

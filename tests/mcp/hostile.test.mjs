@@ -16,6 +16,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { RawServer, tempHome, toolgateBin } from './lib.mjs';
+import { SPIN } from './fixtures.mjs';
 
 const SECONDS = Number(process.env.HOSTILE_SECONDS || 90);
 const MIB = 1024 * 1024;
@@ -28,22 +29,6 @@ int main(void)
 	size_t n = fread(in, 1, sizeof(in), stdin);
 	printf("{\\"first\\":%d}\\n", big[n % 2]);
 	return 0;
-}
-`;
-const SPIN = `#include <stdio.h>
-#include <string.h>
-int main(void)
-{
-	char in[256];
-	size_t n = fread(in, 1, sizeof(in) - 1, stdin);
-	volatile unsigned long i = 0;
-	in[n] = '\\0';
-	if (!strstr(in, "\\"spin\\":true")) {
-		puts("{\\"spun\\":false}");
-		return 0;
-	}
-	for (;;)
-		i++;
 }
 `;
 const HOLD = `#include <stdio.h>

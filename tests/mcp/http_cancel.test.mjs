@@ -18,28 +18,12 @@ import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { tempHome, toolgateBin } from './lib.mjs';
+import { SPIN } from './fixtures.mjs';
 
 const run = promisify(execFile);
 const tg = async (home, ...args) => (await run(toolgateBin(), ['--home', home, ...args],
   { maxBuffer: 1 << 24 })).stdout;
 
-// {"spin":true} spins until the sandbox ends it; {} answers at once.
-const SPIN = `#include <stdio.h>
-#include <string.h>
-int main(void)
-{
-	char in[256];
-	size_t n = fread(in, 1, sizeof(in) - 1, stdin);
-	volatile unsigned long i = 0;
-	in[n] = '\\0';
-	if (!strstr(in, "\\"spin\\":true")) {
-		puts("{\\"spun\\":false}");
-		return 0;
-	}
-	for (;;)
-		i++;
-}
-`;
 
 function spinManifest(name, timeoutMs, tests) {
   return {
