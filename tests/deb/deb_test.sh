@@ -187,7 +187,7 @@ if [ -f /usr/share/bash-completion/bash_completion ]; then
 	check "completion: check --format values" test "$(complete_line toolgate check x.c --format "")" = "json sarif text "
 	got=$(complete_line toolgate sandbox exec --)
 	check "completion: sandbox exec flags" \
-		test "$got" = "-- --help --home --json --max-procs --memory-mb --output-kb --timeout-ms "
+		test "$got" = "-- --cpu-percent --cpu-s --help --home --json --max-procs --memory-mb --output-kb --timeout-ms "
 	check "completion: active tool names (after the demo: word_count, word_pair)" \
 		test "$(complete_line toolgate call word)" = "word_count word_pair "
 else
