@@ -194,8 +194,10 @@ int cmd_serve(tg_cli *cli, int argc, char **argv)
 	 * (worker_init): the server process starts no thread before it forks
 	 * them (a maker thread holding its lock at the fork deadlocked a
 	 * worker's first run) */
-	if (!use_http)
+	if (!use_http) {
+		tg_prof_init(); /* $TG_CALL_PROFILE: off unless set (common/prof.c) */
 		tg_sandbox_prepare(1);
+	}
 	/* a long-lived server keeps libclang (55 MB) out of its own memory:
 	 * each analysis child loads it (issue 15) */
 	tg_analyze_clang_in_child(1);

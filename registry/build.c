@@ -445,7 +445,9 @@ int reg_run_tool_ex(json_t **out, tg_registry *r, const char *binary, const json
 		return rc;
 	if (b)
 		b->deadline_ms = tg_now_ms() + so.timeout_ms;
+	tg_prof_mark(TG_PROF_SLOT);
 	rc = b ? reg_bridge_run(&rr, b, &so) : tg_sandbox_run(&rr, &so);
+	tg_prof_mark(TG_PROF_RUN_DONE);
 	reg_slot_give(slot);
 	if (rc < 0)
 		return tg_error_prefix("sandbox");

@@ -153,6 +153,7 @@ int reg_call_ex(json_t **out, tg_registry *r, const char *name, const json_t *ar
 		return rc;
 	sqlite3_finalize(st);
 	st = NULL;
+	tg_prof_mark(TG_PROF_LOOKUP);
 	if (!hash)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
 	reg_caps_from_json(caps, &ws_read, &ws_write);
@@ -182,6 +183,7 @@ int reg_call_ex(json_t **out, tg_registry *r, const char *name, const json_t *ar
 		rc = binary_for(&bin, r, name, v, hash, caps);
 		if (rc < 0)
 			return rc;
+		tg_prof_mark(TG_PROF_CHECKED);
 		/* fail closed: the tool runs only once its intent is on disk */
 		if ((rc = reg_call_intent(r, &call_id, name, v, who)) < 0)
 			return rc;
@@ -200,6 +202,7 @@ int reg_call_ex(json_t **out, tg_registry *r, const char *name, const json_t *ar
 		}
 		if ((rc = check_output(res, oschema)) < 0)
 			return rc;
+		tg_prof_mark(TG_PROF_RESULT);
 	}
 	if (!res)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");

@@ -109,7 +109,10 @@ int reg_call_intent(tg_registry *r, int64_t *out_id, const char *name, unsigned 
 	}
 	if ((rc = reg_audit_append(r, who, "call", name, d)) < 0)
 		goto fail;
-	if ((rc = reg_commit_call(r)) < 0)
+	r->in_call_intent = 1;
+	rc = reg_commit_call(r);
+	r->in_call_intent = 0;
+	if (rc < 0)
 		goto fail_msg;
 	return 0;
 fail:

@@ -347,6 +347,8 @@ static int commit_ex(tg_registry *r, int durable)
 	r->undo_pending = 0;
 	if (durable == 1)
 		r->durable_writes = 1;
+	if (durable == 2)
+		tg_prof_mark(r->in_call_intent ? TG_PROF_INTENT_COMMIT : TG_PROF_OUTCOME_COMMIT);
 	if (durable && (rc = reg_sync_durable(r)) < 0) {
 		r->audit_seq_pending = 0;
 		return rc;
@@ -360,6 +362,8 @@ static int commit_ex(tg_registry *r, int durable)
 		r->audit_seq_pending = 0;
 	}
 	r->audit_seq_pending = 0;
+	if (durable == 2)
+		tg_prof_mark(r->in_call_intent ? TG_PROF_INTENT_SYNC : TG_PROF_OUTCOME_SYNC);
 	reg_review_flush(r); /* after the commit: a record of what happened */
 	return 0;
 }

@@ -48,6 +48,7 @@ struct tg_registry {
 	tg_policy *policy;     /* loaded on first use */
 	int in_txn;
 	int durable_writes;    /* a transaction committed (fsynced): checkpoint on close */
+	int in_call_intent;    /* committing a call's intent (the call profile's stamps) */
 	/* audit head written in the current transaction, for the anchor */
 	int64_t audit_seq_pending;
 	char audit_hash_pending[65];

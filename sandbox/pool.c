@@ -125,6 +125,8 @@ fail:
 static void *refill_main(void *arg)
 {
 	struct sched_param sp = { 0 };
+	uint64_t t0;
+	int had;
 
 	(void)arg;
 	pthread_mutex_lock(&mu);
@@ -134,7 +136,10 @@ static void *refill_main(void *arg)
 			e = served_q;
 			served_q = NULL;
 			pthread_mutex_unlock(&mu);
+			t0 = tg_prof_on ? tg_prof_ns() : 0;
 			release_all(e);
+			if (t0)
+				tg_prof_span("release", t0, tg_prof_ns());
 			pthread_mutex_lock(&mu);
 			continue;
 		}
@@ -150,8 +155,12 @@ static void *refill_main(void *arg)
 		 * everything. The tracer thread and the child inherit it until
 		 * their run is handed over (hand_over sets them to SCHED_OTHER). */
 		(void)pthread_setschedparam(pthread_self(), nready ? SCHED_BATCH : SCHED_OTHER, &sp);
+		had = nready;
 		pthread_mutex_unlock(&mu);
+		t0 = tg_prof_on ? tg_prof_ns() : 0;
 		e = make_entry(0);
+		if (t0)
+			tg_prof_span(had ? "make" : "make_empty", t0, tg_prof_ns());
 		pthread_mutex_lock(&mu);
 		if (!e) {
 			broken = 1; /* never spin; runs take the ordinary path */
@@ -417,12 +426,14 @@ int sbx_pool_execute(tg_run_result **out, const struct sbx_spec *s, const char *
 	SBX_PROF(SBX_PROF_TAKEN);
 	if (!e)
 		return 0;
+	tg_prof_mark(TG_PROF_POOL_TAKEN);
 	if (hand_over(e, s, program) < 0) {
 		sbx_run_discard(&e->r);
 		free(e);
 		run_over();
 		return 0;
 	}
+	tg_prof_mark(TG_PROF_HANDED);
 	e->r.defer_release = 1;
 	ret = sbx_run_wait(out, &e->r, NULL);
 	e->r.spec = &e->spec; /* s is the caller's, gone after this */

@@ -7,7 +7,8 @@
 // ratio MCP / bare, and N ping round trips show the protocol's own share.
 // SANDBOX_POOL=N sets config.json's sandbox_pool (serve's default: 2);
 // GAP_MS=N waits N ms between tools/call (an agent thinks between calls;
-// not timed), else they go back to back.
+// not timed), else they go back to back. TG_CALL_PROFILE=FILE: serve
+// writes a per-stage profile of each call (bench/mcp/profile.py).
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -65,7 +66,12 @@ if (process.env.SANDBOX_POOL !== undefined) {
   writeFileSync(join(home, 'config.json'), JSON.stringify({ sandbox_pool: Number(process.env.SANDBOX_POOL) }));
 }
 try {
-  const transport = new StdioClientTransport({ command: bin, args: ['--home', home, 'serve'], stderr: 'ignore' });
+  // TG_CALL_PROFILE=FILE: serve appends one line of stage stamps per call
+  // (common/prof.c; bench/mcp/profile.py reads them)
+  const env = process.env.TG_CALL_PROFILE
+    ? { PATH: process.env.PATH ?? '/usr/bin:/bin', TG_CALL_PROFILE: process.env.TG_CALL_PROFILE }
+    : undefined;
+  const transport = new StdioClientTransport({ command: bin, args: ['--home', home, 'serve'], stderr: 'ignore', env });
   const client = new Client({ name: 'toolgate-bench', version: '1.0.0' });
   await client.connect(transport);
   const created = await client.callTool({
