@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #define SPAN_MAX 64
@@ -29,10 +30,11 @@
 int tg_prof_on;
 
 static FILE *out;
-static uint64_t stamp[TG_PROF_N];
+static uint64_t stamp[TG_PROF_N], cpu[TG_PROF_N]; /* cpu: the marking thread's CPU time */
 static pthread_mutex_t span_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct { const char *what; uint64_t t0, t1; } span[SPAN_MAX];
 static int nspan;
+static long last_minflt;
 
 static const char *const stage_name[TG_PROF_N] = {
 	"read", "parsed", "call", "lookup", "checked", "intent_commit", "intent_sync",
@@ -63,8 +65,14 @@ uint64_t tg_prof_ns(void)
 
 void tg_prof_mark_(int stage)
 {
-	if (stage >= 0 && stage < TG_PROF_N)
-		__atomic_store_n(&stamp[stage], tg_prof_ns(), __ATOMIC_RELAXED);
+	struct timespec ts;
+
+	if (stage < 0 || stage >= TG_PROF_N)
+		return;
+	__atomic_store_n(&stamp[stage], tg_prof_ns(), __ATOMIC_RELAXED);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	__atomic_store_n(&cpu[stage], (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec,
+			 __ATOMIC_RELAXED);
 }
 
 void tg_prof_span(const char *what, uint64_t t0_ns, uint64_t t1_ns)
@@ -88,13 +96,15 @@ static long long rel_us(uint64_t t, uint64_t base)
 
 void tg_prof_flush(void)
 {
-	uint64_t s[TG_PROF_N], base;
+	uint64_t s[TG_PROF_N], c[TG_PROF_N], base;
 	int i;
 
 	if (!tg_prof_on)
 		return;
-	for (i = 0; i < TG_PROF_N; i++)
+	for (i = 0; i < TG_PROF_N; i++) {
 		s[i] = __atomic_exchange_n(&stamp[i], 0, __ATOMIC_RELAXED);
+		c[i] = __atomic_load_n(&cpu[i], __ATOMIC_RELAXED);
+	}
 	if (!s[TG_PROF_LOOKUP] || !s[TG_PROF_WRITTEN])
 		return; /* not a tools/call of a registered tool: spans stay */
 	base = s[TG_PROF_READ] && s[TG_PROF_READ] <= s[TG_PROF_LOOKUP] ? s[TG_PROF_READ]
@@ -103,6 +113,29 @@ void tg_prof_flush(void)
 	for (i = 0; i < TG_PROF_N; i++)
 		if (s[i])
 			fprintf(out, " %s=%lld", stage_name[i], rel_us(s[i], base));
+	/* the serving thread's CPU time: the whole call, and in the two
+	 * fdatasyncs (the thread that stamps read, the syncs and written) */
+	if (s[TG_PROF_READ]) {
+		fprintf(out, " cpu_total=%lld", rel_us(c[TG_PROF_WRITTEN], c[TG_PROF_READ]));
+		for (i = 0; i < TG_PROF_N; i++) /* setup and reaped: the tracer's */
+			if (s[i] && i != TG_PROF_SETUP && i != TG_PROF_REAPED)
+				fprintf(out, " c_%s=%lld", stage_name[i],
+					rel_us(c[i], c[TG_PROF_READ]));
+	}
+	if (s[TG_PROF_INTENT_SYNC])
+		fprintf(out, " cpu_intent_sync=%lld",
+			rel_us(c[TG_PROF_INTENT_SYNC], c[TG_PROF_INTENT_COMMIT]));
+	if (s[TG_PROF_OUTCOME_SYNC])
+		fprintf(out, " cpu_outcome_sync=%lld",
+			rel_us(c[TG_PROF_OUTCOME_SYNC], c[TG_PROF_OUTCOME_COMMIT]));
+	{
+		/* page faults of the whole process since the last call's line */
+		struct rusage ru;
+		if (getrusage(RUSAGE_SELF, &ru) == 0) {
+			fprintf(out, " minflt=%ld", ru.ru_minflt - last_minflt);
+			last_minflt = ru.ru_minflt;
+		}
+	}
 	fputs(" |", out);
 	pthread_mutex_lock(&span_mu);
 	for (i = 0; i < nspan; i++)

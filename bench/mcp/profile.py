@@ -48,6 +48,25 @@ for path in sys.argv[1:]:
     for k in ORDER:
         if k in steps:
             print(f'  {prev_label if False else k:16s} median {q(steps[k], .5):6d} us  p90 {q(steps[k], .9):6d} us  (n={len(steps[k])})')
+    csteps = {}
+    for st, _ in calls:
+        prev = None
+        for k in ORDER:
+            if 'c_' + k in st:
+                if prev is not None:
+                    csteps.setdefault(k, []).append(st['c_' + k] - st['c_' + prev])
+                prev = k
+    print('  the serving thread\'s CPU time per step:')
+    for k in ORDER:
+        if k in csteps:
+            print(f'    {k:16s} median {q(csteps[k], .5):6d} us  p90 {q(csteps[k], .9):6d} us')
+    for k in ('cpu_total', 'cpu_intent_sync', 'cpu_outcome_sync'):
+        v = [st[k] for st, _ in calls if k in st]
+        if v:
+            print(f'  serving thread {k:17s} median {q(v, .5)} us  p90 {q(v, .9)} us')
+    flt = [st['minflt'] for st, _ in calls if 'minflt' in st]
+    if flt:
+        print(f'  page faults of serve per call: median {q(flt, .5)}  p90 {q(flt, .9)}')
     tot = [st['written'] - st['read'] for st, _ in calls if 'read' in st]
     print(f'  total read..written median {q(tot, .5)} us  p90 {q(tot, .9)} us')
     # reply of call i to read of call i+1 (the client's side and the pipes):
