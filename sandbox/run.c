@@ -398,7 +398,7 @@ static void *tracer_main(void *arg)
 		notify(r);
 		return NULL;
 	}
-	r->pid = pid;
+	__atomic_store_n(&r->pid, pid, __ATOMIC_RELEASE); /* read by the pool (boost_making) */
 	atomic_store(&r->pidfd, pidfd);
 	if (atomic_load(&r->cancel))
 		goto kill;
