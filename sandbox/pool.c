@@ -434,8 +434,9 @@ static int lower_limits(pid_t pid, const struct sbx_spec *s, int cg_version)
 	return 0;
 }
 
-/* Send the run; 0, or < 0 when the child cannot take it (it is then
- * discarded and the run takes the ordinary path). */
+/* Send the run; 0, or -1 when the child cannot take it (it is then
+ * discarded and the run takes the ordinary path), -2 when the caller's
+ * gate failed (the run fails with its error). */
 static int hand_over(struct pool_entry *e, const struct sbx_spec *s, const char *program)
 {
 	struct sbx_run_msg *m = calloc(1, sizeof(*m));
@@ -487,6 +488,12 @@ static int hand_over(struct pool_entry *e, const struct sbx_spec *s, const char 
 		    sched_setscheduler(r->pid, SCHED_OTHER, &sp) < 0)
 			goto out;
 	}
+	/* the caller's gate (a call's intent made durable) once everything
+	 * is ready: the program cannot start before it passed */
+	if (s->gate && s->gate(s->gate_ctx) < 0) {
+		ret = -2;
+		goto out;
+	}
 	/* the supervisor's view of the run from here on is the caller's spec */
 	r->spec = s;
 	r->t0 = tg_now_ms();
@@ -530,11 +537,11 @@ int sbx_pool_execute(tg_run_result **out, const struct sbx_spec *s, const char *
 	if (!e)
 		return 0;
 	tg_prof_mark(TG_PROF_POOL_TAKEN);
-	if (hand_over(e, s, program) < 0) {
+	if ((ret = hand_over(e, s, program)) < 0) {
 		sbx_run_discard(&e->r);
 		free(e);
 		run_over();
-		return 0;
+		return ret == -2 ? (tg_error_last()->code < 0 ? tg_error_last()->code : TG_ERR_IO) : 0;
 	}
 	tg_prof_mark(TG_PROF_HANDED);
 	e->r.defer_release = 1;
