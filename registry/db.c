@@ -364,8 +364,10 @@ static int commit_ex(tg_registry *r, int durable)
 	}
 	if (durable >= 2)
 		tg_prof_mark(r->in_call_intent ? TG_PROF_INTENT_SYNC : TG_PROF_OUTCOME_SYNC);
-	if (durable)
+	if (durable) {
 		reg_commit_durable_done(r);
+		return 0;
+	}
 	r->audit_seq_pending = 0;
 	reg_review_flush(r); /* after the commit: a record of what happened */
 	return 0;
@@ -381,7 +383,7 @@ void reg_commit_durable_done(tg_registry *r)
 			tg_error_clear();
 	}
 	r->audit_seq_pending = 0;
-	reg_review_flush(r);
+	reg_review_flush(r); /* after the commit: a record of what happened */
 }
 
 int reg_commit(tg_registry *r)

@@ -12,6 +12,9 @@
 // agent thinks between calls; not timed). TG_CALL_PROFILE=PREFIX: the
 // servers write a per-stage profile of each call to PREFIX.pool and
 // PREFIX.nopool (common/prof.c; bench/mcp/profile.py reads them).
+// BASE=OTHER_TOOLGATE: also a pooled and an unpooled server of that binary
+// (a build of an earlier commit), interleaved with the others: before and
+// after in one run.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -68,7 +71,7 @@ const BLOCK = 20;
 const gap = Number(process.env.GAP_MS ?? 0);
 const servers = [];
 
-async function server(tag, pool) {
+async function server(tag, pool, binary = bin) {
   const home = join(dir, tag);
   mkdirSync(home, { recursive: true });
   writeFileSync(join(home, 'config.json'), JSON.stringify({ sandbox_pool: pool }));
@@ -76,7 +79,7 @@ async function server(tag, pool) {
   const env = prof
     ? { PATH: process.env.PATH ?? '/usr/bin:/bin', TG_CALL_PROFILE: `${prof}.${tag}` }
     : undefined;
-  const transport = new StdioClientTransport({ command: bin, args: ['--home', home, 'serve'], stderr: 'ignore', env });
+  const transport = new StdioClientTransport({ command: binary, args: ['--home', home, 'serve'], stderr: 'ignore', env });
   const client = new Client({ name: 'toolgate-bench', version: '1.0.0' });
   await client.connect(transport);
   const created = await client.callTool({
@@ -107,6 +110,10 @@ async function callBlock(s, n) {
 try {
   const pooled = await server('pool', POOL);
   const plain = await server('nopool', 0);
+  const base = process.env.BASE
+    ? [await server('base_pool', POOL, process.env.BASE), await server('base_nopool', 0, process.env.BASE)]
+    : [];
+  const order = [pooled, plain, ...base];
   const cands = executables(join(plain.home, 'cache'));
   if (cands.length === 0) throw new Error(`no built tool binary under ${plain.home}/cache`);
   cands.sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs);
@@ -117,8 +124,7 @@ try {
   const load0 = loadavg()[0];
   for (let done = 0; done < N; done += BLOCK) {
     const n = Math.min(BLOCK, N - done);
-    await callBlock(pooled, n);
-    await callBlock(plain, n);
+    for (const s of order) await callBlock(s, n);
     for (let i = 0; i < n; i++) {
       if (gap > 0) await new Promise((res) => setTimeout(res, gap));
       const t0 = process.hrtime.bigint();
@@ -139,13 +145,13 @@ try {
   const b = stats(bare), p = stats(ping);
   const f = (x) => x.toFixed(3);
   console.log(`mcp: ${N} sequential tools/call word_count through the SDK client on each server (toolgate serve, sandboxed run), blocks of ${BLOCK} interleaved with bare spawns${gap ? `, ${gap} ms apart` : ', back to back'}; load average ${load0.toFixed(2)} -> ${load1.toFixed(2)}`);
-  for (const s of [pooled, plain]) {
+  for (const s of order) {
     const m = stats(s.ms);
-    const what = s === pooled ? `pool ${POOL}` : 'no pool';
-    console.log(`  mcp ${what.padEnd(8)}     median ${f(m.median)} ms  p99 ${f(m.p99)} ms  overhead over bare ${f(m.median - b.median)} ms (p99 ${f(m.p99 - b.p99)} ms)  ratio ${(m.median / b.median).toFixed(2)}x`);
+    const what = { pool: `pool ${POOL}`, nopool: 'no pool', base_pool: `base, pool ${POOL}`, base_nopool: 'base, no pool' }[s.tag];
+    console.log(`  mcp ${what.padEnd(16)} median ${f(m.median)} ms  p99 ${f(m.p99)} ms  overhead over bare ${f(m.median - b.median)} ms (p99 ${f(m.p99 - b.p99)} ms)  ratio ${(m.median / b.median).toFixed(2)}x`);
   }
-  console.log(`  bare spawn       median ${f(b.median)} ms  p99 ${f(b.p99)} ms  (${tool.slice(plain.home.length + 1)}, same stdin)`);
-  console.log(`  mcp ping         median ${f(p.median)} ms  p99 ${f(p.p99)} ms  (JSON-RPC round trip, no tool)`);
+  console.log(`  bare spawn           median ${f(b.median)} ms  p99 ${f(b.p99)} ms  (${tool.slice(plain.home.length + 1)}, same stdin)`);
+  console.log(`  mcp ping             median ${f(p.median)} ms  p99 ${f(p.p99)} ms  (JSON-RPC round trip, no tool)`);
 } finally {
   for (const s of servers) await s.client.close().catch(() => {});
   rmSync(dir, { recursive: true, force: true });

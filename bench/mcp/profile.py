@@ -26,8 +26,10 @@ def parse(line):
         spans.append((k, int(a), int(b)))
     return st, spans
 
-ORDER = ['read', 'parsed', 'call', 'lookup', 'checked', 'intent_commit', 'intent_sync', 'slot',
-         'pool_taken', 'handed', 'setup', 'pipes_eof', 'reaped', 'run_done', 'result',
+# intent_sync is stamped when the gate passes (registry/intent_sync.c):
+# after the pool's take-out, or before the unpooled set-up
+ORDER = ['read', 'parsed', 'call', 'lookup', 'checked', 'intent_commit', 'slot',
+         'pool_taken', 'intent_sync', 'handed', 'setup', 'pipes_eof', 'reaped', 'run_done', 'result',
          'outcome_commit', 'outcome_sync', 'reply', 'written']
 
 for path in sys.argv[1:]:
