@@ -397,7 +397,10 @@ static void sandbox_cpu_limit(void **state)
 		fail_msg("expected cpu, got %s signal %d cpu_ms %llu wall_ms %llu",
 			 tg_reason_name(got.reason), got.signal, (unsigned long long)got.cpu_ms,
 			 (unsigned long long)got.wall_ms);
-	assert_true(got.cpu_ms >= 6900);
+	/* the reaped rusage may trail the kernel's count by up to 250 ms
+	 * (run.c names the reason cpu within that margin; seen: 6890 ms and
+	 * lower at a 7 s limit on an idle moment of this machine) */
+	assert_true(got.cpu_ms + 250 >= 7000);
 	assert_true(got.wall_ms < 6000);
 }
 
