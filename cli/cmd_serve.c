@@ -194,8 +194,10 @@ int cmd_serve(tg_cli *cli, int argc, char **argv)
 	 * (worker_init): the server process starts no thread before it forks
 	 * them (a maker thread holding its lock at the fork deadlocked a
 	 * worker's first run) */
-	if (!use_http)
+	if (!use_http) {
+		tg_prof_init(); /* $TG_CALL_PROFILE: off unless set (common/prof.c) */
 		tg_sandbox_prepare(1);
+	}
 	/* a long-lived server keeps libclang (55 MB) out of its own memory:
 	 * each analysis child loads it (issue 15) */
 	tg_analyze_clang_in_child(1);
@@ -253,6 +255,9 @@ int cmd_serve(tg_cli *cli, int argc, char **argv)
 		status = serve_http(cli, home, &http);
 		goto out;
 	}
+	/* one call at a time on this handle: the intent's fdatasync may
+	 * overlap the sandbox's preparation (docs/RELIABILITY.md) */
+	tg_registry_set_overlap(reg, 1);
 	tg_mcp_backend_registry(&be, reg);
 	r = tg_mcp_server_new(&srv, &be, &opt);
 	if (r < 0) {

@@ -262,4 +262,45 @@ int tg_cancel_fired(const tg_cancel *c); /* NULL: 0 */
 int tg_cancel_fd(const tg_cancel *c);
 void tg_cancel_reset(tg_cancel *c);
 
+/* The call profile (prof.c; docs/RELIABILITY.md, "Call path performance"):
+ * off unless $TG_CALL_PROFILE names a file when tg_prof_init() runs (serve
+ * calls it). Then each stage of a call is stamped (CLOCK_MONOTONIC, any
+ * thread), other threads' spans (the pool's refill) are kept, and
+ * tg_prof_flush() appends one line per tools/call to the file. Off, a mark
+ * is one load of tg_prof_on. */
+enum {
+	TG_PROF_READ,          /* the request's bytes are readable */
+	TG_PROF_PARSED,        /* JSON-RPC parsed, dispatched */
+	TG_PROF_CALL,          /* tools/call entered (after the cancel watcher) */
+	TG_PROF_LOOKUP,        /* tool row and cached schema */
+	TG_PROF_CHECKED,       /* arguments valid, approval stands, binary found */
+	TG_PROF_INTENT_COMMIT, /* intent transaction committed (in the WAL) */
+	TG_PROF_INTENT_SYNC,   /* ... durable (fdatasync) */
+	TG_PROF_SLOT,          /* run slot taken, run starts */
+	TG_PROF_POOL_TAKEN,    /* pooled: an entry taken */
+	TG_PROF_HANDED,        /* pooled: limits lowered, run sent to the child */
+	TG_PROF_SETUP,         /* unpooled: the child is ready to exec */
+	TG_PROF_PIPES_EOF,     /* the tool's output is complete */
+	TG_PROF_REAPED,        /* its init is reaped */
+	TG_PROF_RUN_DONE,      /* tg_sandbox_run returned */
+	TG_PROF_RESULT,        /* output parsed and checked */
+	TG_PROF_OUTCOME_COMMIT,/* outcome transaction committed */
+	TG_PROF_OUTCOME_SYNC,  /* ... durable */
+	TG_PROF_REPLY,         /* reply built and queued */
+	TG_PROF_WRITTEN,       /* reply written to the client */
+	TG_PROF_N
+};
+extern int tg_prof_on;
+void tg_prof_init(void);
+void tg_prof_mark_(int stage);
+#define tg_prof_mark(stage)                                                            \
+	do {                                                                           \
+		if (tg_prof_on)                                                        \
+			tg_prof_mark_(stage);                                          \
+	} while (0)
+uint64_t tg_prof_ns(void);
+/* a span of another thread's work ("make", "release"), start and end */
+void tg_prof_span(const char *what, uint64_t t0_ns, uint64_t t1_ns);
+void tg_prof_flush(void);
+
 #endif

@@ -594,6 +594,7 @@ int tg_mcp_server_handle(tg_mcp_server *s, const char *line, size_t len)
 	if (!json_is_object(msg))
 		return tg_mcp_reply_error(s, NULL, TG_RPC_INVALID_REQUEST,
 					  "Invalid Request: a message must be a JSON object");
+	tg_prof_mark(TG_PROF_PARSED);
 	id = json_object_get(msg, "id");
 	if (id && !json_is_string(id) && !json_is_integer(id))
 		return tg_mcp_reply_error(s, NULL, TG_RPC_INVALID_REQUEST,
@@ -673,6 +674,9 @@ static int flush_out(tg_mcp_server *s, int fd)
 {
 	size_t off = 0;
 
+	if (s->out.len)
+		tg_prof_mark(TG_PROF_REPLY);
+
 	while (off < s->out.len) {
 		ssize_t n = write(fd, s->out.ptr + off, s->out.len - off);
 		if (n < 0) {
@@ -684,6 +688,8 @@ static int flush_out(tg_mcp_server *s, int fd)
 		off += (size_t)n;
 	}
 	tg_buf_clear(&s->out);
+	tg_prof_mark(TG_PROF_WRITTEN);
+	tg_prof_flush();
 	return 0;
 }
 
@@ -762,6 +768,7 @@ int tg_mcp_serve(tg_mcp_server *s, int in_fd, int out_fd)
 		}
 		if (pr == 0)
 			continue;
+		tg_prof_mark(TG_PROF_READ);
 		r = tg_mcp_reader_fill(&rd);
 		if (r < 0)
 			goto out;

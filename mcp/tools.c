@@ -516,6 +516,7 @@ int tg_mcp_tools_call(tg_mcp_server *s, const json_t *id, const json_t *params)
 	const json_t *args;
 	const char *name = NULL;
 
+	tg_prof_mark(TG_PROF_CALL);
 	s->calls++;
 	if (params && json_is_string(json_object_get(params, "name")))
 		name = json_string_value(json_object_get(params, "name"));

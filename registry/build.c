@@ -427,6 +427,10 @@ int reg_run_tool_ex(json_t **out, tg_registry *r, const char *binary, const json
 	so.output_kb = limit_of(limits, "output_kb", DEF_OUTPUT_KB, r->cfg.max_output_kb);
 	so.cpu_percent = r->cfg.cpu_percent;
 	so.cancel = r->cancel;
+	if (r->intent_pending) { /* the intent's barrier is in flight */
+		so.gate = reg_intent_gate;
+		so.gate_ctx = r;
+	}
 	if ((ws_read || ws_write) && workspace) {
 		so.workspace = workspace;
 		so.workspace_write = ws_write;
@@ -445,7 +449,9 @@ int reg_run_tool_ex(json_t **out, tg_registry *r, const char *binary, const json
 		return rc;
 	if (b)
 		b->deadline_ms = tg_now_ms() + so.timeout_ms;
+	tg_prof_mark(TG_PROF_SLOT);
 	rc = b ? reg_bridge_run(&rr, b, &so) : tg_sandbox_run(&rr, &so);
+	tg_prof_mark(TG_PROF_RUN_DONE);
 	reg_slot_give(slot);
 	if (rc < 0)
 		return tg_error_prefix("sandbox");

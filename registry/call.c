@@ -153,6 +153,7 @@ int reg_call_ex(json_t **out, tg_registry *r, const char *name, const json_t *ar
 		return rc;
 	sqlite3_finalize(st);
 	st = NULL;
+	tg_prof_mark(TG_PROF_LOOKUP);
 	if (!hash)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
 	reg_caps_from_json(caps, &ws_read, &ws_write);
@@ -182,12 +183,28 @@ int reg_call_ex(json_t **out, tg_registry *r, const char *name, const json_t *ar
 		rc = binary_for(&bin, r, name, v, hash, caps);
 		if (rc < 0)
 			return rc;
-		/* fail closed: the tool runs only once its intent is on disk */
-		if ((rc = reg_call_intent(r, &call_id, name, v, who)) < 0)
-			return rc;
+		tg_prof_mark(TG_PROF_CHECKED);
 		int bridged = reg_bridge_init(&br, r, who, name, v, caps, limits, parent);
+		/* fail closed: the tool runs only once its intent is on disk;
+		 * without the bridge (no other thread on this handle during the
+		 * run) the barrier may overlap the sandbox's preparation, and
+		 * the sandbox's gate waits for it (intent_sync.c) */
+		if ((rc = reg_call_intent(r, &call_id, !bridged && !parent, name, v, who)) < 0)
+			return rc;
 		rc = reg_run_tool_ex(&res, r, bin, limits, ws_read, ws_write, r->cfg.workspace, args,
 				     bridged ? &br : NULL, parent ? parent->deadline_ms : 0);
+		if (rc < 0 && r->intent_pending) {
+			/* failed before its gate: the barrier still decides */
+			tg_error saved = *tg_error_last();
+			if (reg_intent_sync_wait(r) == 0)
+				tg_error_set(saved.code, "%s", saved.message);
+		}
+		if (rc < 0 && r->intent_failed) {
+			/* the intent never became durable: the tool did not run,
+			 * and nothing of the call is recorded as done */
+			reg_intent_error(r);
+			return tg_error_prefix("%s was not run: its call could not be recorded", name);
+		}
 		if (rc < 0) {
 			/* the run itself failed: record that as the outcome */
 			_cleanup_json_ json_t *fail = NULL;
@@ -200,6 +217,7 @@ int reg_call_ex(json_t **out, tg_registry *r, const char *name, const json_t *ar
 		}
 		if ((rc = check_output(res, oschema)) < 0)
 			return rc;
+		tg_prof_mark(TG_PROF_RESULT);
 	}
 	if (!res)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");

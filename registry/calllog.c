@@ -88,7 +88,7 @@ static int append_after(tg_registry *r, const tg_actor *who, const char *after, 
 	return reg_audit_append(r, who, after, name, d);
 }
 
-int reg_call_intent(tg_registry *r, int64_t *out_id, const char *name, unsigned v,
+int reg_call_intent(tg_registry *r, int64_t *out_id, int async, const char *name, unsigned v,
 		    const tg_actor *who)
 {
 	_cleanup_free_ char *actor = reg_actor_string(who);
@@ -109,7 +109,11 @@ int reg_call_intent(tg_registry *r, int64_t *out_id, const char *name, unsigned 
 	}
 	if ((rc = reg_audit_append(r, who, "call", name, d)) < 0)
 		goto fail;
-	if ((rc = reg_commit_call(r)) < 0)
+	r->in_call_intent = 1;
+	r->intent_failed = 0;
+	rc = reg_commit_intent(r, async);
+	r->in_call_intent = 0;
+	if (rc < 0)
 		goto fail_msg;
 	return 0;
 fail:

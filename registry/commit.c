@@ -151,12 +151,21 @@ static void check_leader(tg_commit_group *g)
 	}
 }
 
+void tg_registry_test_fail_sync(tg_registry *r, int n)
+{
+	r->test_fail_sync = n;
+}
+
 int reg_sync_durable(tg_registry *r)
 {
 	tg_commit_group *g = r->group;
 	uint64_t need;
 	int rc = 0;
 
+	if (r->test_fail_sync > 0) {
+		r->test_fail_sync--;
+		return tg_error_set(TG_ERR_IO, "sync the WAL: injected failure");
+	}
 	if (!g)
 		return wal_sync(r);
 	if (lock(g) != 0)

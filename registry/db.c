@@ -301,7 +301,12 @@ json_t *reg_col_json(sqlite3_stmt *st, int i)
 
 int reg_begin(tg_registry *r)
 {
-	int rc = reg_exec(r, "BEGIN IMMEDIATE");
+	int rc;
+
+	/* nothing is written after an intent before the intent is durable */
+	if (r->intent_pending && (rc = reg_intent_sync_wait(r)) < 0)
+		return rc;
+	rc = reg_exec(r, "BEGIN IMMEDIATE");
 	if (rc < 0)
 		return rc;
 	r->in_txn = 1;
@@ -358,21 +363,38 @@ static int commit_ex(tg_registry *r, int durable)
 	r->undo_pending = 0;
 	if (durable == 1)
 		r->durable_writes = 1;
+	if (durable >= 2)
+		tg_prof_mark(r->in_call_intent ? TG_PROF_INTENT_COMMIT : TG_PROF_OUTCOME_COMMIT);
+	/* 3: a call's intent, whose barrier may overlap the sandbox's
+	 * preparation (intent_sync.c: the tool starts only once it passed) */
+	if (durable == 3 && reg_intent_sync_begin(r))
+		return 0;
 	if (durable && (rc = reg_sync_durable(r)) < 0) {
 		r->audit_seq_pending = 0;
 		return rc;
 	}
-	if (durable && r->audit_seq_pending > 0) {
+	if (durable >= 2)
+		tg_prof_mark(r->in_call_intent ? TG_PROF_INTENT_SYNC : TG_PROF_OUTCOME_SYNC);
+	if (durable) {
+		reg_commit_durable_done(r);
+		return 0;
+	}
+	r->audit_seq_pending = 0;
+	reg_review_flush(r); /* after the commit: a record of what happened */
+	return 0;
+}
+
+void reg_commit_durable_done(tg_registry *r)
+{
+	if (r->audit_seq_pending > 0) {
 		/* The transaction is durable; an anchor that could not be advanced
 		 * only lags behind, which verify accepts. Failing here would report
 		 * a committed operation as failed. */
 		if (reg_audit_anchor_update(r) < 0)
 			tg_error_clear();
-		r->audit_seq_pending = 0;
 	}
 	r->audit_seq_pending = 0;
 	reg_review_flush(r); /* after the commit: a record of what happened */
-	return 0;
 }
 
 int reg_commit(tg_registry *r)
@@ -383,6 +405,11 @@ int reg_commit(tg_registry *r)
 int reg_commit_call(tg_registry *r)
 {
 	return commit_ex(r, 2);
+}
+
+int reg_commit_intent(tg_registry *r, int async)
+{
+	return commit_ex(r, async ? 3 : 2);
 }
 
 int reg_commit_nosync(tg_registry *r)

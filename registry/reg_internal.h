@@ -34,6 +34,7 @@
 
 typedef struct reg_schema_cache reg_schema_cache;
 typedef struct reg_replay reg_replay;
+typedef struct reg_syncer reg_syncer;
 
 struct tg_registry {
 	char *home;
@@ -49,6 +50,13 @@ struct tg_registry {
 	tg_policy *policy;     /* loaded on first use */
 	int in_txn;
 	int durable_writes;    /* a transaction committed (fsynced): checkpoint on close */
+	int in_call_intent;    /* committing a call's intent (the call profile's stamps) */
+	/* intent_sync.c: the intent's barrier on the sync thread */
+	int overlap;           /* allowed (tg_registry_set_overlap) */
+	int intent_pending;    /* begun, not yet waited for */
+	int intent_failed;     /* the last intent's barrier failed */
+	reg_syncer *syncer;
+	int test_fail_sync;    /* tg_registry_test_fail_sync */
 	/* audit head written in the current transaction, for the anchor */
 	int64_t audit_seq_pending;
 	char audit_hash_pending[65];
@@ -111,6 +119,18 @@ int reg_audit_nosync(tg_registry *r, const tg_actor *who, const char *event, con
  * after the caller's commit, shared with the group's other callers. */
 int reg_sync_durable(tg_registry *r);
 
+/* ---- intent_sync.c ----------------------------------------------------- */
+/* Begin the barrier of the intent just committed on the sync thread: 1,
+ * or 0 when overlap is off or unavailable (the caller syncs itself). */
+int reg_intent_sync_begin(tg_registry *r);
+/* Wait for it (no-op when none is pending); < 0 when it failed. */
+int reg_intent_sync_wait(tg_registry *r);
+/* tg_sandbox_opts.gate: the program may start only once this returns 0. */
+int reg_intent_gate(void *ctx);
+/* The failed barrier's error as the current one (the caller prefixes it). */
+void reg_intent_error(tg_registry *r);
+void reg_syncer_free(tg_registry *r);
+
 /* ---- db.c -------------------------------------------------------------- */
 int reg_db_open(tg_registry *r, int *created);
 int reg_sqlerr(tg_registry *r, int rc, const char *what);
@@ -127,6 +147,12 @@ void reg_rollback(tg_registry *r);
  * but the handle still closes without a checkpoint (a call pays no WAL
  * checkpoint). */
 int reg_commit_call(tg_registry *r);
+/* reg_commit_call for a call's intent whose barrier may run on the sync
+ * thread (intent_sync.c) while the sandbox is made ready; async 0: as
+ * reg_commit_call. */
+int reg_commit_intent(tg_registry *r, int async);
+/* After a barrier passed: advance the audit anchor, flush the review. */
+void reg_commit_durable_done(tg_registry *r);
 /* COMMIT without the durability barrier (the connection runs synchronous =
  * NORMAL): the anchor is not advanced (it would get ahead of what a power
  * loss keeps); the next durable commit that appends advances it past these
@@ -191,7 +217,7 @@ char *reg_actor_string(const tg_actor *who);
 /* The intent of a call whose tool is about to run: an unfinished calls row
  * and a "call" audit entry, committed durably. On failure the tool must not
  * run (the error says so). */
-int reg_call_intent(tg_registry *r, int64_t *out_id, const char *name, unsigned v,
+int reg_call_intent(tg_registry *r, int64_t *out_id, int async, const char *name, unsigned v,
 		    const tg_actor *who);
 /* The outcome of call id: the row finished, a "call_result" entry; after
  * (or NULL): the caller's own entry for the call ({"version","ok"}) in the

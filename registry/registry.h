@@ -129,6 +129,9 @@ void tg_commit_group_stats(const tg_commit_group *g, uint64_t *syncs, uint64_t *
  * _exit() in the middle of it, as a leader killed in its fdatasync (the
  * next caller must take over). Does not return. */
 void tg_commit_group_test_die_syncing(tg_commit_group *g);
+/* Tests: the next n durability barriers of this handle fail (as a failed
+ * fdatasync would), after their commit reached the WAL. */
+void tg_registry_test_fail_sync(tg_registry *r, int n);
 /* The handle's parsed-schema cache (registry/schema_cache.c): lookups that
  * found the version's parsed schemas, and those that parsed them. */
 void tg_registry_schema_cache_stats(const tg_registry *r, uint64_t *hits, uint64_t *misses);
@@ -305,6 +308,11 @@ void tg_registry_set_call_hooks(tg_registry *r, const tg_call_hooks *h);
  * "cancelled by the client" with a "create_cancelled" audit entry and
  * nothing stored. c must outlive its use. */
 void tg_registry_set_cancel(tg_registry *r, const tg_cancel *c);
+/* Let a call's intent become durable (its fdatasync, on a thread of the
+ * handle) while the sandbox is made ready; the tool still starts only
+ * once it is (registry/intent_sync.c). For a long-lived single-threaded
+ * user of the handle: `toolgate serve` on stdio. */
+void tg_registry_set_overlap(tg_registry *r, int on);
 
 /* The requestState of a 2026-07-28 input_required result (request_state.c,
  * docs/MCP.md): seal returns "tgs1.<base64 payload>.<hex HMAC-SHA256>" of

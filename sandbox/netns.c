@@ -77,6 +77,7 @@ static int take_spare(void)
 static void *maker_main(void *arg)
 {
 	int fd = -1;
+	uint64_t t0 = tg_prof_on ? tg_prof_ns() : 0;
 
 	(void)arg;
 	/* this thread's own namespace; the fd keeps it once the thread ends */
@@ -93,6 +94,8 @@ static void *maker_main(void *arg)
 	pthread_mutex_unlock(&net_lock);
 	if (fd >= 0)
 		close(fd);
+	if (t0)
+		tg_prof_span("netns", t0, tg_prof_ns());
 	return NULL;
 }
 

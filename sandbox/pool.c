@@ -56,6 +56,13 @@ static pthread_t refill_th;
 static struct sbx_spec ceil_spec; /* limits of the entries to make */
 static unsigned long served;
 static char last_err[256];
+/* The entry being made (its tracer thread and child), and whether the
+ * making runs SCHED_IDLE: a run that finds the pool empty boosts it
+ * (boost_making), and the policy is used only if a thread of ours can go
+ * back from SCHED_IDLE (idle_ok, probed at start: CAP_SYS_NICE or
+ * RLIMIT_NICE). */
+static struct pool_entry *making;
+static int making_idle, idle_ok;
 
 static const char *const empty_env[] = { NULL };
 
@@ -75,9 +82,35 @@ static void release_all(struct pool_entry *e)
 	}
 }
 
+/* Its tracer thread and child at full priority (they inherited the
+ * refill thread's SCHED_IDLE); 0, or -1 when the policy cannot be set. */
+static int boost_entry(struct pool_entry *e)
+{
+	struct sched_param sp = { 0 };
+	pid_t pid;
+	int rc = 0;
+
+	if (pthread_setschedparam(e->r.th, SCHED_OTHER, &sp) != 0)
+		rc = -1;
+	pid = __atomic_load_n(&e->r.pid, __ATOMIC_ACQUIRE);
+	if (pid > 0 && sched_setscheduler(pid, SCHED_OTHER, &sp) < 0 && errno != ESRCH)
+		rc = -1;
+	return rc;
+}
+
+static void unpublish(struct pool_entry *e)
+{
+	pthread_mutex_lock(&mu);
+	if (making == e)
+		making = NULL;
+	pthread_mutex_unlock(&mu);
+}
+
 /* Make one entry and wait until its child is ready; NULL on failure.
- * no_seccomp: without the filter (SBX_TEST_NO_SECCOMP). */
-static struct pool_entry *make_entry(int no_seccomp)
+ * no_seccomp: without the filter (SBX_TEST_NO_SECCOMP); idle: made by the
+ * refill thread at SCHED_IDLE (the entry is published in making, for a
+ * run that finds the pool empty to boost). */
+static struct pool_entry *make_entry(int no_seccomp, int idle)
 {
 	struct pool_entry *e = calloc(1, sizeof(*e));
 	struct pollfd p;
@@ -92,6 +125,13 @@ static struct pool_entry *make_entry(int no_seccomp)
 	if (sbx_run_setup(&e->r, &e->spec, 1) < 0) {
 		snprintf(last_err, sizeof(last_err), "%.200s", tg_error_last()->message);
 		goto fail;
+	}
+	if (idle) {
+		pthread_mutex_lock(&mu);
+		making = e;
+		if (!making_idle) /* boosted before it was published */
+			(void)boost_entry(e);
+		pthread_mutex_unlock(&mu);
 	}
 	p.fd = e->r.sync_parent;
 	p.events = POLLIN;
@@ -115,8 +155,10 @@ static struct pool_entry *make_entry(int no_seccomp)
 		goto fail;
 	}
 	e->r.made_ms = tg_now_ms();
+	unpublish(e);
 	return e;
 fail:
+	unpublish(e);
 	sbx_run_discard(&e->r);
 	free(e);
 	return NULL;
@@ -125,6 +167,8 @@ fail:
 static void *refill_main(void *arg)
 {
 	struct sched_param sp = { 0 };
+	uint64_t t0;
+	int had, idle;
 
 	(void)arg;
 	pthread_mutex_lock(&mu);
@@ -133,8 +177,15 @@ static void *refill_main(void *arg)
 		if (served_q) {
 			e = served_q;
 			served_q = NULL;
+			/* the release (and the net namespace maker it starts)
+			 * yields as the making does */
+			(void)pthread_setschedparam(pthread_self(), nready && idle_ok ? SCHED_IDLE
+										: SCHED_OTHER, &sp);
 			pthread_mutex_unlock(&mu);
+			t0 = tg_prof_on ? tg_prof_ns() : 0;
 			release_all(e);
+			if (t0)
+				tg_prof_span("release", t0, tg_prof_ns());
 			pthread_mutex_lock(&mu);
 			continue;
 		}
@@ -142,17 +193,28 @@ static void *refill_main(void *arg)
 			pthread_cond_wait(&cv, &mu);
 			continue;
 		}
-		/* SCHED_BATCH while the pool still holds an entry: the same share
-		 * of the CPU, but its wake-ups (a run taking an entry, a run over)
-		 * do not preempt the thread serving a call. SCHED_OTHER when it is
-		 * empty: a run may be waiting for this entry, and calls that come
-		 * back to back must not wait for a making that yields to
-		 * everything. The tracer thread and the child inherit it until
-		 * their run is handed over (hand_over sets them to SCHED_OTHER). */
-		(void)pthread_setschedparam(pthread_self(), nready ? SCHED_BATCH : SCHED_OTHER, &sp);
+		/* SCHED_IDLE while the pool still holds an entry: the making runs
+		 * only on a CPU nothing else wants, so it never competes with the
+		 * call being served (the serving thread, the tool, the WAL's
+		 * fdatasync and the kernel threads that complete it); back to
+		 * back, a making at full priority overlapped nine calls in ten
+		 * and doubled their fdatasync (docs/SANDBOX.md, "The pool"). A
+		 * run that finds the pool empty boosts it (boost_making), or
+		 * takes the ordinary path when it cannot. SCHED_OTHER when the
+		 * pool is empty. The tracer thread and the child inherit the
+		 * policy until their run is handed over (hand_over). */
+		making_idle = nready && idle_ok;
+		(void)pthread_setschedparam(pthread_self(), making_idle ? SCHED_IDLE : SCHED_OTHER,
+					    &sp);
+		had = nready;
+		idle = making_idle;
 		pthread_mutex_unlock(&mu);
-		e = make_entry(0);
+		t0 = tg_prof_on ? tg_prof_ns() : 0;
+		e = make_entry(0, idle);
+		if (t0)
+			tg_prof_span(had ? "make" : "make_empty", t0, tg_prof_ns());
 		pthread_mutex_lock(&mu);
+		making_idle = 0;
 		if (!e) {
 			broken = 1; /* never spin; runs take the ordinary path */
 		} else if (stopping || nready >= size) {
@@ -167,6 +229,28 @@ static void *refill_main(void *arg)
 	}
 	pthread_mutex_unlock(&mu);
 	return NULL;
+}
+
+static void *probe_main(void *arg)
+{
+	struct sched_param sp = { 0 };
+
+	*(int *)arg = pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp) == 0 &&
+		      pthread_setschedparam(pthread_self(), SCHED_OTHER, &sp) == 0;
+	return NULL;
+}
+
+/* Can a thread of ours go SCHED_IDLE and back? (CAP_SYS_NICE or
+ * RLIMIT_NICE; without, the making runs SCHED_OTHER throughout.) */
+static int probe_idle(void)
+{
+	pthread_t th;
+	int ok = 0;
+
+	if (pthread_create(&th, NULL, probe_main, &ok) != 0)
+		return 0;
+	pthread_join(th, NULL);
+	return ok;
 }
 
 int tg_sandbox_pool_start(unsigned n, const tg_sandbox_opts *ceilings)
@@ -197,9 +281,12 @@ int tg_sandbox_pool_start(unsigned n, const tg_sandbox_opts *ceilings)
 		sbx_prof = p == MAP_FAILED ? NULL : p;
 	}
 #endif
+	idle_ok = probe_idle();
 	pthread_mutex_lock(&mu);
 	size = (int)n;
 	stopping = broken = 0;
+	making = NULL;
+	making_idle = 0;
 	last_err[0] = '\0';
 	owner = getpid();
 	if (pthread_create(&refill_th, NULL, refill_main, NULL) != 0) {
@@ -258,6 +345,21 @@ static void run_over(void)
 	pthread_mutex_unlock(&mu);
 }
 
+/* Called with mu held: the entry being made goes on at full priority (its
+ * maker, tracer thread and child), and so does the refill thread. */
+static int boost_making(void)
+{
+	struct sched_param sp = { 0 };
+	int rc = 0;
+
+	making_idle = 0;
+	if (pthread_setschedparam(refill_th, SCHED_OTHER, &sp) != 0)
+		rc = -1;
+	if (making && boost_entry(making) < 0)
+		rc = -1;
+	return rc;
+}
+
 static struct pool_entry *take(const struct sbx_spec *s)
 {
 	struct pool_entry *e = NULL;
@@ -274,12 +376,17 @@ static struct pool_entry *take(const struct sbx_spec *s)
 		/* the ready entries carry the filter: one without, made now */
 		active++;
 		pthread_mutex_unlock(&mu);
-		if (!(e = make_entry(1)))
+		if (!(e = make_entry(1, 0)))
 			run_over();
 		return e;
 	}
 	/* nready is 0: the refill thread makes one next (after releasing
-	 * what it holds), unless making failed */
+	 * what it holds), unless making failed; one being made at idle
+	 * priority is boosted first, or the run goes the ordinary way */
+	if (nready == 0 && making_idle && boost_making() < 0) {
+		pthread_mutex_unlock(&mu);
+		return NULL;
+	}
 	while (nready == 0 && !broken && !stopping)
 		if (pthread_cond_timedwait(&cv, &mu, &until) != 0)
 			break;
@@ -288,6 +395,9 @@ static struct pool_entry *take(const struct sbx_spec *s)
 		memmove(ready_q, ready_q + 1, sizeof(ready_q[0]) * (size_t)(nready - 1));
 		nready--;
 		active++;
+		/* the last one: the next is wanted at full priority */
+		if (nready == 0 && making_idle)
+			(void)boost_making();
 	}
 	pthread_cond_broadcast(&cv);
 	pthread_mutex_unlock(&mu);
@@ -324,8 +434,9 @@ static int lower_limits(pid_t pid, const struct sbx_spec *s, int cg_version)
 	return 0;
 }
 
-/* Send the run; 0, or < 0 when the child cannot take it (it is then
- * discarded and the run takes the ordinary path). */
+/* Send the run; 0, or -1 when the child cannot take it (it is then
+ * discarded and the run takes the ordinary path), -2 when the caller's
+ * gate failed (the run fails with its error). */
 static int hand_over(struct pool_entry *e, const struct sbx_spec *s, const char *program)
 {
 	struct sbx_run_msg *m = calloc(1, sizeof(*m));
@@ -369,11 +480,19 @@ static int hand_over(struct pool_entry *e, const struct sbx_spec *s, const char 
 	if (fds[0] < 0 || fds[1] < 0)
 		goto out;
 	SBX_PROF(SBX_PROF_STDIN);
-	/* the run's own scheduling: as an unpooled run's (see refill_main) */
+	/* the run's own scheduling: as an unpooled run's (see refill_main);
+	 * a tool left SCHED_IDLE would starve, so never run it so */
 	{
 		struct sched_param sp = { 0 };
-		(void)pthread_setschedparam(r->th, SCHED_OTHER, &sp);
-		(void)sched_setscheduler(r->pid, SCHED_OTHER, &sp);
+		if (pthread_setschedparam(r->th, SCHED_OTHER, &sp) != 0 ||
+		    sched_setscheduler(r->pid, SCHED_OTHER, &sp) < 0)
+			goto out;
+	}
+	/* the caller's gate (a call's intent made durable) once everything
+	 * is ready: the program cannot start before it passed */
+	if (s->gate && s->gate(s->gate_ctx) < 0) {
+		ret = -2;
+		goto out;
 	}
 	/* the supervisor's view of the run from here on is the caller's spec */
 	r->spec = s;
@@ -417,12 +536,14 @@ int sbx_pool_execute(tg_run_result **out, const struct sbx_spec *s, const char *
 	SBX_PROF(SBX_PROF_TAKEN);
 	if (!e)
 		return 0;
-	if (hand_over(e, s, program) < 0) {
+	tg_prof_mark(TG_PROF_POOL_TAKEN);
+	if ((ret = hand_over(e, s, program)) < 0) {
 		sbx_run_discard(&e->r);
 		free(e);
 		run_over();
-		return 0;
+		return ret == -2 ? (tg_error_last()->code < 0 ? tg_error_last()->code : TG_ERR_IO) : 0;
 	}
+	tg_prof_mark(TG_PROF_HANDED);
 	e->r.defer_release = 1;
 	ret = sbx_run_wait(out, &e->r, NULL);
 	e->r.spec = &e->spec; /* s is the caller's, gone after this */

@@ -335,6 +335,7 @@ static void trace_loop(struct sbx_run *r)
 		}
 		if (w == r->pid) {
 			SBX_PROF(SBX_PROF_REAPED);
+			tg_prof_mark(TG_PROF_REAPED);
 			r->status = st;
 			r->reaped = 1;
 			r->ru = ru;
@@ -397,7 +398,7 @@ static void *tracer_main(void *arg)
 		notify(r);
 		return NULL;
 	}
-	r->pid = pid;
+	__atomic_store_n(&r->pid, pid, __ATOMIC_RELEASE); /* read by the pool (boost_making) */
 	atomic_store(&r->pidfd, pidfd);
 	if (atomic_load(&r->cancel))
 		goto kill;
@@ -435,6 +436,8 @@ static void *tracer_main(void *arg)
 		goto kill;
 	}
 	r->ready = 1;
+	if (!r->child.pooled)
+		tg_prof_mark(TG_PROF_SETUP);
 	trace_loop(r);
 	atomic_store(&r->finished, 1);
 	notify(r);
@@ -709,7 +712,7 @@ int sbx_run_wait(tg_run_result **out, struct sbx_run *r, int *tmpfd)
 {
 	const struct sbx_spec *s = r->spec;
 	int ret = 0, killed = -1, over = 0;
-	int out_eof = 0, err_eof = 0, done = 0, kills = 0;
+	int out_eof = 0, err_eof = 0, done = 0, kills = 0, pipes_marked = 0;
 	tg_buf ob = TG_BUF_INIT(0), eb = TG_BUF_INIT(0);
 	size_t total = 0, cap = (size_t)s->output_kb * 1024;
 	uint64_t t0 = r->t0, deadline = t0 + s->timeout_ms, drain_until = 0;
@@ -787,6 +790,10 @@ int sbx_run_wait(tg_run_result **out, struct sbx_run *r, int *tmpfd)
 		if (out_eof && err_eof && sbx_prof && !sbx_prof[SBX_PROF_PIPES_EOF])
 			SBX_PROF(SBX_PROF_PIPES_EOF);
 #endif
+		if (tg_prof_on && out_eof && err_eof && !pipes_marked) {
+			pipes_marked = 1;
+			tg_prof_mark_(TG_PROF_PIPES_EOF);
+		}
 		if (done && ((out_eof && err_eof) || now >= drain_until)) {
 			/* every writer is dead: what is left sits in the pipe buffers */
 			if (!out_eof)

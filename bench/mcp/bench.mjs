@@ -1,16 +1,23 @@
-// bench/mcp/bench.mjs TOOLGATE N: the figures of bench/mcp/run.sh. On a
-// temporary home it registers word_count through create_tool, then times N
-// sequential tools/call through the SDK client (Client + StdioClientTransport
-// on `toolgate serve`), then N bare runs of the very binary the registry built
-// (found in <home>/cache), spawned directly with the same stdin. Both are
-// timed per call from the client side; medians and p99 are printed with the
-// ratio MCP / bare, and N ping round trips show the protocol's own share.
-// SANDBOX_POOL=N sets config.json's sandbox_pool (serve's default: 2);
-// GAP_MS=N waits N ms between tools/call (an agent thinks between calls;
-// not timed), else they go back to back.
+// bench/mcp/bench.mjs TOOLGATE N: the figures of bench/mcp/run.sh. On two
+// temporary homes (config.json sandbox_pool 2, or SANDBOX_POOL=N, and 0) it
+// registers word_count through create_tool, then times N sequential
+// tools/call through the SDK client (Client + StdioClientTransport on
+// `toolgate serve`) on each server, and N bare runs of the very binary the
+// registry built (found in <home>/cache), spawned directly with the same
+// stdin, all in one run: interleaved blocks of 20 (pooled, unpooled, bare,
+// and again), so that each server sees its calls back to back and all three
+// see the same load. Every call is timed from the client side; medians and
+// p99 are printed with the overhead over bare, and N ping round trips show
+// the protocol's own share. GAP_MS=N waits N ms between tools/call (an
+// agent thinks between calls; not timed). TG_CALL_PROFILE=PREFIX: the
+// servers write a per-stage profile of each call to PREFIX.pool and
+// PREFIX.nopool (common/prof.c; bench/mcp/profile.py reads them).
+// BASE=OTHER_TOOLGATE: also a pooled and an unpooled server of that binary
+// (a build of an earlier commit), interleaved with the others: before and
+// after in one run.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -59,13 +66,20 @@ function executables(dir) {
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'tg-bench-mcp-'));
-const home = join(dir, 'home');
-if (process.env.SANDBOX_POOL !== undefined) {
+const POOL = Number(process.env.SANDBOX_POOL ?? 2);
+const BLOCK = 20;
+const gap = Number(process.env.GAP_MS ?? 0);
+const servers = [];
+
+async function server(tag, pool, binary = bin) {
+  const home = join(dir, tag);
   mkdirSync(home, { recursive: true });
-  writeFileSync(join(home, 'config.json'), JSON.stringify({ sandbox_pool: Number(process.env.SANDBOX_POOL) }));
-}
-try {
-  const transport = new StdioClientTransport({ command: bin, args: ['--home', home, 'serve'], stderr: 'ignore' });
+  writeFileSync(join(home, 'config.json'), JSON.stringify({ sandbox_pool: pool }));
+  const prof = process.env.TG_CALL_PROFILE;
+  const env = prof
+    ? { PATH: process.env.PATH ?? '/usr/bin:/bin', TG_CALL_PROFILE: `${prof}.${tag}` }
+    : undefined;
+  const transport = new StdioClientTransport({ command: binary, args: ['--home', home, 'serve'], stderr: 'ignore', env });
   const client = new Client({ name: 'toolgate-bench', version: '1.0.0' });
   await client.connect(transport);
   const created = await client.callTool({
@@ -77,48 +91,68 @@ try {
     },
   });
   if (created.isError) throw new Error(`create_tool failed: ${created.content[0].text}`);
-
   for (let i = 0; i < 20; i++) await client.callTool({ name: 'word_count', arguments: ARGS });
-  const mcp = [];
-  const gap = Number(process.env.GAP_MS ?? 0);
-  for (let i = 0; i < N; i++) {
+  const s = { tag, home, client, ms: [] };
+  servers.push(s);
+  return s;
+}
+
+async function callBlock(s, n) {
+  for (let i = 0; i < n; i++) {
     if (gap > 0) await new Promise((res) => setTimeout(res, gap));
     const t0 = process.hrtime.bigint();
-    const r = await client.callTool({ name: 'word_count', arguments: ARGS });
-    mcp.push(Number(process.hrtime.bigint() - t0) / 1e6);
+    const r = await s.client.callTool({ name: 'word_count', arguments: ARGS });
+    s.ms.push(Number(process.hrtime.bigint() - t0) / 1e6);
     if (r.isError || r.structuredContent?.words !== 9) throw new Error(`bad result: ${JSON.stringify(r)}`);
   }
-  // The protocol alone: ping round trips through the same client and server.
-  const ping = [];
-  for (let i = 0; i < N; i++) {
-    const t0 = process.hrtime.bigint();
-    await client.ping();
-    ping.push(Number(process.hrtime.bigint() - t0) / 1e6);
-  }
-  await client.close();
+}
 
-  const cands = executables(join(home, 'cache'));
-  if (cands.length === 0) throw new Error(`no built tool binary under ${home}/cache`);
+try {
+  const pooled = await server('pool', POOL);
+  const plain = await server('nopool', 0);
+  const base = process.env.BASE
+    ? [await server('base_pool', POOL, process.env.BASE), await server('base_nopool', 0, process.env.BASE)]
+    : [];
+  const order = [pooled, plain, ...base];
+  const cands = executables(join(plain.home, 'cache'));
+  if (cands.length === 0) throw new Error(`no built tool binary under ${plain.home}/cache`);
   cands.sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs);
   const tool = cands[0];
   const input = JSON.stringify(ARGS);
   for (let i = 0; i < 20; i++) spawnSync(tool, [], { input, env: {} });
   const bare = [];
+  const load0 = loadavg()[0];
+  for (let done = 0; done < N; done += BLOCK) {
+    const n = Math.min(BLOCK, N - done);
+    for (const s of order) await callBlock(s, n);
+    for (let i = 0; i < n; i++) {
+      if (gap > 0) await new Promise((res) => setTimeout(res, gap));
+      const t0 = process.hrtime.bigint();
+      const r = spawnSync(tool, [], { input, env: {} });
+      bare.push(Number(process.hrtime.bigint() - t0) / 1e6);
+      if (r.status !== 0 || JSON.parse(r.stdout).words !== 9) throw new Error(`bare run failed: ${r.stderr}`);
+    }
+  }
+  const load1 = loadavg()[0];
+  // The protocol alone: ping round trips through the same client and server.
+  const ping = [];
   for (let i = 0; i < N; i++) {
     const t0 = process.hrtime.bigint();
-    const r = spawnSync(tool, [], { input, env: {} });
-    bare.push(Number(process.hrtime.bigint() - t0) / 1e6);
-    if (r.status !== 0 || JSON.parse(r.stdout).words !== 9) throw new Error(`bare run failed: ${r.stderr}`);
+    await plain.client.ping();
+    ping.push(Number(process.hrtime.bigint() - t0) / 1e6);
   }
 
-  const m = stats(mcp), b = stats(bare), p = stats(ping);
+  const b = stats(bare), p = stats(ping);
   const f = (x) => x.toFixed(3);
-  console.log(`mcp: ${N} sequential tools/call word_count through the SDK client (toolgate serve, sandboxed run)`);
-  console.log(`  mcp tools/call   median ${f(m.median)} ms  p99 ${f(m.p99)} ms`);
-  console.log(`  bare spawn       median ${f(b.median)} ms  p99 ${f(b.p99)} ms  (${tool.slice(home.length + 1)}, same stdin)`);
-  console.log(`  ratio mcp/bare   median ${(m.median / b.median).toFixed(2)}x  p99 ${(m.p99 / b.p99).toFixed(2)}x`);
-  console.log(`  overhead         median ${f(m.median - b.median)} ms per call`);
-  console.log(`  mcp ping         median ${f(p.median)} ms  p99 ${f(p.p99)} ms  (JSON-RPC round trip, no tool)`);
+  console.log(`mcp: ${N} sequential tools/call word_count through the SDK client on each server (toolgate serve, sandboxed run), blocks of ${BLOCK} interleaved with bare spawns${gap ? `, ${gap} ms apart` : ', back to back'}; load average ${load0.toFixed(2)} -> ${load1.toFixed(2)}`);
+  for (const s of order) {
+    const m = stats(s.ms);
+    const what = { pool: `pool ${POOL}`, nopool: 'no pool', base_pool: `base, pool ${POOL}`, base_nopool: 'base, no pool' }[s.tag];
+    console.log(`  mcp ${what.padEnd(16)} median ${f(m.median)} ms  p99 ${f(m.p99)} ms  overhead over bare ${f(m.median - b.median)} ms (p99 ${f(m.p99 - b.p99)} ms)  ratio ${(m.median / b.median).toFixed(2)}x`);
+  }
+  console.log(`  bare spawn           median ${f(b.median)} ms  p99 ${f(b.p99)} ms  (${tool.slice(plain.home.length + 1)}, same stdin)`);
+  console.log(`  mcp ping             median ${f(p.median)} ms  p99 ${f(p.p99)} ms  (JSON-RPC round trip, no tool)`);
 } finally {
+  for (const s of servers) await s.client.close().catch(() => {});
   rmSync(dir, { recursive: true, force: true });
 }

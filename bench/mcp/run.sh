@@ -1,7 +1,8 @@
 #!/bin/sh
 # bench/mcp/run.sh BUILD_DIR: 1,000 sequential tools/call of a registered tool
 # through the official MCP SDK client (toolgate serve), next to the same tool
-# binary spawned bare with the same stdin 1,000 times, in the same run.
+# binary spawned bare with the same stdin 1,000 times, in the same run:
+# a pooled server (SANDBOX_POOL, default 2) and an unpooled one, interleaved.
 # Prints median and p99 per call and their ratios. N=... changes the count.
 set -eu
 build=$(cd "${1:-build}" && pwd)

@@ -209,15 +209,14 @@ test('toolgate serve: descriptors, threads and children stable over 60 requests'
   assertNothingLeft(dir, srv.pid, 'serve');
 });
 
-// The same session with a pool of 2 sandboxes made ahead (config
-// sandbox_pool, docs/SANDBOX.md "The pool"): the pool's own children,
+// The same session with the default pool of 2 sandboxes made ahead (no
+// config.json: sandbox_pool 2, docs/SANDBOX.md "The pool"): the pool's own children,
 // threads and descriptors stay, bounded and stable: after 60 requests (the
 // tool calls served from the pool) the server holds the same number of
 // children (2, each waiting for one run), threads and descriptors as after
 // the first call, and at end of input it exits 0 and leaves nothing behind.
-test('toolgate serve with sandbox_pool 2: the pool stays bounded and stable', async (t) => {
+test('toolgate serve with the default pool (sandbox_pool 2): bounded and stable', async (t) => {
   const { dir, home } = setup(t);
-  writeFileSync(join(home, 'config.json'), JSON.stringify({ sandbox_pool: 2 }));
   const srv = spawn(tg, ['--home', home, 'serve'], { stdio: ['pipe', 'pipe', 'pipe'] });
   t.after(() => { try { srv.kill('SIGKILL'); } catch { /* gone */ } });
   srv.stderr.on('data', () => {});

@@ -11,7 +11,11 @@
  *    concurrently; every entry is there once, the chain verifies, each
  *    commit passed the barrier and no more fsyncs ran than commits;
  *  - a leader that died with its sync in flight does not block the group:
- *    the next caller takes over.
+ *    the next caller takes over;
+ *  - an intent's barrier on the sync thread (tg_registry_set_overlap), with
+ *    and without the sandbox pool: calls succeed, and when the barrier
+ *    fails (injected) the call fails with the exact "was not run" error,
+ *    its row stays unfinished with no call_result, and the next call works.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -27,6 +31,7 @@
 #include <sqlite3.h>
 
 #include "registry/registry.h"
+#include "sandbox/sandbox.h"
 
 static const char src[] = "#include <toolgate/tool.h>\n"
 			  "int main(void)\n{\n"
@@ -293,6 +298,72 @@ static void test_group_leader_died(void **state)
 	rm_home(home);
 }
 
+static long long count(const char *home, const char *query)
+{
+	_cleanup_free_ char *p = tg_path_join(home, "registry.db");
+	sqlite3 *db = NULL;
+	sqlite3_stmt *st = NULL;
+	long long n;
+
+	assert_int_equal(sqlite3_open(p, &db), SQLITE_OK);
+	sqlite3_busy_timeout(db, 10000);
+	assert_int_equal(sqlite3_prepare_v2(db, query, -1, &st, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	n = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return n;
+}
+
+static void test_intent_overlap(void **state)
+{
+	char *home = make_home();
+	tg_registry *r = NULL;
+	json_t *res = NULL, *args = json_pack("{s:s}", "text", "a");
+	tg_actor who = { "test", NULL };
+	unsigned v = 0;
+	int pooled;
+
+	(void)state;
+	assert_int_equal(tg_registry_open(&r, home, 1), 0);
+	create(r, v1_json);
+	tg_registry_set_overlap(r, 1);
+	for (pooled = 0; pooled <= 1; pooled++) {
+		const tg_config *cfg = tg_registry_config(r);
+		tg_sandbox_opts ceil = { .memory_mb = cfg->max_memory_mb,
+					 .cpu_percent = cfg->cpu_percent };
+		long long unfinished, results;
+		if (pooled)
+			assert_int_equal(tg_sandbox_pool_start(2, &ceil), 0);
+		assert_string_equal(call(r, "{\"text\":\"a b\"}", &v), "");
+		assert_string_equal(call(r, "{\"text\":\"c\"}", &v), "");
+		unfinished = count(home, "SELECT count(*) FROM calls WHERE finished = 0");
+		results = count(home, "SELECT count(*) FROM audit WHERE event = 'call_result'");
+		/* the intent's barrier fails: the tool never starts */
+		tg_registry_test_fail_sync(r, 1);
+		assert_int_equal(tg_registry_call(&res, r, "cached", args, &who), TG_ERR_IO);
+		assert_null(res);
+		assert_string_equal(tg_error_last()->message,
+				    "cached was not run: its call could not be recorded: sync the "
+				    "WAL: injected failure");
+		assert_int_equal(count(home, "SELECT count(*) FROM calls WHERE finished = 0"),
+				 unfinished + 1);
+		assert_int_equal(count(home, "SELECT count(*) FROM audit WHERE event = "
+					     "'call_result'"),
+				 results);
+		/* and the next call goes through */
+		assert_string_equal(call(r, "{\"text\":\"d\"}", &v), "");
+		assert_int_equal(count(home, "SELECT count(*) FROM audit WHERE event = "
+					     "'call_result'"),
+				 results + 1);
+		if (pooled)
+			tg_sandbox_pool_stop();
+	}
+	json_decref(args);
+	tg_registry_free(r);
+	rm_home(home);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -300,6 +371,7 @@ int main(void)
 		cmocka_unit_test(test_call_logged_entry),
 		cmocka_unit_test(test_group_commit_processes),
 		cmocka_unit_test(test_group_leader_died),
+		cmocka_unit_test(test_intent_overlap),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
