@@ -72,6 +72,9 @@ static void compress_ni(uint32_t h[8], const unsigned char *p, size_t n)
 	for (; n > 0; n--, p += 64) {
 		save0 = st0;
 		save1 = st1;
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC unroll 16
+#endif
 		for (i = 0; i < 16; i++) {
 			if (i < 4)
 				m[i] = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(p + 16 * i)),

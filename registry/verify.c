@@ -107,18 +107,18 @@ static int check_cache(tg_registry *r, const cache_names *cn, const char *tool, 
 
 	if ((rc = reg_cache_key(key, hash, r)) < 0)
 		return rc;
+	if (cn->listed) {
+		const char *k = key;
+		if (!cn->n || !bsearch(&k, cn->items, cn->n, sizeof(*cn->items), cmp_name))
+			return 0; /* not built (yet): a call builds it */
+	}
 	dir = tg_path_join(r->cache_dir, key);
 	bin = dir ? tg_path_join(dir, "tool") : NULL;
 	obj = dir ? tg_path_join(dir, "tool.o") : NULL;
 	if (!bin || !obj)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
-	if (cn->listed) {
-		const char *k = key;
-		if (!cn->n || !bsearch(&k, cn->items, cn->n, sizeof(*cn->items), cmp_name))
-			return 0; /* not built (yet): a call builds it */
-	} else if (lstat(dir, &st) != 0) {
+	if (!cn->listed && lstat(dir, &st) != 0)
 		return 0;
-	}
 	if ((rc = reg_cache_record(r, key, hbin, hobj)) < 0)
 		return rc;
 	if (rc == 0) {
