@@ -218,6 +218,11 @@ int cmd_gc(tg_cli *cli, int argc, char **argv)
 		printf("store: another process is packing it; nothing done\n");
 		return TG_EXIT_OK;
 	}
+	if (json_integer_value(json_object_get(st, "loose_refs_before")) >
+	    json_integer_value(json_object_get(st, "loose_refs_after")))
+		printf("store: packed refs; loose ref files %lld -> %lld\n",
+		       (long long)json_integer_value(json_object_get(st, "loose_refs_before")),
+		       (long long)json_integer_value(json_object_get(st, "loose_refs_after")));
 	if (json_integer_value(json_object_get(st, "objects_packed")) == 0) {
 		printf("store: nothing to pack (%lld loose objects, %lld packs)\n",
 		       (long long)json_integer_value(json_object_get(st, "loose_before")),

@@ -180,6 +180,9 @@ void tg_sha256_final(tg_sha256 *s, unsigned char out[32]);
 void tg_sha256_final_hex(tg_sha256 *s, char out[65]);
 /* Hex SHA-256 of data into out[65]. */
 void tg_sha256_hex(char out[65], const void *data, size_t len);
+/* Tests: on = 1 uses the portable block function even where the CPU has
+ * the SHA extensions; 0 goes back to asking the CPU. */
+void tg_sha256_portable(int on);
 
 /* ---- the C front end (cfront.c) ------------------------------------------ */
 

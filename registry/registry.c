@@ -129,6 +129,7 @@ static int fingerprint_matches(tg_registry *r, const char *fp)
 
 int tg_registry_open(tg_registry **out, const char *home, int create)
 {
+	int verifying = (create & TG_REGISTRY_OPEN_VERIFY) != 0;
 	tg_registry *r;
 	tg_store *s;
 	struct stat st;
@@ -154,6 +155,7 @@ int tg_registry_open(tg_registry **out, const char *home, int create)
 		rc = tg_error_set(TG_ERR_NOMEM, "out of memory");
 		goto fail;
 	}
+	create &= 1;
 	if (!create && stat(r->store_path, &st) != 0) {
 		rc = tg_error_set(TG_ERR_NOTFOUND, "no toolgate home at %s (run 'toolgate init')",
 				  home);
@@ -170,12 +172,23 @@ int tg_registry_open(tg_registry **out, const char *home, int create)
 	rc = reg_config_load(&r->cfg, home);
 	if (rc < 0)
 		goto fail;
+	if (verifying) {
+		/* tg_registry_verify re-indexes in full whatever a fingerprint
+		 * would say (after reading every ref once): neither here, unless
+		 * registry.db is new (its rebuild is the open's) */
+		rc = reg_db_open(r, &fresh);
+		if (rc < 0)
+			goto fail;
+		if (!fresh) {
+			*out = r;
+			return 0;
+		}
+	}
 	/* the fingerprint first: a store change after it is seen next time */
 	fprc = tg_store_fingerprint(fp, r->store_path);
 	if (fprc < 0)
 		tg_error_clear(); /* no store yet (created below) or unreadable */
-	rc = reg_db_open(r, &fresh);
-	if (rc < 0)
+	if (!verifying && (rc = reg_db_open(r, &fresh)) < 0)
 		goto fail;
 	if (fprc == 0 && !fresh) {
 		rc = fingerprint_matches(r, fp);

@@ -59,6 +59,10 @@ typedef struct tg_config {
  * store's fingerprint shows it unchanged since the last re-index (then the
  * store is opened only when first needed). */
 int tg_registry_open(tg_registry **out, const char *home, int create);
+/* Or'ed into create: open for tg_registry_verify only. No fingerprint and no
+ * re-index here (verify re-indexes in full itself), unless registry.db is
+ * new. */
+#define TG_REGISTRY_OPEN_VERIFY 2
 void tg_registry_free(tg_registry *r);
 /* tg_registry_open on the home resolved from a --home flag (NULL: the
  * environment, see tg_home_resolve). */

@@ -15,12 +15,13 @@
 
 static json_t *pack_json(const tg_store_pack_stats *st)
 {
-	return json_pack("{s:b, s:I, s:I, s:I, s:I, s:I, s:I, s:s}", "busy", st->busy,
+	return json_pack("{s:b, s:I, s:I, s:I, s:I, s:I, s:I, s:s, s:I, s:I}", "busy", st->busy,
 			 "loose_before", (json_int_t)st->loose_before, "packs_before",
 			 (json_int_t)st->packs_before, "loose_after", (json_int_t)st->loose_after,
 			 "packs_after", (json_int_t)st->packs_after, "objects_packed",
 			 (json_int_t)st->objects, "loose_removed", (json_int_t)st->loose_removed,
-			 "pack", st->pack);
+			 "pack", st->pack, "loose_refs_before", (json_int_t)st->refs_before,
+			 "loose_refs_after", (json_int_t)st->refs_after);
 }
 
 int reg_upkeep_after_create(tg_registry *r)

@@ -85,7 +85,10 @@
 	X(git_repository_init_ext) \
 	X(git_repository_init_options_init) \
 	X(git_repository_is_bare) \
+	X(git_refdb_compress) \
+	X(git_refdb_free) \
 	X(git_repository_odb) \
+	X(git_repository_refdb) \
 	X(git_repository_open_ext) \
 	X(git_signature_free) \
 	X(git_signature_now) \
@@ -257,7 +260,10 @@ int tg_git_load(void);
 #define git_repository_init_ext (tg_git_api.git_repository_init_ext)
 #define git_repository_init_options_init (tg_git_api.git_repository_init_options_init)
 #define git_repository_is_bare (tg_git_api.git_repository_is_bare)
+#define git_refdb_compress (tg_git_api.git_refdb_compress)
+#define git_refdb_free (tg_git_api.git_refdb_free)
 #define git_repository_odb (tg_git_api.git_repository_odb)
+#define git_repository_refdb (tg_git_api.git_repository_refdb)
 #define git_repository_open_ext (tg_git_api.git_repository_open_ext)
 #define git_signature_free (tg_git_api.git_signature_free)
 #define git_signature_now (tg_git_api.git_signature_now)

@@ -7,8 +7,9 @@
  * loose files of the objects it inserted and the packs it replaced (those
  * listed before it began: a pack a pull admits meanwhile stays). Objects
  * written meanwhile by another process were not inserted and stay loose;
- * unreachable objects (dropped versions) are packed, never pruned; refs and
- * history are never touched. One packer at a time (an flock on
+ * unreachable objects (dropped versions) are packed, never pruned; history
+ * is never touched, and the loose ref files go into packed-refs with their
+ * values (packrefs.c). One packer at a time (an flock on
  * <store>/toolgate-pack.lock; a second one returns at once, packing
  * nothing). tg_store_object_counts counts loose objects and packs by
  * reading the folders, without libgit2.
@@ -199,6 +200,9 @@ int tg_store_pack(tg_store *s, tg_store_pack_stats *out)
 		}
 		return tg_error_errno(TG_ERR_IO, errno, "flock %s", lockpath);
 	}
+	/* the refs first: they are what the objects' walk starts from */
+	if ((rc = st_pack_refs(s, &out->refs_before, &out->refs_after)) < 0)
+		return rc;
 	rc = tg_store_object_counts(s, &out->loose_before, &out->packs_before);
 	if (rc < 0)
 		return rc;

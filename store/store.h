@@ -249,11 +249,14 @@ int tg_store_fingerprint(char out[65], const char *path);
  * counted from the folders. */
 int tg_store_object_counts(tg_store *s, size_t *loose, size_t *packs);
 /* Pack every object into one new pack (packbuilder), then remove the loose
- * files of the objects it holds and the packs it replaced. Refs and
- * history are untouched; unreachable objects are kept (packed). busy = 1
- * when another process was packing (nothing done). */
+ * files of the objects it holds and the packs it replaced; and the loose
+ * ref files into packed-refs, as `git pack-refs --all` does (the refs keep
+ * their values, reflogs are untouched; toolgate's ref writers are held off
+ * meanwhile). History is untouched; unreachable objects are kept (packed).
+ * busy = 1 when another process was packing (nothing done). */
 typedef struct tg_store_pack_stats {
 	size_t loose_before, packs_before, loose_after, packs_after;
+	size_t refs_before, refs_after; /* loose ref files */
 	size_t objects, loose_removed;
 	int busy;
 	char pack[64];

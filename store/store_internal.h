@@ -78,6 +78,8 @@ int st_lock_shared(tg_store *s);
 /* Exclusive flock, retried without blocking until ST_CAS_MAX_MS after
  * start_ms (TG_ERR_CONFLICT then). */
 int st_lock_exclusive(tg_store *s, uint64_t start_ms);
+/* Loose ref files into packed-refs (packrefs.c): counts before and after. */
+int st_pack_refs(tg_store *s, size_t *before, size_t *after);
 void st_unlock(tg_store *s);
 /* One compare-and-swap of ref name from old_id (NULL: the ref must be
  * absent) to new_id, under the shared flock; returns the libgit2 code

@@ -248,6 +248,78 @@ static void test_sha256(void **state)
 	assert_string_equal(hex, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
 }
 
+/* The FIPS 180-4 vectors and a million 'a', through one path. */
+static void sha256_vectors(void)
+{
+	static const char *m896 = "abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmn"
+				  "hijklmnoijklmnopjklmnopqklmnopqrlmnopqrsmnopqrstnopqrstu";
+	char hex[65], *a = malloc(1000000);
+	tg_sha256 s;
+	int i;
+
+	assert_non_null(a);
+	tg_sha256_hex(hex, "", 0);
+	assert_string_equal(hex, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+	tg_sha256_hex(hex, "abc", 3);
+	assert_string_equal(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+	tg_sha256_hex(hex, m896, strlen(m896));
+	assert_string_equal(hex, "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1");
+	memset(a, 'a', 1000000);
+	tg_sha256_hex(hex, a, 1000000);
+	assert_string_equal(hex, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+	/* the same million in uneven pieces (partial blocks, whole blocks) */
+	tg_sha256_init(&s);
+	for (i = 0; i < 1000000;) {
+		int k = 1 + (i * 7) % 201;
+		if (k > 1000000 - i)
+			k = 1000000 - i;
+		tg_sha256_update(&s, a + i, (size_t)k);
+		i += k;
+	}
+	tg_sha256_final_hex(&s, hex);
+	assert_string_equal(hex, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+	free(a);
+}
+
+/* The SHA extensions' block function (where the CPU has them) and the
+ * portable one: the vectors, and the same digest for every length 0..300
+ * and every split of it into two updates. */
+static void test_sha256_paths(void **state)
+{
+	unsigned char msg[300];
+	char one[301][65], hex[65];
+	size_t n, k;
+	tg_sha256 s;
+	(void)state;
+
+	for (n = 0; n < sizeof(msg); n++)
+		msg[n] = (unsigned char)(n * 131 + 7);
+	sha256_vectors();
+	for (n = 0; n <= sizeof(msg); n++)
+		tg_sha256_hex(one[n], msg, n);
+	tg_sha256_portable(1);
+	sha256_vectors();
+	for (n = 0; n <= sizeof(msg); n++) {
+		tg_sha256_hex(hex, msg, n);
+		assert_string_equal(hex, one[n]);
+		for (k = 0; k <= n; k += 1 + n / 40) {
+			tg_sha256_init(&s);
+			tg_sha256_update(&s, msg, k);
+			tg_sha256_update(&s, msg + k, n - k);
+			tg_sha256_final_hex(&s, hex);
+			assert_string_equal(hex, one[n]);
+		}
+	}
+	tg_sha256_portable(0);
+	for (n = 0; n <= sizeof(msg); n += 13) {
+		tg_sha256_init(&s);
+		tg_sha256_update(&s, msg, n / 3);
+		tg_sha256_update(&s, msg + n / 3, n - n / 3);
+		tg_sha256_final_hex(&s, hex);
+		assert_string_equal(hex, one[n]);
+	}
+}
+
 static void test_names_and_utf8(void **state)
 {
 	char long_name[70];
@@ -380,6 +452,7 @@ int main(void)
 		cmocka_unit_test(test_json_getters),
 		cmocka_unit_test(test_files),
 		cmocka_unit_test(test_sha256),
+		cmocka_unit_test(test_sha256_paths),
 		cmocka_unit_test(test_names_and_utf8),
 		cmocka_unit_test(test_home),
 		cmocka_unit_test(test_dl_load),

@@ -1,8 +1,8 @@
 #!/bin/sh
 # tests/registry/gc.sh TOOLGATE SQLEXEC: store upkeep. 300 loose objects
 # (three versions plus loose blobs written with git) are packed by
-# `toolgate gc` into one pack: no loose object left, refs and reflogs
-# unchanged (history never rewritten), git fsck clean, verify ok, every
+# `toolgate gc` into one pack: no loose object left, the loose ref files
+# folded into packed-refs, refs and reflogs unchanged (history never rewritten), git fsck clean, verify ok, every
 # version still readable. A create past pack_loose_objects packs by itself.
 . "$(dirname "$0")/lib.sh"
 
@@ -29,6 +29,11 @@ expect_out '^store +300 loose objects, 0 packs' "status counts them"
 run tg gc
 expect_rc 0 "gc"
 expect_out '^store: packed 300 objects into pack-[0-9a-f]{40}; loose objects 300 -> 0, packs 0 -> 1$' "gc packs everything"
+expect_out '^store: packed refs; loose ref files 3 -> 0$' "gc packs the refs (tool, active, local notes)"
+checks=$((checks + 1))
+[ -z "$(find "$HOME_DIR/store.git/refs" -type f)" ] || fail "loose ref files left: $(find "$HOME_DIR/store.git/refs" -type f)"
+checks=$((checks + 1))
+grep -q ' refs/tools/word_count$' "$HOME_DIR/store.git/packed-refs" || fail "refs/tools/word_count not in packed-refs"
 run $G count-objects -v
 expect_out '^count: 0$' "no loose object left"
 expect_out '^packs: 1$' "one pack"
@@ -63,6 +68,10 @@ expect_out '^word_count v4: active' "v4"
 run $G count-objects -v
 expect_out '^count: 0$' "the create packed its loose objects"
 expect_out '^packs: 1$' "into one pack again"
+checks=$((checks + 1))
+[ "$($G rev-parse refs/tools/word_count)" = "$($G rev-parse refs/active/word_count)" ] || fail "v4 is not the tip and active"
+checks=$((checks + 1))
+$G log --format=%b -1 refs/tools/word_count | grep -q '^Toolgate-Version: 4$' || fail "the packed ref did not move to v4"
 run tg verify
 expect_rc 0 "verify after the automatic pack"
 finish gc
