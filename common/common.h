@@ -166,11 +166,9 @@ int tg_dl_load(const char *path, const char *fallback, const char *const *names,
 
 /* ---- hashing ----------------------------------------------------------- */
 
+/* OpenSSL's SHA256_CTX (112 bytes) in storage of our own (sha256.c). */
 typedef struct tg_sha256 {
-	uint32_t h[8];
-	uint64_t total;
-	unsigned char block[64];
-	size_t used;
+	_Alignas(8) unsigned char ctx[128];
 } tg_sha256;
 
 void tg_sha256_init(tg_sha256 *s);
@@ -180,9 +178,6 @@ void tg_sha256_final(tg_sha256 *s, unsigned char out[32]);
 void tg_sha256_final_hex(tg_sha256 *s, char out[65]);
 /* Hex SHA-256 of data into out[65]. */
 void tg_sha256_hex(char out[65], const void *data, size_t len);
-/* Tests: on = 1 uses the portable block function even where the CPU has
- * the SHA extensions; 0 goes back to asking the CPU. */
-void tg_sha256_portable(int on);
 
 /* ---- the C front end (cfront.c) ------------------------------------------ */
 
