@@ -298,6 +298,8 @@ int tg_sandbox_pool_start(unsigned n, const tg_sandbox_opts *ceilings)
 	return 0;
 }
 
+static int boost_making(void);
+
 void tg_sandbox_pool_stop(void)
 {
 	struct pool_entry *q[POOL_MAX], *done;
@@ -306,6 +308,10 @@ void tg_sandbox_pool_stop(void)
 	pthread_mutex_lock(&mu);
 	join = running && owner == getpid();
 	stopping = 1;
+	/* an entry being made at SCHED_IDLE would hold the join up for as
+	 * long as anything else wants the CPU (a loaded host: minutes) */
+	if (join && making_idle)
+		(void)boost_making();
 	pthread_cond_broadcast(&cv);
 	pthread_mutex_unlock(&mu);
 	if (join)
