@@ -159,16 +159,25 @@ static json_t *error_reply(json_int_t id, const char *code, const char *msg)
 	return json_pack("{s:I, s:{s:s, s:s}}", "id", id, "error", "code", code, "message", msg);
 }
 
+/* args_sha256 of an audit entry: SHA-256 of the compact JSON of the
+ * arguments ("" when there are none or they cannot be written). */
+static void args_digest(char out[65], const json_t *args)
+{
+	_cleanup_free_ char *text = args ? tg_json_dump(args) : NULL;
+
+	out[0] = '\0';
+	if (text)
+		tg_sha256_hex(out, text, strlen(text));
+}
+
 static void audit_call_ex(reg_bridge *b, const char *tool, const json_t *args,
 			  const char *outcome, const json_t *callee, uint64_t wall_ms,
 			  int64_t approval)
 {
 	_cleanup_json_ json_t *d = NULL;
-	_cleanup_free_ char *text = args ? tg_json_dump(args) : NULL;
-	char digest[65] = "";
+	char digest[65];
 
-	if (text)
-		tg_sha256_hex(digest, text, strlen(text));
+	args_digest(digest, args);
 	d = json_pack("{s:s, s:s, s:s, s:s, s:I, s:I, s:I}", "caller", b->caller, "callee", tool,
 		      "args_sha256", digest, "outcome", outcome, "attempt", (json_int_t)b->attempts,
 		      "depth", (json_int_t)b->depth, "wall_ms", (json_int_t)wall_ms);
@@ -202,11 +211,9 @@ static void audit_call(reg_bridge *b, const char *tool, const json_t *args, cons
 static int host_intent(reg_bridge *b, const char *tool, const json_t *args)
 {
 	_cleanup_json_ json_t *d = NULL;
-	_cleanup_free_ char *text = args ? tg_json_dump(args) : NULL;
-	char digest[65] = "";
+	char digest[65];
 
-	if (text)
-		tg_sha256_hex(digest, text, strlen(text));
+	args_digest(digest, args);
 	d = json_pack("{s:s, s:s, s:s, s:I, s:I}", "caller", b->caller, "callee", tool,
 		      "args_sha256", digest, "attempt", (json_int_t)b->attempts, "depth",
 		      (json_int_t)b->depth);
