@@ -255,9 +255,6 @@ int cmd_serve(tg_cli *cli, int argc, char **argv)
 		status = serve_http(cli, home, &http);
 		goto out;
 	}
-	/* one call at a time on this handle: the intent's fdatasync may
-	 * overlap the sandbox's preparation (docs/RELIABILITY.md) */
-	tg_registry_set_overlap(reg, 1);
 	tg_mcp_backend_registry(&be, reg);
 	r = tg_mcp_server_new(&srv, &be, &opt);
 	if (r < 0) {

@@ -427,10 +427,6 @@ int reg_run_tool_ex(json_t **out, tg_registry *r, const char *binary, const json
 	so.output_kb = limit_of(limits, "output_kb", DEF_OUTPUT_KB, r->cfg.max_output_kb);
 	so.cpu_percent = r->cfg.cpu_percent;
 	so.cancel = r->cancel;
-	if (r->intent_pending) { /* the intent's barrier is in flight */
-		so.gate = reg_intent_gate;
-		so.gate_ctx = r;
-	}
 	if ((ws_read || ws_write) && workspace) {
 		so.workspace = workspace;
 		so.workspace_write = ws_write;

@@ -122,7 +122,7 @@ int reg_call_ex(json_t **out, tg_registry *r, const char *name, const json_t *ar
 	reg_approval ap;
 	int64_t tool_id, call_id = 0;
 	unsigned v;
-	int rc, ws_read = 0, ws_write = 0;
+	int rc, ws_read = 0, ws_write = 0, deferred = 0;
 
 	*out = NULL;
 	if (!tg_name_valid(name))
@@ -185,33 +185,25 @@ int reg_call_ex(json_t **out, tg_registry *r, const char *name, const json_t *ar
 			return rc;
 		tg_prof_mark(TG_PROF_CHECKED);
 		int bridged = reg_bridge_init(&br, r, who, name, v, caps, limits, parent);
-		/* fail closed: the tool runs only once its intent is on disk;
-		 * without the bridge (no other thread on this handle during the
-		 * run) the barrier may overlap the sandbox's preparation, and
-		 * the sandbox's gate waits for it (intent_sync.c) */
-		if ((rc = reg_call_intent(r, &call_id, !bridged && !parent, name, v, who)) < 0)
+		/* fail closed: the tool runs only once its intent is recorded.
+		 * A run that can act outside its result (a workspace it may
+		 * write, calls through the bridge, a callee of such a run)
+		 * starts only once the intent is durable; any other run has no
+		 * effect but its result, which is handed out only after the
+		 * outcome's barrier, and that barrier makes the intent durable
+		 * too (calllog.c, "Deferred intents") */
+		deferred = !bridged && !parent && !ws_write;
+		if ((rc = reg_call_intent(r, &call_id, deferred, name, v, who)) < 0)
 			return rc;
 		rc = reg_run_tool_ex(&res, r, bin, limits, ws_read, ws_write, r->cfg.workspace, args,
 				     bridged ? &br : NULL, parent ? parent->deadline_ms : 0);
-		if (rc < 0 && r->intent_pending) {
-			/* failed before its gate: the barrier still decides */
-			tg_error saved = *tg_error_last();
-			if (reg_intent_sync_wait(r) == 0)
-				tg_error_set(saved.code, "%s", saved.message);
-		}
-		if (rc < 0 && r->intent_failed) {
-			/* the intent never became durable: the tool did not run,
-			 * and nothing of the call is recorded as done */
-			reg_intent_error(r);
-			return tg_error_prefix("%s was not run: its call could not be recorded", name);
-		}
 		if (rc < 0) {
 			/* the run itself failed: record that as the outcome */
 			_cleanup_json_ json_t *fail = NULL;
 			tg_error saved = *tg_error_last();
 			fail = json_pack("{s:b, s:s, s:s, s:i}", "ok", 0, "error", saved.message,
 					 "reason", "run_failed", "wall_ms", 0);
-			if (fail && reg_call_outcome(r, call_id, name, v, fail, who, NULL) < 0)
+			if (fail && reg_call_outcome(r, call_id, name, v, fail, who, NULL, 0) < 0)
 				tg_error_clear();
 			return tg_error_set(saved.code, "%s", saved.message);
 		}
@@ -225,7 +217,7 @@ int reg_call_ex(json_t **out, tg_registry *r, const char *name, const json_t *ar
 	json_object_set_new(res, "version", json_integer(v));
 	if (parent && commit)
 		json_object_set_new(res, "commit", json_string(commit));
-	rc = call_id ? reg_call_outcome(r, call_id, name, v, res, who, after)
+	rc = call_id ? reg_call_outcome(r, call_id, name, v, res, who, after, deferred)
 		     : reg_call_record(r, name, v, res, who, after);
 	if (rc < 0)
 		return rc; /* never the result without its record */

@@ -1,21 +1,32 @@
 /*
  * registry/calllog.c: the call log and the audit trail of calls, written so
  * that they fail closed. A call that will run its tool first records its
- * intent in one durable transaction (reg_commit_call: the durability barrier
- * of commit.c, then the audit anchor): a `calls` row with finished = 0 and a
- * "call" audit entry naming that row. Only when that commit is durable does
- * the tool run; then one transaction completes the row (finished = 1, ok,
- * error, wall_ms) and appends a "call_result" entry. If the intent cannot be
+ * intent in one transaction: a `calls` row with finished = 0 and a "call"
+ * audit entry naming that row. Only when that commit is done does the tool
+ * run; then one transaction completes the row (finished = 1, ok, error,
+ * wall_ms) and appends a "call_result" entry. If the intent cannot be
  * written the tool never runs (the caller gets the error); if the outcome
  * cannot be written the caller gets that error, never the tool's result; if
  * the process dies in between, the row stays unfinished and `log` and
  * `verify` show it.
  *
+ * Deferred intents. A run that can act outside its result (a workspace it
+ * may write, calls through the bridge, a callee of such a run) starts only
+ * once its intent is durable (reg_commit_call: the durability barrier of
+ * commit.c, then the audit anchor). Any other run has no effect but its
+ * result (no network, no file outside its own tmpfs), so its intent is
+ * committed to the WAL without the barrier and its outcome's commit is
+ * durable: one fdatasync makes both durable (the WAL is appended in order)
+ * before the result is handed out. A killed process keeps the WAL's pages
+ * (the row stays unfinished as before); only a power loss during the run
+ * can lose the intent of a run whose result nobody received.
+ *
  * A call that never reaches its tool (invalid arguments, no approval, no
  * workspace) is one transaction: a finished row and a "call_result" entry.
- * The outcome commit does not fsync (a power loss can only turn a finished
- * call back into an unfinished one; the anchor advances at the next durable
- * append, docs/REGISTRY.md, "Audit anchor") unless the caller names an
+ * The outcome commit of a call whose intent was durable does not fsync (a
+ * power loss can only turn a finished call back into an unfinished one; the
+ * anchor advances at the next durable append, docs/REGISTRY.md, "Audit
+ * anchor") unless the caller names an
  * entry of its own for the call (`after`, MCP's "mcp_call"): that entry is
  * appended in the same transaction, which is then durable before the result
  * is handed out: one transaction and one (group) fsync where a separate
@@ -64,14 +75,15 @@ static json_t *result_details(int64_t id, unsigned v, const json_t *res)
 }
 
 /* Commit (rc 0) or roll back (rc < 0); durable when the call carries an
- * entry of the caller's (docs at the top). The error of rc < 0 stays. */
-static int outcome_end(tg_registry *r, int rc, const char *after)
+ * entry of the caller's or its intent was deferred (docs at the top). The
+ * error of rc < 0 stays. */
+static int outcome_end(tg_registry *r, int rc, int durable)
 {
 	if (rc < 0) {
 		reg_rollback(r);
 		return rc;
 	}
-	return after ? reg_commit_call(r) : reg_commit_nosync(r);
+	return durable ? reg_commit_call(r) : reg_commit_nosync(r);
 }
 
 /* The caller's own entry for the call ({"version","ok"}), if it named one. */
@@ -88,8 +100,8 @@ static int append_after(tg_registry *r, const tg_actor *who, const char *after, 
 	return reg_audit_append(r, who, after, name, d);
 }
 
-int reg_call_intent(tg_registry *r, int64_t *out_id, int async, const char *name, unsigned v,
-		    const tg_actor *who)
+int reg_call_intent(tg_registry *r, int64_t *out_id, int deferred, const char *name,
+		    unsigned v, const tg_actor *who)
 {
 	_cleanup_free_ char *actor = reg_actor_string(who);
 	_cleanup_json_ json_t *d = NULL;
@@ -110,8 +122,7 @@ int reg_call_intent(tg_registry *r, int64_t *out_id, int async, const char *name
 	if ((rc = reg_audit_append(r, who, "call", name, d)) < 0)
 		goto fail;
 	r->in_call_intent = 1;
-	r->intent_failed = 0;
-	rc = reg_commit_intent(r, async);
+	rc = reg_commit_intent(r, deferred);
 	r->in_call_intent = 0;
 	if (rc < 0)
 		goto fail_msg;
@@ -124,7 +135,7 @@ fail_msg:
 }
 
 int reg_call_outcome(tg_registry *r, int64_t id, const char *name, unsigned v,
-		     const json_t *res, const tg_actor *who, const char *after)
+		     const json_t *res, const tg_actor *who, const char *after, int durable)
 {
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
 	_cleanup_json_ json_t *d = result_details(id, v, res);
@@ -158,7 +169,7 @@ int reg_call_outcome(tg_registry *r, int64_t id, const char *name, unsigned v,
 	if ((rc = reg_audit_append(r, who, "call_result", name, d)) == 0)
 		rc = append_after(r, who, after, name, v, res);
 end:
-	rc = outcome_end(r, rc, after);
+	rc = outcome_end(r, rc, after || durable);
 out:
 	if (rc < 0)
 		return tg_error_prefix("%s ran but its outcome could not be recorded", name);
@@ -187,7 +198,7 @@ int reg_call_record(tg_registry *r, const char *name, unsigned v, const json_t *
 	if ((rc = reg_audit_append(r, who, "call_result", name, d)) == 0)
 		rc = append_after(r, who, after, name, v, res);
 end:
-	return outcome_end(r, rc, after);
+	return outcome_end(r, rc, after != NULL);
 }
 
 int reg_calls_unfinished(tg_registry *r, json_t *notes)

@@ -301,12 +301,7 @@ json_t *reg_col_json(sqlite3_stmt *st, int i)
 
 int reg_begin(tg_registry *r)
 {
-	int rc;
-
-	/* nothing is written after an intent before the intent is durable */
-	if (r->intent_pending && (rc = reg_intent_sync_wait(r)) < 0)
-		return rc;
-	rc = reg_exec(r, "BEGIN IMMEDIATE");
+	int rc = reg_exec(r, "BEGIN IMMEDIATE");
 	if (rc < 0)
 		return rc;
 	r->in_txn = 1;
@@ -349,7 +344,8 @@ void reg_rollback(tg_registry *r)
 }
 
 /* durable: 0 no barrier, 1 barrier (and checkpoint on close), 2 barrier
- * (a call's log: no checkpoint on close). A commit whose barrier fails is
+ * (a call's log: no checkpoint on close), 3 a call's deferred intent (no
+ * barrier: its outcome's passes it, calllog.c). A commit whose barrier fails is
  * in the WAL but not known to be durable: the caller gets the error and
  * acts on nothing (fail closed), and the anchor is not advanced. */
 static int commit_ex(tg_registry *r, int durable)
@@ -365,10 +361,8 @@ static int commit_ex(tg_registry *r, int durable)
 		r->durable_writes = 1;
 	if (durable >= 2)
 		tg_prof_mark(r->in_call_intent ? TG_PROF_INTENT_COMMIT : TG_PROF_OUTCOME_COMMIT);
-	/* 3: a call's intent, whose barrier may overlap the sandbox's
-	 * preparation (intent_sync.c: the tool starts only once it passed) */
-	if (durable == 3 && reg_intent_sync_begin(r))
-		return 0;
+	if (durable == 3)
+		durable = 0;
 	if (durable && (rc = reg_sync_durable(r)) < 0) {
 		r->audit_seq_pending = 0;
 		return rc;
@@ -407,9 +401,9 @@ int reg_commit_call(tg_registry *r)
 	return commit_ex(r, 2);
 }
 
-int reg_commit_intent(tg_registry *r, int async)
+int reg_commit_intent(tg_registry *r, int deferred)
 {
-	return commit_ex(r, async ? 3 : 2);
+	return commit_ex(r, deferred ? 3 : 2);
 }
 
 int reg_commit_nosync(tg_registry *r)

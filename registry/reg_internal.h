@@ -34,7 +34,6 @@
 
 typedef struct reg_schema_cache reg_schema_cache;
 typedef struct reg_replay reg_replay;
-typedef struct reg_syncer reg_syncer;
 
 struct tg_registry {
 	char *home;
@@ -51,11 +50,6 @@ struct tg_registry {
 	int in_txn;
 	int durable_writes;    /* a transaction committed (fsynced): checkpoint on close */
 	int in_call_intent;    /* committing a call's intent (the call profile's stamps) */
-	/* intent_sync.c: the intent's barrier on the sync thread */
-	int overlap;           /* allowed (tg_registry_set_overlap) */
-	int intent_pending;    /* begun, not yet waited for */
-	int intent_failed;     /* the last intent's barrier failed */
-	reg_syncer *syncer;
 	int test_fail_sync;    /* tg_registry_test_fail_sync */
 	/* audit head written in the current transaction, for the anchor */
 	int64_t audit_seq_pending;
@@ -119,18 +113,6 @@ int reg_audit_nosync(tg_registry *r, const tg_actor *who, const char *event, con
  * after the caller's commit, shared with the group's other callers. */
 int reg_sync_durable(tg_registry *r);
 
-/* ---- intent_sync.c ----------------------------------------------------- */
-/* Begin the barrier of the intent just committed on the sync thread: 1,
- * or 0 when overlap is off or unavailable (the caller syncs itself). */
-int reg_intent_sync_begin(tg_registry *r);
-/* Wait for it (no-op when none is pending); < 0 when it failed. */
-int reg_intent_sync_wait(tg_registry *r);
-/* tg_sandbox_opts.gate: the program may start only once this returns 0. */
-int reg_intent_gate(void *ctx);
-/* The failed barrier's error as the current one (the caller prefixes it). */
-void reg_intent_error(tg_registry *r);
-void reg_syncer_free(tg_registry *r);
-
 /* ---- db.c -------------------------------------------------------------- */
 int reg_db_open(tg_registry *r, int *created);
 int reg_sqlerr(tg_registry *r, int rc, const char *what);
@@ -147,10 +129,10 @@ void reg_rollback(tg_registry *r);
  * but the handle still closes without a checkpoint (a call pays no WAL
  * checkpoint). */
 int reg_commit_call(tg_registry *r);
-/* reg_commit_call for a call's intent whose barrier may run on the sync
- * thread (intent_sync.c) while the sandbox is made ready; async 0: as
- * reg_commit_call. */
-int reg_commit_intent(tg_registry *r, int async);
+/* A call's intent: deferred 0, as reg_commit_call (durable before the tool
+ * runs); deferred 1, committed without the barrier, which its outcome's
+ * commit passes for both (calllog.c, "Deferred intents"). */
+int reg_commit_intent(tg_registry *r, int deferred);
 /* After a barrier passed: advance the audit anchor, flush the review. */
 void reg_commit_durable_done(tg_registry *r);
 /* COMMIT without the durability barrier (the connection runs synchronous =
@@ -215,15 +197,18 @@ char *reg_actor_string(const tg_actor *who);
 
 /* ---- calllog.c --------------------------------------------------------- */
 /* The intent of a call whose tool is about to run: an unfinished calls row
- * and a "call" audit entry, committed durably. On failure the tool must not
+ * and a "call" audit entry, committed durably, or with deferred (a tool
+ * whose run has no effect outside its result) committed to the WAL only,
+ * its outcome then being durable for both. On failure the tool must not
  * run (the error says so). */
-int reg_call_intent(tg_registry *r, int64_t *out_id, int async, const char *name, unsigned v,
-		    const tg_actor *who);
+int reg_call_intent(tg_registry *r, int64_t *out_id, int deferred, const char *name,
+		    unsigned v, const tg_actor *who);
 /* The outcome of call id: the row finished, a "call_result" entry; after
  * (or NULL): the caller's own entry for the call ({"version","ok"}) in the
- * same transaction, which is then durable. */
+ * same transaction. The commit is durable when after is set or durable is
+ * (the call's intent was deferred). */
 int reg_call_outcome(tg_registry *r, int64_t id, const char *name, unsigned v,
-		     const json_t *res, const tg_actor *who, const char *after);
+		     const json_t *res, const tg_actor *who, const char *after, int durable);
 /* A call that never reached its tool: a finished row and "call_result"
  * (and after, as above). */
 int reg_call_record(tg_registry *r, const char *name, unsigned v, const json_t *res,

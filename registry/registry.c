@@ -61,7 +61,6 @@ void tg_registry_free(tg_registry *r)
 {
 	if (!r)
 		return;
-	reg_syncer_free(r); /* waits for an intent's barrier in flight */
 	if (r->db) {
 		if (r->in_txn)
 			sqlite3_exec(r->db, "ROLLBACK", NULL, NULL, NULL);

@@ -312,11 +312,6 @@ void tg_registry_set_call_hooks(tg_registry *r, const tg_call_hooks *h);
  * "cancelled by the client" with a "create_cancelled" audit entry and
  * nothing stored. c must outlive its use. */
 void tg_registry_set_cancel(tg_registry *r, const tg_cancel *c);
-/* Let a call's intent become durable (its fdatasync, on a thread of the
- * handle) while the sandbox is made ready; the tool still starts only
- * once it is (registry/intent_sync.c). For a long-lived single-threaded
- * user of the handle: `toolgate serve` on stdio. */
-void tg_registry_set_overlap(tg_registry *r, int on);
 
 /* The requestState of a 2026-07-28 input_required result (request_state.c,
  * docs/MCP.md): seal returns "tgs1.<base64 payload>.<hex HMAC-SHA256>" of

@@ -26,8 +26,10 @@ def parse(line):
         spans.append((k, int(a), int(b)))
     return st, spans
 
-# intent_sync is stamped when the gate passes (registry/intent_sync.c):
-# after the pool's take-out, or before the unpooled set-up
+# intent_sync: the intent's barrier, only for a run that can act outside its
+# result (an effect-free call's intent is made durable with its outcome:
+# docs/REGISTRY.md, deferred intents); older builds stamp it after the
+# pool's take-out
 ORDER = ['read', 'parsed', 'call', 'lookup', 'checked', 'intent_commit', 'slot',
          'pool_taken', 'intent_sync', 'handed', 'setup', 'pipes_eof', 'reaped', 'run_done', 'result',
          'outcome_commit', 'outcome_sync', 'reply', 'written']

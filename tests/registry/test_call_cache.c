@@ -12,10 +12,13 @@
  *    commit passed the barrier and no more fsyncs ran than commits;
  *  - a leader that died with its sync in flight does not block the group:
  *    the next caller takes over;
- *  - an intent's barrier on the sync thread (tg_registry_set_overlap), with
- *    and without the sandbox pool: calls succeed, and when the barrier
- *    fails (injected) the call fails with the exact "was not run" error,
- *    its row stays unfinished with no call_result, and the next call works.
+ *  - deferred intents (registry/calllog.c), with and without the sandbox
+ *    pool: an effect-free tool's first barrier is its outcome's (an injected
+ *    failure there: the tool ran, the caller gets the exact "ran but its
+ *    outcome could not be recorded" error, no result); a workspace:write
+ *    tool's first barrier is its intent's (an injected failure: the exact
+ *    "was not run" error, no file written, the row unfinished); the next
+ *    calls work.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -25,6 +28,7 @@
 
 #include <signal.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -315,52 +319,114 @@ static long long count(const char *home, const char *query)
 	return n;
 }
 
-static void test_intent_overlap(void **state)
+/* A workspace:write tool (as tests/registry/tools/note_writer.c): its run
+ * acts outside its result, so its intent must be durable before it starts. */
+static const char writer_src[] =
+	"#include <stdio.h>\n#include <string.h>\n"
+	"int main(void)\n{\n"
+	"\tchar in[64] = { 0 };\n"
+	"\tFILE *f;\n"
+	"\tif (fread(in, 1, sizeof(in) - 1, stdin) > 0 && strstr(in, \"dry\")) {\n"
+	"\t\tputs(\"{}\");\n\t\treturn 0;\n\t}\n"
+	"\tf = fopen(\"/workspace/note.txt\", \"a\");\n"
+	"\tif (!f)\n\t\treturn 1;\n"
+	"\tfputs(\"written\\n\", f);\n\tfclose(f);\n"
+	"\tputs(\"{}\");\n\treturn 0;\n}\n";
+static const char writer_json[] =
+	"{\"name\":\"note_writer\",\"description\":\"d\",\"input_schema\":{\"type\":"
+	"\"object\"},\"tests\":[{\"name\":\"t\",\"args\":{\"dry\":1},\"expect\":{}}],"
+	"\"capabilities\":[\"workspace:write\"]}";
+
+static void test_deferred_intent(void **state)
 {
 	char *home = make_home();
+	char *ws = tg_path_join(home, "../ws"), *note = tg_path_join(home, "../ws/note.txt");
+	char *conf_path = tg_path_join(home, "config.json");
 	tg_registry *r = NULL;
-	json_t *res = NULL, *args = json_pack("{s:s}", "text", "a");
+	json_t *res = NULL, *args = json_pack("{s:s}", "text", "a"), *none = json_object();
+	json_t *wm = json_loads(writer_json, 0, NULL);
+	tg_submission wsub = { wm, writer_src, strlen(writer_src) };
 	tg_actor who = { "test", NULL };
 	unsigned v = 0;
 	int pooled;
+	FILE *f;
 
 	(void)state;
+	assert_non_null(wm);
+	assert_int_equal(tg_registry_open(&r, home, 1), 0);
+	tg_registry_free(r);
+	assert_int_equal(mkdir(ws, 0777), 0);
+	assert_int_equal(chmod(ws, 0777), 0);
+	f = fopen(conf_path, "w");
+	assert_non_null(f);
+	fprintf(f, "{\"workspace\":\"%s\"}", ws);
+	fclose(f);
 	assert_int_equal(tg_registry_open(&r, home, 1), 0);
 	create(r, v1_json);
-	tg_registry_set_overlap(r, 1);
+	if (tg_registry_create(&res, r, &wsub, NULL) < 0)
+		fail_msg("create note_writer: %s", tg_error_last()->message);
+	json_decref(res);
+	if (tg_registry_approve(&res, r, "note_writer", 1, 0, &who) < 0)
+		fail_msg("approve: %s", tg_error_last()->message);
+	json_decref(res);
+	res = NULL;
 	for (pooled = 0; pooled <= 1; pooled++) {
 		const tg_config *cfg = tg_registry_config(r);
 		tg_sandbox_opts ceil = { .memory_mb = cfg->max_memory_mb,
 					 .cpu_percent = cfg->cpu_percent };
-		long long unfinished, results;
+		long long unfinished, ok_calls;
 		if (pooled)
 			assert_int_equal(tg_sandbox_pool_start(2, &ceil), 0);
 		assert_string_equal(call(r, "{\"text\":\"a b\"}", &v), "");
-		assert_string_equal(call(r, "{\"text\":\"c\"}", &v), "");
 		unfinished = count(home, "SELECT count(*) FROM calls WHERE finished = 0");
-		results = count(home, "SELECT count(*) FROM audit WHERE event = 'call_result'");
-		/* the intent's barrier fails: the tool never starts */
+		ok_calls = count(home, "SELECT count(*) FROM calls WHERE tool = 'cached' AND "
+				       "finished = 1 AND ok = 1");
+		/* an effect-free tool: its intent waits for its outcome's
+		 * barrier, the call's first: the tool ran (its row finished
+		 * ok), and the caller gets the error, never the result */
 		tg_registry_test_fail_sync(r, 1);
 		assert_int_equal(tg_registry_call(&res, r, "cached", args, &who), TG_ERR_IO);
 		assert_null(res);
 		assert_string_equal(tg_error_last()->message,
-				    "cached was not run: its call could not be recorded: sync the "
+				    "cached ran but its outcome could not be recorded: sync the "
 				    "WAL: injected failure");
 		assert_int_equal(count(home, "SELECT count(*) FROM calls WHERE finished = 0"),
+				 unfinished);
+		assert_int_equal(count(home, "SELECT count(*) FROM calls WHERE tool = 'cached' "
+					     "AND finished = 1 AND ok = 1"),
+				 ok_calls + 1);
+		/* a workspace:write tool: its intent's barrier fails, so the
+		 * tool never starts (no file) and its row stays unfinished */
+		tg_registry_test_fail_sync(r, 1);
+		assert_int_equal(tg_registry_call(&res, r, "note_writer", none, &who), TG_ERR_IO);
+		assert_null(res);
+		assert_string_equal(tg_error_last()->message,
+				    "note_writer was not run: its call could not be recorded: "
+				    "sync the WAL: injected failure");
+		assert_int_equal(access(note, F_OK), -1);
+		assert_int_equal(count(home, "SELECT count(*) FROM calls WHERE finished = 0"),
 				 unfinished + 1);
-		assert_int_equal(count(home, "SELECT count(*) FROM audit WHERE event = "
-					     "'call_result'"),
-				 results);
-		/* and the next call goes through */
+		/* and the next calls go through */
+		if (tg_registry_call(&res, r, "note_writer", none, &who) < 0)
+			fail_msg("note_writer: %s", tg_error_last()->message);
+		assert_true(json_is_true(json_object_get(res, "ok")));
+		json_decref(res);
+		res = NULL;
+		assert_int_equal(unlink(note), 0);
 		assert_string_equal(call(r, "{\"text\":\"d\"}", &v), "");
-		assert_int_equal(count(home, "SELECT count(*) FROM audit WHERE event = "
-					     "'call_result'"),
-				 results + 1);
+		assert_int_equal(count(home, "SELECT count(*) FROM calls WHERE tool = 'cached' "
+					     "AND finished = 1 AND ok = 1"),
+				 ok_calls + 2);
 		if (pooled)
 			tg_sandbox_pool_stop();
 	}
 	json_decref(args);
+	json_decref(none);
+	json_decref(wm);
 	tg_registry_free(r);
+	free(ws);
+	free(note);
+	free(conf_path);
 	rm_home(home);
 }
 
@@ -371,7 +437,7 @@ int main(void)
 		cmocka_unit_test(test_call_logged_entry),
 		cmocka_unit_test(test_group_commit_processes),
 		cmocka_unit_test(test_group_leader_died),
-		cmocka_unit_test(test_intent_overlap),
+		cmocka_unit_test(test_deferred_intent),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

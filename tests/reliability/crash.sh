@@ -122,8 +122,12 @@ done
 check_deep end
 # no process of the killed runs (or of their sandboxes) is left
 sleep 0.5
+# (a pid is ours only while its command line names this test's home: other
+# toolgate processes on the host may have been given a recycled pid)
 for p in $(cat "$work/pids"); do
-	[ -d /proc/$p ] && [ "$(cat /proc/$p/comm 2>/dev/null)" = toolgate ] && fail "toolgate $p still runs"
+	[ -d /proc/$p ] && [ "$(cat /proc/$p/comm 2>/dev/null)" = toolgate ] &&
+		{ tr '\0' ' ' < /proc/$p/cmdline; } 2>/dev/null | grep -qF "$home" &&
+		fail "toolgate $p still runs"
 done
 for d in /proc/[0-9]*; do
 	p=${d#/proc/}
