@@ -7,7 +7,10 @@
  * messages; the few log lines go to stderr. With --http ADDR:PORT it serves
  * Streamable HTTP instead, many sessions at once, each request authenticated
  * by a bearer token (toolgate token add), until SIGINT or SIGTERM. The
- * protocol itself lives in mcp/ (docs/MCP.md).
+ * sandbox pool (config.json sandbox_pool) lives where the tools run: in
+ * this process on stdio, in each worker process over HTTP (started after
+ * its fork; see http_pool below). The protocol itself lives in mcp/
+ * (docs/MCP.md).
  */
 #include "cli.h"
 #include "analyzer/analyzer.h"
