@@ -7,7 +7,10 @@
  * messages; the few log lines go to stderr. With --http ADDR:PORT it serves
  * Streamable HTTP instead, many sessions at once, each request authenticated
  * by a bearer token (toolgate token add), until SIGINT or SIGTERM. The
- * protocol itself lives in mcp/ (docs/MCP.md).
+ * sandbox pool (config.json sandbox_pool) lives where the tools run: in
+ * this process on stdio, in each worker process over HTTP (started after
+ * its fork; see http_pool below). The protocol itself lives in mcp/
+ * (docs/MCP.md).
  */
 #include "cli.h"
 #include "analyzer/analyzer.h"
@@ -24,6 +27,26 @@ static void on_sigpipe(int sig)
 {
 	(void)sig;
 }
+
+/*
+ * The sandbox pool of `serve --http`. The tools run in the worker processes,
+ * so each worker starts its own pool after its fork (the server process
+ * itself starts no thread before it forks them). config.json sandbox_pool
+ * is the size of one process's pool, as for stdio, but the workers together
+ * hold at most HTTP_POOL_TOTAL waiting sandboxes: each holds a forked child,
+ * a tracer thread and, on cgroup v1, one of the 16 slots every toolgate
+ * process on the host shares (sandbox/cgroup.c). A request goes to the free
+ * worker of lowest number, so the share goes to the lowest first: worker i
+ * gets min(sandbox_pool, total / workers, +1 for the first total % workers).
+ * Set in the server before the fork, read by the workers.
+ */
+#define HTTP_POOL_TOTAL 8
+
+static struct {
+	unsigned size;  /* config.json sandbox_pool */
+	unsigned workers;
+	tg_sandbox_opts ceil;
+} http_pool;
 
 static volatile int http_stop;
 
@@ -80,6 +103,7 @@ static int serve_http(tg_cli *cli, const char *home, tg_mcp_http_options *o)
 		o->max_connections = 64;
 	if (!o->workers)
 		o->workers = 4;
+	http_pool.workers = o->workers; /* before the fork: each worker's share */
 	o->on_ready = on_ready;
 	o->ctx = o;
 	if (o->no_auth)
@@ -111,11 +135,34 @@ static int opt_u32(int argc, char **argv, int *i, const char *name, uint32_t *ou
 	return cli_parse_u32(v, out) < 0 ? -1 : 1;
 }
 
-/* In each HTTP worker process, right after its fork (tg_mcp_http_options). */
-static void worker_init(void *ctx)
+static unsigned http_pool_share(unsigned size, unsigned workers, unsigned i)
+{
+	unsigned share;
+
+	if (!workers || i >= workers)
+		return 0;
+	share = HTTP_POOL_TOTAL / workers + (i < HTTP_POOL_TOTAL % workers);
+	return share < size ? share : size;
+}
+
+/* In each HTTP worker process, right after its fork (tg_mcp_http_options):
+ * what stdio serve does for itself (the call profile, the net namespace
+ * made ahead, the pool), threads of this worker only. */
+static void worker_init(void *ctx, unsigned index)
+{
+	unsigned n = http_pool_share(http_pool.size, http_pool.workers, index);
+
+	(void)ctx;
+	tg_prof_init(); /* $TG_CALL_PROFILE: one line per call, every worker */
+	tg_sandbox_prepare(1);
+	if (n && tg_sandbox_pool_start(n, &http_pool.ceil) < 0)
+		tg_error_clear(); /* runs take the ordinary path */
+}
+
+static void worker_exit(void *ctx)
 {
 	(void)ctx;
-	tg_sandbox_prepare(1);
+	tg_sandbox_pool_stop();
 }
 
 int cmd_serve(tg_cli *cli, int argc, char **argv)
@@ -205,13 +252,18 @@ int cmd_serve(tg_cli *cli, int argc, char **argv)
 	if (status != 0)
 		goto out;
 	cfg = tg_registry_config(reg);
-	/* the pool lives in the process that runs the tools: stdio only (over
-	 * HTTP that is a worker, forked after; docs/SANDBOX.md, "The pool") */
-	if (!use_http && cfg && cfg->sandbox_pool) {
+	/* the pool lives in the process that runs the tools: here for stdio,
+	 * over HTTP in each worker, started after its fork (worker_init;
+	 * docs/SANDBOX.md, "The pool") */
+	if (cfg && cfg->sandbox_pool) {
 		tg_sandbox_opts ceil = { .memory_mb = cfg->max_memory_mb,
 					 .cpu_percent = cfg->cpu_percent };
-		if (tg_sandbox_pool_start(cfg->sandbox_pool, &ceil) < 0)
+		if (use_http) {
+			http_pool.size = cfg->sandbox_pool;
+			http_pool.ceil = ceil;
+		} else if (tg_sandbox_pool_start(cfg->sandbox_pool, &ceil) < 0) {
 			tg_error_clear(); /* runs take the ordinary path */
+		}
 	}
 	opt.max_calls = have_calls ? max_calls : cfg ? cfg->session_max_calls : 0;
 	opt.max_creates = have_creates ? max_creates : cfg ? cfg->session_max_creates : 0;
@@ -248,6 +300,7 @@ int cmd_serve(tg_cli *cli, int argc, char **argv)
 		http.addr = http_addr;
 		http.origins = origins;
 		http.worker_init = worker_init;
+		http.worker_exit = worker_exit;
 		http.session = opt;
 		/* each worker opens its own handle */
 		tg_registry_free(reg);

@@ -10,7 +10,10 @@
  * server made fewer calls per second than separate stdio servers).
  * Requests: {"op","actor":{"kind","session"},...}; answers
  * {"rc":N,"msg":"...","out":V}. A worker dies with the server (PDEATHSIG)
- * and ends at end of input. The workers share one tg_commit_group, made
+ * and ends at end of input. cli's worker_init hook runs first in each
+ * worker (its sandbox pool, the net namespace maker: threads of the worker's
+ * own, started after the fork), worker_exit last. The workers share one
+ * tg_commit_group, made
  * before the fork: the durable commits they make at the same time (calls'
  * intents and outcomes) share one fsync (registry/commit.c).
  */
@@ -240,8 +243,8 @@ static json_t *serve_one(tg_registry *reg, const json_t *q)
 	return out;
 }
 
-static void worker_main(int fd, const tg_mcp_http_options *opt, tg_commit_group *group,
-			const tg_cancel *cancel)
+static void worker_main(int fd, unsigned index, const tg_mcp_http_options *opt,
+			tg_commit_group *group, const tg_cancel *cancel)
 {
 	tg_registry *reg = NULL;
 	const char *home = opt->home;
@@ -251,22 +254,34 @@ static void worker_main(int fd, const tg_mcp_http_options *opt, tg_commit_group 
 	if (getppid() == 1)
 		_exit(0);
 	if (opt->worker_init)
-		opt->worker_init(opt->ctx);
-	if (tg_registry_open(&reg, home, 1) < 0)
+		opt->worker_init(opt->ctx, index);
+	if (tg_registry_open(&reg, home, 1) < 0) {
+		if (opt->worker_exit)
+			opt->worker_exit(opt->ctx);
 		_exit(3);
+	}
 	/* the workers' commits that arrive together share one fsync */
 	tg_registry_set_commit_group(reg, group);
 	worker_fd = fd;
 	/* fired by the server (http_cancel.c), drained by it after each answer */
 	tg_registry_set_cancel(reg, cancel);
 	while ((q = frame_read(fd))) {
-		json_t *a = serve_one(reg, q);
+		json_t *a;
+		/* the call profile ($TG_CALL_PROFILE, if cli turned it on in
+		 * worker_init): a call's stamps from the request's arrival in
+		 * this worker to its answer sent to the server */
+		tg_prof_mark(TG_PROF_READ);
+		a = serve_one(reg, q);
 		json_decref(q);
 		if (!a || frame_write(fd, a) < 0)
 			break;
 		json_decref(a);
+		tg_prof_mark(TG_PROF_WRITTEN);
+		tg_prof_flush();
 	}
 	tg_registry_free(reg);
+	if (opt->worker_exit)
+		opt->worker_exit(opt->ctx);
 	_exit(0);
 }
 
@@ -308,7 +323,7 @@ int http_workers_start(tg_http *h)
 				close(h->wfd[k]);
 				tg_cancel_free(h->wcancel[k]);
 			}
-			worker_main(sv[1], &h->opt, h->group, h->wcancel[i]);
+			worker_main(sv[1], i, &h->opt, h->group, h->wcancel[i]);
 		}
 		close(sv[1]);
 		h->wfd[i] = sv[0];

@@ -196,8 +196,14 @@ typedef struct tg_mcp_http_options {
 	 * what a process that runs sandboxes sets up for itself (the net
 	 * namespace made ahead). The server process must start no thread
 	 * before the workers are forked: a thread holding a lock at the fork
-	 * leaves it held forever in the child (a worker deadlocked so). */
-	void (*worker_init)(void *ctx);
+	 * leaves it held forever in the child (a worker deadlocked so).
+	 * index: the worker's number, 0..workers-1 (a request goes to the
+	 * free worker of lowest number). cli starts the worker's sandbox
+	 * pool here (docs/SANDBOX.md, "The pool"). */
+	void (*worker_init)(void *ctx, unsigned index);
+	/* called in a worker when it ends normally (end of input from the
+	 * server), before it exits (NULL: none): cli stops its pool */
+	void (*worker_exit)(void *ctx);
 } tg_mcp_http_options;
 
 /* Serve until *stop becomes non-zero (a signal handler sets it). 0 on a clean

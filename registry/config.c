@@ -96,7 +96,7 @@ int reg_config_load(tg_config *cfg, const char *home)
 	cfg->max_call_depth = 2;
 	cfg->call_approval_timeout_ms = 120000;
 	cfg->analyze_timeout_ms = 5000;
-	cfg->sandbox_pool = 2; /* stdio serve only: docs/SANDBOX.md, "The pool" */
+	cfg->sandbox_pool = 2; /* serve; over HTTP per worker, at most 8 in all: docs/SANDBOX.md, "The pool" */
 	cfg->quota_home_mb = CFG_DEF_QUOTA_HOME_MB;
 	cfg->max_binary_mb = CFG_DEF_MAX_BINARY_MB;
 	cfg->max_rejected_per_tool_hour = CFG_DEF_MAX_REJECTED_HOUR;

@@ -14,8 +14,11 @@
 // PREFIX.nopool (common/prof.c; bench/mcp/profile.py reads them).
 // BASE=OTHER_TOOLGATE: also a pooled and an unpooled server of that binary
 // (a build of an earlier commit), interleaved with the others: before and
-// after in one run.
-import { spawnSync } from 'node:child_process';
+// after in one run. HTTP=1: the servers are `toolgate serve --http` on
+// 127.0.0.1 (WORKERS=N workers, 4 by default; a bearer token each) and the
+// client speaks Streamable HTTP (StreamableHTTPClientTransport); the pool is
+// then each worker's (docs/SANDBOX.md, "The pool").
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,6 +29,9 @@ const N = Number(nArg ?? 1000);
 const sdk = new URL('../../tests/mcp/node_modules/@modelcontextprotocol/sdk/dist/esm/', import.meta.url);
 const { Client } = await import(new URL('client/index.js', sdk));
 const { StdioClientTransport } = await import(new URL('client/stdio.js', sdk));
+const { StreamableHTTPClientTransport } = await import(new URL('client/streamableHttp.js', sdk));
+const HTTP = process.env.HTTP === '1';
+const WORKERS = String(process.env.WORKERS ?? 4);
 
 const SOURCE = `#include <toolgate/tool.h>
 int main(void)
@@ -79,9 +85,26 @@ async function server(tag, pool, binary = bin) {
   const env = prof
     ? { PATH: process.env.PATH ?? '/usr/bin:/bin', TG_CALL_PROFILE: `${prof}.${tag}` }
     : undefined;
-  const transport = new StdioClientTransport({ command: binary, args: ['--home', home, 'serve'], stderr: 'ignore', env });
   const client = new Client({ name: 'toolgate-bench', version: '1.0.0' });
-  await client.connect(transport);
+  let proc = null;
+  if (HTTP) {
+    const tok = spawnSync(binary, ['--home', home, 'token', 'add', 'bench'], { encoding: 'utf8' }).stdout.trim();
+    proc = spawn(binary, ['--home', home, 'serve', '--http', '127.0.0.1:0', '--workers', WORKERS],
+      { stdio: ['ignore', 'ignore', 'pipe'], env: env ?? process.env });
+    let err = '';
+    const url = await new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`not listening: ${err}`)), 15000);
+      proc.stderr.setEncoding('utf8');
+      proc.stderr.on('data', (d) => {
+        err += d;
+        const m = err.match(/listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/);
+        if (m) { clearTimeout(timer); resolve(m[1]); }
+      });
+    });
+    await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${tok}` } } }));
+  } else {
+    await client.connect(new StdioClientTransport({ command: binary, args: ['--home', home, 'serve'], stderr: 'ignore', env }));
+  }
   const created = await client.callTool({
     name: 'create_tool',
     arguments: {
@@ -92,7 +115,7 @@ async function server(tag, pool, binary = bin) {
   });
   if (created.isError) throw new Error(`create_tool failed: ${created.content[0].text}`);
   for (let i = 0; i < 20; i++) await client.callTool({ name: 'word_count', arguments: ARGS });
-  const s = { tag, home, client, ms: [] };
+  const s = { tag, home, client, proc, ms: [] };
   servers.push(s);
   return s;
 }
@@ -144,7 +167,7 @@ try {
 
   const b = stats(bare), p = stats(ping);
   const f = (x) => x.toFixed(3);
-  console.log(`mcp: ${N} sequential tools/call word_count through the SDK client on each server (toolgate serve, sandboxed run), blocks of ${BLOCK} interleaved with bare spawns${gap ? `, ${gap} ms apart` : ', back to back'}; load average ${load0.toFixed(2)} -> ${load1.toFixed(2)}`);
+  console.log(`mcp: ${N} sequential tools/call word_count through the SDK client on each server (toolgate serve${HTTP ? ` --http, ${WORKERS} workers, Streamable HTTP` : ', stdio'}, sandboxed run), blocks of ${BLOCK} interleaved with bare spawns${gap ? `, ${gap} ms apart` : ', back to back'}; load average ${load0.toFixed(2)} -> ${load1.toFixed(2)}`);
   for (const s of order) {
     const m = stats(s.ms);
     const what = { pool: `pool ${POOL}`, nopool: 'no pool', base_pool: `base, pool ${POOL}`, base_nopool: 'base, no pool' }[s.tag];
@@ -153,6 +176,13 @@ try {
   console.log(`  bare spawn           median ${f(b.median)} ms  p99 ${f(b.p99)} ms  (${tool.slice(plain.home.length + 1)}, same stdin)`);
   console.log(`  mcp ping             median ${f(p.median)} ms  p99 ${f(p.p99)} ms  (JSON-RPC round trip, no tool)`);
 } finally {
-  for (const s of servers) await s.client.close().catch(() => {});
+  for (const s of servers) {
+    await s.client.close().catch(() => {});
+    if (s.proc) {
+      const gone = new Promise((res) => s.proc.on('exit', res));
+      s.proc.kill('SIGTERM');
+      await gone;
+    }
+  }
   rmSync(dir, { recursive: true, force: true });
 }

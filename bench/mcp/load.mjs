@@ -6,9 +6,11 @@
 // and calls per second of each (and the client's own CPU per call: it runs on
 // the same cores), checks that the audit log holds exactly one
 // `mcp_call` entry per call made, and that `toolgate verify` is clean.
+// SANDBOX_POOL=N sets config.json sandbox_pool (each HTTP worker's pool and
+// each stdio server's); TG_LOAD_HTTP_ONLY=1 skips the stdio servers.
 // Run: node bench/mcp/load.mjs build/cli/toolgate 32 30 4 (all on 127.0.0.1)
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -70,6 +72,9 @@ const auditCalls = () => JSON.parse(tg('--json', 'log', '--limit', '1000000')).f
 let srv;
 try {
   const token = tg('token', 'add', 'load').trim();
+  // SANDBOX_POOL=N: config.json sandbox_pool (default: the config's, 2)
+  if (process.env.SANDBOX_POOL !== undefined)
+    writeFileSync(join(home, 'config.json'), JSON.stringify({ sandbox_pool: Number(process.env.SANDBOX_POOL) }));
   srv = spawn(bin, ['--home', home, 'serve', '--http', '127.0.0.1:0', '--workers', String(W), '--max-connections', String(S * 4 + 16)], { stdio: ['ignore', 'ignore', 'pipe'] });
   const url = await new Promise((res, rej) => {
     let e = '';
