@@ -38,7 +38,7 @@ int main(void)
 {
 	char in[256];
 	size_t n = fread(in, 1, sizeof(in) - 1, stdin), mb = 200, i;
-	char *p;
+	volatile char *p; /* else the compiler drops the unread stores and the malloc */
 	in[n] = '\\0';
 	if (!strstr(in, "\\"hold\\":true"))
 		mb = 1;
