@@ -505,6 +505,7 @@ static struct pool_entry *take(const struct sbx_spec *s)
 		(void)boost_entry(old);
 		old->next = served_q;
 		served_q = old;
+		pthread_cond_broadcast(&cv); /* the refill thread: release, make */
 	}
 	/* nready is 0: the refill thread makes one next (after releasing
 	 * what it holds), unless making failed; one being made at idle
