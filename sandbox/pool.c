@@ -285,12 +285,21 @@ static void *refill_main(void *arg)
 			continue;
 		}
 		if (nready >= size) {
-			/* full: replace the oldest once it is refresh_ms old (below) */
+			/* full: replace the oldest once it is refresh_ms old; it
+			 * goes first, so that the pool never holds more than size
+			 * children (the next turn makes its successor) */
 			uint64_t now = tg_now_ms(), due = ready_q[0]->r.made_ms + refresh_ms;
+			struct pool_entry *old = ready_q[0];
 			if (now < due) {
 				wait_ms(due - now);
 				continue;
 			}
+			memmove(ready_q, ready_q + 1, sizeof(ready_q[0]) * (size_t)(nready - 1));
+			nready--;
+			pthread_mutex_unlock(&mu);
+			drop_entry(old);
+			pthread_mutex_lock(&mu);
+			continue;
 		}
 		/* SCHED_IDLE while the pool still holds an entry: the making runs
 		 * only on a CPU nothing else wants, so it never competes with the
@@ -316,18 +325,10 @@ static void *refill_main(void *arg)
 		making_idle = 0;
 		if (!e) {
 			broken = 1; /* never spin; runs take the ordinary path */
-		} else if (stopping) {
+		} else if (stopping || nready >= size) {
 			pthread_mutex_unlock(&mu);
 			sbx_run_discard(&e->r);
 			free(e);
-			pthread_mutex_lock(&mu);
-		} else if (nready >= size && nready > 0) {
-			/* a refresh: the new one replaces the oldest */
-			struct pool_entry *old = ready_q[0];
-			memmove(ready_q, ready_q + 1, sizeof(ready_q[0]) * (size_t)(nready - 1));
-			ready_q[nready - 1] = e;
-			pthread_mutex_unlock(&mu);
-			drop_entry(old);
 			pthread_mutex_lock(&mu);
 		} else {
 			ready_q[nready++] = e;
