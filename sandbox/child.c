@@ -14,10 +14,12 @@
  * no_new_privs; Landlock (tool runs: writes only beneath /tmp and writable
  * binds); the seccomp filter; execve with an empty environment. Any failure is reported on the sync socket and ends the
  * child before the program ever runs.
- * A pooled child (pool.c) loads its filter, says ready and waits for its
- * one run, which brings stdin, the program as a descriptor (run with
- * execveat) and the time namespace's offsets; the supervisor has lowered
- * its rlimits and cgroup limits by then (they only tighten).
+ * A pooled child (pool.c) writes its time offsets at once (clocks start
+ * at 0 when the entry is made), loads its filter and execveat()s the waiter
+ * (waiter/waiter.c, a sealed memfd at fd 5), which says ready and waits
+ * for its one run: stdin and the program as descriptors (the program run
+ * with execveat); the supervisor has lowered its rlimits and cgroup limits
+ * by then (they only tighten).
  */
 #include "sandbox/internal.h"
 
@@ -47,9 +49,6 @@
 #endif
 
 static int sync_fd = 3;
-static int timens_fd = -1; /* pooled: timens_offsets, opened while privileged */
-static struct sbx_run_msg run_msg;  /* pooled: the run (this copy's own memory) */
-static char *run_argv[SBX_POOL_ARGC_MAX + 1];
 
 __attribute__((noreturn)) static void fail(char type, int err, const char *step)
 {
@@ -198,8 +197,10 @@ static void confine_writes(const struct sbx_spec *s, int abi)
 }
 
 /* A time namespace for what we execute: its monotonic and boot clocks
- * start near 0 (offsets computed by the supervisor just before clone). */
-static void own_clocks(const char *offsets, int pooled)
+ * start at 0 (offsets computed by the supervisor just before clone). They
+ * are frozen when a first process enters the namespace, which an execve
+ * does: a pooled child's exec of the waiter, so they are written now. */
+static void own_clocks(const char *offsets)
 {
 	size_t n = strlen(offsets);
 	int fd;
@@ -207,12 +208,6 @@ static void own_clocks(const char *offsets, int pooled)
 	CHECK(unshare(CLONE_NEWTIME), "unshare(CLONE_NEWTIME)");
 	fd = open("/proc/self/timens_offsets", O_WRONLY | O_CLOEXEC);
 	CHECK(fd, "opening timens_offsets");
-	if (pooled) {
-		/* written when the run comes: the kernel checks CAP_SYS_TIME
-		 * against the opener's credentials, held now, dropped then */
-		timens_fd = fd;
-		return;
-	}
 	if (write(fd, offsets, n) != (ssize_t)n)
 		fail(SBX_MSG_ERROR, errno, "writing timens_offsets");
 	close(fd);
@@ -244,87 +239,25 @@ static void drop_privileges(void)
 	CHECK(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs");
 }
 
-/* A pooled child, fully prepared and unprivileged: load the filter, say
- * ready, wait for the one run it serves, take its descriptors and execute
- * the program from its descriptor. Everything after the filter is allowed
- * by it (RUN_POOLED: the run allowlist plus this recvmsg and this
- * execveat); the supervisor lowers the rlimits (prlimit) before it sends. */
-__attribute__((noreturn)) static void pooled_run(const struct sbx_child_args *a)
+/* A pooled child, fully prepared and unprivileged: load the filter and
+ * become the waiter (waiter/waiter.c), which says ready, waits for the one
+ * run it serves and executes its program. The exec tears down this copy
+ * of the supervisor's address space now, while the entry is made, rather
+ * than when the run comes (and the supervisor's writes meanwhile copy no
+ * page for it). It is allowed by the filter (RUN_POOLED: the run
+ * allowlist plus execveat(SBX_POOL_EXEC_FD, "", ..., AT_EMPTY_PATH) and
+ * the waiter's recvmsg). The sync socket stays open across this exec (the
+ * waiter makes it close-on-exec for the program's); fd 5 is closed by it. */
+__attribute__((noreturn)) static void pooled_wait(const struct sbx_child_args *a)
 {
-	struct sbx_msg ready;
-	char cbuf[CMSG_SPACE(3 * sizeof(int))];
-	struct iovec iov = { &run_msg, sizeof(run_msg) };
-	struct msghdr mh = { 0 };
-	struct cmsghdr *c;
-	int got[3] = { -1, -1, -1 }, hi[3] = { -1, -1, -1 }, ng = 0, i;
-	uint32_t argc = 0, off = 0;
-	ssize_t k;
+	static char *const argv[] = { "tg-waiter", NULL };
 
+	CHECK(fcntl(SBX_POOL_SYNC_FD, F_SETFD, 0), "pool: the sync socket");
 	if (a->filter)
 		CHECK(syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, a->filter),
 		      "loading the seccomp filter");
-	memset(&ready, 0, sizeof(ready));
-	ready.type = SBX_MSG_READY;
-	if (write(sync_fd, &ready, sizeof(ready)) != (ssize_t)sizeof(ready))
-		_exit(127);
-	mh.msg_iov = &iov;
-	mh.msg_iovlen = 1;
-	mh.msg_control = cbuf;
-	mh.msg_controllen = sizeof(cbuf);
-	do
-		k = syscall(SYS_recvmsg, SBX_POOL_SYNC_FD, &mh, MSG_CMSG_CLOEXEC);
-	while (k < 0 && errno == EINTR);
-	SBX_PROF(SBX_PROF_CHILD_GOT);
-	/* EOF: the supervisor is going away; its SIGKILL (parent death,
-	 * ptrace's EXITKILL or the pool's stop) follows: wait for it, so
-	 * that the child always ends by that SIGKILL */
-	while (k == 0)
-		pause();
-	if (k != (ssize_t)sizeof(run_msg) || run_msg.type != SBX_MSG_RUN)
-		fail(SBX_MSG_ERROR, k < 0 ? errno : EBADMSG, "pool: the run");
-	for (c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
-		size_t nfd;
-		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
-			continue;
-		nfd = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-		for (i = 0; i < (int)nfd && ng < 3; i++)
-			memcpy(&got[ng++], CMSG_DATA(c) + (size_t)i * sizeof(int), sizeof(int));
-	}
-	if (ng != 2 + (run_msg.has_fd3 ? 1 : 0) || (mh.msg_flags & MSG_CTRUNC))
-		fail(SBX_MSG_ERROR, EBADMSG, "pool: the run's descriptors");
-	if (timens_fd >= 0) {
-		size_t n = strnlen(run_msg.timens, sizeof(run_msg.timens) - 1);
-		if (write(timens_fd, run_msg.timens, n) != (ssize_t)n)
-			fail(SBX_MSG_ERROR, errno, "writing timens_offsets");
-		close(timens_fd);
-	}
-	/* 0 stdin, 3 the bridge or nothing, 4 the sync socket (close-on-exec),
-	 * SBX_POOL_EXEC_FD the program (close-on-exec), nothing else: the
-	 * descriptors are known (the setup closed all others), so each one is
-	 * closed by name (close_range is not in the filter). */
-	for (i = 0; i < ng; i++) {
-		hi[i] = fcntl(got[i], F_DUPFD_CLOEXEC, 16);
-		CHECK(hi[i], "pool: the run's descriptors");
-		close(got[i]);
-	}
-	CHECK(dup2(hi[0], 0), "pool: stdin");
-	if (run_msg.has_fd3)
-		CHECK(dup2(hi[2], 3), "pool: fd 3");
-	else
-		close(3);
-	CHECK(dup3(hi[1], SBX_POOL_EXEC_FD, O_CLOEXEC), "pool: the program");
-	for (i = 0; i < ng; i++)
-		close(hi[i]);
-	run_msg.argv[sizeof(run_msg.argv) - 1] = '\0';
-	while (argc < run_msg.argc && argc < SBX_POOL_ARGC_MAX && off < run_msg.argv_len &&
-	       off < sizeof(run_msg.argv)) {
-		run_argv[argc++] = run_msg.argv + off;
-		off += (uint32_t)strlen(run_msg.argv + off) + 1;
-	}
-	run_argv[argc] = NULL;
-	SBX_PROF(SBX_PROF_CHILD_EXEC);
-	syscall(SYS_execveat, SBX_POOL_EXEC_FD, "", run_argv, a->spec->envp, AT_EMPTY_PATH);
-	fail(SBX_MSG_EXEC, errno, "execveat");
+	syscall(SYS_execveat, SBX_POOL_EXEC_FD, "", argv, a->spec->envp, AT_EMPTY_PATH);
+	fail(SBX_MSG_ERROR, errno, "pool: executing the waiter");
 }
 
 void sbx_child_main(const struct sbx_child_args *a)
@@ -332,15 +265,15 @@ void sbx_child_main(const struct sbx_child_args *a)
 	const struct sbx_spec *s = a->spec;
 	int tree[SBX_MAX_BINDS];
 	/* With a bridge: fd 3 the bridge (kept across execve), the sync socket 4. */
-	int fds[5] = { a->stdin_fd, a->out_fd, a->err_fd, s->fd3 > 0 ? s->fd3 : a->sync_fd,
-		       a->sync_fd };
-	int hi[5], i, n = s->fd3 > 0 || a->pooled ? 5 : 4;
+	int fds[6] = { a->stdin_fd, a->out_fd, a->err_fd, s->fd3 > 0 ? s->fd3 : a->sync_fd,
+		       a->sync_fd, a->waiter_fd };
+	int hi[6], i, n = a->pooled ? 6 : s->fd3 > 0 ? 5 : 4;
 	size_t k;
 	char go;
 
 	/* fds: 0-2 the pipes, 3 the sync socket (close-on-exec), nothing else.
 	 * Pooled: 0 and 3 hold copies of the sync socket until the run brings
-	 * stdin and fd 3; the sync socket is 4. */
+	 * stdin and fd 3; the sync socket is 4, the waiter 5 (close-on-exec). */
 	if (a->pooled)
 		fds[0] = fds[3] = a->sync_fd;
 	for (i = 0; i < n; i++) {
@@ -351,9 +284,11 @@ void sbx_child_main(const struct sbx_child_args *a)
 	for (i = 0; i < n; i++)
 		if (dup2(hi[i], i) < 0)
 			_exit(127);
-	if (fcntl(n - 1, F_SETFD, FD_CLOEXEC) < 0 || syscall(SYS_close_range, n, ~0U, 0) < 0)
+	sync_fd = a->pooled ? SBX_POOL_SYNC_FD : n - 1;
+	if (fcntl(sync_fd, F_SETFD, FD_CLOEXEC) < 0 ||
+	    (a->pooled && fcntl(SBX_POOL_EXEC_FD, F_SETFD, FD_CLOEXEC) < 0) ||
+	    syscall(SYS_close_range, n, ~0U, 0) < 0)
 		_exit(127);
-	sync_fd = n - 1;
 
 	/* v1 cgroups: move ourselves (writing "0" moves only the calling
 	 * thread, which skips the global threadgroup lock and its RCU grace
@@ -389,7 +324,7 @@ void sbx_child_main(const struct sbx_child_args *a)
 	/* Before the id change: it makes us non-dumpable, and our /proc files
 	 * then belong to root. */
 	if (a->timens_offsets[0])
-		own_clocks(a->timens_offsets, a->pooled);
+		own_clocks(a->timens_offsets);
 
 	/* Become 65534 (capabilities stay: SECBIT_NO_SETUID_FIXUP). */
 	CHECK(prctl(PR_SET_SECUREBITS, SECBIT_NO_SETUID_FIXUP, 0, 0, 0), "securebits");
@@ -474,7 +409,7 @@ void sbx_child_main(const struct sbx_child_args *a)
 	if (a->landlock_abi > 0)
 		confine_writes(s, a->landlock_abi);
 	if (a->pooled)
-		pooled_run(a);
+		pooled_wait(a);
 	if (a->filter)
 		CHECK(syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, a->filter),
 		      "loading the seccomp filter");

@@ -9,6 +9,7 @@
 #define TG_SANDBOX_INTERNAL_H
 
 #include "sandbox/sandbox.h"
+#include "sandbox/waiter/waiter.h"
 
 #include <linux/filter.h>
 #include <linux/seccomp.h>
@@ -115,14 +116,8 @@ void sbx_build_test_compiler(const char *path);
 /* tg_sandbox_run with test switches (SBX_TEST_*). */
 int sbx_run_with(tg_run_result **out, const tg_sandbox_opts *o, unsigned test_flags);
 
-/* A pooled child runs its program from this descriptor (close-on-exec);
- * it receives its run on the sync socket, this descriptor, with
- * recvmsg(SBX_POOL_SYNC_FD, ..., MSG_CMSG_CLOEXEC), under its filter. */
-#define SBX_POOL_EXEC_FD 5
-#define SBX_POOL_SYNC_FD 4
-/* Largest argv (bytes, NULs included) a pooled run takes; more: no pool. */
-#define SBX_POOL_ARGV_MAX 8192
-#define SBX_POOL_ARGC_MAX 64
+/* SBX_POOL_EXEC_FD, SBX_POOL_SYNC_FD, the sync socket's messages and the
+ * run message of a pooled child: sandbox/waiter/waiter.h. */
 
 /* SECCOMP_RET_TRACE data of the calls the tracer answers itself. */
 enum { SBX_TRACE_UNAME = 1, SBX_TRACE_SYSINFO = 2,
@@ -211,8 +206,9 @@ struct sbx_child_args {
 	char tmp_opts[96];               /* mount options of /tmp */
 	char timens_offsets[96];         /* for a fresh time namespace, or "" */
 	int landlock_abi;                /* > 0: writes only beneath /tmp and rw binds */
-	int pooled;                      /* a pooled child: ready, then wait for
-					  * its run (struct sbx_run_msg) */
+	int pooled;                      /* a pooled child: exec the waiter,
+					  * which waits for its run */
+	int waiter_fd;                   /* pooled: the waiter (a sealed memfd) */
 };
 
 /* What this kernel offers (probed once): the Landlock ABI version (0:
@@ -220,27 +216,6 @@ struct sbx_child_args {
 int sbx_landlock_abi(void);
 int sbx_timens_available(void);
 __attribute__((noreturn)) void sbx_child_main(const struct sbx_child_args *a);
-
-/* Messages on the sync socket (child -> supervisor). */
-enum { SBX_MSG_GO = 'G', SBX_MSG_ERROR = 'E', SBX_MSG_EXEC = 'X',
-       SBX_MSG_TMPFD = 'D', SBX_MSG_READY = 'R', SBX_MSG_RUN = 'P' };
-struct sbx_msg {
-	char type;
-	int err;          /* errno */
-	char step[120];   /* what failed */
-};
-
-/* Supervisor -> pooled child: the one run it serves. With it come, as
- * SCM_RIGHTS, stdin and the program (and the bridge socket when has_fd3).
- * Its rlimits and cgroup limits are lowered by the supervisor before. */
-struct sbx_run_msg {
-	char type;                 /* SBX_MSG_RUN */
-	uint8_t has_fd3;
-	uint32_t argc;
-	uint32_t argv_len;         /* bytes of argv used (NUL-separated) */
-	char timens[96];           /* offsets for the time namespace, or "" */
-	char argv[SBX_POOL_ARGV_MAX];
-};
 
 /* One supervised execution (run.c); a pool entry is one made ahead. */
 struct sbx_run {
@@ -278,14 +253,16 @@ struct sbx_run {
 	uint32_t sys_arch;
 	uint64_t sys_nr;
 	char tracer_err[160];
-	uint64_t made_ms;    /* pool: when it was made */
+	uint64_t made_ms;    /* pool: when its making began (its clocks' 0
+			      * is a little later) */
 	int defer_release;   /* pool: sbx_run_wait leaves the join and the
 			      * release of a reaped run to sbx_run_discard */
 };
 
 /* run.c: set up r for spec s and start its tracer, which clones the child
- * (pooled: the child prepares and then waits for its run). 0 or < 0. */
-int sbx_run_setup(struct sbx_run *r, const struct sbx_spec *s, int pooled);
+ * (waiter_fd >= 0: pooled, the child prepares and then waits for its run as
+ * the waiter program at that descriptor). 0 or < 0. */
+int sbx_run_setup(struct sbx_run *r, const struct sbx_spec *s, int waiter_fd);
 /* Supervise the started run r until its end; the result or < 0; frees
  * everything r holds (not r itself). */
 int sbx_run_wait(tg_run_result **out, struct sbx_run *r, int *tmpfd);
@@ -301,6 +278,18 @@ int sbx_make_stdin(const char *data, size_t len);
 int sbx_pool_execute(tg_run_result **out, const struct sbx_spec *s, const char *program);
 /* Tests: how many runs the pool has served in this process. */
 unsigned long sbx_pool_served(void);
+/* Tests: the host pids of the ready entries' children, oldest first (at
+ * most max); how many. */
+int sbx_pool_test_pids(int *pids, int max);
+/* Tests: an entry older than max_ms is not used (default 5000), the refill
+ * thread replaces one older than refresh_ms (default 3000; UINT32_MAX:
+ * never); 0, 0: the defaults. */
+void sbx_pool_test_ages(uint32_t max_ms, uint32_t refresh_ms);
+/* Tests: how many ready entries were discarded for their age. */
+unsigned long sbx_pool_stale(void);
+/* The waiter program (sandbox/waiter/waiter.c), embedded at build time. */
+extern const unsigned char sbx_waiter_elf[];
+extern const size_t sbx_waiter_elf_len;
 /* cgroup.c: lower the limits of a run's cgroup (never raises them). */
 int sbx_cgroup_tighten(struct sbx_cgroup *cg, uint64_t mem_bytes, uint32_t max_pids);
 
@@ -310,7 +299,7 @@ int sbx_cgroup_tighten(struct sbx_cgroup *cg, uint64_t mem_bytes, uint32_t max_p
 #ifdef TG_SANDBOX_PROFILE
 #include <time.h>
 enum { SBX_PROF_START, SBX_PROF_TAKEN, SBX_PROF_LIMITS, SBX_PROF_STDIN, SBX_PROF_SENT,
-       SBX_PROF_CHILD_GOT, SBX_PROF_CHILD_EXEC, SBX_PROF_PIPES_EOF, SBX_PROF_REAPED,
+       SBX_PROF_PIPES_EOF, SBX_PROF_REAPED,
        SBX_PROF_RESULT, SBX_PROF_N };
 extern volatile uint64_t *sbx_prof;
 #define SBX_PROF(i)                                                                    \

@@ -7,19 +7,24 @@
  * child into the other namespaces and its cgroup slot, mapped its ids and
  * seized it; the child (child.c) has built its root (no /tool: the program
  * comes as a descriptor), mounted /tmp and the device nodes, made its time
- * namespace, set its rlimits to the pool's ceilings, dropped its
- * credentials, applied Landlock and loaded the RUN_POOLED filter, and waits
- * on the sync socket. A run that fits (a static tool, no workspace, no
- * extra files, limits within the ceilings, traced) takes the oldest ready
- * entry: the supervisor lowers the cgroup limits and the child's rlimits
- * (prlimit), then sends stdin and the program (an O_PATH descriptor of the
- * binary), the argv and the time offsets; the child execveat()s the
+ * namespace (its clocks start at 0 now), set its rlimits to the pool's
+ * ceilings, dropped its credentials, applied Landlock, loaded the
+ * RUN_POOLED filter and exec'd the waiter (waiter/waiter.c, from a sealed
+ * memfd made here once), which waits on the sync socket. A run that fits
+ * (a static tool, no workspace, no extra files, limits within the
+ * ceilings, traced) takes the oldest ready entry younger than max_age_ms
+ * (its tool can read the entry's age on its clocks; older ones are
+ * discarded): the supervisor lowers the cgroup limits and the child's
+ * rlimits (prlimit), then sends stdin and the program (an O_PATH
+ * descriptor of the binary) and the argv; the waiter execveat()s the
  * descriptor. The result goes back as soon as the init is reaped; joining
  * its tracer thread and releasing its cgroup slot and descriptors is left
  * to the refill thread. Each entry serves one run and is never reused. The
  * refill thread makes entries up to the pool's size, after the runs in
  * flight are over (on two cores a refill during a run slows that run by as
- * much as it saves), or at once when the pool is empty. Anything that does
+ * much as it saves), or at once when the pool is empty; it also replaces
+ * the oldest entry once it is refresh_ms old, so that a ready entry is
+ * normally fresh. Anything that does
  * not fit, or an empty pool, takes the ordinary path (run.c), which stays
  * the only path of one-shot commands. Runs with seccomp off (a test switch)
  * get an entry made for them on the spot, without the filter.
@@ -36,9 +41,15 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 
 #define POOL_MAX 8
+/* An entry older than this is not used: its clocks started when it was
+ * made, and a tool may read them (test_contract: at most 5 s). */
+#define POOL_MAX_AGE_MS 5000u
+/* The refill thread replaces an entry this old (at its idle priority). */
+#define POOL_REFRESH_MS 3000u
 
 struct pool_entry {
 	struct sbx_run r;
@@ -63,6 +74,11 @@ static char last_err[256];
  * RLIMIT_NICE). */
 static struct pool_entry *making;
 static int making_idle, idle_ok;
+static uint32_t max_age_ms = POOL_MAX_AGE_MS, refresh_ms = POOL_REFRESH_MS;
+static unsigned long stale;
+/* The waiter program in a sealed memfd (read-only), made once per process
+ * and kept: every entry's child takes a copy of it when it is cloned. */
+static int waiter_fd = -1;
 
 static const char *const empty_env[] = { NULL };
 
@@ -106,6 +122,54 @@ static void unpublish(struct pool_entry *e)
 	pthread_mutex_unlock(&mu);
 }
 
+#ifndef MFD_EXEC
+#define MFD_EXEC 0x0010U
+#endif
+#ifndef F_SEAL_EXEC
+#define F_SEAL_EXEC 0x0020
+#endif
+
+/* The waiter's memfd (waiter_fd): executable (MFD_EXEC where the kernel
+ * knows it, so that vm.memfd_noexec=1 does not seal it non-executable),
+ * sealed against any change, and reopened read-only (an exec refuses a
+ * file open for writing). Called with mu held; 0 or < 0. */
+static int make_waiter(void)
+{
+	char path[64];
+	size_t off = 0;
+	int fd, ro;
+
+	if (waiter_fd >= 0)
+		return 0;
+	fd = (int)syscall(SYS_memfd_create, "tg-waiter", MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_EXEC);
+	if (fd < 0 && errno == EINVAL)
+		fd = (int)syscall(SYS_memfd_create, "tg-waiter", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (fd < 0)
+		return tg_error_errno(TG_ERR_IO, errno, "sandbox pool: memfd for the waiter");
+	while (off < sbx_waiter_elf_len) {
+		ssize_t k = write(fd, sbx_waiter_elf + off, sbx_waiter_elf_len - off);
+		if (k <= 0) {
+			close(fd);
+			return tg_error_errno(TG_ERR_IO, k < 0 ? errno : EIO,
+					      "sandbox pool: writing the waiter");
+		}
+		off += (size_t)k;
+	}
+	if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_EXEC |
+					  F_SEAL_SEAL) < 0 &&
+	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) < 0) {
+		close(fd);
+		return tg_error_errno(TG_ERR_IO, errno, "sandbox pool: sealing the waiter");
+	}
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	ro = open(path, O_RDONLY | O_CLOEXEC);
+	close(fd);
+	if (ro < 0)
+		return tg_error_errno(TG_ERR_IO, errno, "sandbox pool: reopening the waiter");
+	waiter_fd = ro;
+	return 0;
+}
+
 /* Make one entry and wait until its child is ready; NULL on failure.
  * no_seccomp: without the filter (SBX_TEST_NO_SECCOMP); idle: made by the
  * refill thread at SCHED_IDLE (the entry is published in making, for a
@@ -115,6 +179,7 @@ static struct pool_entry *make_entry(int no_seccomp, int idle)
 	struct pool_entry *e = calloc(1, sizeof(*e));
 	struct pollfd p;
 	struct sbx_msg m;
+	uint64_t t0;
 	ssize_t k;
 
 	if (!e)
@@ -122,10 +187,13 @@ static struct pool_entry *make_entry(int no_seccomp, int idle)
 	e->spec = ceil_spec;
 	if (no_seccomp)
 		e->spec.test_flags |= SBX_TEST_NO_SECCOMP;
-	if (sbx_run_setup(&e->r, &e->spec, 1) < 0) {
+	/* before the clocks' offsets are taken: its age is never less */
+	t0 = tg_now_ms();
+	if (sbx_run_setup(&e->r, &e->spec, waiter_fd) < 0) {
 		snprintf(last_err, sizeof(last_err), "%.200s", tg_error_last()->message);
 		goto fail;
 	}
+	e->r.made_ms = t0;
 	if (idle) {
 		pthread_mutex_lock(&mu);
 		making = e;
@@ -154,7 +222,6 @@ static struct pool_entry *make_entry(int no_seccomp, int idle)
 		snprintf(last_err, sizeof(last_err), "sandbox pool: cannot trace the child (ptrace)");
 		goto fail;
 	}
-	e->r.made_ms = tg_now_ms();
 	unpublish(e);
 	return e;
 fail:
@@ -162,6 +229,30 @@ fail:
 	sbx_run_discard(&e->r);
 	free(e);
 	return NULL;
+}
+
+/* Wait on cv until ms from now at most (mu held). */
+static void wait_ms(uint64_t ms)
+{
+	struct timespec until;
+
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += (time_t)(ms / 1000);
+	until.tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
+	(void)pthread_cond_timedwait(&cv, &mu, &until);
+}
+
+/* An entry that will not be used, at full priority (it may have been made
+ * at SCHED_IDLE: a loaded host would starve its death and reap). */
+static void drop_entry(struct pool_entry *e)
+{
+	(void)boost_entry(e);
+	sbx_run_discard(&e->r);
+	free(e);
 }
 
 static void *refill_main(void *arg)
@@ -189,8 +280,25 @@ static void *refill_main(void *arg)
 			pthread_mutex_lock(&mu);
 			continue;
 		}
-		if (broken || nready >= size || (active > 0 && nready > 0)) {
+		if (broken || (active > 0 && nready > 0) || (nready >= size && refresh_ms == UINT32_MAX)) {
 			pthread_cond_wait(&cv, &mu);
+			continue;
+		}
+		if (nready >= size) {
+			/* full: replace the oldest once it is refresh_ms old; it
+			 * goes first, so that the pool never holds more than size
+			 * children (the next turn makes its successor) */
+			uint64_t now = tg_now_ms(), due = ready_q[0]->r.made_ms + refresh_ms;
+			struct pool_entry *old = ready_q[0];
+			if (now < due) {
+				wait_ms(due - now);
+				continue;
+			}
+			memmove(ready_q, ready_q + 1, sizeof(ready_q[0]) * (size_t)(nready - 1));
+			nready--;
+			pthread_mutex_unlock(&mu);
+			drop_entry(old);
+			pthread_mutex_lock(&mu);
 			continue;
 		}
 		/* SCHED_IDLE while the pool still holds an entry: the making runs
@@ -283,6 +391,10 @@ int tg_sandbox_pool_start(unsigned n, const tg_sandbox_opts *ceilings)
 #endif
 	idle_ok = probe_idle();
 	pthread_mutex_lock(&mu);
+	if ((r = make_waiter()) < 0) {
+		pthread_mutex_unlock(&mu);
+		return r;
+	}
 	size = (int)n;
 	stopping = broken = 0;
 	making = NULL;
@@ -325,13 +437,8 @@ void tg_sandbox_pool_stop(void)
 	running = 0;
 	size = 0;
 	pthread_mutex_unlock(&mu);
-	for (i = 0; i < n; i++) {
-		/* a ready entry made at SCHED_IDLE dies and is reaped at full
-		 * priority, or a loaded host starves the discard */
-		(void)boost_entry(q[i]);
-		sbx_run_discard(&q[i]->r);
-		free(q[i]);
-	}
+	for (i = 0; i < n; i++)
+		drop_entry(q[i]); /* made at SCHED_IDLE: boosted first */
 	release_all(done);
 }
 
@@ -388,6 +495,18 @@ static struct pool_entry *take(const struct sbx_spec *s)
 		if (!(e = make_entry(1, 0)))
 			run_over();
 		return e;
+	}
+	/* entries too old to be used (their clocks started when they were
+	 * made): the refill thread releases them (boosted: made at idle) */
+	while (nready > 0 && tg_now_ms() - ready_q[0]->r.made_ms >= max_age_ms) {
+		struct pool_entry *old = ready_q[0];
+		memmove(ready_q, ready_q + 1, sizeof(ready_q[0]) * (size_t)(nready - 1));
+		nready--;
+		stale++;
+		(void)boost_entry(old);
+		old->next = served_q;
+		served_q = old;
+		pthread_cond_broadcast(&cv); /* the refill thread: release, make */
 	}
 	/* nready is 0: the refill thread makes one next (after releasing
 	 * what it holds), unless making failed; one being made at idle
@@ -470,13 +589,6 @@ static int hand_over(struct pool_entry *e, const struct sbx_spec *s, const char 
 	m->argc = (uint32_t)i;
 	m->argv_len = (uint32_t)off;
 	m->has_fd3 = s->fd3 > 0;
-	if (r->child.timens_offsets[0]) {
-		struct timespec mono, boot;
-		clock_gettime(CLOCK_MONOTONIC, &mono);
-		clock_gettime(CLOCK_BOOTTIME, &boot);
-		snprintf(m->timens, sizeof(m->timens), "monotonic %lld 0\nboottime %lld 0\n",
-			 -(long long)mono.tv_sec, -(long long)boot.tv_sec);
-	}
 	if (r->cg.version &&
 	    sbx_cgroup_tighten(&r->cg, (uint64_t)s->memory_mb << 20, s->max_procs) < 0)
 		goto out;
@@ -573,6 +685,36 @@ int sbx_pool_execute(tg_run_result **out, const struct sbx_spec *s, const char *
 	}
 	run_over();
 	return ret < 0 ? ret : 1;
+}
+
+int sbx_pool_test_pids(int *pids, int max)
+{
+	int i;
+
+	pthread_mutex_lock(&mu);
+	for (i = 0; i < nready && i < max; i++)
+		pids[i] = ready_q[i]->r.pid;
+	pthread_mutex_unlock(&mu);
+	return i;
+}
+
+void sbx_pool_test_ages(uint32_t max_ms, uint32_t refresh)
+{
+	pthread_mutex_lock(&mu);
+	max_age_ms = max_ms ? max_ms : POOL_MAX_AGE_MS;
+	refresh_ms = refresh ? refresh : POOL_REFRESH_MS;
+	pthread_cond_broadcast(&cv);
+	pthread_mutex_unlock(&mu);
+}
+
+unsigned long sbx_pool_stale(void)
+{
+	unsigned long n;
+
+	pthread_mutex_lock(&mu);
+	n = stale;
+	pthread_mutex_unlock(&mu);
+	return n;
 }
 
 unsigned long sbx_pool_served(void)

@@ -584,9 +584,9 @@ static int finish_result(tg_run_result **out, struct sbx_run *r, tg_buf *ob, tg_
 	return 0;
 }
 
-int sbx_run_setup(struct sbx_run *r, const struct sbx_spec *s, int pooled)
+int sbx_run_setup(struct sbx_run *r, const struct sbx_spec *s, int waiter_fd)
 {
-	int ret = 0;
+	int ret = 0, pooled = waiter_fd >= 0;
 
 	memset(r, 0, sizeof(*r));
 	r->spec = s;
@@ -634,6 +634,7 @@ int sbx_run_setup(struct sbx_run *r, const struct sbx_spec *s, int pooled)
 	fcntl(r->errp[0], F_SETFL, O_NONBLOCK);
 	r->child.spec = s;
 	r->child.pooled = pooled;
+	r->child.waiter_fd = waiter_fd;
 	r->child.stdin_fd = r->in;
 	r->child.out_fd = r->outp[1];
 	r->child.err_fd = r->errp[1];
@@ -653,16 +654,20 @@ int sbx_run_setup(struct sbx_run *r, const struct sbx_spec *s, int pooled)
 	if (sbx_cpu_create(&r->cpu, &r->cg, s->cpu_percent) == 0 && r->cpu.version == 1)
 		r->child.cgroup_tasks[2] = r->cpu.tasks;
 	r->sync_parent = r->sp[0];
-	/* Tool runs: clocks that start near 0 (no host uptime or boot time)
+	/* Tool runs: clocks that start at 0 now (no host uptime or boot time)
 	 * and writes only beneath /tmp (no device node is writable). A pooled
-	 * child makes its time namespace ahead; the offsets come with its run. */
+	 * child's clocks start when the entry is made (the pool bounds its age). */
 	if (s->profile != SBX_PROFILE_BUILD && sbx_timens_available()) {
 		struct timespec mono, boot;
 		clock_gettime(CLOCK_MONOTONIC, &mono);
 		clock_gettime(CLOCK_BOOTTIME, &boot);
+		/* -t as whole seconds and nanoseconds in [0, 1e9) */
 		snprintf(r->child.timens_offsets, sizeof(r->child.timens_offsets),
-			 "monotonic %lld 0\nboottime %lld 0\n", -(long long)mono.tv_sec,
-			 -(long long)boot.tv_sec);
+			 "monotonic %lld %ld\nboottime %lld %ld\n",
+			 -(long long)mono.tv_sec - (mono.tv_nsec > 0),
+			 mono.tv_nsec > 0 ? 1000000000L - mono.tv_nsec : 0L,
+			 -(long long)boot.tv_sec - (boot.tv_nsec > 0),
+			 boot.tv_nsec > 0 ? 1000000000L - boot.tv_nsec : 0L);
 	}
 	if (s->profile != SBX_PROFILE_BUILD)
 		r->child.landlock_abi = sbx_landlock_abi();
@@ -859,7 +864,7 @@ int sbx_execute(tg_run_result **out, const struct sbx_spec *s, int *tmpfd)
 	*out = NULL;
 	if (tmpfd)
 		*tmpfd = -1;
-	ret = sbx_run_setup(&r, s, 0);
+	ret = sbx_run_setup(&r, s, -1);
 	if (ret < 0) {
 		run_release(&r);
 		sbx_net_after_run();

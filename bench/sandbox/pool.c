@@ -85,7 +85,7 @@ static int bwrap(const char *prog)
 /* steps of the pooled runs: the time from the step before, in us */
 static const char *const step_name[SBX_PROF_N + 1] = {
 	"tg_sandbox_run to the pool", "take an entry", "cgroup + rlimits", "stdin memfd, program fd", "sendmsg",
-	"child woken (recvmsg)", "child fds, argv", "exec..exit..pipes EOF", "reaped",
+	"waiter woken, exec..exit..pipes EOF", "reaped",
 	"result built",
 	"back to the caller",
 };

@@ -240,7 +240,9 @@ test('toolgate serve with the default pool (sandbox_pool 2): bounded and stable'
   const slotFds = (pid) => fdListStable(pid).filter((l) => /\/tg-slot-\*$/.test(l)).length;
   const fdKinds = (pid) => fdListStable(pid).filter((l) => !/\/tg-slot-\*$/.test(l))
     .map((l) => l.replace(/^\d+ -> /, '').replace(/\[\d+\]$/, '[*]')).sort();
-  const poolKids = (pid) => childrenOf(pid).filter((p) => p.exe === tg || p.exe === '');
+  // a waiting entry's child is the waiter program exec'd from its memfd
+  // (sandbox/waiter), not a copy of serve
+  const poolKids = (pid) => childrenOf(pid).filter((p) => p.exe.startsWith('/memfd:tg-waiter'));
   const snapshot = () => JSON.stringify([childrenOf(srv.pid).length, threadCount(srv.pid), fdKinds(srv.pid)]);
   // stable: the same snapshot twice, 300 ms apart (the refill is done)
   const steady = async () => {

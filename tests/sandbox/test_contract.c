@@ -230,6 +230,80 @@ static void contract_symlink(void **state)
 	expect_exit(r, 0, "via link");
 }
 
+/* ---- pooled entries: their clocks and their age -------------------------- */
+
+static int pool_first_pid(int *pid)
+{
+	int i;
+
+	for (i = 0; i < 1000; i++) {
+		if (sbx_pool_test_pids(pid, 1) == 1)
+			return 1;
+		usleep(10000);
+	}
+	return 0;
+}
+
+static int gone(int pid)
+{
+	int i;
+
+	for (i = 0; i < 1000 && kill(pid, 0) == 0; i++)
+		usleep(10000);
+	return kill(pid, 0) < 0 && errno == ESRCH;
+}
+
+/* A pooled entry's clocks start when it is made (the waiter's exec
+ * freezes its time namespace's offsets), so an entry older than the pool's
+ * bound is not used: it is discarded and the run takes a fresh one, whose
+ * tool sees its clocks near 0. The refill thread replaces an entry before
+ * it gets that old. Bounds shortened by a test knob (defaults 5 s, 3 s). */
+static void contract_pool_age(void **state)
+{
+	struct timespec nap = { 1, 200000000 };
+	unsigned long served, stale;
+	tg_run_result *r;
+	char b[64];
+	int p1, p2 = 0, i;
+
+	(void)state;
+	tg_sandbox_pool_stop();
+	sbx_pool_test_ages(300, UINT32_MAX); /* not used past 0.3 s; no refresh */
+	assert_int_equal(tg_sandbox_pool_start(1, &sbx_pool_ceilings), 0);
+	assert_true(pool_first_pid(&p1));
+	nanosleep(&nap, NULL); /* p1 is 1.2 s old now */
+	assert_int_equal(kill(p1, 0), 0);
+	served = sbx_pool_served();
+	stale = sbx_pool_stale();
+	r = run_attack(0, 0, "host_facts", NULL);
+	assert_int_equal(r->reason, TG_REASON_EXITED);
+	assert_int_equal(sbx_pool_served(), served + 1);
+	assert_int_equal(sbx_pool_stale(), stale + 1);
+	if (r->timens) {
+		assert_true(atol(field(r->out, "monotonic", b, sizeof(b))) <= 5);
+		/* from an entry made after p1 aged, not from p1 */
+		assert_true(atol(field(r->out, "monotonic_ms", b, sizeof(b))) < 1200);
+	}
+	tg_run_result_free(r);
+	assert_true(gone(p1));
+
+	/* refreshed at 0.3 s: another child takes its place, p1 goes */
+	sbx_pool_test_ages(0, 300);
+	assert_true(pool_first_pid(&p1));
+	for (i = 0; i < 1000; i++) {
+		if (sbx_pool_test_pids(&p2, 1) == 1 && p2 != p1)
+			break;
+		usleep(10000);
+	}
+	assert_int_not_equal(p2, p1);
+	assert_true(gone(p1));
+	assert_int_equal(sbx_pool_stale(), stale + 1); /* replaced, not found stale */
+	tg_sandbox_pool_stop();
+	sbx_pool_test_ages(0, 0);
+	if (sbx_pool_on)
+		assert_int_equal(tg_sandbox_pool_start(2, &sbx_pool_ceilings), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -247,6 +321,7 @@ int main(void)
 		cmocka_unit_test(contract_crash_handled),
 		cmocka_unit_test(contract_crash_json),
 		cmocka_unit_test(contract_symlink),
+		cmocka_unit_test(contract_pool_age),
 		cmocka_unit_test(sandbox_cgroups_cleaned),
 	};
 	sbx_test_pool_init();

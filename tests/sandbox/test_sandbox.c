@@ -1004,6 +1004,76 @@ static void sandbox_pool_bounds(void **state)
 		assert_int_equal(tg_sandbox_pool_start(2, &sbx_pool_ceilings), 0);
 }
 
+/* A ready pool entry's child is the waiter (sandbox/waiter), exec'd from
+ * its memfd: none of this process's mappings is left in it. It serves its
+ * run, and an exec failure of the program it runs is reported as the
+ * unpooled path reports one (a script: no interpreter in the sandbox). */
+static void sandbox_pool_waiter(void **state)
+{
+	char path[] = "/tmp/tg-sbx-script-XXXXXX", exe[256], self[256], maps[8192];
+	unsigned long before;
+	tg_sandbox_opts o;
+	tg_run_result *r = NULL;
+	ssize_t k;
+	int pid = 0, i, fd;
+
+	(void)state;
+	tg_sandbox_pool_stop();
+	assert_int_equal(tg_sandbox_pool_start(1, &sbx_pool_ceilings), 0);
+	for (i = 0; i < 1000 && sbx_pool_test_pids(&pid, 1) != 1; i++)
+		usleep(10000);
+	assert_true(pid > 0);
+	snprintf(path, sizeof(path), "/proc/%d/exe", pid);
+	k = readlink(path, exe, sizeof(exe) - 1);
+	assert_true(k > 0);
+	exe[k] = '\0';
+	assert_true(strncmp(exe, "/memfd:tg-waiter", 16) == 0);
+	k = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	assert_true(k > 0);
+	self[k] = '\0';
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	k = read(fd, maps, sizeof(maps) - 1);
+	close(fd);
+	assert_true(k > 0);
+	maps[k] = '\0';
+	assert_non_null(strstr(maps, "memfd:tg-waiter"));
+	assert_null(strstr(maps, self));
+	assert_null(strstr(maps, "[heap]"));
+	assert_null(strstr(maps, "libc"));
+
+	before = sbx_pool_served();
+	memset(&o, 0, sizeof(o));
+	o.program = ATTACK("identity");
+	assert_int_equal(tg_sandbox_run(&r, &o), 0);
+	assert_int_equal(r->reason, TG_REASON_EXITED);
+	assert_non_null(strstr(r->out, "root: dev tmp\n"));
+	tg_run_result_free(r);
+	assert_int_equal(sbx_pool_served(), before + 1);
+	assert_int_equal(kill(pid, 0) < 0 ? errno : 0, ESRCH); /* reaped with its run */
+
+	snprintf(path, sizeof(path), "/tmp/tg-sbx-script-XXXXXX");
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "#!/bin/sh\necho hi\n", 18), 18);
+	close(fd);
+	chmod(path, 0755);
+	o.program = path;
+	r = NULL;
+	assert_int_equal(tg_sandbox_run(&r, &o), 0);
+	unlink(path);
+	assert_int_equal(r->reason, TG_REASON_SETUP);
+	assert_int_equal(r->signal, 0);
+	assert_non_null(strstr(r->err, "cannot execute"));
+	assert_non_null(strstr(r->err, strerror(ENOENT)));
+	tg_run_result_free(r);
+	assert_int_equal(sbx_pool_served(), before + 2);
+	tg_sandbox_pool_stop();
+	if (sbx_pool_on)
+		assert_int_equal(tg_sandbox_pool_start(2, &sbx_pool_ceilings), 0);
+}
+
 static void sandbox_filter_fresh(void **state)
 {
 	int p;
@@ -1091,6 +1161,7 @@ int main(void)
 		cmocka_unit_test(sandbox_concurrent),
 		cmocka_unit_test(sandbox_filter_fresh),
 		cmocka_unit_test(sandbox_pool_bounds),
+		cmocka_unit_test(sandbox_pool_waiter),
 		cmocka_unit_test(sandbox_cgroups_cleaned),
 	};
 	sbx_test_pool_init();

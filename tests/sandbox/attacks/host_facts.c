@@ -32,6 +32,7 @@ int main(void)
 	       si.totalram * si.mem_unit, si.loads[0]);
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	printf("monotonic=%lld\n", (long long)ts.tv_sec);
+	printf("monotonic_ms=%lld\n", (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
 	clock_gettime(CLOCK_BOOTTIME, &ts);
 	printf("boottime=%lld\n", (long long)ts.tv_sec);
 	report("sched_getaffinity", sched_getaffinity(0, sizeof(set), &set));
