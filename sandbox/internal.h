@@ -84,8 +84,6 @@ struct sbx_spec {
 	uint32_t cpu_percent;        /* CPU share (100 = one core), 0: none */
 	const tg_cancel *cancel;     /* kill the run when it fires, or NULL */
 	uint32_t cpu_s;              /* as asked; 0: see sbx_cpu_limit_s() */
-	int (*gate)(void *ctx);      /* tg_sandbox_opts.gate, or NULL */
-	void *gate_ctx;
 	unsigned test_flags;
 	int fd3;                     /* > 0: handed to the program as fd 3 */
 };

@@ -563,8 +563,7 @@ static int lower_limits(pid_t pid, const struct sbx_spec *s, int cg_version)
 }
 
 /* Send the run; 0, or -1 when the child cannot take it (it is then
- * discarded and the run takes the ordinary path), -2 when the caller's
- * gate failed (the run fails with its error). */
+ * discarded and the run takes the ordinary path). */
 static int hand_over(struct pool_entry *e, const struct sbx_spec *s, const char *program)
 {
 	struct sbx_run_msg *m = calloc(1, sizeof(*m));
@@ -608,12 +607,6 @@ static int hand_over(struct pool_entry *e, const struct sbx_spec *s, const char 
 		if (pthread_setschedparam(r->th, SCHED_OTHER, &sp) != 0 ||
 		    sched_setscheduler(r->pid, SCHED_OTHER, &sp) < 0)
 			goto out;
-	}
-	/* the caller's gate (a call's intent made durable) once everything
-	 * is ready: the program cannot start before it passed */
-	if (s->gate && s->gate(s->gate_ctx) < 0) {
-		ret = -2;
-		goto out;
 	}
 	/* the supervisor's view of the run from here on is the caller's spec */
 	r->spec = s;
@@ -662,7 +655,7 @@ int sbx_pool_execute(tg_run_result **out, const struct sbx_spec *s, const char *
 		sbx_run_discard(&e->r);
 		free(e);
 		run_over();
-		return ret == -2 ? (tg_error_last()->code < 0 ? tg_error_last()->code : TG_ERR_IO) : 0;
+		return 0;
 	}
 	tg_prof_mark(TG_PROF_HANDED);
 	e->r.defer_release = 1;

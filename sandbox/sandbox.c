@@ -156,8 +156,6 @@ void sbx_spec_defaults(struct sbx_spec *s, const tg_sandbox_opts *o)
 	s->cpu_percent = o->cpu_percent;
 	s->cancel = o->cancel;
 	s->cpu_s = o->cpu_s;
-	s->gate = o->gate;
-	s->gate_ctx = o->gate_ctx;
 }
 
 int sbx_run_with(tg_run_result **out, const tg_sandbox_opts *o, unsigned test_flags)
@@ -216,10 +214,6 @@ int sbx_run_with(tg_run_result **out, const tg_sandbox_opts *o, unsigned test_fl
 	if (r == 0 && o->workspace)
 		r = sbx_spec_bind(s, o->workspace, "/workspace",
 				  o->workspace_write ? SBX_BIND_RW : 0);
-	/* the caller's gate (a call's intent made durable) before the child
-	 * is made: nothing of the ordinary path overlaps it */
-	if (r == 0 && s->gate)
-		r = s->gate(s->gate_ctx);
 	if (r == 0)
 		r = sbx_execute(out, s, NULL);
 	free(s);

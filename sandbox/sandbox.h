@@ -56,12 +56,6 @@ typedef struct tg_sandbox_opts {
 				    * bridge_protocol. <= 0: fd 3 stays closed. */
 	uint32_t cpu_s;            /* added: RLIMIT_CPU in seconds (reason cpu),
 				    * 0 = the timeout's whole seconds + 1 */
-	int (*gate)(void *ctx);    /* added: called once, after the sandbox is
-				    * ready and before the program may start
-				    * (a pooled run: before its hand-over); < 0:
-				    * the program never starts and the run
-				    * fails with the gate's error. NULL: none */
-	void *gate_ctx;
 } tg_sandbox_opts;
 
 typedef struct tg_run_result {
