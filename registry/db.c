@@ -22,7 +22,6 @@
 #include <time.h>
 
 #define REG_BUSY_TIMEOUT_MS 10000
-#define REG_BUSY_RETRY_MS 120000
 
 /* Migration n brings user_version n-1 to n. STRICT tables; derived data
  * (tools, versions, findings, test_results, events) can be rebuilt from the
@@ -213,30 +212,6 @@ int reg_sqlerr(tg_registry *r, int rc, const char *what)
 				    sqlite3_errmsg(r->db), strerror(sqlite3_system_errno(r->db)));
 	return tg_error_set(code, "registry database: %s: %s", what,
 			    r && r->db ? sqlite3_errmsg(r->db) : sqlite3_errstr(rc));
-}
-
-void reg_finalizep(sqlite3_stmt **st)
-{
-	if (*st)
-		sqlite3_finalize(*st);
-}
-
-int reg_prepare(tg_registry *r, sqlite3_stmt **out, const char *sql)
-{
-	int rc;
-	uint64_t start = tg_now_ms();
-
-	for (;;) {
-		rc = sqlite3_prepare_v2(r->db, sql, -1, out, NULL);
-		if ((rc & 0xff) != SQLITE_BUSY && (rc & 0xff) != SQLITE_LOCKED)
-			break;
-		if (tg_now_ms() - start > REG_BUSY_RETRY_MS)
-			break;
-		sqlite3_sleep(5);
-	}
-	if (rc != SQLITE_OK)
-		return reg_sqlerr(r, rc, "prepare");
-	return 0;
 }
 
 int reg_step(sqlite3_stmt *st)
@@ -508,7 +483,7 @@ int reg_tool_id(tg_registry *r, const char *name, int create, int64_t *out)
 		return reg_sqlerr(r, rc, "find tool");
 	if (!create)
 		return 0;
-	sqlite3_finalize(st);
+	reg_finalizep(&st);
 	st = NULL;
 	rc = reg_prepare(r, &st, "INSERT INTO tools(name, created_at) VALUES(?1, ?2)");
 	if (rc < 0)

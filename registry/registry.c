@@ -62,6 +62,7 @@ void tg_registry_free(tg_registry *r)
 	if (!r)
 		return;
 	reg_syncer_free(r); /* waits for an intent's barrier in flight */
+	reg_stmt_cache_free(r); /* no statement may outlive the connection */
 	if (r->db) {
 		if (r->in_txn)
 			sqlite3_exec(r->db, "ROLLBACK", NULL, NULL, NULL);
