@@ -281,7 +281,7 @@ int reg_begin(tg_registry *r)
 	/* nothing is written after an intent before the intent is durable */
 	if (r->intent_pending && (rc = reg_intent_sync_wait(r)) < 0)
 		return rc;
-	rc = reg_exec(r, "BEGIN IMMEDIATE");
+	rc = reg_exec_cached(r, "BEGIN IMMEDIATE");
 	if (rc < 0)
 		return rc;
 	r->in_txn = 1;
@@ -329,7 +329,7 @@ void reg_rollback(tg_registry *r)
  * acts on nothing (fail closed), and the anchor is not advanced. */
 static int commit_ex(tg_registry *r, int durable)
 {
-	int rc = reg_exec(r, "COMMIT");
+	int rc = reg_exec_cached(r, "COMMIT");
 	if (rc < 0) {
 		reg_rollback(r);
 		return rc;

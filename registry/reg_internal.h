@@ -148,6 +148,9 @@ int reg_sqlerr(tg_registry *r, int rc, const char *what);
 #define REG_STMT_CACHE_MAX 64
 int reg_prepare(tg_registry *r, sqlite3_stmt **out, const char *sql);
 void reg_finalizep(sqlite3_stmt **st);
+/* reg_exec of a text holding exactly one statement, compiled once per
+ * handle (BEGIN IMMEDIATE, COMMIT); errors as reg_exec's. */
+int reg_exec_cached(tg_registry *r, const char *sql);
 /* Statements the handle keeps (tests). */
 size_t reg_stmt_cache_size(const tg_registry *r);
 /* Finalize them all (before the connection closes). */

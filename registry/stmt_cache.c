@@ -30,6 +30,8 @@
  *   intent's sync thread (intent_sync.c) uses the connection only for the
  *   WAL's fdatasync (sqlite3_file_control and the file's xSync) and never
  *   a statement; the serving thread does not use the handle meanwhile.
+ * - reg_exec_cached: a one-statement text run through the cache (a
+ *   transaction's BEGIN IMMEDIATE and COMMIT, twice per call).
  *
  * The release only gets the statement, so the handle's cache is found from
  * its connection (sqlite3_db_handle) in a process-wide list of the open
@@ -130,7 +132,8 @@ static stmt_entry *slot(reg_stmt_cache *c)
 	return old;
 }
 
-static int compile(tg_registry *r, sqlite3_stmt **out, const char *sql, unsigned flags)
+static int compile(tg_registry *r, sqlite3_stmt **out, const char *sql, unsigned flags,
+		   const char *what)
 {
 	uint64_t start = tg_now_ms();
 	int rc;
@@ -145,12 +148,13 @@ static int compile(tg_registry *r, sqlite3_stmt **out, const char *sql, unsigned
 	}
 	if (rc != SQLITE_OK) {
 		*out = NULL;
-		return reg_sqlerr(r, rc, "prepare");
+		return reg_sqlerr(r, rc, what);
 	}
 	return 0;
 }
 
-int reg_prepare(tg_registry *r, sqlite3_stmt **out, const char *sql)
+/* what: the error's context (reg_sqlerr) when the text does not compile */
+static int prepare_as(tg_registry *r, sqlite3_stmt **out, const char *sql, const char *what)
 {
 	reg_stmt_cache *c = cache_get(r);
 	stmt_entry *e;
@@ -159,17 +163,17 @@ int reg_prepare(tg_registry *r, sqlite3_stmt **out, const char *sql)
 
 	*out = NULL;
 	if (!c)
-		return compile(r, out, sql, 0);
+		return compile(r, out, sql, 0, what);
 	e = lookup(c, sql);
 	if (e) {
 		if (e->busy)
-			return compile(r, out, sql, 0); /* nested use: its own */
+			return compile(r, out, sql, 0, what); /* nested use: its own */
 		e->busy = 1;
 		e->used = ++c->tick;
 		*out = e->st;
 		return 0;
 	}
-	rc = compile(r, out, sql, SQLITE_PREPARE_PERSISTENT);
+	rc = compile(r, out, sql, SQLITE_PREPARE_PERSISTENT, what);
 	if (rc < 0 || !*out)
 		return rc; /* an error, or a text without a statement */
 	copy = strdup(sql);
@@ -183,6 +187,25 @@ int reg_prepare(tg_registry *r, sqlite3_stmt **out, const char *sql)
 	e->st = *out;
 	e->busy = 1;
 	e->used = ++c->tick;
+	return 0;
+}
+
+int reg_prepare(tg_registry *r, sqlite3_stmt **out, const char *sql)
+{
+	return prepare_as(r, out, sql, "prepare");
+}
+
+int reg_exec_cached(tg_registry *r, const char *sql)
+{
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	int rc = prepare_as(r, &st, sql, "exec");
+
+	if (rc < 0)
+		return rc;
+	while ((rc = reg_step(st)) == SQLITE_ROW)
+		;
+	if (rc != SQLITE_DONE)
+		return reg_sqlerr(r, rc, "exec");
 	return 0;
 }
 

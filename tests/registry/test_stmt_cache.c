@@ -13,6 +13,8 @@
  *  - a schema change made by another connection (ALTER TABLE ADD COLUMN)
  *    is seen by a cached SELECT *;
  *  - a bad text fails with reg_sqlerr's exact message and caches nothing;
+ *  - a transaction's BEGIN IMMEDIATE and COMMIT are compiled once per
+ *    handle (reg_exec_cached) and fail with reg_exec's exact message;
  *  - freeing the cache finalizes every statement of the connection;
  *  - a forked child never gets the parent's cached statement.
  */
@@ -225,6 +227,39 @@ static void prepare_error_exact(void **state)
 	tg_error_clear();
 }
 
+static void transaction_statements(void **state)
+{
+	tg_registry *r = *state;
+	size_t n = 0;
+	int64_t v = 0;
+	int i;
+
+	for (i = 1; i <= 3; i++) {
+		assert_int_equal(reg_begin(r), 0);
+		assert_int_equal(reg_meta_set_int(r, "stmt_txn", i), 0);
+		assert_int_equal(reg_commit_nosync(r), 0);
+		if (i == 1)
+			n = reg_stmt_cache_size(r);
+	}
+	assert_int_equal(reg_stmt_cache_size(r), n);
+	assert_int_equal(reg_meta_get_int(r, "stmt_txn", &v), 1);
+	assert_int_equal(v, 3);
+	/* a rolled back transaction leaves nothing, and the next one works */
+	assert_int_equal(reg_begin(r), 0);
+	assert_int_equal(reg_meta_set_int(r, "stmt_txn", 9), 0);
+	reg_rollback(r);
+	assert_int_equal(reg_meta_get_int(r, "stmt_txn", &v), 1);
+	assert_int_equal(v, 3);
+	assert_int_equal(reg_exec_cached(r, "COMMIT"), TG_ERR_INTERNAL);
+	assert_string_equal(tg_error_last()->message, "registry database: exec: cannot commit - "
+						      "no transaction is active");
+	assert_int_equal(reg_exec_cached(r, "COMMT"), TG_ERR_INTERNAL);
+	assert_string_equal(tg_error_last()->message,
+			    "registry database: exec: near \"COMMT\": syntax error");
+	tg_error_clear();
+	assert_int_equal(reg_stmt_cache_size(r), n);
+}
+
 static void free_finalizes_all(void **state)
 {
 	tg_registry *r = *state;
@@ -280,6 +315,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(bounded, setup, teardown),
 		cmocka_unit_test_setup_teardown(schema_change_elsewhere, setup, teardown),
 		cmocka_unit_test_setup_teardown(prepare_error_exact, setup, teardown),
+		cmocka_unit_test_setup_teardown(transaction_statements, setup, teardown),
 		cmocka_unit_test_setup_teardown(free_finalizes_all, setup, teardown),
 		cmocka_unit_test_setup_teardown(fork_child_uncached, setup, teardown),
 	};
