@@ -115,7 +115,7 @@ int reg_activate(tg_registry *r, int64_t tool_id, const char *tool, unsigned v,
 		return reg_sqlerr(r, rc, "deactivate");
 	if ((rc = set_status(r, tool_id, v, "active")) < 0)
 		return rc;
-	sqlite3_finalize(st);
+	reg_finalizep(&st);
 	st = NULL;
 	rc = reg_prepare(r, &st, "UPDATE tools SET active_version = ?2 WHERE id = ?1");
 	if (rc < 0)
@@ -125,7 +125,7 @@ int reg_activate(tg_registry *r, int64_t tool_id, const char *tool, unsigned v,
 	rc = reg_step(st);
 	if (rc != SQLITE_DONE)
 		return reg_sqlerr(r, rc, "activate");
-	sqlite3_finalize(st);
+	reg_finalizep(&st);
 	st = NULL;
 	rc = reg_prepare(r, &st, "INSERT INTO events(tool_id, event, version, from_version, actor, "
 				 "at) VALUES(?1, ?2, ?3, ?4, ?5, ?6)");

@@ -198,7 +198,7 @@ int reg_approval_check(reg_approval *out, tg_registry *r, int64_t tool_id, const
 	status = reg_col_strdup(st, 0);
 	row_caps = reg_col_json(st, 1);
 	row_hash = reg_col_strdup(st, 2);
-	sqlite3_finalize(st);
+	reg_finalizep(&st);
 	st = NULL;
 	if (!status || !row_hash)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
@@ -348,7 +348,7 @@ int tg_registry_approve(json_t **out, tg_registry *r, const char *name, unsigned
 	activate = cur != version && (cur < version || (flags & TG_APPROVE_ACTIVATE));
 	now_status = cur == version || activate ? "active" : "inactive";
 	if (!activate && cur != version) {
-		sqlite3_finalize(st);
+		reg_finalizep(&st);
 		st = NULL;
 		rc = reg_prepare(r, &st, "UPDATE versions SET status = 'inactive', reason = ?3 "
 					 "WHERE tool_id = ?1 AND version = ?2");
@@ -442,7 +442,7 @@ int tg_registry_deny(json_t **out, tg_registry *r, const char *name, unsigned ve
 		rc = reg_sqlerr(r, rc, "deny");
 		goto fail;
 	}
-	sqlite3_finalize(st);
+	reg_finalizep(&st);
 	st = NULL;
 	rc = reg_prepare(r, &st, "INSERT INTO denials(version_id, reason, actor, at) SELECT id, "
 				 "?3, ?4, ?5 FROM versions WHERE tool_id = ?1 AND version = ?2");

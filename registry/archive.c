@@ -124,7 +124,7 @@ int tg_registry_archive(json_t **out, tg_registry *r, const char *before, const 
 		rc = reg_sqlerr(r, rc, "read the audit log");
 		goto fail;
 	}
-	sqlite3_finalize(st);
+	reg_finalizep(&st);
 	st = NULL;
 	if (n == 0) {
 		rc = tg_error_set(TG_ERR_NOTFOUND, "no audit entries before %s", before);
@@ -146,7 +146,7 @@ int tg_registry_archive(json_t **out, tg_registry *r, const char *before, const 
 		rc = reg_sqlerr(r, rc, "read archive checkpoints");
 		goto fail;
 	}
-	sqlite3_finalize(st);
+	reg_finalizep(&st);
 	st = NULL;
 	/* the file first, durable; the table changes only once it is there */
 	dir = tg_path_join(r->home, ARCHIVE_DIR);

@@ -146,7 +146,7 @@ int reg_audit_append(tg_registry *r, const tg_actor *who, const char *event,
 		if (ah && strlen(ah) == 64)
 			memcpy(prev, ah, 65);
 	}
-	sqlite3_finalize(st);
+	reg_finalizep(&st);
 	st = NULL;
 	seq++;
 	reg_audit_entry_hash(hash, seq, at, actor, event, tool, det, prev);

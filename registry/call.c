@@ -151,7 +151,7 @@ int reg_call_ex(json_t **out, tg_registry *r, const char *name, const json_t *ar
 			    (const char *)sqlite3_column_text(st, 7), &schema, &oschema);
 	if (rc < 0)
 		return rc;
-	sqlite3_finalize(st);
+	reg_finalizep(&st);
 	st = NULL;
 	tg_prof_mark(TG_PROF_LOOKUP);
 	if (!hash)

@@ -155,7 +155,7 @@ int reg_call_outcome(tg_registry *r, int64_t id, const char *name, unsigned v,
 	reg_bind_text(st, 3, err);
 	sqlite3_bind_int64(st, 4, json_integer_value(json_object_get(res, "wall_ms")));
 	rc = reg_step(st);
-	sqlite3_finalize(st);
+	reg_finalizep(&st);
 	st = NULL;
 	if (rc != SQLITE_DONE) {
 		rc = reg_sqlerr(r, rc, "log call outcome");

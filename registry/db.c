@@ -22,7 +22,6 @@
 #include <time.h>
 
 #define REG_BUSY_TIMEOUT_MS 10000
-#define REG_BUSY_RETRY_MS 120000
 
 /* Migration n brings user_version n-1 to n. STRICT tables; derived data
  * (tools, versions, findings, test_results, events) can be rebuilt from the
@@ -215,30 +214,6 @@ int reg_sqlerr(tg_registry *r, int rc, const char *what)
 			    r && r->db ? sqlite3_errmsg(r->db) : sqlite3_errstr(rc));
 }
 
-void reg_finalizep(sqlite3_stmt **st)
-{
-	if (*st)
-		sqlite3_finalize(*st);
-}
-
-int reg_prepare(tg_registry *r, sqlite3_stmt **out, const char *sql)
-{
-	int rc;
-	uint64_t start = tg_now_ms();
-
-	for (;;) {
-		rc = sqlite3_prepare_v2(r->db, sql, -1, out, NULL);
-		if ((rc & 0xff) != SQLITE_BUSY && (rc & 0xff) != SQLITE_LOCKED)
-			break;
-		if (tg_now_ms() - start > REG_BUSY_RETRY_MS)
-			break;
-		sqlite3_sleep(5);
-	}
-	if (rc != SQLITE_OK)
-		return reg_sqlerr(r, rc, "prepare");
-	return 0;
-}
-
 int reg_step(sqlite3_stmt *st)
 {
 	uint64_t start = tg_now_ms();
@@ -301,7 +276,7 @@ json_t *reg_col_json(sqlite3_stmt *st, int i)
 
 int reg_begin(tg_registry *r)
 {
-	int rc = reg_exec(r, "BEGIN IMMEDIATE");
+	int rc = reg_exec_cached(r, "BEGIN IMMEDIATE");
 	if (rc < 0)
 		return rc;
 	r->in_txn = 1;
@@ -350,7 +325,7 @@ void reg_rollback(tg_registry *r)
  * acts on nothing (fail closed), and the anchor is not advanced. */
 static int commit_ex(tg_registry *r, int durable)
 {
-	int rc = reg_exec(r, "COMMIT");
+	int rc = reg_exec_cached(r, "COMMIT");
 	if (rc < 0) {
 		reg_rollback(r);
 		return rc;
@@ -502,7 +477,7 @@ int reg_tool_id(tg_registry *r, const char *name, int create, int64_t *out)
 		return reg_sqlerr(r, rc, "find tool");
 	if (!create)
 		return 0;
-	sqlite3_finalize(st);
+	reg_finalizep(&st);
 	st = NULL;
 	rc = reg_prepare(r, &st, "INSERT INTO tools(name, created_at) VALUES(?1, ?2)");
 	if (rc < 0)

@@ -34,6 +34,7 @@
 
 typedef struct reg_schema_cache reg_schema_cache;
 typedef struct reg_replay reg_replay;
+typedef struct reg_stmt_cache reg_stmt_cache;
 
 struct tg_registry {
 	char *home;
@@ -70,6 +71,7 @@ struct tg_registry {
 	tg_commit_group *group; /* shared durability barrier (commit.c) or NULL */
 	uint64_t busy_since;    /* db.c's busy handler: when this wait began */
 	reg_schema_cache *schemas; /* parsed schemas per version (schema_cache.c) */
+	reg_stmt_cache *stmts;  /* prepared statements for reuse (stmt_cache.c) */
 };
 
 /* ---- replay.c ----------------------------------------------------------- */
@@ -116,8 +118,25 @@ int reg_sync_durable(tg_registry *r);
 /* ---- db.c -------------------------------------------------------------- */
 int reg_db_open(tg_registry *r, int *created);
 int reg_sqlerr(tg_registry *r, int rc, const char *what);
+/* How long a prepare, step or exec waits out SQLITE_BUSY in all. */
+#define REG_BUSY_RETRY_MS 120000
+
+/* ---- stmt_cache.c ------------------------------------------------------ */
+/* The handle's statement for sql: its cached one (reset, no bindings) when
+ * free, else compiled (and kept when there is room). Errors: reg_sqlerr's
+ * "prepare". Release it with reg_finalizep (_cleanup_stmt_), never
+ * sqlite3_finalize: a cached statement goes back to the cache, reset and
+ * with its bindings cleared; *st becomes NULL. */
+#define REG_STMT_CACHE_MAX 64
 int reg_prepare(tg_registry *r, sqlite3_stmt **out, const char *sql);
 void reg_finalizep(sqlite3_stmt **st);
+/* reg_exec of a text holding exactly one statement, compiled once per
+ * handle (BEGIN IMMEDIATE, COMMIT); errors as reg_exec's. */
+int reg_exec_cached(tg_registry *r, const char *sql);
+/* Statements the handle keeps (tests). */
+size_t reg_stmt_cache_size(const tg_registry *r);
+/* Finalize them all (before the connection closes). */
+void reg_stmt_cache_free(tg_registry *r);
 #define _cleanup_stmt_ TG_CLEANUP(reg_finalizep)
 /* BEGIN IMMEDIATE, waiting out SQLITE_BUSY (never surfaces to the user). */
 int reg_begin(tg_registry *r);

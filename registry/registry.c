@@ -61,6 +61,7 @@ void tg_registry_free(tg_registry *r)
 {
 	if (!r)
 		return;
+	reg_stmt_cache_free(r); /* no statement may outlive the connection */
 	if (r->db) {
 		if (r->in_txn)
 			sqlite3_exec(r->db, "ROLLBACK", NULL, NULL, NULL);

@@ -211,7 +211,7 @@ static int follow_active(tg_registry *r, const char *tool)
 	sqlite3_bind_int64(st, 1, tool_id);
 	if ((rc = reg_step(st)) != SQLITE_DONE)
 		return reg_sqlerr(r, rc, "deactivate");
-	sqlite3_finalize(st);
+	reg_finalizep(&st);
 	st = NULL;
 	rc = reg_prepare(r, &st, "UPDATE tools SET active_version = 0 WHERE id = ?1");
 	if (rc < 0)

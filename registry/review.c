@@ -114,7 +114,7 @@ int tg_registry_history(json_t **out, tg_registry *r, const char *name)
 	}
 	if (rc != SQLITE_DONE)
 		return reg_sqlerr(r, rc, "read versions");
-	sqlite3_finalize(st);
+	reg_finalizep(&st);
 	st = NULL;
 	rc = reg_prepare(r, &st, "SELECT event, version, from_version, actor, at FROM events "
 				 "WHERE tool_id = ?1 ORDER BY id");

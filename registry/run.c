@@ -331,7 +331,7 @@ int tg_registry_show_run(json_t **out, tg_registry *r, int64_t id)
 			sqlite3_column_text(st, 11), "time", (json_int_t)sqlite3_column_int64(st, 12));
 	if (!res)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
-	sqlite3_finalize(st);
+	reg_finalizep(&st);
 	st = NULL;
 	/* the run's bridged calls and approvals, its callees' too (details.run) */
 	rc = reg_prepare(r, &st, "SELECT seq, at, event, tool, details FROM audit WHERE "

@@ -226,7 +226,7 @@ static int vq_load(tg_registry *r, vq *q)
 		return reg_sqlerr(r, rc, "list tools");
 	if (q->ntools)
 		qsort(q->tools, q->ntools, sizeof(*q->tools), cmp_vtool);
-	sqlite3_finalize(st);
+	reg_finalizep(&st);
 	st = NULL;
 	cap = 0;
 	if ((rc = reg_prepare(r, &st, "SELECT v.tool_id, v.version, v.commit_id, v.content_hash, "

@@ -1,5 +1,5 @@
 /*
- * bench/registry/bench_call.c: `bench_registry_call HOME TOOL ARGS_JSON N`:
+ * bench/registry/bench_call.c: `bench_registry_call HOME TOOL ARGS_JSON N [BINARY]`:
  * the call path measured inside one process, as `toolgate serve` runs it
  * (no process start, no libclang load): medians over N runs of
  *   bare   the tool's cached binary spawned directly, args on stdin
@@ -63,8 +63,8 @@ int main(int argc, char **argv)
 	double *t;
 	int n, i, fd;
 
-	if (argc != 5 || (n = atoi(argv[4])) < 1) {
-		fprintf(stderr, "usage: bench_registry_call HOME TOOL ARGS_JSON N\n");
+	if (argc < 5 || argc > 6 || (n = atoi(argv[4])) < 1) {
+		fprintf(stderr, "usage: bench_registry_call HOME TOOL ARGS_JSON N [BINARY]\n");
 		return 2;
 	}
 	t = calloc((size_t)n, sizeof(*t));
@@ -73,8 +73,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench_registry_call: %s\n", tg_error_last()->message);
 		return 3;
 	}
-	if (asprintf(&bin, "%s/cache/%s/tool", argv[1],
-		     json_string_value(json_object_get(show, "content_hash"))) < 0)
+	/* the tool's built binary (run.sh finds it: cache/ folders are named
+	 * by the cache key, not the content hash) */
+	if (argc == 6 ? !(bin = strdup(argv[5]))
+		      : asprintf(&bin, "%s/cache/%s/tool", argv[1],
+				 json_string_value(json_object_get(show, "content_hash"))) < 0)
 		return 3;
 	fd = mkstemp(argsfile);
 	if (fd < 0 || write(fd, argv[3], strlen(argv[3])) < 0)

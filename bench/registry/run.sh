@@ -62,10 +62,9 @@ echo "toolgate create:      median $(ms "$create_m") ms  ratio $(ratio "$create_
 echo "versions that passed: $(cat "$work/passed") (every run must pass)"
 
 echo "-- call vs the bare binary"
-bin=$(ls -d "$home"/cache/*/ | head -1)tool
-# the active version's binary
-hash=$("$tg" --home "$home" show bench_stats --json | python3 -c "import json,sys; print(json.load(sys.stdin)['content_hash'])")
-bin=$home/cache/$hash/tool
+# the active version's binary: the newest build (every run passes, and a
+# cache folder is named by the cache key, not the content hash)
+bin=$(ls -t "$home"/cache/*/tool | head -1)
 args='{"values":[3,1,4,1,5,9,2,6,5,3,5],"precision":2}'
 printf '%s' "$args" >"$work/args.json"
 hyperfine -w 3 -r "$call_runs" --export-json "$work/call.json" \
@@ -94,7 +93,8 @@ echo "toolgate --version:      median $(ms "$vern_m") ms"
 echo "toolgate call:           median $(ms "$calln_m") ms  over --version: $(diffms "$calln_m" "$vern_m") ms"
 
 echo "-- call inside one process (as toolgate serve runs it), medians of $call_runs"
-"$build/bench/registry/bench_registry_call" "$home" bench_stats "$args" "$call_runs" >"$work/inproc.txt"
+"$build/bench/registry/bench_registry_call" "$home" bench_stats "$args" "$call_runs" "$bin" \
+	>"$work/inproc.txt"
 get() { awk -v k="$1" '$1 == k { print $2 }' "$work/inproc.txt"; }
 python3 - "$(get bare)" "$(get sbx)" "$(get call)" "$(get open)" <<'PY'
 import sys
