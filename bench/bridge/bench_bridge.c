@@ -9,10 +9,12 @@
  *            its side (frame out .. reply in)
  * alternating, RUNS rounds of both (so both see the same load),
  * and prints the median and p99 of each, the overhead (bridged - direct)
- * and the ratio of the medians.
+ * and the ratio of the medians. POOL=N: with a sandbox pool of N (as
+ * `toolgate serve` keeps), for the program's run and every tool run.
  */
 #include "registry/bridge.h"
 
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -74,6 +76,14 @@ int main(int argc, char **argv)
 	}
 	json_decref(res);
 	json_decref(m);
+	if (getenv("POOL") && atoi(getenv("POOL")) > 0) {
+		const tg_config *cfg = tg_registry_config(r);
+		tg_sandbox_opts ceil = { .memory_mb = cfg->max_memory_mb,
+					 .cpu_percent = cfg->cpu_percent };
+		if (tg_sandbox_pool_start((unsigned)atoi(getenv("POOL")), &ceil) < 0)
+			goto fail;
+		printf("sandbox pool of %d\n", atoi(getenv("POOL")));
+	}
 	direct = calloc(runs * CALLS, sizeof(*direct));
 	bridged = calloc(runs * CALLS, sizeof(*bridged));
 	paired = calloc(runs, sizeof(*paired));
@@ -142,6 +152,7 @@ int main(int argc, char **argv)
 		printf("paired overhead (median over rounds of the round's bridged - direct "
 		       "median): %.3f ms\n", pct(paired, runs, 0.5) / 1e3);
 	}
+	tg_sandbox_pool_stop();
 	tg_registry_free(r);
 	return 0;
 fail:

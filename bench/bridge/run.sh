@@ -6,7 +6,7 @@
 # (tg_registry_call). Printed: median and p99 of both, the overhead per
 # call and the ratio. Target: overhead <= 1 ms per call (a file-polling
 # bridge pays 20 ms or more). TG_BENCH_RUNS (default 10) sets the runs of
-# 20 calls.
+# 20 calls. POOL=N: every sandbox from a pool of N, as in `toolgate serve`.
 set -eu
 build=$(cd "${1:-build}" && pwd)
 runs=${TG_BENCH_RUNS:-10}
