@@ -283,6 +283,9 @@ int sbx_pool_test_pids(int *pids, int max);
  * thread replaces one older than refresh_ms (default 3000; UINT32_MAX:
  * never); 0, 0: the defaults. */
 void sbx_pool_test_ages(uint32_t max_ms, uint32_t refresh_ms);
+/* Tests: the pool sleeps after ms without a run (default 60000; 0: the
+ * default). */
+void sbx_pool_test_idle(uint32_t ms);
 /* Tests: how many ready entries were discarded for their age. */
 unsigned long sbx_pool_stale(void);
 /* The waiter program (sandbox/waiter/waiter.c), embedded at build time. */

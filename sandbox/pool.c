@@ -24,7 +24,9 @@
  * flight are over (on two cores a refill during a run slows that run by as
  * much as it saves), or at once when the pool is empty; it also replaces
  * the oldest entry once it is refresh_ms old, so that a ready entry is
- * normally fresh. Anything that does
+ * normally fresh. After POOL_IDLE_MS without a run it drops its entries
+ * and sleeps until the next run (an idle server holds no sandbox and
+ * makes none). Anything that does
  * not fit, or an empty pool, takes the ordinary path (run.c), which stays
  * the only path of one-shot commands. Runs with seccomp off (a test switch)
  * get an entry made for them on the spot, without the filter.
@@ -50,6 +52,9 @@
 #define POOL_MAX_AGE_MS 5000u
 /* The refill thread replaces an entry this old (at its idle priority). */
 #define POOL_REFRESH_MS 3000u
+/* No run for this long: the pool holds nothing (its entries dropped, none
+ * made or replaced) until the next run wakes it. */
+#define POOL_IDLE_MS 60000u
 
 struct pool_entry {
 	struct sbx_run r;
@@ -76,6 +81,11 @@ static struct pool_entry *making;
 static int making_idle, idle_ok;
 static uint32_t max_age_ms = POOL_MAX_AGE_MS, refresh_ms = POOL_REFRESH_MS;
 static unsigned long stale;
+/* The last run that could use the pool, and whether the refill thread
+ * sleeps for want of one (POOL_IDLE_MS). */
+static uint64_t last_take_ms;
+static uint32_t idle_ms = POOL_IDLE_MS;
+static int quiet;
 /* The waiter program in a sealed memfd (read-only), made once per process
  * and kept: every entry's child takes a copy of it when it is cloned. */
 static int waiter_fd = -1;
@@ -280,6 +290,22 @@ static void *refill_main(void *arg)
 			pthread_mutex_lock(&mu);
 			continue;
 		}
+		if (!broken && active == 0 && tg_now_ms() - last_take_ms >= idle_ms) {
+			/* idle: hold nothing, make nothing (an idle server
+			 * does not keep remaking entries as they age); the
+			 * next run wakes this thread (take) */
+			if (nready > 0) {
+				struct pool_entry *old = ready_q[--nready];
+				pthread_mutex_unlock(&mu);
+				drop_entry(old);
+				pthread_mutex_lock(&mu);
+				continue;
+			}
+			quiet = 1;
+			pthread_cond_wait(&cv, &mu);
+			quiet = 0;
+			continue;
+		}
 		if (broken || (active > 0 && nready > 0) || (nready >= size && refresh_ms == UINT32_MAX)) {
 			pthread_cond_wait(&cv, &mu);
 			continue;
@@ -401,6 +427,8 @@ int tg_sandbox_pool_start(unsigned n, const tg_sandbox_opts *ceilings)
 	making_idle = 0;
 	last_err[0] = '\0';
 	owner = getpid();
+	last_take_ms = tg_now_ms();
+	quiet = 0;
 	if (pthread_create(&refill_th, NULL, refill_main, NULL) != 0) {
 		pthread_mutex_unlock(&mu);
 		return tg_error_set(TG_ERR_IO, "sandbox pool: cannot start its thread");
@@ -488,6 +516,9 @@ static struct pool_entry *take(const struct sbx_spec *s)
 		pthread_mutex_unlock(&mu);
 		return NULL;
 	}
+	last_take_ms = tg_now_ms();
+	if (quiet) /* the refill thread sleeps: this run wants entries again */
+		pthread_cond_broadcast(&cv);
 	if (s->test_flags & SBX_TEST_NO_SECCOMP) {
 		/* the ready entries carry the filter: one without, made now */
 		active++;
@@ -689,6 +720,14 @@ int sbx_pool_test_pids(int *pids, int max)
 		pids[i] = ready_q[i]->r.pid;
 	pthread_mutex_unlock(&mu);
 	return i;
+}
+
+void sbx_pool_test_idle(uint32_t ms)
+{
+	pthread_mutex_lock(&mu);
+	idle_ms = ms ? ms : POOL_IDLE_MS;
+	pthread_cond_broadcast(&cv);
+	pthread_mutex_unlock(&mu);
 }
 
 void sbx_pool_test_ages(uint32_t max_ms, uint32_t refresh)

@@ -304,6 +304,45 @@ static void contract_pool_age(void **state)
 		assert_int_equal(tg_sandbox_pool_start(2, &sbx_pool_ceilings), 0);
 }
 
+/* An idle pool holds nothing: after the idle bound (shortened by a test
+ * knob; 60 s by default) without a run the refill thread drops its ready
+ * entries and makes none, also as they would age; the next run wakes it,
+ * is served from the pool, and the pool fills again. */
+static void contract_pool_idle(void **state)
+{
+	unsigned long served;
+	tg_run_result *r;
+	int p1, p2 = 0, i;
+
+	(void)state;
+	tg_sandbox_pool_stop();
+	sbx_pool_test_ages(0, 200); /* replaced every 0.2 s while not idle */
+	sbx_pool_test_idle(600);
+	assert_int_equal(tg_sandbox_pool_start(2, &sbx_pool_ceilings), 0);
+	assert_true(pool_first_pid(&p1));
+	for (i = 0; i < 500 && tg_sandbox_pool_ready(NULL, 0) != 0; i++)
+		usleep(10000);
+	assert_int_equal(tg_sandbox_pool_ready(NULL, 0), 0);
+	assert_true(gone(p1));
+	usleep(800000); /* four refresh periods: nothing made while idle */
+	assert_int_equal(tg_sandbox_pool_ready(NULL, 0), 0);
+	assert_int_equal(sbx_pool_test_pids(&p2, 1), 0);
+	/* the next run wakes it and is served from the pool */
+	sbx_pool_test_idle(0);
+	served = sbx_pool_served();
+	r = run_attack(0, 0, "host_facts", NULL);
+	assert_int_equal(r->reason, TG_REASON_EXITED);
+	assert_int_equal(sbx_pool_served(), served + 1);
+	tg_run_result_free(r);
+	for (i = 0; i < 500 && tg_sandbox_pool_ready(NULL, 0) < 2; i++)
+		usleep(10000);
+	assert_int_equal(tg_sandbox_pool_ready(NULL, 0), 2);
+	tg_sandbox_pool_stop();
+	sbx_pool_test_ages(0, 0);
+	if (sbx_pool_on)
+		assert_int_equal(tg_sandbox_pool_start(2, &sbx_pool_ceilings), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -322,6 +361,7 @@ int main(void)
 		cmocka_unit_test(contract_crash_json),
 		cmocka_unit_test(contract_symlink),
 		cmocka_unit_test(contract_pool_age),
+		cmocka_unit_test(contract_pool_idle),
 		cmocka_unit_test(sandbox_cgroups_cleaned),
 	};
 	sbx_test_pool_init();
