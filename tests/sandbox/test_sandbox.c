@@ -646,7 +646,12 @@ DENIED(sandbox_prlimit_set, "prlimit_set", "prlimit64")
 
 /* ---- the supervisor's death takes the sandbox with it ------------------- */
 
-static pid_t find_grandchild(pid_t sup)
+/* The child of sup (of any of its threads) that runs the program: comm
+ * (its name as the kernel keeps it, 15 bytes; a pooled run's program is
+ * exec'd from a descriptor of the file) or "tool" (the ordinary path's
+ * /tool); not a pool entry that is still waiting or was made for a later
+ * run (those the supervisor reaps itself). */
+static pid_t find_grandchild(pid_t sup, const char *comm)
 {
 	char path[512], buf[256];
 	DIR *d;
@@ -669,8 +674,24 @@ static pid_t find_grandchild(pid_t sup)
 		k = read(fd, buf, sizeof(buf) - 1);
 		close(fd);
 		if (k > 0) {
+			char *p = buf, *end;
 			buf[k] = '\0';
-			found = (pid_t)atoi(buf);
+			while (!found && *p) {
+				pid_t c = (pid_t)strtol(p, &end, 10);
+				char name[64] = "";
+				FILE *f;
+				if (end == p)
+					break;
+				p = end;
+				snprintf(path, sizeof(path), "/proc/%d/comm", (int)c);
+				if ((f = fopen(path, "r"))) {
+					if (fgets(name, sizeof(name), f))
+						name[strcspn(name, "\n")] = '\0';
+					fclose(f);
+				}
+				if (strcmp(name, comm) == 0 || strcmp(name, "tool") == 0)
+					found = c;
+			}
 		}
 	}
 	closedir(d);
@@ -696,9 +717,9 @@ static void supervisor_killed(unsigned flags)
 		_exit(3);
 	}
 	assert_true(sup > 0);
-	for (i = 0; i < 500 && !child; i++) {
+	for (i = 0; i < 1000 && !child; i++) {
 		nanosleep(&(struct timespec){ 0, 10000000 }, NULL);
-		child = find_grandchild(sup);
+		child = find_grandchild(sup, "attack_sleep_fo");
 	}
 	assert_true(child > 0);
 	nanosleep(&(struct timespec){ 0, 100000000 }, NULL); /* let it reach the program */
@@ -711,6 +732,9 @@ static void supervisor_killed(unsigned flags)
 		pid_t w = waitpid(child, &st, WNOHANG);
 		if (w == child)
 			break;
+		if (w < 0)
+			fail_msg("the program's process %d is not ours to reap: %s", (int)child,
+				 strerror(errno));
 		nanosleep(&(struct timespec){ 0, 10000000 }, NULL);
 	}
 	assert_true(i < 1000);
