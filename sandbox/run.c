@@ -551,7 +551,11 @@ static int finish_result(tg_run_result **out, struct sbx_run *r, tg_buf *ob, tg_
 		res->reason = (tg_reason)killed_reason;
 	} else if (WIFSIGNALED(st) && WTERMSIG(st) == SIGSYS && !r->crash_sig) {
 		res->reason = TG_REASON_SECCOMP;
-	} else if (!r->crash_sig && sbx_cgroup_oom(&r->cg)) {
+	} else if (!r->crash_sig &&
+		   /* a tool cannot fork: one that exited was not OOM-killed (its
+		    * whole process would have been); a build's compiler may be */
+		   !(WIFEXITED(st) && r->spec->profile != SBX_PROFILE_BUILD) &&
+		   sbx_cgroup_oom(&r->cg)) {
 		res->reason = TG_REASON_MEMORY;
 	} else if (WIFSIGNALED(st) && WTERMSIG(st) == SIGXFSZ) {
 		res->reason = TG_REASON_FILE_SIZE;

@@ -646,18 +646,24 @@ DENIED(sandbox_prlimit_set, "prlimit_set", "prlimit64")
 
 /* ---- the supervisor's death takes the sandbox with it ------------------- */
 
-/* The child of sup (of any of its threads) that runs the program: comm
- * (its name as the kernel keeps it, 15 bytes; a pooled run's program is
- * exec'd from a descriptor of the file) or "tool" (the ordinary path's
- * /tool); not a pool entry that is still waiting or was made for a later
- * run (those the supervisor reaps itself). */
-static pid_t find_grandchild(pid_t sup, const char *comm)
+/* The child of sup (of any of its threads) that runs the program: its
+ * executable is neither sup's own (a child still in its set-up) nor the
+ * pool's waiter (an entry waiting for a run, or made for a later one: the
+ * supervisor reaps those itself). By executable, not name: a program
+ * exec'd from a descriptor is named after the file on recent kernels and
+ * after the descriptor's number on older ones. */
+static pid_t find_grandchild(pid_t sup)
 {
-	char path[512], buf[256];
+	char path[512], buf[256], own[PATH_MAX] = "";
 	DIR *d;
 	struct dirent *e;
 	pid_t found = 0;
+	ssize_t n;
 
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)sup);
+	if ((n = readlink(path, own, sizeof(own) - 1)) <= 0)
+		return 0;
+	own[n] = '\0';
 	snprintf(path, sizeof(path), "/proc/%d/task", (int)sup);
 	d = opendir(path);
 	if (!d)
@@ -674,22 +680,18 @@ static pid_t find_grandchild(pid_t sup, const char *comm)
 		k = read(fd, buf, sizeof(buf) - 1);
 		close(fd);
 		if (k > 0) {
-			char *p = buf, *end;
+			char *p = buf, *end, exe[PATH_MAX];
 			buf[k] = '\0';
 			while (!found && *p) {
 				pid_t c = (pid_t)strtol(p, &end, 10);
-				char name[64] = "";
-				FILE *f;
 				if (end == p)
 					break;
 				p = end;
-				snprintf(path, sizeof(path), "/proc/%d/comm", (int)c);
-				if ((f = fopen(path, "r"))) {
-					if (fgets(name, sizeof(name), f))
-						name[strcspn(name, "\n")] = '\0';
-					fclose(f);
-				}
-				if (strcmp(name, comm) == 0 || strcmp(name, "tool") == 0)
+				snprintf(path, sizeof(path), "/proc/%d/exe", (int)c);
+				if ((n = readlink(path, exe, sizeof(exe) - 1)) <= 0)
+					continue;
+				exe[n] = '\0';
+				if (strcmp(exe, own) != 0 && strncmp(exe, "/memfd:tg-waiter", 16) != 0)
 					found = c;
 			}
 		}
@@ -719,7 +721,7 @@ static void supervisor_killed(unsigned flags)
 	assert_true(sup > 0);
 	for (i = 0; i < 1000 && !child; i++) {
 		nanosleep(&(struct timespec){ 0, 10000000 }, NULL);
-		child = find_grandchild(sup, "attack_sleep_fo");
+		child = find_grandchild(sup);
 	}
 	assert_true(child > 0);
 	nanosleep(&(struct timespec){ 0, 100000000 }, NULL); /* let it reach the program */
