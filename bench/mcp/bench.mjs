@@ -30,6 +30,7 @@ const sdk = new URL('../../tests/mcp/node_modules/@modelcontextprotocol/sdk/dist
 const { Client } = await import(new URL('client/index.js', sdk));
 const { StdioClientTransport } = await import(new URL('client/stdio.js', sdk));
 const { StreamableHTTPClientTransport } = await import(new URL('client/streamableHttp.js', sdk));
+const { listeningUrl } = await import(new URL('../../tests/mcp/fixtures.mjs', import.meta.url));
 const HTTP = process.env.HTTP === '1';
 const WORKERS = String(process.env.WORKERS ?? 4);
 
@@ -91,16 +92,7 @@ async function server(tag, pool, binary = bin) {
     const tok = spawnSync(binary, ['--home', home, 'token', 'add', 'bench'], { encoding: 'utf8' }).stdout.trim();
     proc = spawn(binary, ['--home', home, 'serve', '--http', '127.0.0.1:0', '--workers', WORKERS],
       { stdio: ['ignore', 'ignore', 'pipe'], env: env ?? process.env });
-    let err = '';
-    const url = await new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`not listening: ${err}`)), 15000);
-      proc.stderr.setEncoding('utf8');
-      proc.stderr.on('data', (d) => {
-        err += d;
-        const m = err.match(/listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/);
-        if (m) { clearTimeout(timer); resolve(m[1]); }
-      });
-    });
+    const url = await listeningUrl(proc);
     await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${tok}` } } }));
   } else {
     await client.connect(new StdioClientTransport({ command: binary, args: ['--home', home, 'serve'], stderr: 'ignore', env }));

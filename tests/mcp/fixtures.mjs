@@ -68,3 +68,41 @@ int main(void)
 		i++;
 }
 `;
+
+// hold: {"hold":true} touches 200 MB, {} 1 MB (the pointer is volatile: gcc
+// drops a malloc whose stores are never read).
+export const HOLD = `#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+int main(void)
+{
+	char in[256];
+	size_t n = fread(in, 1, sizeof(in) - 1, stdin), mb = 200, i;
+	volatile char *p;
+	in[n] = '\\0';
+	if (!strstr(in, "\\"hold\\":true"))
+		mb = 1;
+	p = malloc(mb << 20);
+	if (!p)
+		return 1;
+	for (i = 0; i < (mb << 20); i += 4096)
+		p[i] = 1;
+	printf("{\\"held_mb\\":%zu}\\n", mb);
+	return 0;
+}
+`;
+
+// The URL a `toolgate serve --http 127.0.0.1:0` child says it listens on
+// (its stderr), or a rejection after ms.
+export function listeningUrl(proc, ms = 15000) {
+  let err = '';
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`not listening: ${err}`)), ms);
+    proc.stderr.setEncoding('utf8');
+    proc.stderr.on('data', (d) => {
+      err += d;
+      const m = err.match(/listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/);
+      if (m) { clearTimeout(timer); resolve(m[1]); }
+    });
+  });
+}

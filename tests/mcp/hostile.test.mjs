@@ -16,7 +16,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { RawServer, tempHome, toolgateBin } from './lib.mjs';
-import { SPIN } from './fixtures.mjs';
+import { HOLD, SPIN } from './fixtures.mjs';
 
 const SECONDS = Number(process.env.HOSTILE_SECONDS || 90);
 const MIB = 1024 * 1024;
@@ -28,26 +28,6 @@ int main(void)
 	char in[64];
 	size_t n = fread(in, 1, sizeof(in), stdin);
 	printf("{\\"first\\":%d}\\n", big[n % 2]);
-	return 0;
-}
-`;
-const HOLD = `#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-int main(void)
-{
-	char in[256];
-	size_t n = fread(in, 1, sizeof(in) - 1, stdin), mb = 200, i;
-	volatile char *p; /* else the compiler drops the unread stores and the malloc */
-	in[n] = '\\0';
-	if (!strstr(in, "\\"hold\\":true"))
-		mb = 1;
-	p = malloc(mb << 20);
-	if (!p)
-		return 1;
-	for (i = 0; i < (mb << 20); i += 4096)
-		p[i] = 1;
-	printf("{\\"held_mb\\":%zu}\\n", mb);
 	return 0;
 }
 `;

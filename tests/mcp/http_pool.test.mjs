@@ -23,7 +23,7 @@ import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { tempHome, toolgateBin } from './lib.mjs';
-import { SPIN, wcManifest } from './fixtures.mjs';
+import { HOLD, SPIN, listeningUrl, wcManifest } from './fixtures.mjs';
 
 const run = promisify(execFile);
 const tg = async (home, ...args) => (await run(toolgateBin(), ['--home', home, ...args])).stdout;
@@ -31,26 +31,6 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 // {"hold":true} touches 200 MB (over its 64 MB limit); {} touches 1 MB.
 // volatile: without it gcc drops the malloc and the stores (never read)
-const HOLD = `#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-int main(void)
-{
-	char in[256];
-	size_t n = fread(in, 1, sizeof(in) - 1, stdin), mb = 200, i;
-	volatile char *p;
-	in[n] = '\\0';
-	if (!strstr(in, "\\"hold\\":true"))
-		mb = 1;
-	p = malloc(mb << 20);
-	if (!p)
-		return 1;
-	for (i = 0; i < (mb << 20); i += 4096)
-		p[i] = 1;
-	printf("{\\"held_mb\\":%zu}\\n", mb);
-	return 0;
-}
-`;
 
 function manifest(name, source, tests, limits) {
   return { name, description: `pool test ${name}`, input_schema: { type: 'object' }, source, tests, limits, capabilities: [] };
@@ -59,18 +39,9 @@ function manifest(name, source, tests, limits) {
 function serve(t, home, profile) {
   const proc = spawn(toolgateBin(), ['--home', home, 'serve', '--http', '127.0.0.1:0', '--workers', '2'],
     { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, TG_CALL_PROFILE: profile } });
-  let err = '';
   t.after(() => proc.kill('SIGKILL'));
   const exited = new Promise((resolve) => proc.on('exit', (code, sig) => resolve({ code, sig })));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`not listening: ${err}`)), 15000);
-    proc.stderr.setEncoding('utf8');
-    proc.stderr.on('data', (d) => {
-      err += d;
-      const m = err.match(/listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/);
-      if (m) { clearTimeout(timer); resolve({ url: m[1], proc, exited }); }
-    });
-  });
+  return listeningUrl(proc).then((url) => ({ url, proc, exited }));
 }
 
 async function client(t, url, tok) {
