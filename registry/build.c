@@ -138,21 +138,6 @@ static int file_matches(const char *dir, const char *name, const char *want)
 	return strcmp(got, want) == 0;
 }
 
-/* Move a cache folder that failed its check out of the way and delete it. */
-static void discard(tg_registry *r, const char *dir)
-{
-	_cleanup_free_ char *aside = NULL;
-
-	if (asprintf(&aside, "%s/.stale-XXXXXX", r->cache_dir) < 0)
-		return;
-	if (mkdtemp(aside) && rename(dir, aside) == 0) {
-		reg_rm_tree(aside);
-	} else {
-		rmdir(aside);
-		reg_rm_tree(dir);
-	}
-}
-
 /* A file's identity as the kernel keeps it: device, inode, size, and the
  * modification and change times to the nanosecond. Any write moves mtime
  * and ctime, a replacement brings another inode and ctime, and ctime
@@ -282,7 +267,7 @@ int reg_build(tg_registry *r, const char *hash, const char *source, size_t len,
 		struct stat st;
 		reg_workdir w;
 		if (lstat(final, &st) == 0)
-			discard(r, final); /* not what was built here: never used */
+			reg_cache_discard(r, final); /* not what was built here: never used */
 		/* a build folder owned through its lock (cache.c): swept at the
 		 * next open if this process dies, never while it lives */
 		if ((rc = reg_workdir_make(&w, r, "build")) < 0)

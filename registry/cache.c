@@ -212,12 +212,29 @@ static void forget_key(tg_registry *r, const char *key)
 	(void)reg_step(st);
 }
 
+void reg_cache_discard(tg_registry *r, const char *dir)
+{
+	_cleanup_free_ char *aside = NULL;
+
+	if (asprintf(&aside, "%s/.stale-XXXXXX", r->cache_dir) < 0)
+		return;
+	if (mkdtemp(aside) && rename(dir, aside) == 0) {
+		reg_rm_tree(aside);
+	} else {
+		rmdir(aside);
+		reg_rm_tree(dir);
+	}
+}
+
+/* The folder goes first, in one rename (a process killed while deleting
+ * files in place left a key folder without its files next to its record:
+ * verify's "does not match the hash recorded"), then its record. */
 static void remove_key(tg_registry *r, const char *key)
 {
 	_cleanup_free_ char *dir = tg_path_join(r->cache_dir, key);
 
 	if (dir)
-		reg_rm_tree(dir);
+		reg_cache_discard(r, dir);
 	forget_key(r, key);
 }
 

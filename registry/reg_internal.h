@@ -271,6 +271,9 @@ int reg_status_overview(tg_registry *r, json_t *res);
 
 /* ---- cache.c ----------------------------------------------------------- */
 void reg_rm_tree(const char *dir);
+/* Move a cache folder out of the way in one rename (to cache/.stale-*),
+ * then delete it; in place when it cannot be moved. */
+void reg_cache_discard(tg_registry *r, const char *dir);
 /* A work folder under cache/ (.build-S, .scratch-S) owned through the
  * flock on its lock file cache/.lock-S, made before it. */
 typedef struct reg_workdir {
