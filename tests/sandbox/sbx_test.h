@@ -1,7 +1,8 @@
 /*
  * tests/sandbox/sbx_test.h: helpers shared by the sandbox test programs:
  * run an attack program (tests/sandbox/attacks/) through sbx_run_with and
- * check its outcome. Included after cmocka.h.
+ * check its outcome. Included after cmocka.h; every program that includes
+ * it links sbx_test.c.
  */
 #ifndef TG_SBX_TEST_H
 #define TG_SBX_TEST_H
@@ -11,22 +12,14 @@
 /* TG_TEST_SANDBOX_POOL=N (the *_pooled ctest entries): the same tests run
  * against pooled sandboxes (sandbox/pool.c), N made ahead, with ceilings
  * above every limit the tests ask for, so every run that can be pooled is
- * (run_opts checks it was) and its limits are lowered at take-out. */
-static int sbx_pool_on;
+ * (run_opts checks it was) and its limits are lowered at take-out.
+ * sbx_pool_on is one variable per program (sbx_test.c), shared by the
+ * program's files; sbx_test_pool_init sets it. */
+extern int sbx_pool_on;
 static const tg_sandbox_opts sbx_pool_ceilings = { .memory_mb = 512, .max_procs = 16,
 						   .max_files = 64 };
 
-static inline void sbx_test_pool_init(void)
-{
-	const char *v = getenv("TG_TEST_SANDBOX_POOL");
-	if (!v || atoi(v) <= 0)
-		return;
-	if (tg_sandbox_pool_start((unsigned)atoi(v), &sbx_pool_ceilings) < 0) {
-		fprintf(stderr, "pool: %s\n", tg_error_last()->message);
-		exit(1);
-	}
-	sbx_pool_on = 1;
-}
+void sbx_test_pool_init(void);
 
 /* Would this run be served by the pool (when it is on)? */
 static inline int sbx_poolable(const tg_sandbox_opts *o, unsigned flags)

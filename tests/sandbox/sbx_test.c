@@ -1,0 +1,32 @@
+/*
+ * tests/sandbox/sbx_test.c: the state sbx_test.h's helpers share across the
+ * files of one sandbox test program: whether the runs are pooled
+ * (TG_TEST_SANDBOX_POOL=N, the *_pooled ctest entries), and the pool's
+ * start from that variable. Linked into every program that includes
+ * sbx_test.h.
+ */
+#include "sandbox/internal.h"
+
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "sbx_test.h"
+
+int sbx_pool_on;
+
+void sbx_test_pool_init(void)
+{
+	const char *v = getenv("TG_TEST_SANDBOX_POOL");
+	if (!v || atoi(v) <= 0)
+		return;
+	if (tg_sandbox_pool_start((unsigned)atoi(v), &sbx_pool_ceilings) < 0) {
+		fprintf(stderr, "pool: %s\n", tg_error_last()->message);
+		exit(1);
+	}
+	sbx_pool_on = 1;
+}

@@ -1,0 +1,187 @@
+/*
+ * tests/sandbox/test_sandbox_pool.c: the sandbox pool (sandbox/pool.c) and
+ * the seccomp filter's build, as cases of sandbox_attacks (main() is in
+ * test_sandbox.c). A pool never holds more than its size, serves each run
+ * from its own child and leaves none behind at its stop; a ready entry is
+ * the waiter exec'd from its memfd, with nothing of this process mapped,
+ * and reports an exec failure as the unpooled path does; the filter built
+ * into the binary is what libseccomp compiles today.
+ */
+#include "sandbox/internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <dirent.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "sbx_test.h"
+#include "sbx_attacks.h"
+
+/* Child processes of this process now (all its threads). */
+static int count_children(void)
+{
+	char path[300], buf[4096];
+	struct dirent *e;
+	DIR *d = opendir("/proc/self/task");
+	int n = 0;
+
+	assert_non_null(d);
+	while ((e = readdir(d)) != NULL) {
+		FILE *f;
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/children", e->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fgets(buf, sizeof(buf), f))
+			for (char *p = strtok(buf, " \n"); p; p = strtok(NULL, " \n"))
+				n++;
+		fclose(f);
+	}
+	closedir(d);
+	return n;
+}
+
+/* The identity attack through tg_sandbox_run as a pool serves it: it exits,
+ * and its root has no /tool (the program is a descriptor). */
+static void pooled_identity(void)
+{
+	tg_sandbox_opts o;
+	tg_run_result *r = NULL;
+
+	memset(&o, 0, sizeof(o));
+	o.program = ATTACK("identity");
+	assert_int_equal(tg_sandbox_run(&r, &o), 0);
+	assert_int_equal(r->reason, TG_REASON_EXITED);
+	assert_non_null(strstr(r->out, "root: dev tmp\n"));
+	tg_run_result_free(r);
+}
+
+/* The pool: each run is served by its own child (never reused), the pool
+ * never holds more than its size, and a stop leaves no child behind. */
+void sandbox_pool_bounds(void **state)
+{
+	unsigned long before;
+	int i, k, base;
+
+	(void)state;
+	tg_sandbox_pool_stop();
+	base = count_children(); /* what earlier tests left (host sleepers) */
+	assert_int_equal(tg_sandbox_pool_start(2, &sbx_pool_ceilings), 0);
+	before = sbx_pool_served();
+	for (i = 0; i < 4; i++) {
+		pooled_identity();
+		k = tg_sandbox_pool_ready(NULL, 0);
+		assert_true(k >= 0 && k <= 2);
+		assert_true(count_children() <= base + 2);
+	}
+	assert_int_equal(sbx_pool_served(), before + 4);
+	/* a run that does not fit (dynamic) takes the ordinary path */
+	{
+		static const char *const argv[] = { "true", NULL };
+		tg_sandbox_opts o;
+		tg_run_result *r = NULL;
+		memset(&o, 0, sizeof(o));
+		o.program = "/bin/true";
+		o.argv = argv;
+		o.dynamic = 1;
+		assert_int_equal(tg_sandbox_run(&r, &o), 0);
+		assert_int_equal(r->reason, TG_REASON_EXITED);
+		tg_run_result_free(r);
+		assert_int_equal(sbx_pool_served(), before + 4);
+	}
+	tg_sandbox_pool_stop();
+	assert_int_equal(tg_sandbox_pool_ready(NULL, 0), 0);
+	assert_int_equal(count_children(), base);
+	if (sbx_pool_on)
+		assert_int_equal(tg_sandbox_pool_start(2, &sbx_pool_ceilings), 0);
+}
+
+/* A ready pool entry's child is the waiter (sandbox/waiter), exec'd from
+ * its memfd: none of this process's mappings is left in it. It serves its
+ * run, and an exec failure of the program it runs is reported as the
+ * unpooled path reports one (a script: no interpreter in the sandbox). */
+void sandbox_pool_waiter(void **state)
+{
+	char path[] = "/tmp/tg-sbx-script-XXXXXX", exe[256], self[256], maps[8192];
+	unsigned long before;
+	tg_sandbox_opts o;
+	tg_run_result *r = NULL;
+	ssize_t k;
+	int pid = 0, i, fd;
+
+	(void)state;
+	tg_sandbox_pool_stop();
+	assert_int_equal(tg_sandbox_pool_start(1, &sbx_pool_ceilings), 0);
+	for (i = 0; i < 1000 && sbx_pool_test_pids(&pid, 1) != 1; i++)
+		usleep(10000);
+	assert_true(pid > 0);
+	snprintf(path, sizeof(path), "/proc/%d/exe", pid);
+	k = readlink(path, exe, sizeof(exe) - 1);
+	assert_true(k > 0);
+	exe[k] = '\0';
+	assert_true(strncmp(exe, "/memfd:tg-waiter", 16) == 0);
+	k = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	assert_true(k > 0);
+	self[k] = '\0';
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	k = read(fd, maps, sizeof(maps) - 1);
+	close(fd);
+	assert_true(k > 0);
+	maps[k] = '\0';
+	assert_non_null(strstr(maps, "memfd:tg-waiter"));
+	assert_null(strstr(maps, self));
+	assert_null(strstr(maps, "[heap]"));
+	assert_null(strstr(maps, "libc"));
+
+	before = sbx_pool_served();
+	pooled_identity();
+	assert_int_equal(sbx_pool_served(), before + 1);
+	assert_int_equal(kill(pid, 0) < 0 ? errno : 0, ESRCH); /* reaped with its run */
+
+	snprintf(path, sizeof(path), "/tmp/tg-sbx-script-XXXXXX");
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "#!/bin/sh\necho hi\n", 18), 18);
+	close(fd);
+	chmod(path, 0755);
+	memset(&o, 0, sizeof(o));
+	o.program = path;
+	assert_int_equal(tg_sandbox_run(&r, &o), 0);
+	unlink(path);
+	assert_int_equal(r->reason, TG_REASON_SETUP);
+	assert_int_equal(r->signal, 0);
+	assert_non_null(strstr(r->err, "cannot execute"));
+	assert_non_null(strstr(r->err, strerror(ENOENT)));
+	tg_run_result_free(r);
+	assert_int_equal(sbx_pool_served(), before + 2);
+	tg_sandbox_pool_stop();
+	if (sbx_pool_on)
+		assert_int_equal(tg_sandbox_pool_start(2, &sbx_pool_ceilings), 0);
+}
+
+/* The build-time BPF is what libseccomp compiles from filter.c today. */
+void sandbox_filter_fresh(void **state)
+{
+	int p;
+
+	(void)state;
+	for (p = 0; p < SBX_PROFILE_COUNT; p++) {
+		const struct sock_fprog *built = NULL;
+		struct sock_fprog fresh;
+		assert_int_equal(sbx_filter_get(&built, p), 0);
+		assert_int_equal(sbx_filter_compile(&fresh, p), 0);
+		assert_int_equal(fresh.len, built->len);
+		assert_memory_equal(fresh.filter, built->filter, fresh.len * sizeof(struct sock_filter));
+		free(fresh.filter);
+	}
+}

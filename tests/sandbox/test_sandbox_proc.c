@@ -1,0 +1,212 @@
+/*
+ * tests/sandbox/test_sandbox_proc.c: the process cases of sandbox_attacks
+ * (main() is in test_sandbox.c). kill(-1) from inside reaches no host
+ * process; a supervisor killed with SIGKILL takes its sandboxed program
+ * with it (with and without ptrace's EXITKILL) and its cgroups are swept;
+ * runs from several threads at once each reap only their own child.
+ */
+#include "sandbox/internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <dirent.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "sbx_test.h"
+#include "sbx_attacks.h"
+
+void sandbox_kill_all(void **state)
+{
+	pid_t sleeper = fork();
+	int st;
+
+	(void)state;
+	if (sleeper == 0) {
+		for (;;)
+			pause();
+	}
+	assert_true(sleeper > 0);
+	expect_exit(run_attack(0, 0, "kill_all", NULL), 0,
+		    "kill(-1): ESRCH\nkill(2): ESRCH\npid=1 ppid=0\n");
+	expect_exit(run_attack(SBX_TEST_NO_SECCOMP, 0, "kill_all", NULL), 0,
+		    "kill(-1): ESRCH\nkill(2): ESRCH\npid=1 ppid=0\n");
+	/* the host process is untouched */
+	assert_int_equal(waitpid(sleeper, &st, WNOHANG), 0);
+	assert_int_equal(kill(sleeper, 0), 0);
+	kill(sleeper, SIGKILL);
+	waitpid(sleeper, &st, 0);
+}
+/* ---- the supervisor's death takes the sandbox with it ------------------- */
+
+/* The child of sup (of any of its threads) that runs the program: its
+ * executable is neither sup's own (a child still in its set-up) nor the
+ * pool's waiter (an entry waiting for a run, or made for a later one: the
+ * supervisor reaps those itself). By executable, not name: a program
+ * exec'd from a descriptor is named after the file on recent kernels and
+ * after the descriptor's number on older ones. */
+static pid_t find_grandchild(pid_t sup)
+{
+	char path[512], buf[256], own[PATH_MAX] = "";
+	DIR *d;
+	struct dirent *e;
+	pid_t found = 0;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)sup);
+	if ((n = readlink(path, own, sizeof(own) - 1)) <= 0)
+		return 0;
+	own[n] = '\0';
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)sup);
+	d = opendir(path);
+	if (!d)
+		return 0;
+	while (!found && (e = readdir(d))) {
+		int fd;
+		ssize_t k;
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%s/children", (int)sup, e->d_name);
+		fd = open(path, O_RDONLY);
+		if (fd < 0)
+			continue;
+		k = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (k > 0) {
+			char *p = buf, *end, exe[PATH_MAX];
+			buf[k] = '\0';
+			while (!found && *p) {
+				pid_t c = (pid_t)strtol(p, &end, 10);
+				if (end == p)
+					break;
+				p = end;
+				snprintf(path, sizeof(path), "/proc/%d/exe", (int)c);
+				if ((n = readlink(path, exe, sizeof(exe) - 1)) <= 0)
+					continue;
+				exe[n] = '\0';
+				if (strcmp(exe, own) != 0 && strncmp(exe, "/memfd:tg-waiter", 16) != 0)
+					found = c;
+			}
+		}
+	}
+	closedir(d);
+	return found;
+}
+
+static void supervisor_killed(unsigned flags)
+{
+	pid_t sup, child = 0;
+	int st, i;
+
+	assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), 0);
+	sup = fork();
+	if (sup == 0) {
+		tg_sandbox_opts o;
+		tg_run_result *r = NULL;
+		memset(&o, 0, sizeof(o));
+		o.program = ATTACK("sleep_forever");
+		o.timeout_ms = 60000;
+		if (sbx_pool_on) /* the parent's entries are not this process's */
+			tg_sandbox_pool_start(1, &sbx_pool_ceilings);
+		sbx_run_with(&r, &o, flags);
+		_exit(3);
+	}
+	assert_true(sup > 0);
+	for (i = 0; i < 1000 && !child; i++) {
+		nanosleep(&(struct timespec){ 0, 10000000 }, NULL);
+		child = find_grandchild(sup);
+	}
+	if (!child) { /* never leave the supervisor (and its run) behind */
+		kill(sup, SIGKILL);
+		waitpid(sup, &st, 0);
+		prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0);
+		fail_msg("no process of the supervisor runs the program after 10 s");
+	}
+	nanosleep(&(struct timespec){ 0, 100000000 }, NULL); /* let it reach the program */
+	assert_int_equal(kill(sup, SIGKILL), 0);
+	assert_int_equal(waitpid(sup, &st, 0), sup);
+	assert_true(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
+	/* the orphan comes to us (subreaper): it must die of SIGKILL promptly
+	 * (10 s: an ASan build on a loaded host took over 3) */
+	for (i = 0; i < 1000; i++) {
+		pid_t w = waitpid(child, &st, WNOHANG);
+		if (w == child)
+			break;
+		if (w < 0)
+			fail_msg("the program's process %d is not ours to reap: %s", (int)child,
+				 strerror(errno));
+		nanosleep(&(struct timespec){ 0, 10000000 }, NULL);
+	}
+	assert_true(i < 1000);
+	assert_true(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
+	assert_int_equal(kill(child, 0), -1);
+	prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0);
+	/* the dead supervisor's cgroups are swept */
+	if (tg_sandbox_cgroups(NULL, 0)) {
+		char cmd[256];
+		sbx_cgroup_sweep();
+		snprintf(cmd, sizeof(cmd),
+			 "find /sys/fs/cgroup/memory /sys/fs/cgroup/pids /sys/fs/cgroup/unified "
+			 "-maxdepth 4 -name 'tg-%d-*' 2>/dev/null | grep -q .", (int)sup);
+		assert_int_not_equal(system(cmd), 0);
+	}
+}
+
+void sandbox_supervisor_killed(void **state)
+{
+	(void)state;
+	supervisor_killed(0);
+	/* the parent-death signal alone, without ptrace's EXITKILL */
+	supervisor_killed(SBX_TEST_NO_PTRACE);
+	/* and no seccomp name without ptrace, but still the reason */
+	expect_seccomp(run_attack(SBX_TEST_NO_PTRACE, 0, "ptrace", NULL), "");
+}
+/* Runs from several threads at once: each supervisor reaps only its own
+ * child (wait4 with __WNOTHREAD) and gets its own output back. */
+static void *concurrent_runs(void *arg)
+{
+	long id = (long)arg;
+	char in[32], code[8];
+	const char *argv[] = { "echo_stdin", "err", code, NULL };
+	int i, bad = 0;
+
+	for (i = 0; i < 5; i++) {
+		tg_sandbox_opts o;
+		tg_run_result *r = NULL;
+		snprintf(in, sizeof(in), "thread %ld run %d", id, i);
+		snprintf(code, sizeof(code), "%ld", id + i);
+		memset(&o, 0, sizeof(o));
+		o.program = ATTACK("echo_stdin");
+		o.argv = argv;
+		o.stdin_data = in;
+		o.stdin_len = strlen(in);
+		if (tg_sandbox_run(&r, &o) < 0 || r->reason != TG_REASON_EXITED ||
+		    r->exit_code != id + i || strcmp(r->out, in) != 0)
+			bad++;
+		tg_run_result_free(r);
+	}
+	return (void *)(long)bad;
+}
+
+void sandbox_concurrent(void **state)
+{
+	pthread_t t[4];
+	long i;
+
+	(void)state;
+	for (i = 0; i < 4; i++)
+		assert_int_equal(pthread_create(&t[i], NULL, concurrent_runs, (void *)i), 0);
+	for (i = 0; i < 4; i++) {
+		void *bad = NULL;
+		pthread_join(t[i], &bad);
+		assert_int_equal((long)bad, 0);
+	}
+}
