@@ -15,22 +15,20 @@
 #include <string.h>
 
 #include "registry/bridge.h"
+#include "test_support.h"
 
 static char *home;
 static tg_registry *reg;
 
 static int setup(void **state)
 {
-	char tmpl[] = "/tmp/tg_bridge_XXXXXX";
-	char *d = mkdtemp(tmpl);
 	json_t *m = NULL, *res = NULL;
 	char *src = NULL;
 	size_t len = 0;
 	tg_submission sub;
 
 	(void)state;
-	assert_non_null(d);
-	home = tg_path_join(d, "home");
+	home = tgt_home_make("tg_bridge");
 	assert_int_equal(tg_registry_open(&reg, home, 1), 0);
 	assert_int_equal(tg_json_parse_file(&m, WORD_COUNT_JSON, NULL), 0);
 	assert_int_equal(tg_file_read(&src, &len, WORD_COUNT_SRC, 1 << 20), 0);
@@ -47,15 +45,9 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	char cmd[600];
-	char *slash = strrchr(home, '/');
-
 	(void)state;
 	tg_registry_free(reg);
-	*slash = '\0';
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", home);
-	assert_int_equal(system(cmd), 0);
-	free(home);
+	tgt_home_remove(home);
 	return 0;
 }
 

@@ -36,6 +36,7 @@
 
 #include "registry/registry.h"
 #include "sandbox/sandbox.h"
+#include "test_support.h"
 
 static const char src[] = "#include <toolgate/tool.h>\n"
 			  "int main(void)\n{\n"
@@ -51,42 +52,6 @@ static const char v2_json[] =
 	"{\"name\":\"cached\",\"description\":\"d2\",\"input_schema\":{\"type\":\"object\","
 	"\"properties\":{\"n\":{\"type\":\"integer\"}},\"required\":[\"n\"]},"
 	"\"tests\":[{\"name\":\"t\",\"args\":{\"n\":1},\"expect\":{}}]}";
-
-static char *make_home(void)
-{
-	char tmpl[] = "/tmp/tg_call_cache_XXXXXX";
-	char *d = mkdtemp(tmpl);
-	char *home;
-
-	assert_non_null(d);
-	home = tg_path_join(d, "home");
-	assert_non_null(home);
-	return home;
-}
-
-static void rm_home(char *home)
-{
-	char cmd[600];
-	char *slash = strrchr(home, '/');
-
-	*slash = '\0';
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", home);
-	assert_int_equal(system(cmd), 0);
-	free(home);
-}
-
-static void sql(const char *home, const char *stmt)
-{
-	_cleanup_free_ char *p = tg_path_join(home, "registry.db");
-	sqlite3 *db = NULL;
-	char *err = NULL;
-
-	assert_int_equal(sqlite3_open(p, &db), SQLITE_OK);
-	sqlite3_busy_timeout(db, 10000);
-	if (sqlite3_exec(db, stmt, NULL, NULL, &err) != SQLITE_OK)
-		fail_msg("sql %s: %s", stmt, err);
-	sqlite3_close(db);
-}
 
 static void create(tg_registry *r, const char *manifest)
 {
@@ -123,7 +88,7 @@ static const char *call(tg_registry *r, const char *args_text, unsigned *version
 
 static void test_schema_cache_per_version(void **state)
 {
-	char *home = make_home();
+	char *home = tgt_home_make("tg_call_cache");
 	tg_registry *r = NULL;
 	json_t *res = NULL;
 	uint64_t hits, misses, h0, m0;
@@ -156,7 +121,7 @@ static void test_schema_cache_per_version(void **state)
 
 	/* v1's schema changed in registry.db behind the handle (same version
 	 * row, same commit): the next call sees the new text */
-	sql(home, "UPDATE versions SET input_schema = '{\"type\":\"object\",\"properties\":"
+	tgt_sql(home, "UPDATE versions SET input_schema = '{\"type\":\"object\",\"properties\":"
 		  "{\"n\":{\"type\":\"integer\"}},\"required\":[\"n\"]}' WHERE version = 1");
 	tg_registry_schema_cache_stats(r, &h0, &m0);
 	assert_string_equal(call(r, "{\"text\":\"a\"}", &v), "invalid_args");
@@ -164,12 +129,12 @@ static void test_schema_cache_per_version(void **state)
 	tg_registry_schema_cache_stats(r, &hits, &misses);
 	assert_int_equal(misses - m0, 1);
 	tg_registry_free(r);
-	rm_home(home);
+	tgt_home_remove(home);
 }
 
 static void test_call_logged_entry(void **state)
 {
-	char *home = make_home();
+	char *home = tgt_home_make("tg_call_cache");
 	tg_registry *r = NULL;
 	json_t *res = NULL, *log = NULL, *args = json_pack("{s:s}", "text", "a");
 	tg_actor who = { "mcp", "s1" };
@@ -202,7 +167,7 @@ static void test_call_logged_entry(void **state)
 	json_decref(log);
 	json_decref(args);
 	tg_registry_free(r);
-	rm_home(home);
+	tgt_home_remove(home);
 }
 
 #define PROCS 4
@@ -210,7 +175,7 @@ static void test_call_logged_entry(void **state)
 
 static void test_group_commit_processes(void **state)
 {
-	char *home = make_home();
+	char *home = tgt_home_make("tg_call_cache");
 	tg_registry *r = NULL;
 	tg_commit_group *g = NULL;
 	json_t *out = NULL, *log = NULL;
@@ -264,12 +229,12 @@ static void test_group_commit_processes(void **state)
 	json_decref(log);
 	tg_commit_group_free(g);
 	tg_registry_free(r);
-	rm_home(home);
+	tgt_home_remove(home);
 }
 
 static void test_group_leader_died(void **state)
 {
-	char *home = make_home();
+	char *home = tgt_home_make("tg_call_cache");
 	tg_registry *r = NULL;
 	tg_commit_group *g = NULL;
 	tg_actor who = { "test", NULL };
@@ -299,24 +264,7 @@ static void test_group_leader_died(void **state)
 	assert_int_equal(waitpid(dead, &status, 0), dead);
 	tg_commit_group_free(g);
 	tg_registry_free(r);
-	rm_home(home);
-}
-
-static long long count(const char *home, const char *query)
-{
-	_cleanup_free_ char *p = tg_path_join(home, "registry.db");
-	sqlite3 *db = NULL;
-	sqlite3_stmt *st = NULL;
-	long long n;
-
-	assert_int_equal(sqlite3_open(p, &db), SQLITE_OK);
-	sqlite3_busy_timeout(db, 10000);
-	assert_int_equal(sqlite3_prepare_v2(db, query, -1, &st, NULL), SQLITE_OK);
-	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-	n = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	sqlite3_close(db);
-	return n;
+	tgt_home_remove(home);
 }
 
 /* A workspace:write tool (as tests/registry/tools/note_writer.c): its run
@@ -339,7 +287,7 @@ static const char writer_json[] =
 
 static void test_deferred_intent(void **state)
 {
-	char *home = make_home();
+	char *home = tgt_home_make("tg_call_cache");
 	char *ws = tg_path_join(home, "../ws"), *note = tg_path_join(home, "../ws/note.txt");
 	char *conf_path = tg_path_join(home, "config.json");
 	tg_registry *r = NULL;
@@ -378,8 +326,8 @@ static void test_deferred_intent(void **state)
 		if (pooled)
 			assert_int_equal(tg_sandbox_pool_start(2, &ceil), 0);
 		assert_string_equal(call(r, "{\"text\":\"a b\"}", &v), "");
-		unfinished = count(home, "SELECT count(*) FROM calls WHERE finished = 0");
-		ok_calls = count(home, "SELECT count(*) FROM calls WHERE tool = 'cached' AND "
+		unfinished = tgt_sql_int(home, "SELECT count(*) FROM calls WHERE finished = 0");
+		ok_calls = tgt_sql_int(home, "SELECT count(*) FROM calls WHERE tool = 'cached' AND "
 				       "finished = 1 AND ok = 1");
 		/* an effect-free tool: its intent waits for its outcome's
 		 * barrier, the call's first: the tool ran (its row finished
@@ -390,9 +338,9 @@ static void test_deferred_intent(void **state)
 		assert_string_equal(tg_error_last()->message,
 				    "cached ran but its outcome could not be recorded: sync the "
 				    "WAL: injected failure");
-		assert_int_equal(count(home, "SELECT count(*) FROM calls WHERE finished = 0"),
+		assert_int_equal(tgt_sql_int(home, "SELECT count(*) FROM calls WHERE finished = 0"),
 				 unfinished);
-		assert_int_equal(count(home, "SELECT count(*) FROM calls WHERE tool = 'cached' "
+		assert_int_equal(tgt_sql_int(home, "SELECT count(*) FROM calls WHERE tool = 'cached' "
 					     "AND finished = 1 AND ok = 1"),
 				 ok_calls + 1);
 		/* a workspace:write tool: its intent's barrier fails, so the
@@ -404,7 +352,7 @@ static void test_deferred_intent(void **state)
 				    "note_writer was not run: its call could not be recorded: "
 				    "sync the WAL: injected failure");
 		assert_int_equal(access(note, F_OK), -1);
-		assert_int_equal(count(home, "SELECT count(*) FROM calls WHERE finished = 0"),
+		assert_int_equal(tgt_sql_int(home, "SELECT count(*) FROM calls WHERE finished = 0"),
 				 unfinished + 1);
 		/* and the next calls go through */
 		if (tg_registry_call(&res, r, "note_writer", none, &who) < 0)
@@ -414,7 +362,7 @@ static void test_deferred_intent(void **state)
 		res = NULL;
 		assert_int_equal(unlink(note), 0);
 		assert_string_equal(call(r, "{\"text\":\"d\"}", &v), "");
-		assert_int_equal(count(home, "SELECT count(*) FROM calls WHERE tool = 'cached' "
+		assert_int_equal(tgt_sql_int(home, "SELECT count(*) FROM calls WHERE tool = 'cached' "
 					     "AND finished = 1 AND ok = 1"),
 				 ok_calls + 2);
 		if (pooled)
@@ -427,7 +375,7 @@ static void test_deferred_intent(void **state)
 	free(ws);
 	free(note);
 	free(conf_path);
-	rm_home(home);
+	tgt_home_remove(home);
 }
 
 int main(void)

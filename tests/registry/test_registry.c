@@ -21,47 +21,13 @@
 
 #include "registry/registry.h"
 #include "store/store.h"
-
-static char *make_home(void)
-{
-	char tmpl[] = "/tmp/tg_registry_unit_XXXXXX";
-	char *d = mkdtemp(tmpl);
-	char *home;
-
-	assert_non_null(d);
-	home = tg_path_join(d, "home");
-	assert_non_null(home);
-	return home;
-}
-
-static void rm_home(char *home)
-{
-	char cmd[600];
-	char *slash = strrchr(home, '/');
-
-	*slash = '\0';
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", home);
-	assert_int_equal(system(cmd), 0);
-	free(home);
-}
+#include "test_support.h"
 
 static void write_file(const char *home, const char *name, const char *text)
 {
 	_cleanup_free_ char *p = tg_path_join(home, name);
 	assert_int_equal(tg_mkdir_p(home, 0700), 0);
 	assert_int_equal(tg_file_write_atomic(p, text, strlen(text), 0600), 0);
-}
-
-static void sql(const char *home, const char *stmt)
-{
-	_cleanup_free_ char *p = tg_path_join(home, "registry.db");
-	sqlite3 *db = NULL;
-	char *err = NULL;
-
-	assert_int_equal(sqlite3_open(p, &db), SQLITE_OK);
-	if (sqlite3_exec(db, stmt, NULL, NULL, &err) != SQLITE_OK)
-		fail_msg("sql %s: %s", stmt, err);
-	sqlite3_close(db);
 }
 
 static const char *good_manifest =
@@ -77,54 +43,19 @@ static const char *good_manifest =
 static unsigned put_version_caps(tg_store *s, const char *tool, const char *status,
 				 const char *src, const char *caps)
 {
-	tg_store_version *v = NULL;
-	char hash[65], manifest[600];
-	tg_store_file files[4];
-	tg_store_trailer tr[4];
-	tg_store_put_opts o = { 0 };
-	tg_sha256 h;
-	unsigned ver;
+	char manifest[600];
 
-	tg_sha256_init(&h);
-	tg_sha256_update(&h, "toolgate-build-v1\n", 18);
-	tg_sha256_update(&h, src, strlen(src));
-	tg_sha256_final_hex(&h, hash);
 	snprintf(manifest, sizeof(manifest),
 		 "{\"name\":\"%s\",\"description\":\"d\",\"input_schema\":{\"type\":\"object\"},"
 		 "\"source\":\"tool.c\",\"tests\":[{\"name\":\"t\",\"args\":{},\"expect\":1}],"
 		 "\"capabilities\":%s}",
 		 tool, caps ? caps : "[]");
-	files[0] = (tg_store_file){ "tool.json", manifest, strlen(manifest) };
-	files[1] = (tg_store_file){ "tool.c", src, strlen(src) };
-	files[2] = (tg_store_file){ "analysis.json", "{\"verdict\":\"pass\",\"findings\":[]}", 33 };
-	files[3] = (tg_store_file){ "tests.json", "[]", 2 };
-	tr[0] = (tg_store_trailer){ "Toolgate-Status", status };
-	tr[1] = (tg_store_trailer){ "Toolgate-Verdict", strcmp(status, "rejected") ? "pass" : "reject" };
-	tr[2] = (tg_store_trailer){ "Toolgate-Content-Hash", hash };
-	tr[3] = (tg_store_trailer){ "Toolgate-Submitter", "cli" };
-	o.tool = tool;
-	o.files = files;
-	o.nfiles = 4;
-	o.trailers = tr;
-	o.ntrailers = 4;
-	o.subject = "test";
-	assert_int_equal(tg_store_put(&v, s, &o), 0);
-	ver = v->version;
-	tg_store_version_free(v);
-	return ver;
+	return tgt_store_put_version(s, tool, status, src, manifest);
 }
 
 static unsigned put_version(tg_store *s, const char *tool, const char *status, const char *src)
 {
 	return put_version_caps(s, tool, status, src, NULL);
-}
-
-static tg_store *open_store(const char *home)
-{
-	_cleanup_free_ char *p = tg_path_join(home, "store.git");
-	tg_store *s = NULL;
-	assert_int_equal(tg_store_open(&s, p, 1), 0);
-	return s;
 }
 
 /* ---- manifest validation ------------------------------------------------ */
@@ -161,7 +92,7 @@ static char *with(const char *key_value_replacement, const char *from)
 
 static void test_manifest(void **state)
 {
-	char *home = make_home();
+	char *home = tgt_home_make("tg_registry_unit");
 	tg_registry *r = NULL;
 	_cleanup_json_ json_t *m = NULL;
 	const char *src = "int main(void){return 0;}\n";
@@ -271,12 +202,12 @@ static void test_manifest(void **state)
 		free(tests100);
 	}
 	tg_registry_free(r);
-	rm_home(home);
+	tgt_home_remove(home);
 }
 
 static void test_manifest_load(void **state)
 {
-	char *home = make_home();
+	char *home = tgt_home_make("tg_registry_unit");
 	_cleanup_free_ char *dir = tg_path_join(home, "tool");
 	_cleanup_free_ char *mpath = tg_path_join(dir, "tool.json");
 	_cleanup_free_ char *outside = tg_path_join(home, "secret.c");
@@ -312,12 +243,12 @@ static void test_manifest_load(void **state)
 	free(t);
 	assert_int_equal(tg_manifest_load(&m, &src, &len, dir), TG_ERR_INVALID);
 	assert_non_null(strstr(tg_error_last()->message, "outside"));
-	rm_home(home);
+	tgt_home_remove(home);
 }
 
 static void test_config_and_ref(void **state)
 {
-	char *home = make_home();
+	char *home = tgt_home_make("tg_registry_unit");
 	tg_registry *r = NULL;
 	char *name = NULL;
 	unsigned v = 0;
@@ -343,10 +274,10 @@ static void test_config_and_ref(void **state)
 	assert_int_equal(tg_registry_open(&r, home, 0), TG_ERR_INVALID);
 	write_file(home, "config.json", "{}");
 	/* a database newer than this binary is refused */
-	sql(home, "PRAGMA user_version = 99");
+	tgt_sql(home, "PRAGMA user_version = 99");
 	assert_int_equal(tg_registry_open(&r, home, 0), TG_ERR_UNAVAILABLE);
 	assert_non_null(strstr(tg_error_last()->message, "newer"));
-	sql(home, "PRAGMA user_version = 7");
+	tgt_sql(home, "PRAGMA user_version = 7");
 	assert_int_equal(tg_registry_open(&r, home, 0), 0);
 	tg_registry_free(r);
 
@@ -368,11 +299,11 @@ static void test_config_and_ref(void **state)
 	assert_int_equal(tg_registry_parse_ref(&name, &v, "@1"), TG_ERR_INVALID);
 	/* no home: not created by a read command */
 	{
-		char *h2 = make_home();
+		char *h2 = tgt_home_make("tg_registry_unit");
 		assert_int_equal(tg_registry_open(&r, h2, 0), TG_ERR_NOTFOUND);
-		rm_home(h2);
+		tgt_home_remove(h2);
 	}
-	rm_home(home);
+	tgt_home_remove(home);
 }
 
 /* ---- the audit chain ---------------------------------------------------- */
@@ -417,7 +348,7 @@ static void reopen(tg_registry **r, const char *home)
 
 static void test_audit_chain(void **state)
 {
-	char *home = make_home();
+	char *home = tgt_home_make("tg_registry_unit");
 	tg_registry *r = home_with_audit(home, 5);
 	_cleanup_json_ json_t *log = NULL;
 	tg_actor who = { "mcp", "s1" };
@@ -439,57 +370,57 @@ static void test_audit_chain(void **state)
 		sqlite3_close(db);
 	}
 	/* edit one entry */
-	sql(home, "DROP TRIGGER audit_no_update; DROP TRIGGER audit_no_delete;"
+	tgt_sql(home, "DROP TRIGGER audit_no_update; DROP TRIGGER audit_no_delete;"
 		  "UPDATE audit SET details = '{\"i\":99}' WHERE seq = 3");
 	reopen(&r, home);
 	assert_true(verify_has(r, "entry 3 was modified"));
 	tg_registry_free(r);
-	rm_home(home);
+	tgt_home_remove(home);
 
 	/* delete a middle entry */
-	home = make_home();
+	home = tgt_home_make("tg_registry_unit");
 	r = home_with_audit(home, 5);
-	sql(home, "DROP TRIGGER audit_no_delete; DELETE FROM audit WHERE seq = 2");
+	tgt_sql(home, "DROP TRIGGER audit_no_delete; DELETE FROM audit WHERE seq = 2");
 	reopen(&r, home);
 	assert_true(verify_has(r, "entries 2..2 are missing"));
 	tg_registry_free(r);
-	rm_home(home);
+	tgt_home_remove(home);
 
 	/* delete the last entry: the meta head catches it */
-	home = make_home();
+	home = tgt_home_make("tg_registry_unit");
 	r = home_with_audit(home, 5);
-	sql(home, "DROP TRIGGER audit_no_delete; DELETE FROM audit WHERE seq = 5");
+	tgt_sql(home, "DROP TRIGGER audit_no_delete; DELETE FROM audit WHERE seq = 5");
 	reopen(&r, home);
 	assert_true(verify_has(r, "log ends at entry 4 but its recorded head is entry 5"));
 	tg_registry_free(r);
-	rm_home(home);
+	tgt_home_remove(home);
 
 	/* delete the last entry and fix the meta head too: the anchor catches it */
-	home = make_home();
+	home = tgt_home_make("tg_registry_unit");
 	r = home_with_audit(home, 5);
-	sql(home, "DROP TRIGGER audit_no_delete; DELETE FROM audit WHERE seq = 5;"
+	tgt_sql(home, "DROP TRIGGER audit_no_delete; DELETE FROM audit WHERE seq = 5;"
 		  "UPDATE meta SET value = 4 WHERE key = 'audit_seq';"
 		  "UPDATE meta SET value = (SELECT hash FROM audit WHERE seq = 4) "
 		  "WHERE key = 'audit_head'");
 	reopen(&r, home);
 	assert_true(verify_has(r, "anchor records entry 5 but the log ends at entry 4"));
 	tg_registry_free(r);
-	rm_home(home);
+	tgt_home_remove(home);
 
 	/* a replaced registry.db is named; an untouched chain stays ok */
-	home = make_home();
+	home = tgt_home_make("tg_registry_unit");
 	r = home_with_audit(home, 3);
 	assert_int_equal(tg_registry_audit(r, &who, "budget_denied", NULL, NULL), 0);
 	assert_true(verify_has(r, NULL));
 	tg_registry_free(r);
-	rm_home(home);
+	tgt_home_remove(home);
 }
 
 /* ---- re-index, rollback, generation -------------------------------------- */
 
 static void test_reindex_rollback_generation(void **state)
 {
-	char *home = make_home();
+	char *home = tgt_home_make("tg_registry_unit");
 	_cleanup_free_ char *db = tg_path_join(home, "registry.db");
 	tg_registry *r = NULL, *r2 = NULL;
 	tg_store *s;
@@ -501,7 +432,7 @@ static void test_reindex_rollback_generation(void **state)
 	(void)state;
 	assert_int_equal(tg_registry_open(&r, home, 1), 0);
 	tg_registry_free(r);
-	s = open_store(home);
+	s = tgt_store_open(home);
 	assert_int_equal(put_version(s, "adder", "active", "int a1;\n"), 1);
 	assert_int_equal(put_version(s, "adder", "rejected", "int a2;\n"), 2);
 	assert_int_equal(put_version(s, "adder", "active", "int a3;\n"), 3);
@@ -614,12 +545,12 @@ static void test_reindex_rollback_generation(void **state)
 	json_decref(j);
 	/* the registry disagreeing with the store is reported */
 	tg_registry_free(r);
-	sql(home, "UPDATE versions SET commit_id = 'bogus' WHERE version = 2");
+	tgt_sql(home, "UPDATE versions SET commit_id = 'bogus' WHERE version = 2");
 	assert_int_equal(tg_registry_open(&r, home, 0), 0);
 	assert_true(verify_has(r, "adder v2: commit bogus"));
 	tg_registry_free(r);
 	/* a tool that cannot be re-indexed does not lock every command out */
-	sql(home, "DELETE FROM test_results; DELETE FROM findings; DELETE FROM events;"
+	tgt_sql(home, "DELETE FROM test_results; DELETE FROM findings; DELETE FROM events;"
 		  "DELETE FROM versions WHERE version = 3; UPDATE tools SET active_version = 0");
 	assert_int_equal(tg_registry_open(&r, home, 0), 0);
 	assert_true(verify_has(r, "adder: could not be re-indexed from the store"));
@@ -634,14 +565,14 @@ static void test_reindex_rollback_generation(void **state)
 	}
 	tg_registry_free(r);
 	tg_store_free(s);
-	rm_home(home);
+	tgt_home_remove(home);
 }
 
 /* Random byte mutations of a good manifest: validation never crashes and
  * only ever answers 0, TG_ERR_INVALID or TG_ERR_LIMIT (run under ASan in CI). */
 static void test_manifest_mutations(void **state)
 {
-	char *home = make_home();
+	char *home = tgt_home_make("tg_registry_unit");
 	tg_registry *r = NULL;
 	const char *src = "int main(void){return 0;}\n";
 	size_t len = strlen(good_manifest), i;
@@ -675,7 +606,7 @@ static void test_manifest_mutations(void **state)
 	assert_true(validated > 500);
 	free(buf);
 	tg_registry_free(r);
-	rm_home(home);
+	tgt_home_remove(home);
 }
 
 /* ---- approvals bound to versions ------------------------------------------ */
@@ -698,7 +629,7 @@ static int has_event(tg_registry *r, const char *event)
 
 static void test_approval_binding(void **state)
 {
-	char *home = make_home();
+	char *home = tgt_home_make("tg_registry_unit");
 	tg_registry *r = NULL;
 	tg_store *s;
 	tg_actor who = { "cli", NULL };
@@ -707,7 +638,7 @@ static void test_approval_binding(void **state)
 	(void)state;
 	assert_int_equal(tg_registry_open(&r, home, 1), 0);
 	tg_registry_free(r);
-	s = open_store(home);
+	s = tgt_store_open(home);
 	assert_int_equal(put_version_caps(s, "capper", "pending", "int c1;\n", "[\"workspace:read\"]"), 1);
 	assert_int_equal(put_version_caps(s, "capper", "pending", "int c2;\n", "[\"workspace:read\"]"), 2);
 	assert_int_equal(put_version_caps(s, "capper", "pending", "int c3;\n", "[\"workspace:write\"]"), 3);
@@ -772,7 +703,7 @@ static void test_approval_binding(void **state)
 	assert_true(verify_has(r, NULL));
 	tg_registry_free(r);
 	tg_store_free(s);
-	rm_home(home);
+	tgt_home_remove(home);
 }
 
 int main(void)

@@ -24,104 +24,19 @@
 
 #include "registry/registry.h"
 #include "store/store.h"
-
-static char *make_home(void)
-{
-	char tmpl[] = "/tmp/tg_registry_fp_XXXXXX";
-	char *d = mkdtemp(tmpl);
-	char *home;
-
-	assert_non_null(d);
-	home = tg_path_join(d, "home");
-	assert_non_null(home);
-	return home;
-}
-
-static void rm_home(char *home)
-{
-	char cmd[600];
-	char *slash = strrchr(home, '/');
-
-	*slash = '\0';
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", home);
-	assert_int_equal(system(cmd), 0);
-	free(home);
-}
-
-static void sql(const char *home, const char *stmt)
-{
-	_cleanup_free_ char *p = tg_path_join(home, "registry.db");
-	sqlite3 *db = NULL;
-	char *err = NULL;
-
-	assert_int_equal(sqlite3_open(p, &db), SQLITE_OK);
-	if (sqlite3_exec(db, stmt, NULL, NULL, &err) != SQLITE_OK)
-		fail_msg("sql %s: %s", stmt, err);
-	sqlite3_close(db);
-}
-
-static int64_t sql_int(const char *home, const char *stmt)
-{
-	_cleanup_free_ char *p = tg_path_join(home, "registry.db");
-	sqlite3 *db = NULL;
-	sqlite3_stmt *st = NULL;
-	int64_t v;
-
-	assert_int_equal(sqlite3_open(p, &db), SQLITE_OK);
-	assert_int_equal(sqlite3_prepare_v2(db, stmt, -1, &st, NULL), SQLITE_OK);
-	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-	v = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	sqlite3_close(db);
-	return v;
-}
+#include "test_support.h"
 
 /* Put one passing version into the store as the pipeline commits it. */
 static unsigned put_version(tg_store *s, const char *tool, const char *src)
 {
-	tg_store_version *v = NULL;
-	char hash[65], manifest[600];
-	tg_store_file files[4];
-	tg_store_trailer tr[4];
-	tg_store_put_opts o = { 0 };
-	tg_sha256 h;
-	unsigned ver;
+	char manifest[600];
 
-	tg_sha256_init(&h);
-	tg_sha256_update(&h, "toolgate-build-v1\n", 18);
-	tg_sha256_update(&h, src, strlen(src));
-	tg_sha256_final_hex(&h, hash);
 	snprintf(manifest, sizeof(manifest),
 		 "{\"name\":\"%s\",\"description\":\"d\",\"input_schema\":{\"type\":\"object\","
 		 "\"properties\":{\"n\":{\"type\":\"integer\"}},\"required\":[\"n\"]},"
 		 "\"source\":\"tool.c\",\"tests\":[{\"name\":\"t\",\"args\":{\"n\":1},\"expect\":1}]}",
 		 tool);
-	files[0] = (tg_store_file){ "tool.json", manifest, strlen(manifest) };
-	files[1] = (tg_store_file){ "tool.c", src, strlen(src) };
-	files[2] = (tg_store_file){ "analysis.json", "{\"verdict\":\"pass\",\"findings\":[]}", 33 };
-	files[3] = (tg_store_file){ "tests.json", "[]", 2 };
-	tr[0] = (tg_store_trailer){ "Toolgate-Status", "active" };
-	tr[1] = (tg_store_trailer){ "Toolgate-Verdict", "pass" };
-	tr[2] = (tg_store_trailer){ "Toolgate-Content-Hash", hash };
-	tr[3] = (tg_store_trailer){ "Toolgate-Submitter", "cli" };
-	o.tool = tool;
-	o.files = files;
-	o.nfiles = 4;
-	o.trailers = tr;
-	o.ntrailers = 4;
-	o.subject = "test";
-	assert_int_equal(tg_store_put(&v, s, &o), 0);
-	ver = v->version;
-	tg_store_version_free(v);
-	return ver;
-}
-
-static tg_store *open_store(const char *home)
-{
-	_cleanup_free_ char *p = tg_path_join(home, "store.git");
-	tg_store *s = NULL;
-	assert_int_equal(tg_store_open(&s, p, 1), 0);
-	return s;
+	return tgt_store_put_version(s, tool, "active", src, manifest);
 }
 
 /* Open home; assert whether the open had to open the store. */
@@ -175,7 +90,7 @@ static int listed(tg_registry *r, const char *tool)
 
 static void test_fast_open_and_call_sequence(void **state)
 {
-	char *home = make_home();
+	char *home = tgt_home_make("tg_registry_fp");
 	tg_registry *r = NULL;
 	tg_store *s;
 	tg_actor who = { "cli", NULL };
@@ -186,7 +101,7 @@ static void test_fast_open_and_call_sequence(void **state)
 	assert_int_equal(tg_registry_open(&r, home, 1), 0);
 	assert_int_equal(tg_registry_store_opened(r), 1); /* new home: the store is made */
 	tg_registry_free(r);
-	s = open_store(home);
+	s = tgt_store_open(home);
 	put_version(s, "adder", "int a1;\n");
 	assert_int_equal(tg_store_set_active(s, "adder", 1, 0, "t"), 0);
 	tg_store_free(s);
@@ -216,13 +131,13 @@ static void test_fast_open_and_call_sequence(void **state)
 	assert_int_equal(tg_registry_log(&j, r, 0), 0);
 	json_decref(j);
 	tg_registry_free(r);
-	assert_int_equal(sql_int(home, "SELECT count(*) FROM calls WHERE tool = 'adder' AND ok = 0"), 1);
-	rm_home(home);
+	assert_int_equal(tgt_sql_int(home, "SELECT count(*) FROM calls WHERE tool = 'adder' AND ok = 0"), 1);
+	tgt_home_remove(home);
 }
 
 static void test_changes_elsewhere_are_seen(void **state)
 {
-	char *home = make_home();
+	char *home = tgt_home_make("tg_registry_fp");
 	_cleanup_free_ char *db = tg_path_join(home, "registry.db");
 	tg_registry *r = NULL, *r2 = NULL;
 	tg_store *s;
@@ -233,7 +148,7 @@ static void test_changes_elsewhere_are_seen(void **state)
 	(void)state;
 	assert_int_equal(tg_registry_open(&r, home, 1), 0);
 	tg_registry_free(r);
-	s = open_store(home);
+	s = tgt_store_open(home);
 	put_version(s, "adder", "int a1;\n");
 	put_version(s, "adder", "int a2;\n");
 	assert_int_equal(tg_store_set_active(s, "adder", 1, 0, "t"), 0);
@@ -292,7 +207,7 @@ static void test_changes_elsewhere_are_seen(void **state)
 
 	/* SQLite loses a version while the store is unchanged: the open takes
 	 * the fast path, verify still compares everything and repairs it */
-	sql(home, "DELETE FROM test_results; DELETE FROM findings; "
+	tgt_sql(home, "DELETE FROM test_results; DELETE FROM findings; "
 		  "DELETE FROM versions WHERE version = 3 AND tool_id = "
 		  "(SELECT id FROM tools WHERE name = 'adder')");
 	r = open_expect(home, 0);
@@ -315,7 +230,7 @@ static void test_changes_elsewhere_are_seen(void **state)
 	json_decref(j);
 	tg_registry_free(r);
 	tg_store_free(s);
-	rm_home(home);
+	tgt_home_remove(home);
 }
 
 /* A handle that committed nothing leaves the WAL unchecked (no fsync per
@@ -323,7 +238,7 @@ static void test_changes_elsewhere_are_seen(void **state)
  * the stale WAL not replayed into the new database. */
 static void test_wal_left_and_stale_wal(void **state)
 {
-	char *home = make_home();
+	char *home = tgt_home_make("tg_registry_fp");
 	_cleanup_free_ char *db = tg_path_join(home, "registry.db");
 	_cleanup_free_ char *wal = tg_path_join(home, "registry.db-wal");
 	tg_registry *r = NULL;
@@ -336,7 +251,7 @@ static void test_wal_left_and_stale_wal(void **state)
 	(void)state;
 	assert_int_equal(tg_registry_open(&r, home, 1), 0);
 	tg_registry_free(r);
-	s = open_store(home);
+	s = tgt_store_open(home);
 	put_version(s, "adder", "int a1;\n");
 	assert_int_equal(tg_store_set_active(s, "adder", 1, 0, "t"), 0);
 	tg_store_free(s);
@@ -353,7 +268,7 @@ static void test_wal_left_and_stale_wal(void **state)
 	json_decref(args);
 	assert_int_equal(stat(wal, &st), 0);
 	assert_true(st.st_size > 0);
-	assert_int_equal(sql_int(home, "SELECT count(*) FROM calls"), 3);
+	assert_int_equal(tgt_sql_int(home, "SELECT count(*) FROM calls"), 3);
 
 	/* the documented way is to delete all three; delete only registry.db */
 	assert_int_equal(unlink(db), 0);
@@ -366,9 +281,9 @@ static void test_wal_left_and_stale_wal(void **state)
 			       "rebuilt from the store"));
 	json_decref(j);
 	tg_registry_free(r);
-	assert_int_equal(sql_int(home, "SELECT count(*) FROM calls"), 0);
-	assert_int_equal(sql_int(home, "SELECT count(*) FROM pragma_integrity_check WHERE integrity_check != 'ok'"), 0);
-	rm_home(home);
+	assert_int_equal(tgt_sql_int(home, "SELECT count(*) FROM calls"), 0);
+	assert_int_equal(tgt_sql_int(home, "SELECT count(*) FROM pragma_integrity_check WHERE integrity_check != 'ok'"), 0);
+	tgt_home_remove(home);
 }
 
 /* The WAL a call-only handle leaves is bounded: every process rebuilds its
@@ -376,7 +291,7 @@ static void test_wal_left_and_stale_wal(void **state)
  * grow by a page per call forever (256 KiB = REG_WAL_KEEP_BYTES). */
 static void test_wal_bounded(void **state)
 {
-	char *home = make_home();
+	char *home = tgt_home_make("tg_registry_fp");
 	_cleanup_free_ char *wal = tg_path_join(home, "registry.db-wal");
 	tg_registry *r = NULL;
 	tg_store *s;
@@ -389,7 +304,7 @@ static void test_wal_bounded(void **state)
 	(void)state;
 	assert_int_equal(tg_registry_open(&r, home, 1), 0);
 	tg_registry_free(r);
-	s = open_store(home);
+	s = tgt_store_open(home);
 	put_version(s, "adder", "int a1;\n");
 	assert_int_equal(tg_store_set_active(s, "adder", 1, 0, "t"), 0);
 	tg_store_free(s);
@@ -405,8 +320,8 @@ static void test_wal_bounded(void **state)
 	json_decref(args);
 	assert_true(max > 0);                   /* calls did leave it */
 	assert_true(max <= 256 * 1024 + 5 * 4120); /* and it was checkpointed */
-	assert_int_equal(sql_int(home, "SELECT count(*) FROM calls"), 200);
-	rm_home(home);
+	assert_int_equal(tgt_sql_int(home, "SELECT count(*) FROM calls"), 200);
+	tgt_home_remove(home);
 }
 
 int main(void)

@@ -30,19 +30,15 @@
 #include <unistd.h>
 
 #include "registry/reg_internal.h"
+#include "test_support.h"
 
 static const char meta_sql[] = "SELECT value FROM meta WHERE key = ?1";
 
 static int setup(void **state)
 {
-	char tmpl[] = "/tmp/tg_stmt_cache_XXXXXX";
-	char *d = mkdtemp(tmpl);
-	_cleanup_free_ char *home = NULL;
+	_cleanup_free_ char *home = tgt_home_make("tg_stmt_cache");
 	tg_registry *r = NULL;
 
-	assert_non_null(d);
-	home = tg_path_join(d, "home");
-	assert_non_null(home);
 	assert_int_equal(tg_registry_open(&r, home, 1), 0);
 	*state = r;
 	return 0;
@@ -51,14 +47,11 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	tg_registry *r = *state;
-	_cleanup_free_ char *top = strdup(r->home);
-	char cmd[4200];
+	char *home = strdup(r->home);
 
 	tg_registry_free(r);
-	assert_non_null(top);
-	*strrchr(top, '/') = '\0';
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", top);
-	assert_int_equal(system(cmd), 0);
+	assert_non_null(home);
+	tgt_home_remove(home);
 	return 0;
 }
 
