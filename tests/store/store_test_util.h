@@ -1,7 +1,8 @@
 /*
  * tests/store/store_test_util.h: helpers shared by the store tests: a
- * temporary folder per test, running the git CLI on a store, and putting a
- * version with the four files the registry passes.
+ * temporary folder per test and the cmocka fixture made of it, running the
+ * git CLI on a store, and putting a version with the four files the
+ * registry passes.
  */
 #ifndef TG_STORE_TEST_UTIL_H
 #define TG_STORE_TEST_UTIL_H
@@ -38,6 +39,45 @@ static inline void st_test_rmrf(const char *dir)
 			fprintf(stderr, "could not remove %s\n", dir);
 	}
 	free(cmd);
+}
+
+/* The fixture of the cmocka store tests (setup and teardown of each case):
+ * a temporary folder dir, the paths of three repositories in it (a.git,
+ * b.git, c.git) and the store s opened, created, at a; the others are
+ * left to the test. Needs cmocka.h included first. */
+typedef struct st_fixture {
+	char *dir;
+	char *a, *b, *c;
+	tg_store *s;
+} st_fixture;
+
+static inline int st_fixture_setup(void **state)
+{
+	st_fixture *f = calloc(1, sizeof(*f));
+
+	assert_non_null(f);
+	f->dir = st_test_tmpdir();
+	assert_non_null(f->dir);
+	assert_true(asprintf(&f->a, "%s/a.git", f->dir) > 0);
+	assert_true(asprintf(&f->b, "%s/b.git", f->dir) > 0);
+	assert_true(asprintf(&f->c, "%s/c.git", f->dir) > 0);
+	assert_int_equal(tg_store_open(&f->s, f->a, 1), 0);
+	*state = f;
+	return 0;
+}
+
+static inline int st_fixture_teardown(void **state)
+{
+	st_fixture *f = *state;
+
+	tg_store_free(f->s);
+	st_test_rmrf(f->dir);
+	free(f->dir);
+	free(f->a);
+	free(f->b);
+	free(f->c);
+	free(f);
+	return 0;
 }
 
 /* Run a shell command; its stdout (capped at 1 MiB) into *out when out is

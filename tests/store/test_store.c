@@ -17,40 +17,9 @@
 
 #include "store_test_util.h"
 
-typedef struct fixture {
-	char *dir;
-	char *repo;
-	tg_store *s;
-} fixture;
-
-static int setup(void **state)
-{
-	fixture *f = calloc(1, sizeof(*f));
-
-	assert_non_null(f);
-	f->dir = st_test_tmpdir();
-	assert_non_null(f->dir);
-	assert_true(asprintf(&f->repo, "%s/store.git", f->dir) > 0);
-	assert_int_equal(tg_store_open(&f->s, f->repo, 1), 0);
-	*state = f;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	fixture *f = *state;
-
-	tg_store_free(f->s);
-	st_test_rmrf(f->dir);
-	free(f->dir);
-	free(f->repo);
-	free(f);
-	return 0;
-}
-
 static void test_open_missing(void **state)
 {
-	fixture *f = *state;
+	st_fixture *f = *state;
 	tg_store *s = (tg_store *)1;
 	char *p = NULL;
 
@@ -62,7 +31,7 @@ static void test_open_missing(void **state)
 
 static void test_round_trip(void **state)
 {
-	fixture *f = *state;
+	st_fixture *f = *state;
 	tg_store_version *v = NULL, *g = NULL;
 	char *data = NULL;
 	size_t len = 0;
@@ -102,7 +71,7 @@ static void test_round_trip(void **state)
 
 static void test_binary_and_custom(void **state)
 {
-	fixture *f = *state;
+	st_fixture *f = *state;
 	static const char bin[] = { 'a', 0, 'b', '\n', (char)0xff };
 	tg_store_file files[3] = {
 		{ "tool.json", "{}", 2 }, { "tool.c", bin, sizeof(bin) }, { "empty", NULL, 0 },
@@ -135,7 +104,7 @@ static void test_binary_and_custom(void **state)
 
 static void test_history_order(void **state)
 {
-	fixture *f = *state;
+	st_fixture *f = *state;
 	tg_store_version_list *l = NULL;
 	char src[64];
 	unsigned i;
@@ -162,7 +131,7 @@ static void test_history_order(void **state)
 
 static void test_list_tools(void **state)
 {
-	fixture *f = *state;
+	st_fixture *f = *state;
 	char **names = NULL;
 	size_t n = 99;
 
@@ -182,7 +151,7 @@ static void test_list_tools(void **state)
 
 static void test_diff(void **state)
 {
-	fixture *f = *state;
+	st_fixture *f = *state;
 	char *d = NULL;
 
 	assert_int_equal(st_test_put(NULL, f->s, "dt", "line one\nold line\nline three\n", "pass"), 0);
@@ -203,7 +172,7 @@ static void test_diff(void **state)
 
 static void test_diff_manifest(void **state)
 {
-	fixture *f = *state;
+	st_fixture *f = *state;
 	tg_store_file f1[2] = { { "tool.json", "{\"a\":1}\n", 8 }, { "tool.c", "x\n", 2 } };
 	tg_store_file f2[3] = { { "tool.json", "{\"a\":2}\n", 8 }, { "tool.c", "x\n", 2 },
 				{ "tests.json", "[]\n", 3 } };
@@ -225,7 +194,7 @@ static void test_diff_manifest(void **state)
 
 static void test_active_cas(void **state)
 {
-	fixture *f = *state;
+	st_fixture *f = *state;
 	unsigned v = 99;
 	char commit[41];
 	tg_store_version *v1 = NULL, *v2 = NULL;
@@ -259,7 +228,7 @@ static void test_active_cas(void **state)
 	assert_int_equal(tg_store_set_active(f->s, "nothere", 1, 0, "x"), TG_ERR_NOTFOUND);
 	/* every move is in git's reflog */
 	assert_int_equal(st_test_sh(&log, "git --git-dir='%s' reflog show --format=%%gs refs/active/act",
-				    f->repo), 0);
+				    f->a), 0);
 	assert_string_equal(log, "rollback to v1\nactivate v2\nactivate v1\n");
 	free(log);
 	/* clear: CAS too */
@@ -285,7 +254,7 @@ static void test_active_cas(void **state)
 
 static void test_drop_version(void **state)
 {
-	fixture *f = *state;
+	st_fixture *f = *state;
 	tg_store_version *v1 = NULL, *v2 = NULL, *v3 = NULL;
 	tg_store_version_list *l = NULL;
 	char **names = NULL;
@@ -321,7 +290,7 @@ static void test_drop_version(void **state)
 
 static void test_bad_names(void **state)
 {
-	fixture *f = *state;
+	st_fixture *f = *state;
 	static const char *const bad[] = { "../x", "a/b", "A", "", "x.lock", "x y", "-x", "refs/x", "x/../y",
 					   "1abc", "a\nb", "_x", "a.b", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" };
 	size_t i;
@@ -352,13 +321,13 @@ static void test_bad_names(void **state)
 	tg_store_free_names(names, n);
 	/* nothing was written outside refs/tools */
 	assert_int_equal(st_test_sh(NULL, "test -z \"$(git --git-dir='%s' for-each-ref --format='%%(refname)' "
-				    "| grep -v '^refs/tools/a\\{64\\}$')\"", f->repo), 0);
-	assert_int_equal(st_test_sh(NULL, "test ! -e '%s/x' && test ! -e '%s/../x'", f->repo, f->repo), 0);
+				    "| grep -v '^refs/tools/a\\{64\\}$')\"", f->a), 0);
+	assert_int_equal(st_test_sh(NULL, "test ! -e '%s/x' && test ! -e '%s/../x'", f->a, f->a), 0);
 }
 
 static void test_bad_files(void **state)
 {
-	fixture *f = *state;
+	st_fixture *f = *state;
 	static const char *const bad[] = { "../x", "a/b", ".", "..", "", ".git", ".GIT", ".gitmodules", "a b",
 					   "a\\b", "x\n" };
 	tg_store_file files[3] = { { "tool.json", "{}", 2 }, { "tool.c", "x", 1 }, { NULL, "y", 1 } };
@@ -393,7 +362,7 @@ static void test_bad_files(void **state)
 
 static void test_limits(void **state)
 {
-	fixture *f = *state;
+	st_fixture *f = *state;
 	size_t big = 4u * 1024u * 1024u;
 	char *data = malloc(big + 1);
 	tg_store_file files[17];
@@ -426,7 +395,7 @@ static void test_limits(void **state)
 
 static void test_bad_trailers(void **state)
 {
-	fixture *f = *state;
+	st_fixture *f = *state;
 	static const char *const bad[][2] = {
 		{ "Toolgate-Verdict", "two\nlines" }, { "Toolgate-Verdict", "cr\rhere" },
 		{ "Toolgate-Verdict", "" },          { "Toolgate-Verdict", " lead" },
@@ -470,14 +439,14 @@ static void age_file(const char *path, int seconds)
 
 static void test_stale_lock(void **state)
 {
-	fixture *f = *state;
+	st_fixture *f = *state;
 	char *lock = NULL, *fresh = NULL;
 	tg_store_version *v = NULL;
 	int fd;
 
 	assert_int_equal(st_test_put(NULL, f->s, "x", "one", "pass"), 0);
-	assert_true(asprintf(&lock, "%s/refs/tools/x.lock", f->repo) > 0);
-	assert_true(asprintf(&fresh, "%s/refs/tools/y.lock", f->repo) > 0);
+	assert_true(asprintf(&lock, "%s/refs/tools/x.lock", f->a) > 0);
+	assert_true(asprintf(&fresh, "%s/refs/tools/y.lock", f->a) > 0);
 	fd = open(lock, O_WRONLY | O_CREAT | O_EXCL, 0644);
 	assert_true(fd >= 0);
 	assert_int_equal(write(fd, "0000000000000000000000000000000000000000\n", 41), 41);
@@ -488,7 +457,7 @@ static void test_stale_lock(void **state)
 	close(fd);
 	tg_store_free(f->s);
 	f->s = NULL;
-	assert_int_equal(tg_store_open(&f->s, f->repo, 0), 0);
+	assert_int_equal(tg_store_open(&f->s, f->a, 0), 0);
 	assert_int_equal(access(lock, F_OK), -1); /* the stale one is gone */
 	assert_int_equal(access(fresh, F_OK), 0); /* a fresh one may be a live writer's */
 	assert_int_equal(st_test_put(&v, f->s, "x", "two", "pass"), 0);
@@ -503,14 +472,14 @@ static void test_stale_lock(void **state)
  * until the lock is old enough to be stale, clears it and succeeds. */
 static void test_lock_goes_stale_during_put(void **state)
 {
-	fixture *f = *state;
+	st_fixture *f = *state;
 	char *lock = NULL;
 	tg_store_version *v = NULL;
 	uint64_t t0;
 	int fd;
 
 	assert_int_equal(st_test_put(NULL, f->s, "x", "one", "pass"), 0);
-	assert_true(asprintf(&lock, "%s/refs/tools/x.lock", f->repo) > 0);
+	assert_true(asprintf(&lock, "%s/refs/tools/x.lock", f->a) > 0);
 	fd = open(lock, O_WRONLY | O_CREAT | O_EXCL, 0644);
 	assert_true(fd >= 0);
 	close(fd);
@@ -527,33 +496,33 @@ static void test_lock_goes_stale_during_put(void **state)
 
 static void test_plain_git(void **state)
 {
-	fixture *f = *state;
+	st_fixture *f = *state;
 	char *outp = NULL;
 
 	assert_int_equal(st_test_put(NULL, f->s, "pg", "int a;\n", "pass"), 0);
 	assert_int_equal(st_test_put(NULL, f->s, "pg", "int b;\n", "reject"), 0);
 	assert_int_equal(tg_store_set_active(f->s, "pg", 1, 0, "activate"), 0);
-	assert_int_equal(st_test_sh(&outp, ST_TEST_FSCK, f->repo), 0);
+	assert_int_equal(st_test_sh(&outp, ST_TEST_FSCK, f->a), 0);
 	assert_string_equal(outp, "");
 	free(outp);
 	assert_int_equal(st_test_sh(&outp, "git --git-dir='%s' log --format='%%s|%%(trailers:key=Toolgate-Version,valueonly)' refs/tools/pg",
-				    f->repo), 0);
+				    f->a), 0);
 	assert_string_equal(outp, "pg: version 2|2\n\npg: version 1|1\n\n");
 	free(outp);
-	assert_int_equal(st_test_sh(&outp, "git --git-dir='%s' show refs/tools/pg:tool.c", f->repo), 0);
+	assert_int_equal(st_test_sh(&outp, "git --git-dir='%s' show refs/tools/pg:tool.c", f->a), 0);
 	assert_string_equal(outp, "int b;\n");
 	free(outp);
 	assert_int_equal(st_test_sh(&outp, "git --git-dir='%s' rev-parse refs/active/pg^{commit} refs/tools/pg~1",
-				    f->repo), 0);
+				    f->a), 0);
 	assert_int_equal(strlen(outp), 82);
 	assert_memory_equal(outp, outp + 41, 40);
 	free(outp);
 	/* the branch-free layout: HEAD names main, which does not exist */
-	assert_int_equal(st_test_sh(&outp, "git --git-dir='%s' symbolic-ref HEAD", f->repo), 0);
+	assert_int_equal(st_test_sh(&outp, "git --git-dir='%s' symbolic-ref HEAD", f->a), 0);
 	assert_string_equal(outp, "refs/heads/main\n");
 	free(outp);
-	assert_int_equal(st_test_sh(NULL, "git --git-dir='%s' rev-parse -q --verify refs/heads/main", f->repo), 1);
-	assert_int_equal(st_test_sh(&outp, "git --git-dir='%s' reflog show --format=%%gs refs/tools/pg", f->repo), 0);
+	assert_int_equal(st_test_sh(NULL, "git --git-dir='%s' rev-parse -q --verify refs/heads/main", f->a), 1);
+	assert_int_equal(st_test_sh(&outp, "git --git-dir='%s' reflog show --format=%%gs refs/tools/pg", f->a), 0);
 	assert_string_equal(outp, "toolgate: put pg version 2\ntoolgate: put pg version 1\n");
 	free(outp);
 }
@@ -561,22 +530,22 @@ static void test_plain_git(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_open_missing, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_binary_and_custom, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_history_order, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_list_tools, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_diff, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_diff_manifest, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_active_cas, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_drop_version, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_bad_names, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_bad_files, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_limits, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_bad_trailers, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_stale_lock, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_lock_goes_stale_during_put, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_plain_git, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_open_missing, st_fixture_setup, st_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_round_trip, st_fixture_setup, st_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_binary_and_custom, st_fixture_setup, st_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_history_order, st_fixture_setup, st_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_list_tools, st_fixture_setup, st_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_diff, st_fixture_setup, st_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_diff_manifest, st_fixture_setup, st_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_active_cas, st_fixture_setup, st_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_drop_version, st_fixture_setup, st_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_bad_names, st_fixture_setup, st_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_bad_files, st_fixture_setup, st_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_limits, st_fixture_setup, st_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_bad_trailers, st_fixture_setup, st_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_stale_lock, st_fixture_setup, st_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_lock_goes_stale_during_put, st_fixture_setup, st_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_plain_git, st_fixture_setup, st_fixture_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -19,39 +19,6 @@
 
 #include "store_test_util.h"
 
-typedef struct fixture {
-	char *dir;
-	char *a, *b;
-	tg_store *sa;
-} fixture;
-
-static int setup(void **state)
-{
-	fixture *f = calloc(1, sizeof(*f));
-
-	assert_non_null(f);
-	f->dir = st_test_tmpdir();
-	assert_non_null(f->dir);
-	assert_true(asprintf(&f->a, "%s/a.git", f->dir) > 0);
-	assert_true(asprintf(&f->b, "%s/b.git", f->dir) > 0);
-	assert_int_equal(tg_store_open(&f->sa, f->a, 1), 0);
-	*state = f;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	fixture *f = *state;
-
-	tg_store_free(f->sa);
-	st_test_rmrf(f->dir);
-	free(f->dir);
-	free(f->a);
-	free(f->b);
-	free(f);
-	return 0;
-}
-
 /* The fingerprint of path, asserting a real (hex) answer. */
 static void fp(char out[65], const char *path)
 {
@@ -83,7 +50,7 @@ static void assert_same(const char prev[65], const char *path)
 
 static void test_fp_updates_change_reads_do_not(void **state)
 {
-	fixture *f = *state;
+	st_fixture *f = *state;
 	tg_store_version *v = NULL;
 	tg_store_version_list *l = NULL;
 	tg_store_problem_list *p = NULL;
@@ -97,42 +64,42 @@ static void test_fp_updates_change_reads_do_not(void **state)
 	fp(again, f->a);
 	assert_string_equal(cur, again);
 
-	assert_int_equal(st_test_put(NULL, f->sa, "alpha", "int a;", "pass"), 0);
+	assert_int_equal(st_test_put(NULL, f->s, "alpha", "int a;", "pass"), 0);
 	assert_changed(cur, f->a);
-	assert_int_equal(st_test_put(NULL, f->sa, "alpha", "int b;", "pass"), 0);
+	assert_int_equal(st_test_put(NULL, f->s, "alpha", "int b;", "pass"), 0);
 	assert_changed(cur, f->a);
-	assert_int_equal(st_test_put(NULL, f->sa, "beta", "int c;", "pass"), 0);
+	assert_int_equal(st_test_put(NULL, f->s, "beta", "int c;", "pass"), 0);
 	assert_changed(cur, f->a);
-	assert_int_equal(tg_store_set_active(f->sa, "alpha", 1, 0, "t"), 0);
+	assert_int_equal(tg_store_set_active(f->s, "alpha", 1, 0, "t"), 0);
 	assert_changed(cur, f->a);
-	assert_int_equal(tg_store_set_active(f->sa, "alpha", 2, 1, "t"), 0);
+	assert_int_equal(tg_store_set_active(f->s, "alpha", 2, 1, "t"), 0);
 	assert_changed(cur, f->a);
 	/* a lost compare-and-swap writes nothing */
-	assert_int_equal(tg_store_set_active(f->sa, "alpha", 1, 1, "t"), TG_ERR_CONFLICT);
+	assert_int_equal(tg_store_set_active(f->s, "alpha", 1, 1, "t"), TG_ERR_CONFLICT);
 	tg_error_clear();
 	assert_same(cur, f->a);
-	assert_int_equal(tg_store_set_active(f->sa, "alpha", 1, 2, "t"), 0);
+	assert_int_equal(tg_store_set_active(f->s, "alpha", 1, 2, "t"), 0);
 	assert_changed(cur, f->a);
-	assert_int_equal(tg_store_clear_active(f->sa, "alpha", 1, "t"), 0);
+	assert_int_equal(tg_store_clear_active(f->s, "alpha", 1, "t"), 0);
 	assert_changed(cur, f->a);
-	assert_int_equal(tg_store_set_active(f->sa, "beta", 1, 0, "t"), 0);
+	assert_int_equal(tg_store_set_active(f->s, "beta", 1, 0, "t"), 0);
 	assert_changed(cur, f->a);
 
 	/* every read, and opening a second handle */
-	assert_int_equal(tg_store_get_version(&v, f->sa, "alpha", 2), 0);
+	assert_int_equal(tg_store_get_version(&v, f->s, "alpha", 2), 0);
 	tg_store_version_free(v);
-	assert_int_equal(tg_store_list_versions(&l, f->sa, "alpha"), 0);
+	assert_int_equal(tg_store_list_versions(&l, f->s, "alpha"), 0);
 	tg_store_version_list_free(l);
-	assert_int_equal(tg_store_list_tools(&names, &n, f->sa), 0);
+	assert_int_equal(tg_store_list_tools(&names, &n, f->s), 0);
 	assert_int_equal(n, 2);
 	tg_store_free_names(names, n);
-	assert_int_equal(tg_store_get_file(&data, &len, f->sa, "alpha", 1, "tool.c"), 0);
+	assert_int_equal(tg_store_get_file(&data, &len, f->s, "alpha", 1, "tool.c"), 0);
 	free(data);
-	assert_int_equal(tg_store_get_active(&active, NULL, f->sa, "alpha"), 0);
+	assert_int_equal(tg_store_get_active(&active, NULL, f->s, "alpha"), 0);
 	assert_int_equal(active, 0);
-	assert_int_equal(tg_store_diff(&diff, f->sa, "alpha", 1, 2), 0);
+	assert_int_equal(tg_store_diff(&diff, f->s, "alpha", 1, 2), 0);
 	free(diff);
-	assert_int_equal(tg_store_verify(&p, f->sa), 0);
+	assert_int_equal(tg_store_verify(&p, f->s), 0);
 	tg_store_problem_list_free(p);
 	assert_int_equal(tg_store_open(&s2, f->a, 0), 0);
 	tg_store_free(s2);
@@ -148,31 +115,31 @@ static void test_fp_updates_change_reads_do_not(void **state)
 	/* packing moves every ref into packed-refs; a put after it too */
 	assert_int_equal(st_test_sh(NULL, "git --git-dir='%s' pack-refs --all", f->a), 0);
 	assert_changed(cur, f->a);
-	assert_int_equal(st_test_put(NULL, f->sa, "alpha", "int d;", "pass"), 0);
+	assert_int_equal(st_test_put(NULL, f->s, "alpha", "int d;", "pass"), 0);
 	assert_changed(cur, f->a);
 	assert_int_equal(st_test_sh(NULL, "git --git-dir='%s' pack-refs --all", f->a), 0);
 	assert_changed(cur, f->a);
-	assert_int_equal(tg_store_set_active(f->sa, "alpha", 3, 0, "t"), 0);
+	assert_int_equal(tg_store_set_active(f->s, "alpha", 3, 0, "t"), 0);
 	assert_changed(cur, f->a);
 }
 
 static void test_fp_push_fetch(void **state)
 {
-	fixture *f = *state;
+	st_fixture *f = *state;
 	tg_store *sb = NULL;
 	char fa[65], fb[65];
 
 	assert_int_equal(tg_store_open(&sb, f->b, 1), 0);
 	fp(fb, f->b);
-	assert_int_equal(st_test_put(NULL, f->sa, "alpha", "int a;", "pass"), 0);
-	assert_int_equal(tg_store_set_active(f->sa, "alpha", 1, 0, "t"), 0);
+	assert_int_equal(st_test_put(NULL, f->s, "alpha", "int a;", "pass"), 0);
+	assert_int_equal(tg_store_set_active(f->s, "alpha", 1, 0, "t"), 0);
 	/* a push into b changes b's fingerprint, not a's */
 	fp(fa, f->a);
-	assert_int_equal(tg_store_push(f->sa, f->b), 0);
+	assert_int_equal(tg_store_push(f->s, f->b), 0);
 	assert_same(fa, f->a);
 	assert_changed(fb, f->b);
 	/* a fetch into b (new version in a) changes b's */
-	assert_int_equal(st_test_put(NULL, f->sa, "alpha", "int b;", "pass"), 0);
+	assert_int_equal(st_test_put(NULL, f->s, "alpha", "int b;", "pass"), 0);
 	assert_int_equal(tg_store_fetch(sb, f->a), 0);
 	assert_changed(fb, f->b);
 	/* a fetch with nothing new changes nothing */
@@ -185,7 +152,7 @@ static void test_fp_push_fetch(void **state)
  * back: the ctime still moves (and makes the file racy, content-hashed). */
 static void test_fp_in_place_edit(void **state)
 {
-	fixture *f = *state;
+	st_fixture *f = *state;
 	tg_store_version *v1 = NULL, *v2 = NULL;
 	_cleanup_free_ char *ref = NULL;
 	struct stat st;
@@ -193,9 +160,9 @@ static void test_fp_in_place_edit(void **state)
 	char cur[65], line[42];
 	int fd;
 
-	assert_int_equal(st_test_put(&v1, f->sa, "alpha", "int a;", "pass"), 0);
-	assert_int_equal(st_test_put(&v2, f->sa, "alpha", "int b;", "pass"), 0);
-	assert_int_equal(tg_store_set_active(f->sa, "alpha", 2, 0, "t"), 0);
+	assert_int_equal(st_test_put(&v1, f->s, "alpha", "int a;", "pass"), 0);
+	assert_int_equal(st_test_put(&v2, f->s, "alpha", "int b;", "pass"), 0);
+	assert_int_equal(tg_store_set_active(f->s, "alpha", 2, 0, "t"), 0);
 	assert_true(asprintf(&ref, "%s/refs/active/alpha", f->a) > 0);
 	assert_int_equal(stat(ref, &st), 0);
 	fp(cur, f->a);
@@ -216,10 +183,10 @@ static void test_fp_in_place_edit(void **state)
  * value changes once, then stays. */
 static void test_fp_racy_window(void **state)
 {
-	fixture *f = *state;
+	st_fixture *f = *state;
 	char cur[65];
 
-	assert_int_equal(st_test_put(NULL, f->sa, "alpha", "int a;", "pass"), 0);
+	assert_int_equal(st_test_put(NULL, f->s, "alpha", "int a;", "pass"), 0);
 	fp(cur, f->a);
 	assert_same(cur, f->a);
 	sleep(3);
@@ -229,11 +196,11 @@ static void test_fp_racy_window(void **state)
 
 static void test_fp_no_cheap_answer(void **state)
 {
-	fixture *f = *state;
+	st_fixture *f = *state;
 	_cleanup_free_ char *missing = NULL;
 	char out[65];
 
-	assert_int_equal(st_test_put(NULL, f->sa, "alpha", "int a;", "pass"), 0);
+	assert_int_equal(st_test_put(NULL, f->s, "alpha", "int a;", "pass"), 0);
 	assert_int_equal(st_test_sh(NULL, "ln -s alpha '%s/refs/tools/link'", f->a), 0);
 	assert_int_equal(tg_store_fingerprint(out, f->a), 1);
 	assert_string_equal(out, TG_STORE_FINGERPRINT_CHANGED);
@@ -247,11 +214,11 @@ static void test_fp_no_cheap_answer(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_fp_updates_change_reads_do_not, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_fp_push_fetch, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_fp_in_place_edit, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_fp_racy_window, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_fp_no_cheap_answer, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fp_updates_change_reads_do_not, st_fixture_setup, st_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_fp_push_fetch, st_fixture_setup, st_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_fp_in_place_edit, st_fixture_setup, st_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_fp_racy_window, st_fixture_setup, st_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_fp_no_cheap_answer, st_fixture_setup, st_fixture_teardown),
 	};
 	tg_store_set_fsync(0);
 	return cmocka_run_group_tests(tests, NULL, NULL);

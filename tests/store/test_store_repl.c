@@ -16,41 +16,6 @@
 
 #include "store_test_util.h"
 
-typedef struct fixture {
-	char *dir;
-	char *a, *b, *c; /* store A, bare mirror B, store C */
-	tg_store *sa;
-} fixture;
-
-static int setup(void **state)
-{
-	fixture *f = calloc(1, sizeof(*f));
-
-	assert_non_null(f);
-	f->dir = st_test_tmpdir();
-	assert_non_null(f->dir);
-	assert_true(asprintf(&f->a, "%s/a.git", f->dir) > 0);
-	assert_true(asprintf(&f->b, "%s/b.git", f->dir) > 0);
-	assert_true(asprintf(&f->c, "%s/c.git", f->dir) > 0);
-	assert_int_equal(tg_store_open(&f->sa, f->a, 1), 0);
-	*state = f;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	fixture *f = *state;
-
-	tg_store_free(f->sa);
-	st_test_rmrf(f->dir);
-	free(f->dir);
-	free(f->a);
-	free(f->b);
-	free(f->c);
-	free(f);
-	return 0;
-}
-
 static int has_problem(const tg_store_problem_list *l, const char *needle)
 {
 	size_t i;
@@ -63,18 +28,18 @@ static int has_problem(const tg_store_problem_list *l, const char *needle)
 
 static void test_verify_clean(void **state)
 {
-	fixture *f = *state;
+	st_fixture *f = *state;
 	tg_store_problem_list *p = NULL;
 	unsigned i;
 
-	assert_int_equal(tg_store_verify(&p, f->sa), 0);
+	assert_int_equal(tg_store_verify(&p, f->s), 0);
 	assert_int_equal(p->n, 0);
 	tg_store_problem_list_free(p);
 	for (i = 0; i < 3; i++)
-		assert_int_equal(st_test_put(NULL, f->sa, "ok", "x", "pass"), 0);
-	assert_int_equal(st_test_put(NULL, f->sa, "other", "y", "pass"), 0);
-	assert_int_equal(tg_store_set_active(f->sa, "ok", 2, 0, NULL), 0);
-	assert_int_equal(tg_store_verify(&p, f->sa), 0);
+		assert_int_equal(st_test_put(NULL, f->s, "ok", "x", "pass"), 0);
+	assert_int_equal(st_test_put(NULL, f->s, "other", "y", "pass"), 0);
+	assert_int_equal(tg_store_set_active(f->s, "ok", 2, 0, NULL), 0);
+	assert_int_equal(tg_store_verify(&p, f->s), 0);
 	assert_non_null(p);
 	assert_int_equal(p->n, 0);
 	tg_store_problem_list_free(p);
@@ -82,12 +47,12 @@ static void test_verify_clean(void **state)
 
 static void test_verify_damage(void **state)
 {
-	fixture *f = *state;
+	st_fixture *f = *state;
 	tg_store_problem_list *p = NULL;
 
-	assert_int_equal(st_test_put(NULL, f->sa, "ok", "x", "pass"), 0);
-	assert_int_equal(st_test_put(NULL, f->sa, "ok", "x2", "pass"), 0);
-	assert_int_equal(st_test_put(NULL, f->sa, "other", "y", "pass"), 0);
+	assert_int_equal(st_test_put(NULL, f->s, "ok", "x", "pass"), 0);
+	assert_int_equal(st_test_put(NULL, f->s, "ok", "x2", "pass"), 0);
+	assert_int_equal(st_test_put(NULL, f->s, "other", "y", "pass"), 0);
 	/* a commit without the trailer; a gap in the numbering; an active ref
 	 * at another tool's commit; a bad tool name; a ref to a missing object;
 	 * a version without tool.c */
@@ -101,7 +66,7 @@ static void test_verify_damage(void **state)
 		"b=$(echo hi | $g hash-object -w --stdin); t2=$(printf '100644 blob %%s\\ttool.json\\n' $b | $g mktree);"
 		"c=$(printf 's\\n\\nToolgate-Version: 1\\n' | $g commit-tree $t2); $g update-ref refs/tools/nosource $c",
 		f->a, f->a), 0);
-	assert_int_equal(tg_store_verify(&p, f->sa), TG_ERR_INTERNAL);
+	assert_int_equal(tg_store_verify(&p, f->s), TG_ERR_INTERNAL);
 	assert_non_null(p);
 	assert_true(has_problem(p, "refs/tools/notrailer: commit"));
 	assert_true(has_problem(p, "no valid Toolgate-Version"));
@@ -119,73 +84,73 @@ static void test_verify_damage(void **state)
 	/* the store still reads the good tools */
 	{
 		tg_store_version_list *l = NULL;
-		assert_int_equal(tg_store_list_versions(&l, f->sa, "ok"), 0);
+		assert_int_equal(tg_store_list_versions(&l, f->s, "ok"), 0);
 		assert_int_equal(l->n, 2);
 		tg_store_version_list_free(l);
-		assert_int_equal(tg_store_list_versions(&l, f->sa, "gap"), TG_ERR_INTERNAL);
+		assert_int_equal(tg_store_list_versions(&l, f->s, "gap"), TG_ERR_INTERNAL);
 		assert_null(l);
 	}
 }
 
 static void test_verify_missing_object(void **state)
 {
-	fixture *f = *state;
+	st_fixture *f = *state;
 	tg_store_problem_list *p = NULL;
 	char *data = NULL;
 	size_t len;
 
-	assert_int_equal(st_test_put(NULL, f->sa, "ok", "unique source 8c1e", "pass"), 0);
+	assert_int_equal(st_test_put(NULL, f->s, "ok", "unique source 8c1e", "pass"), 0);
 	/* remove the loose blob of tool.c */
 	assert_int_equal(st_test_sh(NULL, "set -e; g=\"git --git-dir=%s\"; b=$($g rev-parse refs/tools/ok:tool.c);"
 				    "rm -f %s/objects/$(echo $b | cut -c1-2)/$(echo $b | cut -c3-)", f->a, f->a), 0);
-	assert_int_equal(tg_store_verify(&p, f->sa), TG_ERR_INTERNAL);
+	assert_int_equal(tg_store_verify(&p, f->s), TG_ERR_INTERNAL);
 	assert_int_equal(p->n, 1);
 	assert_string_equal(p->items[0], "refs/tools/ok version 1: file tool.c missing");
 	tg_store_problem_list_free(p);
-	assert_true(tg_store_get_file(&data, &len, f->sa, "ok", 1, "tool.c") < 0);
+	assert_true(tg_store_get_file(&data, &len, f->s, "ok", 1, "tool.c") < 0);
 	assert_null(data);
 }
 
 static void test_oversized_blob(void **state)
 {
-	fixture *f = *state;
+	st_fixture *f = *state;
 	tg_store_problem_list *p = NULL;
 	tg_store_version *v = NULL;
 	char *data = NULL;
 	size_t len = 7;
 
 	/* a version 2 written by someone else with a 5 MiB tool.c */
-	assert_int_equal(st_test_put(NULL, f->sa, "big", "small", "pass"), 0);
+	assert_int_equal(st_test_put(NULL, f->s, "big", "small", "pass"), 0);
 	assert_int_equal(st_test_sh(NULL,
 		"set -e; g=\"git --git-dir=%s\"; b=$(head -c 5242880 /dev/zero | $g hash-object -w --stdin);"
 		"m=$($g rev-parse refs/tools/big:tool.json);"
 		"t=$(printf '100644 blob %%s\ttool.c\n100644 blob %%s\ttool.json\n' $b $m | $g mktree);"
 		"c=$(printf 'big\n\nToolgate-Version: 2\n' | $g commit-tree $t -p refs/tools/big);"
 		"$g update-ref refs/tools/big $c", f->a), 0);
-	assert_int_equal(tg_store_verify(&p, f->sa), 0);
+	assert_int_equal(tg_store_verify(&p, f->s), 0);
 	tg_store_problem_list_free(p);
-	assert_int_equal(tg_store_get_version(&v, f->sa, "big", 2), 0);
+	assert_int_equal(tg_store_get_version(&v, f->s, "big", 2), 0);
 	tg_store_version_free(v);
-	assert_int_equal(tg_store_get_file(&data, &len, f->sa, "big", 2, "tool.c"), TG_ERR_LIMIT);
+	assert_int_equal(tg_store_get_file(&data, &len, f->s, "big", 2, "tool.c"), TG_ERR_LIMIT);
 	assert_null(data);
 	assert_int_equal(len, 0);
-	assert_int_equal(tg_store_get_file(&data, &len, f->sa, "big", 1, "tool.c"), 0);
+	assert_int_equal(tg_store_get_file(&data, &len, f->s, "big", 1, "tool.c"), 0);
 	assert_string_equal(data, "small");
 	free(data);
 }
 
 static void test_failed_cas_leaves_reflog(void **state)
 {
-	fixture *f = *state;
+	st_fixture *f = *state;
 	char *before = NULL, *after = NULL;
 
-	assert_int_equal(st_test_put(NULL, f->sa, "r", "1", "pass"), 0);
-	assert_int_equal(st_test_put(NULL, f->sa, "r", "2", "pass"), 0);
-	assert_int_equal(tg_store_set_active(f->sa, "r", 1, 0, "first"), 0);
+	assert_int_equal(st_test_put(NULL, f->s, "r", "1", "pass"), 0);
+	assert_int_equal(st_test_put(NULL, f->s, "r", "2", "pass"), 0);
+	assert_int_equal(tg_store_set_active(f->s, "r", 1, 0, "first"), 0);
 	assert_int_equal(st_test_sh(&before, "cat %s/logs/refs/active/r %s/refs/active/r", f->a, f->a), 0);
-	assert_int_equal(tg_store_set_active(f->sa, "r", 2, 2, "wrong"), TG_ERR_CONFLICT);
-	assert_int_equal(tg_store_set_active(f->sa, "r", 2, 0, "wrong"), TG_ERR_CONFLICT);
-	assert_int_equal(tg_store_clear_active(f->sa, "r", 2, "wrong"), TG_ERR_CONFLICT);
+	assert_int_equal(tg_store_set_active(f->s, "r", 2, 2, "wrong"), TG_ERR_CONFLICT);
+	assert_int_equal(tg_store_set_active(f->s, "r", 2, 0, "wrong"), TG_ERR_CONFLICT);
+	assert_int_equal(tg_store_clear_active(f->s, "r", 2, "wrong"), TG_ERR_CONFLICT);
 	assert_int_equal(st_test_sh(&after, "cat %s/logs/refs/active/r %s/refs/active/r", f->a, f->a), 0);
 	assert_string_equal(before, after);
 	assert_null(strstr(after, "wrong"));
@@ -225,19 +190,19 @@ static void assert_same(tg_store *x, tg_store *y)
 
 static void test_replicate(void **state)
 {
-	fixture *f = *state;
+	st_fixture *f = *state;
 	tg_store *sc = NULL;
 	tg_store_version *v = NULL;
 	tg_store_problem_list *p = NULL;
 	unsigned act;
 	char *url = NULL, *outp = NULL;
 
-	assert_int_equal(st_test_put(NULL, f->sa, "alpha", "a1", "pass"), 0);
-	assert_int_equal(st_test_put(NULL, f->sa, "alpha", "a2", "pass"), 0);
-	assert_int_equal(st_test_put(NULL, f->sa, "beta", "b1", "pass"), 0);
-	assert_int_equal(tg_store_set_active(f->sa, "alpha", 2, 0, "on"), 0);
+	assert_int_equal(st_test_put(NULL, f->s, "alpha", "a1", "pass"), 0);
+	assert_int_equal(st_test_put(NULL, f->s, "alpha", "a2", "pass"), 0);
+	assert_int_equal(st_test_put(NULL, f->s, "beta", "b1", "pass"), 0);
+	assert_int_equal(tg_store_set_active(f->s, "alpha", 2, 0, "on"), 0);
 	assert_int_equal(st_test_sh(NULL, "git init -q --bare '%s'", f->b), 0);
-	assert_int_equal(tg_store_push(f->sa, f->b), 0);
+	assert_int_equal(tg_store_push(f->s, f->b), 0);
 	assert_int_equal(st_test_sh(&outp, ST_TEST_FSCK, f->b), 0);
 	assert_string_equal(outp, "");
 	free(outp);
@@ -249,7 +214,7 @@ static void test_replicate(void **state)
 	assert_true(asprintf(&url, "file://%s", f->b) > 0);
 	assert_int_equal(tg_store_open(&sc, f->c, 1), 0);
 	assert_int_equal(tg_store_fetch(sc, url), 0);
-	assert_same(f->sa, sc);
+	assert_same(f->s, sc);
 	assert_int_equal(tg_store_verify(&p, sc), 0);
 	tg_store_problem_list_free(p);
 	assert_int_equal(st_test_sh(&outp, "git --git-dir='%s' for-each-ref --format='%%(refname)'", f->c), 0);
@@ -263,18 +228,18 @@ static void test_replicate(void **state)
 	assert_int_equal(tg_store_set_active(sc, "alpha", 1, 2, "rollback"), 0);
 	assert_int_equal(tg_store_set_active(sc, "beta", 1, 0, "on"), 0);
 	assert_int_equal(tg_store_push(sc, url), 0);
-	assert_int_equal(tg_store_fetch(f->sa, f->b), 0);
-	assert_same(f->sa, sc);
-	assert_int_equal(tg_store_get_active(&act, NULL, f->sa, "alpha"), 0);
+	assert_int_equal(tg_store_fetch(f->s, f->b), 0);
+	assert_same(f->s, sc);
+	assert_int_equal(tg_store_get_active(&act, NULL, f->s, "alpha"), 0);
 	assert_int_equal(act, 1);
 	/* fetching again changes nothing */
-	assert_int_equal(tg_store_fetch(f->sa, f->b), 0);
-	assert_same(f->sa, sc);
+	assert_int_equal(tg_store_fetch(f->s, f->b), 0);
+	assert_same(f->s, sc);
 
 	/* diverged: A and C both write version 4 */
-	assert_int_equal(st_test_put(NULL, f->sa, "alpha", "a4 from A", "pass"), 0);
+	assert_int_equal(st_test_put(NULL, f->s, "alpha", "a4 from A", "pass"), 0);
 	assert_int_equal(st_test_put(NULL, sc, "alpha", "a4 from C", "pass"), 0);
-	assert_int_equal(tg_store_push(f->sa, f->b), 0);
+	assert_int_equal(tg_store_push(f->s, f->b), 0);
 	assert_int_equal(tg_store_push(sc, url), TG_ERR_CONFLICT); /* not overwritten */
 	assert_int_equal(st_test_sh(&outp, "git --git-dir='%s' show refs/tools/alpha:tool.c", f->b), 0);
 	assert_string_equal(outp, "a4 from A");
@@ -293,17 +258,17 @@ static void test_replicate(void **state)
 
 static void test_hostile_remote(void **state)
 {
-	fixture *f = *state;
+	st_fixture *f = *state;
 	tg_store *sc = NULL;
 	char **names = NULL;
 	size_t n = 0;
 	tg_store_problem_list *p = NULL;
 	unsigned act = 9;
 
-	assert_int_equal(st_test_put(NULL, f->sa, "good", "g", "pass"), 0);
-	assert_int_equal(st_test_put(NULL, f->sa, "other", "o", "pass"), 0);
+	assert_int_equal(st_test_put(NULL, f->s, "good", "g", "pass"), 0);
+	assert_int_equal(st_test_put(NULL, f->s, "other", "o", "pass"), 0);
 	assert_int_equal(st_test_sh(NULL, "git init -q --bare '%s'", f->b), 0);
-	assert_int_equal(tg_store_push(f->sa, f->b), 0);
+	assert_int_equal(tg_store_push(f->s, f->b), 0);
 	/* the remote adds a tool whose history has no trailers, a ref with a bad
 	 * name, a ref outside the namespaces and an active ref at a foreign
 	 * commit */
@@ -335,30 +300,30 @@ static void test_hostile_remote(void **state)
 
 static void test_bad_urls(void **state)
 {
-	fixture *f = *state;
+	st_fixture *f = *state;
 
-	assert_int_equal(tg_store_push(f->sa, "ftp://example.org/x.git"), TG_ERR_INVALID);
-	assert_int_equal(tg_store_push(f->sa, "http://example.org/x.git"), TG_ERR_INVALID);
-	assert_int_equal(tg_store_push(f->sa, "git://"), TG_ERR_INVALID);
-	assert_int_equal(tg_store_fetch(f->sa, "example.org:x.git"), TG_ERR_INVALID);
-	assert_int_equal(tg_store_fetch(f->sa, ""), TG_ERR_INVALID);
-	assert_int_equal(tg_store_fetch(f->sa, "/a\nb"), TG_ERR_INVALID);
-	assert_int_equal(st_test_put(NULL, f->sa, "x", "x", "pass"), 0);
-	assert_true(tg_store_push(f->sa, "/nonexistent/dir.git") < 0);
-	assert_true(tg_store_fetch(f->sa, "/nonexistent/dir.git") < 0);
+	assert_int_equal(tg_store_push(f->s, "ftp://example.org/x.git"), TG_ERR_INVALID);
+	assert_int_equal(tg_store_push(f->s, "http://example.org/x.git"), TG_ERR_INVALID);
+	assert_int_equal(tg_store_push(f->s, "git://"), TG_ERR_INVALID);
+	assert_int_equal(tg_store_fetch(f->s, "example.org:x.git"), TG_ERR_INVALID);
+	assert_int_equal(tg_store_fetch(f->s, ""), TG_ERR_INVALID);
+	assert_int_equal(tg_store_fetch(f->s, "/a\nb"), TG_ERR_INVALID);
+	assert_int_equal(st_test_put(NULL, f->s, "x", "x", "pass"), 0);
+	assert_true(tg_store_push(f->s, "/nonexistent/dir.git") < 0);
+	assert_true(tg_store_fetch(f->s, "/nonexistent/dir.git") < 0);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_verify_clean, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_verify_damage, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_verify_missing_object, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_oversized_blob, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_failed_cas_leaves_reflog, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_replicate, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_hostile_remote, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_bad_urls, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_verify_clean, st_fixture_setup, st_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_verify_damage, st_fixture_setup, st_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_verify_missing_object, st_fixture_setup, st_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_oversized_blob, st_fixture_setup, st_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_failed_cas_leaves_reflog, st_fixture_setup, st_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_replicate, st_fixture_setup, st_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_hostile_remote, st_fixture_setup, st_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_bad_urls, st_fixture_setup, st_fixture_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -19,36 +19,6 @@
 
 #include "store_test_util.h"
 
-typedef struct fixture {
-	char *dir, *a;
-	tg_store *s;
-} fixture;
-
-static int setup(void **state)
-{
-	fixture *f = calloc(1, sizeof(*f));
-
-	assert_non_null(f);
-	f->dir = st_test_tmpdir();
-	assert_non_null(f->dir);
-	assert_true(asprintf(&f->a, "%s/a.git", f->dir) > 0);
-	assert_int_equal(tg_store_open(&f->s, f->a, 1), 0);
-	*state = f;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	fixture *f = *state;
-
-	tg_store_free(f->s);
-	st_test_rmrf(f->dir);
-	free(f->dir);
-	free(f->a);
-	free(f);
-	return 0;
-}
-
 /* Everything a verify reads, as one string: tools, active versions and
  * commits, versions per tool, and the store's problems. */
 static char *state_of(tg_store *s)
@@ -101,7 +71,7 @@ static char *assert_snapshot_agrees(tg_store *s)
 
 static void test_snapshot_matches_libgit2(void **state)
 {
-	fixture *f = *state;
+	st_fixture *f = *state;
 	char *st;
 
 	assert_int_equal(st_test_put(NULL, f->s, "alpha", "int a;", "pass"), 0);
@@ -152,7 +122,7 @@ static void test_snapshot_matches_libgit2(void **state)
 
 static void test_snapshot_writes_and_time(void **state)
 {
-	fixture *f = *state;
+	st_fixture *f = *state;
 	tg_store *other = NULL;
 	unsigned v = 0;
 
@@ -180,8 +150,8 @@ static void test_snapshot_writes_and_time(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_snapshot_matches_libgit2, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_snapshot_writes_and_time, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_snapshot_matches_libgit2, st_fixture_setup, st_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_snapshot_writes_and_time, st_fixture_setup, st_fixture_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
