@@ -122,7 +122,7 @@ static void test_schema_cache_per_version(void **state)
 	/* v1's schema changed in registry.db behind the handle (same version
 	 * row, same commit): the next call sees the new text */
 	tgt_sql(home, "UPDATE versions SET input_schema = '{\"type\":\"object\",\"properties\":"
-		  "{\"n\":{\"type\":\"integer\"}},\"required\":[\"n\"]}' WHERE version = 1");
+		      "{\"n\":{\"type\":\"integer\"}},\"required\":[\"n\"]}' WHERE version = 1");
 	tg_registry_schema_cache_stats(r, &h0, &m0);
 	assert_string_equal(call(r, "{\"text\":\"a\"}", &v), "invalid_args");
 	assert_string_equal(call(r, "{\"n\":3}", &v), "");
@@ -328,7 +328,7 @@ static void test_deferred_intent(void **state)
 		assert_string_equal(call(r, "{\"text\":\"a b\"}", &v), "");
 		unfinished = tgt_sql_int(home, "SELECT count(*) FROM calls WHERE finished = 0");
 		ok_calls = tgt_sql_int(home, "SELECT count(*) FROM calls WHERE tool = 'cached' AND "
-				       "finished = 1 AND ok = 1");
+					     "finished = 1 AND ok = 1");
 		/* an effect-free tool: its intent waits for its outcome's
 		 * barrier, the call's first: the tool ran (its row finished
 		 * ok), and the caller gets the error, never the result */
@@ -341,7 +341,7 @@ static void test_deferred_intent(void **state)
 		assert_int_equal(tgt_sql_int(home, "SELECT count(*) FROM calls WHERE finished = 0"),
 				 unfinished);
 		assert_int_equal(tgt_sql_int(home, "SELECT count(*) FROM calls WHERE tool = 'cached' "
-					     "AND finished = 1 AND ok = 1"),
+						   "AND finished = 1 AND ok = 1"),
 				 ok_calls + 1);
 		/* a workspace:write tool: its intent's barrier fails, so the
 		 * tool never starts (no file) and its row stays unfinished */
@@ -363,7 +363,7 @@ static void test_deferred_intent(void **state)
 		assert_int_equal(unlink(note), 0);
 		assert_string_equal(call(r, "{\"text\":\"d\"}", &v), "");
 		assert_int_equal(tgt_sql_int(home, "SELECT count(*) FROM calls WHERE tool = 'cached' "
-					     "AND finished = 1 AND ok = 1"),
+						   "AND finished = 1 AND ok = 1"),
 				 ok_calls + 2);
 		if (pooled)
 			tg_sandbox_pool_stop();

@@ -371,7 +371,7 @@ static void test_audit_chain(void **state)
 	}
 	/* edit one entry */
 	tgt_sql(home, "DROP TRIGGER audit_no_update; DROP TRIGGER audit_no_delete;"
-		  "UPDATE audit SET details = '{\"i\":99}' WHERE seq = 3");
+		      "UPDATE audit SET details = '{\"i\":99}' WHERE seq = 3");
 	reopen(&r, home);
 	assert_true(verify_has(r, "entry 3 was modified"));
 	tg_registry_free(r);
@@ -399,9 +399,9 @@ static void test_audit_chain(void **state)
 	home = tgt_home_make("tg_registry_unit");
 	r = home_with_audit(home, 5);
 	tgt_sql(home, "DROP TRIGGER audit_no_delete; DELETE FROM audit WHERE seq = 5;"
-		  "UPDATE meta SET value = 4 WHERE key = 'audit_seq';"
-		  "UPDATE meta SET value = (SELECT hash FROM audit WHERE seq = 4) "
-		  "WHERE key = 'audit_head'");
+		      "UPDATE meta SET value = 4 WHERE key = 'audit_seq';"
+		      "UPDATE meta SET value = (SELECT hash FROM audit WHERE seq = 4) "
+		      "WHERE key = 'audit_head'");
 	reopen(&r, home);
 	assert_true(verify_has(r, "anchor records entry 5 but the log ends at entry 4"));
 	tg_registry_free(r);
@@ -551,7 +551,7 @@ static void test_reindex_rollback_generation(void **state)
 	tg_registry_free(r);
 	/* a tool that cannot be re-indexed does not lock every command out */
 	tgt_sql(home, "DELETE FROM test_results; DELETE FROM findings; DELETE FROM events;"
-		  "DELETE FROM versions WHERE version = 3; UPDATE tools SET active_version = 0");
+		      "DELETE FROM versions WHERE version = 3; UPDATE tools SET active_version = 0");
 	assert_int_equal(tg_registry_open(&r, home, 0), 0);
 	assert_true(verify_has(r, "adder: could not be re-indexed from the store"));
 	assert_true(verify_has(r, "adder v3 is in the store but not in the registry"));

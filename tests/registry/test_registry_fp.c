@@ -208,8 +208,8 @@ static void test_changes_elsewhere_are_seen(void **state)
 	/* SQLite loses a version while the store is unchanged: the open takes
 	 * the fast path, verify still compares everything and repairs it */
 	tgt_sql(home, "DELETE FROM test_results; DELETE FROM findings; "
-		  "DELETE FROM versions WHERE version = 3 AND tool_id = "
-		  "(SELECT id FROM tools WHERE name = 'adder')");
+		      "DELETE FROM versions WHERE version = 3 AND tool_id = "
+		      "(SELECT id FROM tools WHERE name = 'adder')");
 	r = open_expect(home, 0);
 	assert_int_equal(tg_registry_verify(&j, r), 0);
 	{
