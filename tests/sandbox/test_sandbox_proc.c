@@ -101,6 +101,35 @@ static pid_t find_grandchild(pid_t sup)
 	return found;
 }
 
+/* What /proc says of pid: its state, parent and executable (a failure's
+ * explanation; "gone" when it no longer exists). */
+static void proc_facts(pid_t pid, char *out, size_t len)
+{
+	char path[64], exe[256] = "?", line[256], state[64] = "?", ppid[64] = "?";
+	ssize_t n;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	if ((n = readlink(path, exe, sizeof(exe) - 1)) > 0)
+		exe[n] = '\0';
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "r");
+	if (!f) {
+		snprintf(out, len, "gone from /proc");
+		return;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		if (strncmp(line, "State:", 6) == 0)
+			snprintf(state, sizeof(state), "%.60s", line + 6);
+		else if (strncmp(line, "PPid:", 5) == 0)
+			snprintf(ppid, sizeof(ppid), "%.60s", line + 5);
+	}
+	fclose(f);
+	snprintf(out, len, "state%.60s, parent%.60s (we are %d), exe %.200s", state, ppid,
+		 (int)getpid(), exe);
+}
+
 static void supervisor_killed(unsigned flags)
 {
 	pid_t sup, child = 0;
@@ -140,9 +169,13 @@ static void supervisor_killed(unsigned flags)
 		pid_t w = waitpid(child, &st, WNOHANG);
 		if (w == child)
 			break;
-		if (w < 0)
-			fail_msg("the program's process %d is not ours to reap: %s", (int)child,
-				 strerror(errno));
+		if (w < 0) {
+			int e = errno;
+			char why[512];
+			proc_facts(child, why, sizeof(why));
+			fail_msg("the program's process %d is not ours to reap: %s (%s)", (int)child,
+				 strerror(e), why);
+		}
 		nanosleep(&(struct timespec){ 0, 10000000 }, NULL);
 	}
 	assert_true(i < 1000);
