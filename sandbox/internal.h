@@ -255,6 +255,8 @@ struct sbx_run {
 			      * is a little later) */
 	int defer_release;   /* pool: sbx_run_wait leaves the join and the
 			      * release of a reaped run to sbx_run_discard */
+	int mntns_fd;        /* pool: the child's mount namespace, held so that
+			      * its teardown comes at the release (pool.c) */
 };
 
 /* run.c: set up r for spec s and start its tracer, which clones the child

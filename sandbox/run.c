@@ -349,6 +349,20 @@ static void trace_loop(struct sbx_run *r)
 	}
 }
 
+/* A pool entry's mount namespace, held by a descriptor (or -1: then the
+ * exit tears it down as for any run). When the tool's process ends, the
+ * namespace goes with its last reference: umounting its tree costs an RCU
+ * grace period (namespace_unlock), on the path between the tool's output
+ * and its reap. Held here, that last reference is ours, dropped at the
+ * release (run_release), after the result went back (pool.c). */
+static int hold_mntns(pid_t pid)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", (int)pid);
+	return open(path, O_RDONLY | O_CLOEXEC);
+}
+
 static void *tracer_main(void *arg)
 {
 	struct sbx_run *r = arg;
@@ -400,6 +414,8 @@ static void *tracer_main(void *arg)
 	}
 	__atomic_store_n(&r->pid, pid, __ATOMIC_RELEASE); /* read by the pool (boost_making) */
 	atomic_store(&r->pidfd, pidfd);
+	if (r->child.pooled)
+		r->mntns_fd = hold_mntns(pid);
 	if (atomic_load(&r->cancel))
 		goto kill;
 
@@ -602,6 +618,7 @@ int sbx_run_setup(struct sbx_run *r, const struct sbx_spec *s, int waiter_fd)
 	atomic_init(&r->cancel, 0);
 	atomic_init(&r->finished, 0);
 	r->cg.v2fd = r->cg.slot_fd = r->cg.pids_fd = -1;
+	r->mntns_fd = -1;
 	r->t0 = tg_now_ms();
 	pthread_mutex_init(&r->mu, NULL);
 	pthread_cond_init(&r->cv, NULL);
@@ -693,6 +710,7 @@ static void run_release(struct sbx_run *r)
 	}
 	pthread_cond_destroy(&r->cv);
 	pthread_mutex_destroy(&r->mu);
+	tg_closep(&r->mntns_fd); /* the namespace's teardown, when it was the last */
 	if (atomic_load(&r->pidfd) >= 0)
 		close(atomic_load(&r->pidfd));
 	atomic_store(&r->pidfd, -1);

@@ -49,6 +49,34 @@ static int count_children(void)
 	return n;
 }
 
+/* Descriptors of process pid ("self" or a number) that hold a mount
+ * namespace: the pool holds each entry's until its release (run.c,
+ * hold_mntns). */
+static int count_mntns_fds(const char *pid)
+{
+	char path[300], link[64];
+	struct dirent *e;
+	DIR *d;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "/proc/%s/fd", pid);
+	d = opendir(path);
+	assert_non_null(d);
+	while ((e = readdir(d)) != NULL) {
+		ssize_t k;
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/fd/%s", pid, e->d_name);
+		k = readlink(path, link, sizeof(link) - 1);
+		if (k > 0) {
+			link[k] = '\0';
+			n += strncmp(link, "mnt:[", 5) == 0;
+		}
+	}
+	closedir(d);
+	return n;
+}
+
 /* The identity attack through tg_sandbox_run as a pool serves it: it exits,
  * and its root has no /tool (the program is a descriptor). */
 static void pooled_identity(void)
@@ -81,6 +109,20 @@ void sandbox_pool_bounds(void **state)
 		k = tg_sandbox_pool_ready(NULL, 0);
 		assert_true(k >= 0 && k <= 2);
 		assert_true(count_children() <= base + 2);
+		/* the mount namespaces held: the ready entries', the one being
+		 * made and the served ones not yet released; never one a run */
+		assert_true(count_mntns_fds("self") <= 2 + 1 + 1);
+	}
+	/* a ready entry's child holds no other sandbox's namespace (its
+	 * descriptors are closed before it waits) */
+	{
+		char pidname[16];
+		int pid = 0;
+		for (k = 0; k < 1000 && sbx_pool_test_pids(&pid, 1) != 1; k++)
+			usleep(10000);
+		assert_true(pid > 0);
+		snprintf(pidname, sizeof(pidname), "%d", pid);
+		assert_int_equal(count_mntns_fds(pidname), 0);
 	}
 	assert_int_equal(sbx_pool_served(), before + 4);
 	/* a run that does not fit (dynamic) takes the ordinary path */
@@ -100,6 +142,8 @@ void sandbox_pool_bounds(void **state)
 	tg_sandbox_pool_stop();
 	assert_int_equal(tg_sandbox_pool_ready(NULL, 0), 0);
 	assert_int_equal(count_children(), base);
+	/* every held namespace is let go at the release: none is left */
+	assert_int_equal(count_mntns_fds("self"), 0);
 	if (sbx_pool_on)
 		assert_int_equal(tg_sandbox_pool_start(2, &sbx_pool_ceilings), 0);
 }
