@@ -138,6 +138,38 @@ static void put_tool(tg_registry *r, const char *name, unsigned version, const c
 	tgt_sql(r->home, sql);
 }
 
+/* One journal entry as replay.c records it; reply is the frame's JSON
+ * without its id. */
+static json_t *entry(int i, int span, const char *callee, const char *ver, const char *digest,
+		     int depth, const char *outcome, const char *reply)
+{
+	json_t *e = json_pack("{s:i, s:i, s:s, s:s, s:s, s:i, s:s, s:o}", "i", i, "span", span,
+			      "callee", callee, "callee_version", ver, "args_sha256", digest,
+			      "depth", depth, "outcome", outcome, "reply", parse(reply));
+
+	assert_non_null(e);
+	return e;
+}
+
+/* The next call starts with index idx and the journal answers it with
+ * want (JSON text; NULL: not answered). */
+static void expect_answer(reg_bridge *b, int64_t idx, const char *tool, const char *ver,
+			  const char *digest, json_int_t id, const char *want)
+{
+	json_t *reply, *w;
+
+	assert_int_equal(reg_replay_next(b->r), idx);
+	reply = reg_replay_answer(b, idx, tool, ver, digest, id);
+	if (!want) {
+		assert_null(reply);
+		return;
+	}
+	w = parse(want);
+	expect_json(reply, w);
+	json_decref(w);
+	json_decref(reply);
+}
+
 static const char C1[] = "1111111111111111111111111111111111111111";
 static const char C2[] = "2222222222222222222222222222222222222222";
 static const char VH[] = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
@@ -205,17 +237,12 @@ static void test_recording(void **state)
 	assert_int_equal(g.calls, 0);
 	tg_registry_set_call_hooks(r, NULL);
 	assert_int_equal(g.calls, 1);
-	want = json_pack("[{s:i, s:i, s:s, s:s, s:s, s:i, s:s, s:{s:{s:i}}},"
-			 " {s:i, s:i, s:s, s:s, s:s, s:i, s:s, s:{s:{s:s, s:s}}},"
-			 " {s:i, s:i, s:s, s:s, s:s, s:i, s:s, s:{s:{s:i}}}]",
-			 "i", 0, "span", 1, "callee", "host:ledger_note", "callee_version", VH,
-			 "args_sha256", canon, "depth", 0, "outcome", "ok", "reply", "result",
-			 "entry", 1,
-			 "i", 1, "span", 1, "callee", "host:ledger_note", "callee_version", VH,
-			 "args_sha256", d1, "depth", 0, "outcome", "failed", "reply", "error",
-			 "code", "failed", "message", "it broke",
-			 "i", 2, "span", 1, "callee", "noter", "callee_version", C1, "args_sha256",
-			 d2, "depth", 0, "outcome", "ok", "reply", "result", "inner", 3);
+	want = json_pack(
+		"[o, o, o]",
+		entry(0, 1, "host:ledger_note", VH, canon, 0, "ok", "{\"result\":{\"entry\":1}}"),
+		entry(1, 1, "host:ledger_note", VH, d1, 0, "failed",
+		      "{\"error\":{\"code\":\"failed\",\"message\":\"it broke\"}}"),
+		entry(2, 1, "noter", C1, d2, 0, "ok", "{\"result\":{\"inner\":3}}"));
 	assert_non_null(want);
 	expect_json(g.journal, want);
 	/* the recording run's replies were the caller's, untouched */
@@ -233,22 +260,18 @@ static void test_recording(void **state)
 static json_t *four_entries(void)
 {
 	json_t *j = json_array();
-	char d[65], args[32];
+	char d[65], args[32], reply[64];
 	int i;
 
 	for (i = 0; i < 4; i++) {
 		snprintf(args, sizeof(args), "{\"n\":%d}", i);
 		digest_of(d, args);
+		snprintf(reply, sizeof(reply), "{\"result\":{\"entry\":%d}}", 10 + i);
 		json_array_append_new(
-			j, i == 1 ? json_pack("{s:i, s:i, s:s, s:s, s:s, s:i, s:s, s:{s:{s:s, s:s}}}",
-					      "i", i, "span", 1, "callee", "host:ledger_note",
-					      "callee_version", VH, "args_sha256", d, "depth", 0,
-					      "outcome", "failed", "reply", "error", "code", "failed",
-					      "message", "no ledger")
-				  : json_pack("{s:i, s:i, s:s, s:s, s:s, s:i, s:s, s:{s:{s:i}}}",
-					      "i", i, "span", 1, "callee", "host:ledger_note",
-					      "callee_version", VH, "args_sha256", d, "depth", 0,
-					      "outcome", "ok", "reply", "result", "entry", 10 + i));
+			j, entry(i, 1, "host:ledger_note", VH, d, 0, i == 1 ? "failed" : "ok",
+				 i == 1 ? "{\"error\":{\"code\":\"failed\",\"message\":"
+					  "\"no ledger\"}}"
+					: reply));
 	}
 	return j;
 }
@@ -286,10 +309,7 @@ static void test_answering(void **state)
 	digest_of(other, "{\"n\":9}");
 	for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
 		const char *tool = "host:ledger_note", *ver = VH, *dg = d[2];
-		json_t *rep, *log;
-		_cleanup_json_ json_t *want0 = parse("{\"result\":{\"entry\":10},\"id\":41}");
-		_cleanup_json_ json_t *want1 = parse(
-			"{\"error\":{\"code\":\"failed\",\"message\":\"no ledger\"},\"id\":42}");
+		json_t *log;
 		_cleanup_json_ json_t *div = NULL;
 		reg_bridge b;
 		int64_t head;
@@ -300,15 +320,12 @@ static void test_answering(void **state)
 		head = audit_head(r);
 		/* entries 0 and 1 match: answered in order with the request's id */
 		b.attempts = 1;
-		assert_int_equal(reg_replay_next(r), 0);
-		rep = reg_replay_answer(&b, 0, "host:ledger_note", VH, d[0], 41);
-		expect_json(rep, want0);
-		json_decref(rep);
+		expect_answer(&b, 0, "host:ledger_note", VH, d[0], 41,
+			      "{\"result\":{\"entry\":10},\"id\":41}");
 		b.attempts = 2;
-		assert_int_equal(reg_replay_next(r), 1);
-		rep = reg_replay_answer(&b, 1, "host:ledger_note", VH, d[1], 42);
-		expect_json(rep, want1);
-		json_decref(rep);
+		expect_answer(&b, 1, "host:ledger_note", VH, d[1], 42,
+			      "{\"error\":{\"code\":\"failed\",\"message\":\"no ledger\"},"
+			      "\"id\":42}");
 		assert_int_equal(b.ok, 1); /* the failed reply is not counted ok */
 		/* entry 2 does not match the call: replay mode ends */
 		if (strcmp(kinds[k], "args") == 0)
@@ -318,12 +335,10 @@ static void test_answering(void **state)
 		else
 			tool = "host:ledger_append";
 		b.attempts = 3;
-		assert_int_equal(reg_replay_next(r), 2);
-		assert_null(reg_replay_answer(&b, 2, tool, ver, dg, 43));
+		expect_answer(&b, 2, tool, ver, dg, 43, NULL);
 		/* entry 3 matches, but the journal answers nothing any more */
 		b.attempts = 4;
-		assert_int_equal(reg_replay_next(r), 3);
-		assert_null(reg_replay_answer(&b, 3, "host:ledger_note", VH, d[3], 44));
+		expect_answer(&b, 3, "host:ledger_note", VH, d[3], 44, NULL);
 		assert_int_equal(b.ok, 1);
 		log = audit_since(r, head);
 		assert_int_equal(json_array_size(log), 3);
@@ -434,18 +449,11 @@ static void test_span(void **state)
 	reg_replay_record(&outer, 3, "host:ledger_append", VH, dap, c, "denied");
 	tg_registry_set_call_hooks(r, NULL);
 	assert_int_equal(g.calls, 1);
-	want = json_pack("[{s:i, s:i, s:s, s:s, s:s, s:i, s:s, s:{s:{s:i}}},"
-			 " {s:i, s:i, s:s, s:s, s:s, s:i, s:s, s:{s:{s:i}}},"
-			 " {s:i, s:i, s:s, s:s, s:s, s:i, s:s, s:{s:{s:i}}}]",
-			 "i", 1, "span", 1, "callee", "host:ledger_note", "callee_version", VH,
-			 "args_sha256", din, "depth", 1, "outcome", "ok", "reply", "result",
-			 "entry", 1,
-			 "i", 0, "span", 2, "callee", "noter", "callee_version", C1,
-			 "args_sha256", dn, "depth", 0, "outcome", "ok", "reply", "result",
-			 "inner", 1,
-			 "i", 2, "span", 1, "callee", "host:ledger_note", "callee_version", VH,
-			 "args_sha256", daf, "depth", 0, "outcome", "ok", "reply", "result",
-			 "entry", 2);
+	want = json_pack(
+		"[o, o, o]",
+		entry(1, 1, "host:ledger_note", VH, din, 1, "ok", "{\"result\":{\"entry\":1}}"),
+		entry(0, 2, "noter", C1, dn, 0, "ok", "{\"result\":{\"inner\":1}}"),
+		entry(2, 1, "host:ledger_note", VH, daf, 0, "ok", "{\"result\":{\"entry\":2}}"));
 	expect_json(g.journal, want);
 
 	/* the retry: noter is answered without running (its own call is
@@ -454,20 +462,10 @@ static void test_span(void **state)
 	tg_registry_set_call_hooks(r, &rep);
 	reg_bridge_init(&outer, r, &who, "outer", 1, NULL, lo, NULL);
 	head = audit_head(r);
-	assert_int_equal(reg_replay_next(r), 0);
-	reply = reg_replay_answer(&outer, 0, "noter", C1, dn, 11);
-	json_decref(want);
-	want = parse("{\"result\":{\"inner\":1},\"id\":11}");
-	expect_json(reply, want);
-	json_decref(reply);
-	assert_int_equal(reg_replay_next(r), 2);
-	reply = reg_replay_answer(&outer, 2, "host:ledger_note", VH, daf, 12);
-	json_decref(want);
-	want = parse("{\"result\":{\"entry\":2},\"id\":12}");
-	expect_json(reply, want);
-	json_decref(reply);
-	assert_int_equal(reg_replay_next(r), 3);
-	assert_null(reg_replay_answer(&outer, 3, "host:ledger_append", VH, dap, 13));
+	expect_answer(&outer, 0, "noter", C1, dn, 11, "{\"result\":{\"inner\":1},\"id\":11}");
+	expect_answer(&outer, 2, "host:ledger_note", VH, daf, 12,
+		      "{\"result\":{\"entry\":2},\"id\":12}");
+	expect_answer(&outer, 3, "host:ledger_append", VH, dap, 13, NULL);
 	assert_int_equal(outer.ok, 2);
 	log = audit_since(r, head);
 	assert_int_equal(json_array_size(log), 2);
@@ -612,7 +610,7 @@ static const char altered[] = "journal altered (its digest does not match the on
 static void test_storage(void **state)
 {
 	tg_registry *r = open_home("tg_replay_store");
-	_cleanup_json_ json_t *j = parse(jtext), *huge = NULL;
+	_cleanup_json_ json_t *j = NULL, *huge = NULL;
 	char digest[65], want[65], other[65], obj[65];
 	int64_t exp = (int64_t)tg_now_ms() + 600000;
 	json_t *out = NULL;
@@ -620,7 +618,6 @@ static void test_storage(void **state)
 
 	(void)state;
 	/* entries written in another key order: stored canonically */
-	json_decref(j);
 	j = parse("[{\"i\":0,\"span\":1,\"callee\":\"host:ledger_note\",\"callee_version\":\"v1\","
 		  "\"args_sha256\":\"ab\",\"depth\":0,\"outcome\":\"ok\","
 		  "\"reply\":{\"result\":{\"entry\":1}}},"
