@@ -244,9 +244,13 @@ char *tg_term_json_escape(const char *json);
 /* The home: flag, else $TOOLGATE_HOME, else $XDG_DATA_HOME/toolgate, else
  * $HOME/.local/share/toolgate. Caller frees. */
 int tg_home_resolve(char **out, const char *flag);
-/* Milliseconds on CLOCK_MONOTONIC / seconds since the epoch. */
+/* Milliseconds on CLOCK_MONOTONIC (durations and deadlines within one
+ * boot; never stored) / seconds since the epoch / milliseconds since the
+ * epoch (expiries that are stored or sealed: they must mean the same after
+ * a reboot, when CLOCK_MONOTONIC starts again near 0). */
 uint64_t tg_now_ms(void);
 int64_t tg_time_now(void);
+int64_t tg_wall_ms(void);
 
 /* A cancellation signal shared between threads (cancel.c): one thread
  * fires it (an MCP client's notifications/cancelled), the ones doing the

@@ -248,7 +248,7 @@ int reg_journal_sweep(tg_registry *r)
 
 	if (rc < 0)
 		return rc;
-	sqlite3_bind_int64(st, 1, (sqlite3_int64)tg_now_ms());
+	sqlite3_bind_int64(st, 1, (sqlite3_int64)tg_wall_ms());
 	rc = reg_step(st);
 	return rc == SQLITE_DONE ? 0 : reg_sqlerr(r, rc, "forget expired replay journals");
 }

@@ -148,7 +148,7 @@ int tg_registry_state_seal(char **out, tg_registry *r, const json_t *payload,
 		return rc;
 	for (i = 0; i < sizeof(sid); i++)
 		snprintf(sidhex + 2 * i, 3, "%02x", sid[i]);
-	exp = (int64_t)(tg_now_ms() + r->cfg.call_approval_timeout_ms);
+	exp = tg_wall_ms() + (int64_t)r->cfg.call_approval_timeout_ms;
 	if (json_object_set_new(p, "sid", json_string(sidhex)) < 0 ||
 	    json_object_set_new(p, "p", json_string(principal)) < 0 ||
 	    json_object_set_new(p, "req", json_string(request_sha256)) < 0 ||
@@ -209,7 +209,7 @@ static int used_insert(tg_registry *r, const char *sid, const char *principal, i
 	rc = reg_prepare(r, &del, "DELETE FROM used_request_states WHERE expires_at < ?1");
 	if (rc < 0)
 		goto fail;
-	sqlite3_bind_int64(del, 1, (sqlite3_int64)tg_now_ms());
+	sqlite3_bind_int64(del, 1, (sqlite3_int64)tg_wall_ms());
 	if ((rc = reg_step(del)) != SQLITE_DONE) {
 		rc = reg_sqlerr(r, rc, "forget expired request states");
 		goto fail;
@@ -299,7 +299,7 @@ int tg_registry_state_redeem(json_t **out, tg_registry *r, const char *state,
 	if (strcmp(req, request_sha256) != 0)
 		return tg_error_set(TG_ERR_DENIED, "issued for another request (the tool or its "
 						   "arguments differ)");
-	if ((uint64_t)json_integer_value(exp) <= tg_now_ms())
+	if (json_integer_value(exp) <= tg_wall_ms())
 		return tg_error_set(TG_ERR_DENIED, "expired (call_approval_timeout_ms passed)");
 	rc = used_insert(r, sid, principal, (int64_t)json_integer_value(exp), p);
 	if (rc < 0)

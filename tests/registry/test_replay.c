@@ -20,7 +20,10 @@
  *    REG_REPLAY_MAX_BYTES the journal is dropped and no call may ask;
  *  - storage: replay_journals rows round-trip, a changed row or a wrong
  *    digest is "journal altered", a removed or already taken row "journal
- *    missing", and the sweep removes the expired rows only.
+ *    missing", and the sweep removes the expired rows only;
+ *  - expiry: a sealed state's and its journal's are wall-clock
+ *    milliseconds (a reboot restarts CLOCK_MONOTONIC), and a state past
+ *    it is refused.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -30,6 +33,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "registry/bridge.h"
 #include "test_support.h"
@@ -612,7 +616,7 @@ static void test_storage(void **state)
 	tg_registry *r = open_home("tg_replay_store");
 	_cleanup_json_ json_t *j = NULL, *huge = NULL;
 	char digest[65], want[65], other[65], obj[65];
-	int64_t exp = (int64_t)tg_now_ms() + 600000;
+	int64_t exp = tg_wall_ms() + 600000;
 	json_t *out = NULL;
 	char *pad;
 
@@ -685,7 +689,7 @@ static void test_storage(void **state)
 	/* the sweep: the expired row goes, the live one stays (the store
 	 * sweeps before its insert, so the expired row is stored last) */
 	assert_int_equal(reg_journal_store(r, "live", "alice", exp, j, digest), 0);
-	assert_int_equal(reg_journal_store(r, "old", "bob", (int64_t)tg_now_ms() - 1000, j, other),
+	assert_int_equal(reg_journal_store(r, "old", "bob", tg_wall_ms() - 1000, j, other),
 			 0);
 	assert_int_equal(tgt_sql_int(r->home, "SELECT count(*) FROM replay_journals"), 2);
 	assert_int_equal(reg_journal_sweep(r), 0);
@@ -700,6 +704,49 @@ static void test_storage(void **state)
 	close_home(r);
 }
 
+/* A sealed requestState's expiry and its journal row's are milliseconds
+ * since the epoch: a state or journal stored before a reboot must not
+ * come back to life when CLOCK_MONOTONIC starts again near 0. The real
+ * seal and redeem: the expiry stored for the journal and for the used
+ * state is now + call_approval_timeout_ms on the wall clock, and a state
+ * past it is refused with the exact reason. */
+static void test_state_expiry_wall_clock(void **state)
+{
+	tg_registry *r = open_home("tg_replay_exp");
+	json_t *payload = parse("{\"v\":1,\"ask\":{\"callee\":\"host:x\"},\"journal\":"
+				"[{\"i\":0,\"callee\":\"host:x\"}]}");
+	const char *req = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+	char *sealed = NULL;
+	json_t *back = NULL;
+	int64_t before, after, exp;
+	uint64_t timeout = r->cfg.call_approval_timeout_ms;
+
+	(void)state;
+	before = tg_wall_ms();
+	assert_int_equal(tg_registry_state_seal(&sealed, r, payload, "alice", req), 0);
+	after = tg_wall_ms();
+	exp = tgt_sql_int(r->home, "SELECT expires_at FROM replay_journals");
+	assert_true(exp >= before + (int64_t)timeout && exp <= after + (int64_t)timeout);
+	assert_int_equal(tg_registry_state_redeem(&back, r, sealed, "alice", req), 0);
+	exp = tgt_sql_int(r->home, "SELECT expires_at FROM used_request_states");
+	assert_true(exp >= before + (int64_t)timeout && exp <= after + (int64_t)timeout);
+	json_decref(back);
+	back = NULL;
+	free(sealed);
+	sealed = NULL;
+	/* a 1 ms expiry, 20 ms later: refused, nothing recorded as used */
+	r->cfg.call_approval_timeout_ms = 1;
+	assert_int_equal(tg_registry_state_seal(&sealed, r, payload, "alice", req), 0);
+	usleep(20000);
+	expect_err(tg_registry_state_redeem(&back, r, sealed, "alice", req), TG_ERR_DENIED,
+		   "expired (call_approval_timeout_ms passed)");
+	assert_null(back);
+	assert_int_equal(tgt_sql_int(r->home, "SELECT COUNT(*) FROM used_request_states"), 1);
+	free(sealed);
+	json_decref(payload);
+	close_home(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -709,6 +756,7 @@ int main(void)
 		cmocka_unit_test(test_span),
 		cmocka_unit_test(test_caps),
 		cmocka_unit_test(test_storage),
+		cmocka_unit_test(test_state_expiry_wall_clock),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
