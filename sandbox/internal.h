@@ -269,6 +269,12 @@ int sbx_run_wait(tg_run_result **out, struct sbx_run *r, int *tmpfd);
 /* Kill and release a run that will not be supervised (a pool entry), or
  * release one whose result came back with defer_release. */
 void sbx_run_discard(struct sbx_run *r);
+/* forksafe.c: m is taken before every fork() and released after it in the
+ * parent; in the child m and c (if not NULL) are made new (pthread_atfork),
+ * so that a child never inherits them held or waited on by a thread it does
+ * not have. Call once per pair, before any thread can use it (a
+ * constructor). */
+void sbx_fork_guard(pthread_mutex_t *m, pthread_cond_t *c);
 /* make_stdin of run.c: a sealed read-only memfd holding data. */
 int sbx_make_stdin(const char *data, size_t len);
 
@@ -288,6 +294,11 @@ void sbx_pool_test_ages(uint32_t max_ms, uint32_t refresh_ms);
 /* Tests: the pool sleeps after ms without a run (default 60000; 0: the
  * default). */
 void sbx_pool_test_idle(uint32_t ms);
+/* Tests: take (1) or release (0) the pool's lock, or the net namespace
+ * maker's, from the calling thread, as their background threads do
+ * (forksafe.c's guard is checked with them). */
+void sbx_pool_test_lock(int take);
+void sbx_net_test_lock(int take);
 /* Tests: how many ready entries were discarded for their age. */
 unsigned long sbx_pool_stale(void);
 /* The waiter program (sandbox/waiter/waiter.c), embedded at build time. */

@@ -29,6 +29,11 @@
 
 static pthread_mutex_t net_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t net_made = PTHREAD_COND_INITIALIZER;
+/* safe across fork() (forksafe.c): registered at load, before any thread */
+__attribute__((constructor)) static void guard_net_lock(void)
+{
+	sbx_fork_guard(&net_lock, &net_made);
+}
 static int spare_fd = -1;      /* a fresh, unused namespace */
 static pid_t spare_owner;      /* the process that made it */
 static int prepare_on;         /* keep a spare: make one after each run */
@@ -167,6 +172,14 @@ void tg_sandbox_prepare(int on)
 		close(fd);
 	if (on && geteuid() == 0)
 		refill();
+}
+
+void sbx_net_test_lock(int take)
+{
+	if (take)
+		pthread_mutex_lock(&net_lock);
+	else
+		pthread_mutex_unlock(&net_lock);
 }
 
 unsigned long sbx_net_spare_ino(void)

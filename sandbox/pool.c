@@ -64,6 +64,11 @@ struct pool_entry {
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
+/* safe across fork() (forksafe.c): registered at load, before any thread */
+__attribute__((constructor)) static void guard_mu(void)
+{
+	sbx_fork_guard(&mu, &cv);
+}
 static struct pool_entry *ready_q[POOL_MAX];
 static struct pool_entry *served_q; /* results given, release pending */
 static int nready, size, active, stopping, broken, running;
@@ -457,6 +462,10 @@ void tg_sandbox_pool_stop(void)
 	if (join)
 		pthread_join(refill_th, NULL);
 	pthread_mutex_lock(&mu);
+	if (owner != getpid()) { /* a forked copy: its parent's runs and making */
+		active = 0;
+		making = NULL;
+	}
 	n = owner == getpid() ? nready : 0; /* a forked copy's entries are not its own */
 	memcpy(q, ready_q, sizeof(q));
 	done = owner == getpid() ? served_q : NULL;
@@ -720,6 +729,14 @@ int sbx_pool_test_pids(int *pids, int max)
 		pids[i] = ready_q[i]->r.pid;
 	pthread_mutex_unlock(&mu);
 	return i;
+}
+
+void sbx_pool_test_lock(int take_it)
+{
+	if (take_it)
+		pthread_mutex_lock(&mu);
+	else
+		pthread_mutex_unlock(&mu);
 }
 
 void sbx_pool_test_idle(uint32_t ms)

@@ -20,14 +20,13 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { RawServer, toolgateBin } from './lib.mjs';
+import { RawServer, tempHomeWithProcs, toolgateBin } from './lib.mjs';
 import { META_KEYS, MODERN } from './fixtures.mjs';
 
 const exec = promisify(execFile);
@@ -35,16 +34,6 @@ const SRC = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const tg = (home, ...args) => exec(toolgateBin(), ['--home', home, ...args]);
 const sleep = (ms) => new Promise((res) => setTimeout(res, ms));
 
-// The servers of a test are killed before its home is removed (one hook).
-function tempHomeWithProcs(t) {
-  const dir = mkdtempSync(join(tmpdir(), 'tg-mcp-'));
-  const procs = [];
-  t.after(() => {
-    for (const p of procs) p.kill('SIGKILL');
-    rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
-  });
-  return { home: join(dir, 'home'), procs };
-}
 
 async function refundHome(t, timeoutMs = 20000) {
   const { home, procs } = tempHomeWithProcs(t);

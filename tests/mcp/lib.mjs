@@ -13,10 +13,41 @@ export function toolgateBin() {
   return bin;
 }
 
+// Remove a test's folder, retried: a server still writing its last files
+// makes the rmdir fail (ENOTEMPTY). Never throws: a hook that throws skips
+// the test's hooks after it, and a server left running holds the test file
+// open until ctest's timeout (seen in CI: mcp_http).
+async function removeDir(dir) {
+  for (let i = 0; ; i++) {
+    try {
+      rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 20 });
+      return;
+    } catch (e) {
+      if (i >= 40) {
+        console.error(`tests/mcp: ${dir} left behind: ${e.message}`);
+        return;
+      }
+      await new Promise((res) => setTimeout(res, 50));
+    }
+  }
+}
+
+// A temporary folder with a home in it; the processes pushed on procs are
+// killed, then the folder removed, in one after hook (hooks run in the
+// order they were registered, so a kill registered later by the test would
+// come after the removal).
+export function tempHomeWithProcs(t, prefix = 'tg-mcp-') {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const procs = [];
+  t.after(async () => {
+    for (const p of procs) p.kill('SIGKILL');
+    await removeDir(dir);
+  });
+  return { dir, home: join(dir, 'home'), procs };
+}
+
 export function tempHome(t) {
-  const dir = mkdtempSync(join(tmpdir(), 'tg-mcp-'));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
-  return join(dir, 'home');
+  return tempHomeWithProcs(t).home;
 }
 
 // A server on pipes, read line by line. next() resolves with the next parsed

@@ -26,11 +26,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { RawServer, toolgateBin } from './lib.mjs';
+import { RawServer, tempHomeWithProcs, toolgateBin } from './lib.mjs';
 import { META_KEYS, MODERN } from './fixtures.mjs';
 
 const exec = promisify(execFile);
@@ -105,13 +104,7 @@ const MANIFEST = {
 
 async function batchHome(t) {
   assert.ok(SQLX, 'TG_SQLX must name registry_sqlexec');
-  const dir = mkdtempSync(join(tmpdir(), 'tg-replay-'));
-  const procs = [];
-  t.after(() => {
-    for (const p of procs) p.kill('SIGKILL');
-    rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
-  });
-  const home = join(dir, 'home');
+  const { dir, home, procs } = tempHomeWithProcs(t, 'tg-replay-');
   await tg(home, 'init');
   const ledgerDir = join(dir, 'ledger');
   mkdirSync(ledgerDir);

@@ -23,6 +23,7 @@ void sandbox_concurrent(void **state);
 /* test_sandbox_pool.c */
 void sandbox_pool_bounds(void **state);
 void sandbox_pool_waiter(void **state);
+void sandbox_pool_fork_safe(void **state);
 void sandbox_filter_fresh(void **state);
 
 #endif

@@ -634,6 +634,7 @@ int main(void)
 		cmocka_unit_test(sandbox_filter_fresh),
 		cmocka_unit_test(sandbox_pool_bounds),
 		cmocka_unit_test(sandbox_pool_waiter),
+		cmocka_unit_test(sandbox_pool_fork_safe),
 		cmocka_unit_test(sandbox_cgroups_cleaned),
 	};
 	sbx_test_pool_init();

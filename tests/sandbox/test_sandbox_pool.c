@@ -2,7 +2,8 @@
  * tests/sandbox/test_sandbox_pool.c: the sandbox pool (sandbox/pool.c) and
  * the seccomp filter's build, as cases of sandbox_attacks (main() is in
  * test_sandbox.c). A pool never holds more than its size, serves each run
- * from its own child and leaves none behind at its stop; a ready entry is
+ * from its own child and leaves none behind at its stop; a fork while its
+ * lock is held gives a child that can pool; a ready entry is
  * the waiter exec'd from its memfd, with nothing of this process mapped,
  * and reports an exec failure as the unpooled path does; the filter built
  * into the binary is what libseccomp compiles today.
@@ -16,6 +17,10 @@
 #include <stdarg.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <pthread.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <setjmp.h>
 #include <cmocka.h>
@@ -146,6 +151,83 @@ void sandbox_pool_bounds(void **state)
 	assert_int_equal(count_mntns_fds("self"), 0);
 	if (sbx_pool_on)
 		assert_int_equal(tg_sandbox_pool_start(2, &sbx_pool_ceilings), 0);
+}
+
+/* A thread holding the pool's lock (or the net namespace maker's) while
+ * another forks, as the refill thread or the maker may at any moment: the
+ * fork waits for the lock (sandbox/forksafe.c), and the child can start its
+ * own pool and run from it. Without the guard the child inherits the lock
+ * held by a thread it does not have and hangs (seen: a forked supervisor,
+ * about one run in twenty on a loaded host). */
+struct holder {
+	void (*lock)(int);
+	pthread_mutex_t m;
+	pthread_cond_t cv;
+	int held;
+};
+
+static void *hold_lock(void *arg)
+{
+	struct holder *h = arg;
+
+	h->lock(1);
+	pthread_mutex_lock(&h->m);
+	h->held = 1;
+	pthread_cond_signal(&h->cv);
+	pthread_mutex_unlock(&h->m);
+	usleep(300000);
+	h->lock(0);
+	return NULL;
+}
+
+static void fork_while_held(void (*lock)(int))
+{
+	struct holder h = { lock, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0 };
+	struct timespec t0, t1;
+	pthread_t th;
+	pid_t pid;
+	int st = 0, i;
+
+	assert_int_equal(pthread_create(&th, NULL, hold_lock, &h), 0);
+	pthread_mutex_lock(&h.m);
+	while (!h.held)
+		pthread_cond_wait(&h.cv, &h.m);
+	pthread_mutex_unlock(&h.m);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	pid = fork();
+	if (pid == 0) {
+		tg_sandbox_opts o;
+		tg_run_result *r = NULL;
+		unsigned long before = sbx_pool_served(); /* the parent's count, copied */
+		memset(&o, 0, sizeof(o));
+		o.program = ATTACK("identity");
+		if (tg_sandbox_pool_start(1, &sbx_pool_ceilings) != 0)
+			_exit(2);
+		if (tg_sandbox_run(&r, &o) != 0 || r->reason != TG_REASON_EXITED)
+			_exit(3);
+		_exit(sbx_pool_served() == before + 1 ? 0 : 4); /* from its pool */
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	assert_true(pid > 0);
+	pthread_join(th, NULL);
+	for (i = 0; i < 2000 && waitpid(pid, &st, WNOHANG) == 0; i++)
+		usleep(10000);
+	if (i == 2000) { /* never leave it behind */
+		kill(pid, SIGKILL);
+		waitpid(pid, &st, 0);
+		fail_msg("the forked child hung (a lock inherited held)");
+	}
+	/* the fork waited for the holder to let go */
+	assert_true((t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000 >= 200);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+}
+
+void sandbox_pool_fork_safe(void **state)
+{
+	(void)state;
+	fork_while_held(sbx_pool_test_lock);
+	fork_while_held(sbx_net_test_lock);
 }
 
 /* A ready pool entry's child is the waiter (sandbox/waiter), exec'd from
