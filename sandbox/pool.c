@@ -448,10 +448,12 @@ static int boost_making(void);
 void tg_sandbox_pool_stop(void)
 {
 	struct pool_entry *q[POOL_MAX], *done;
-	int n, i, join;
+	int n, i, join, mine;
 
 	pthread_mutex_lock(&mu);
-	join = running && owner == getpid();
+	/* a forked copy's entries, runs and making are its parent's */
+	mine = owner == getpid();
+	join = running && mine;
 	stopping = 1;
 	/* an entry being made at SCHED_IDLE would hold the join up for as
 	 * long as anything else wants the CPU (a loaded host: minutes) */
@@ -462,13 +464,13 @@ void tg_sandbox_pool_stop(void)
 	if (join)
 		pthread_join(refill_th, NULL);
 	pthread_mutex_lock(&mu);
-	if (owner != getpid()) { /* a forked copy: its parent's runs and making */
+	if (!mine) {
 		active = 0;
 		making = NULL;
 	}
-	n = owner == getpid() ? nready : 0; /* a forked copy's entries are not its own */
+	n = mine ? nready : 0;
 	memcpy(q, ready_q, sizeof(q));
-	done = owner == getpid() ? served_q : NULL;
+	done = mine ? served_q : NULL;
 	served_q = NULL;
 	nready = 0;
 	running = 0;

@@ -49,6 +49,19 @@ void sandbox_kill_all(void **state)
 }
 /* ---- the supervisor's death takes the sandbox with it ------------------- */
 
+/* /proc/PID/exe of pid into out (NUL-terminated); 0 when unreadable. */
+static int exe_of(pid_t pid, char *out, size_t len)
+{
+	char path[64];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	if ((n = readlink(path, out, len - 1)) <= 0)
+		return 0;
+	out[n] = '\0';
+	return 1;
+}
+
 /* The child of sup (of any of its threads) that runs the program: its
  * executable is neither sup's own (a child still in its set-up) nor the
  * pool's waiter (an entry waiting for a run, or made for a later one: the
@@ -61,12 +74,9 @@ static pid_t find_grandchild(pid_t sup)
 	DIR *d;
 	struct dirent *e;
 	pid_t found = 0;
-	ssize_t n;
 
-	snprintf(path, sizeof(path), "/proc/%d/exe", (int)sup);
-	if ((n = readlink(path, own, sizeof(own) - 1)) <= 0)
+	if (!exe_of(sup, own, sizeof(own)))
 		return 0;
-	own[n] = '\0';
 	snprintf(path, sizeof(path), "/proc/%d/task", (int)sup);
 	d = opendir(path);
 	if (!d)
@@ -90,10 +100,8 @@ static pid_t find_grandchild(pid_t sup)
 				if (end == p)
 					break;
 				p = end;
-				snprintf(path, sizeof(path), "/proc/%d/exe", (int)c);
-				if ((n = readlink(path, exe, sizeof(exe) - 1)) <= 0)
+				if (!exe_of(c, exe, sizeof(exe)))
 					continue;
-				exe[n] = '\0';
 				if (strcmp(exe, own) != 0 && strncmp(exe, "/memfd:tg-waiter", 16) != 0)
 					found = c;
 			}
@@ -108,12 +116,9 @@ static pid_t find_grandchild(pid_t sup)
 static void proc_facts(pid_t pid, char *out, size_t len)
 {
 	char path[64], exe[256] = "?", line[256], state[64] = "?", ppid[64] = "?";
-	ssize_t n;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
-	if ((n = readlink(path, exe, sizeof(exe) - 1)) > 0)
-		exe[n] = '\0';
+	(void)exe_of(pid, exe, sizeof(exe));
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
 	f = fopen(path, "r");
 	if (!f) {
