@@ -531,6 +531,11 @@ static int v1_limits(struct sbx_cgroup *cg, uint64_t mem_bytes, uint32_t max_pid
 #define SBX_POOL_MAX 4
 #define SBX_POOL_MAX_USAGE (8ull << 20)
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
+/* safe across fork() (forksafe.c): the refill thread keeps slots under it */
+__attribute__((constructor)) static void guard_pool_lock(void)
+{
+	sbx_fork_guard(&pool_lock, NULL);
+}
 static struct sbx_cgroup pool[SBX_POOL_MAX];
 static int pool_n;
 static pid_t pool_owner;

@@ -1,8 +1,8 @@
 /*
  * sandbox/forksafe.c: the sandbox's process-wide locks across fork().
- * The pool's lock and condition (pool.c) and the net namespace maker's
- * (netns.c) are used by background threads (the refill thread, the
- * maker). A process that forks while one of them holds its lock, or waits
+ * The pool's lock and condition (pool.c), the net namespace maker's
+ * (netns.c) and the cgroup slots' lock (cgroup.c) are used by background
+ * threads (the refill thread, the maker). A process that forks while one of them holds its lock, or waits
  * on its condition, gives the child a copy that names a thread the child
  * does not have: its first run, or its tg_sandbox_pool_start, waits
  * forever (a test's forked supervisor did, about one run in twenty on a
