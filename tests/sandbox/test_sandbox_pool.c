@@ -163,7 +163,7 @@ struct holder {
 	void (*lock)(int);
 	pthread_mutex_t m;
 	pthread_cond_t cv;
-	int held;
+	int held, forked;
 };
 
 static void *hold_lock(void *arg)
@@ -177,12 +177,19 @@ static void *hold_lock(void *arg)
 	pthread_mutex_unlock(&h->m);
 	usleep(300000);
 	h->lock(0);
+	/* alive until the fork is over: a thread that exits meanwhile can
+	 * hold a lock of the runtime's own (ASan's quarantine, seen) that the
+	 * child would then inherit held */
+	pthread_mutex_lock(&h->m);
+	while (!h->forked)
+		pthread_cond_wait(&h->cv, &h->m);
+	pthread_mutex_unlock(&h->m);
 	return NULL;
 }
 
 static void fork_while_held(void (*lock)(int))
 {
-	struct holder h = { lock, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0 };
+	struct holder h = { lock, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0 };
 	struct timespec t0, t1;
 	pthread_t th;
 	pid_t pid;
@@ -208,8 +215,12 @@ static void fork_while_held(void (*lock)(int))
 		_exit(sbx_pool_served() == before + 1 ? 0 : 4); /* from its pool */
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	assert_true(pid > 0);
+	pthread_mutex_lock(&h.m);
+	h.forked = 1;
+	pthread_cond_signal(&h.cv);
+	pthread_mutex_unlock(&h.m);
 	pthread_join(th, NULL);
+	assert_true(pid > 0);
 	for (i = 0; i < 2000 && waitpid(pid, &st, WNOHANG) == 0; i++)
 		usleep(10000);
 	if (i == 2000) { /* never leave it behind */
