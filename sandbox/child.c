@@ -1,9 +1,13 @@
 /*
  * sandbox/child.c: the sandboxed child from clone3() to execve(). It runs
  * as pid 1 of fresh user, pid, mount, net, ipc, uts and cgroup namespaces
- * and only makes system calls: no allocation, no stdio, no glibc wrapper
- * that takes a lock or signals other threads (the parent may be threaded,
- * and its copy here has just one).
+ * and only makes system calls, raw ones (rawsys.h): no allocation, no
+ * stdio, no libc wrapper, nothing written outside its own stack. Run as
+ * root, the child shares its supervisor's address space until its execve
+ * (CLONE_VM, run.c): it must not write errno (the tracer thread's) or any
+ * global, and it first puts back the signal handlers and mask a copy of
+ * serve must not keep (reset_signals). Otherwise it is a copy of the
+ * supervisor, which may be threaded (its copy here has just one thread).
  * Order: fds 0-3 set up and all others closed; v1 cgroups joined; setsid;
  * die with the parent; wait for the supervisor to map uid/gid 65534; clone the
  * bind sources with open_tree(); switch to uid/gid 65534 (caps kept by a
@@ -22,6 +26,7 @@
  * by then (they only tighten).
  */
 #include "sandbox/internal.h"
+#include "sandbox/rawsys.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -30,16 +35,16 @@
 #include <linux/landlock.h>
 #include <linux/mount.h>
 #include <linux/securebits.h>
+#include <linux/seccomp.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
-#include <string.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
+#include <string.h>
 
 #ifndef OPEN_TREE_CLONE
 #define OPEN_TREE_CLONE 1
@@ -48,90 +53,114 @@
 #define MOVE_MOUNT_F_EMPTY_PATH 0x00000004
 #endif
 
-static int sync_fd = 3;
+__attribute__((noreturn)) static void die(void)
+{
+	for (;;)
+		SX1(__NR_exit_group, 127);
+}
 
-__attribute__((noreturn)) static void fail(char type, int err, const char *step)
+static size_t slen(const char *s)
+{
+	size_t n = 0;
+	while (s[n])
+		n++;
+	return n;
+}
+
+/* Report on the sync socket sfd and end: errno err at step. */
+__attribute__((noreturn)) static void fail(int sfd, char type, int err, const char *step)
 {
 	struct sbx_msg m;
+	size_t i;
 
 	memset(&m, 0, sizeof(m));
 	m.type = type;
 	m.err = err;
-	strncpy(m.step, step, sizeof(m.step) - 1);
-	(void)!write(sync_fd, &m, sizeof(m));
-	_exit(127);
+	for (i = 0; step[i] && i + 1 < sizeof(m.step); i++)
+		m.step[i] = step[i];
+	(void)SX3(__NR_write, sfd, &m, sizeof(m));
+	die();
 }
 
-#define CHECK(expr, step)                            \
-	do {                                         \
-		if ((expr) < 0)                      \
-			fail(SBX_MSG_ERROR, errno, step); \
+/* expr is a raw call: < 0 is -errno. sfd must be in scope. */
+#define CHECK(expr, step)                                            \
+	do {                                                         \
+		long rc_ = (expr);                                   \
+		if (rc_ < 0)                                         \
+			fail(sfd, SBX_MSG_ERROR, (int)-rc_, (step)); \
 	} while (0)
 
+#define OPENAT(path, flags, mode) SX4(__NR_openat, AT_FDCWD, (path), (flags), (mode))
+
 /* Create a mount point (folder or empty file) at rel, with its parents. */
-static int make_point(const char *rel, int is_dir)
+static long make_point(const char *rel, int is_dir)
 {
 	char p[256];
-	size_t i, n = strlen(rel);
-	int fd;
+	size_t i, n = slen(rel);
+	long fd, e;
 
 	if (n >= sizeof(p))
-		return -1;
+		return -ENAMETOOLONG;
 	memcpy(p, rel, n + 1);
 	for (i = 1; i < n; i++) {
 		if (p[i] != '/')
 			continue;
 		p[i] = '\0';
-		if (mkdir(p, 0755) < 0 && errno != EEXIST)
-			return -1;
+		e = SX2(__NR_mkdir, p, 0755);
+		if (e < 0 && e != -EEXIST)
+			return e;
 		p[i] = '/';
 	}
-	if (is_dir)
-		return mkdir(p, 0755) < 0 && errno != EEXIST ? -1 : 0;
-	fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0444);
+	if (is_dir) {
+		e = SX2(__NR_mkdir, p, 0755);
+		return e < 0 && e != -EEXIST ? e : 0;
+	}
+	fd = OPENAT(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0444);
 	if (fd < 0)
-		return -1;
-	close(fd);
+		return fd;
+	SX1(__NR_close, fd);
 	return 0;
 }
 
 /* soft = hard = v, or the current hard limit if v is above it (raising a
  * hard limit is not possible here, and not wanted). */
-static void set_limit(int res, uint64_t v, const char *step)
+static void set_limit(int sfd, int res, uint64_t v, const char *step)
 {
 	struct rlimit rl;
 
-	CHECK(getrlimit(res, &rl), step);
+	CHECK(SX4(__NR_prlimit64, 0, res, NULL, &rl), step);
 	if (rl.rlim_max != RLIM_INFINITY && v > (uint64_t)rl.rlim_max)
 		v = (uint64_t)rl.rlim_max;
 	rl.rlim_cur = rl.rlim_max = (rlim_t)v;
-	CHECK(setrlimit(res, &rl), step);
+	CHECK(SX4(__NR_prlimit64, 0, res, &rl, NULL), step);
 }
 
-static void write_input(const struct sbx_file *f)
+static void write_input(int sfd, const struct sbx_file *f)
 {
 	size_t off = 0;
-	int fd = open(f->name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+	long fd = OPENAT(f->name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
 
 	CHECK(fd, "writing an input file into /tmp");
 	while (off < f->len) {
-		ssize_t k = write(fd, f->data + off, f->len - off);
+		long k = SX3(__NR_write, fd, f->data + off, f->len - off);
 		if (k <= 0)
-			fail(SBX_MSG_ERROR, k < 0 ? errno : ENOSPC, "writing an input file into /tmp");
+			fail(sfd, SBX_MSG_ERROR, k < 0 ? (int)-k : ENOSPC,
+			     "writing an input file into /tmp");
 		off += (size_t)k;
 	}
-	close(fd);
+	SX1(__NR_close, fd);
 }
 
-static void send_fd(int fd)
+static void send_fd(int sfd, int fd)
 {
 	struct sbx_msg m;
 	char cbuf[CMSG_SPACE(sizeof(int))];
 	struct iovec iov = { &m, sizeof(m) };
-	struct msghdr mh = { 0 };
+	struct msghdr mh;
 	struct cmsghdr *c;
 
 	memset(&m, 0, sizeof(m));
+	memset(&mh, 0, sizeof(mh));
 	memset(cbuf, 0, sizeof(cbuf));
 	m.type = SBX_MSG_TMPFD;
 	mh.msg_iov = &iov;
@@ -143,7 +172,7 @@ static void send_fd(int fd)
 	c->cmsg_type = SCM_RIGHTS;
 	c->cmsg_len = CMSG_LEN(sizeof(int));
 	memcpy(CMSG_DATA(c), &fd, sizeof(int));
-	CHECK(sendmsg(sync_fd, &mh, MSG_NOSIGNAL), "sending the /tmp fd");
+	CHECK(SX3(__NR_sendmsg, sfd, &mh, MSG_NOSIGNAL), "sending the /tmp fd");
 }
 
 #ifndef LANDLOCK_ACCESS_FS_TRUNCATE
@@ -156,7 +185,7 @@ static void send_fd(int fd)
 /* Landlock: every kind of write (and device ioctl) is refused outside /tmp
  * and the writable binds, whatever the mount flags say: a read-only
  * mount does not stop writing to a device node such as /dev/null. */
-static void confine_writes(const struct sbx_spec *s, int abi)
+static void confine_writes(int sfd, const struct sbx_spec *s, int abi)
 {
 	struct { uint64_t handled_access_fs; } attr;
 	struct landlock_path_beneath_attr pb;
@@ -165,7 +194,7 @@ static void confine_writes(const struct sbx_spec *s, int abi)
 		     LANDLOCK_ACCESS_FS_MAKE_DIR | LANDLOCK_ACCESS_FS_MAKE_REG |
 		     LANDLOCK_ACCESS_FS_MAKE_SOCK | LANDLOCK_ACCESS_FS_MAKE_FIFO |
 		     LANDLOCK_ACCESS_FS_MAKE_BLOCK | LANDLOCK_ACCESS_FS_MAKE_SYM;
-	int rs, fd;
+	long rs, fd;
 	size_t k;
 
 	if (abi >= 2)
@@ -175,89 +204,120 @@ static void confine_writes(const struct sbx_spec *s, int abi)
 	if (abi >= 5)
 		w |= LANDLOCK_ACCESS_FS_IOCTL_DEV;
 	attr.handled_access_fs = w;
-	rs = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0);
+	rs = SX3(__NR_landlock_create_ruleset, &attr, sizeof(attr), 0);
 	CHECK(rs, "landlock_create_ruleset");
 	for (k = 0; k <= s->nbinds; k++) {
 		const char *dir = k == s->nbinds ? "/tmp" : s->binds[k].dst;
 		if (k < s->nbinds && !(s->binds[k].flags & SBX_BIND_RW))
 			continue;
-		fd = open(dir, O_PATH | O_CLOEXEC);
+		fd = OPENAT(dir, O_PATH | O_CLOEXEC, 0);
 		CHECK(fd, "opening a writable folder for Landlock");
 		memset(&pb, 0, sizeof(pb));
 		pb.allowed_access = w & ~LANDLOCK_ACCESS_FS_IOCTL_DEV;
 		if (k < s->nbinds && !s->binds[k].is_dir) /* a file: file rights only */
 			pb.allowed_access &= LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_TRUNCATE;
-		pb.parent_fd = fd;
-		CHECK(syscall(SYS_landlock_add_rule, rs, LANDLOCK_RULE_PATH_BENEATH, &pb, 0),
+		pb.parent_fd = (int)fd;
+		CHECK(SX4(__NR_landlock_add_rule, rs, LANDLOCK_RULE_PATH_BENEATH, &pb, 0),
 		      "landlock_add_rule");
-		close(fd);
+		SX1(__NR_close, fd);
 	}
-	CHECK(syscall(SYS_landlock_restrict_self, rs, 0), "landlock_restrict_self");
-	close(rs);
+	CHECK(SX2(__NR_landlock_restrict_self, rs, 0), "landlock_restrict_self");
+	SX1(__NR_close, rs);
 }
 
 /* A time namespace for what we execute: its monotonic and boot clocks
  * start at 0 (offsets computed by the supervisor just before clone). They
  * are frozen when a first process enters the namespace, which an execve
  * does: a pooled child's exec of the waiter, so they are written now. */
-static void own_clocks(const char *offsets)
+static void own_clocks(int sfd, const char *offsets)
 {
-	size_t n = strlen(offsets);
-	int fd;
+	size_t n = slen(offsets);
+	long fd, k;
 
-	CHECK(unshare(CLONE_NEWTIME), "unshare(CLONE_NEWTIME)");
-	fd = open("/proc/self/timens_offsets", O_WRONLY | O_CLOEXEC);
+	CHECK(SX1(__NR_unshare, CLONE_NEWTIME), "unshare(CLONE_NEWTIME)");
+	fd = OPENAT("/proc/self/timens_offsets", O_WRONLY | O_CLOEXEC, 0);
 	CHECK(fd, "opening timens_offsets");
-	if (write(fd, offsets, n) != (ssize_t)n)
-		fail(SBX_MSG_ERROR, errno, "writing timens_offsets");
-	close(fd);
+	k = SX3(__NR_write, fd, offsets, n);
+	if (k != (long)n)
+		fail(sfd, SBX_MSG_ERROR, k < 0 ? (int)-k : EIO, "writing timens_offsets");
+	SX1(__NR_close, fd);
 }
 
-static void drop_privileges(void)
+static void drop_privileges(int sfd)
 {
 	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
 	struct __user_cap_data_struct d[2];
-	int cap;
+	long cap, e;
 
 	/* Locked securebits: no root magic, no ambient raise, no fixup undo. */
-	CHECK(prctl(PR_SET_SECUREBITS,
-		    SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_SETUID_FIXUP |
-			    SECBIT_NO_SETUID_FIXUP_LOCKED | SECBIT_KEEP_CAPS_LOCKED |
-			    SECBIT_NO_CAP_AMBIENT_RAISE | SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED,
-		    0, 0, 0),
+	CHECK(SX5(__NR_prctl, PR_SET_SECUREBITS,
+		  SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_SETUID_FIXUP |
+			  SECBIT_NO_SETUID_FIXUP_LOCKED | SECBIT_KEEP_CAPS_LOCKED |
+			  SECBIT_NO_CAP_AMBIENT_RAISE | SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED,
+		  0, 0, 0),
 	      "locking securebits");
 	for (cap = 0; cap <= 63; cap++) {
-		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) == 0)
+		e = SX5(__NR_prctl, PR_CAPBSET_DROP, cap, 0, 0, 0);
+		if (e == 0)
 			continue;
-		if (errno != EINVAL)
-			fail(SBX_MSG_ERROR, errno, "dropping the capability bounding set");
+		if (e != -EINVAL)
+			fail(sfd, SBX_MSG_ERROR, (int)-e, "dropping the capability bounding set");
 		break; /* past the kernel's last capability (they are contiguous) */
 	}
-	CHECK(prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0), "clearing ambient caps");
+	CHECK(SX5(__NR_prctl, PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0),
+	      "clearing ambient caps");
 	memset(d, 0, sizeof(d));
-	CHECK(syscall(SYS_capset, &h, d), "dropping capabilities");
-	CHECK(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs");
+	CHECK(SX2(__NR_capset, &h, d), "dropping capabilities");
+	CHECK(SX5(__NR_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs");
 }
 
 /* A pooled child, fully prepared and unprivileged: load the filter and
  * become the waiter (waiter/waiter.c), which says ready, waits for the one
  * run it serves and executes its program. The exec tears down this copy
- * of the supervisor's address space now, while the entry is made, rather
- * than when the run comes (and the supervisor's writes meanwhile copy no
- * page for it). It is allowed by the filter (RUN_POOLED: the run
- * allowlist plus execveat(SBX_POOL_EXEC_FD, "", ..., AT_EMPTY_PATH) and
- * the waiter's recvmsg). The sync socket stays open across this exec (the
- * waiter makes it close-on-exec for the program's); fd 5 is closed by it. */
-__attribute__((noreturn)) static void pooled_wait(const struct sbx_child_args *a)
+ * of the supervisor's address space (or leaves the shared one) now, while
+ * the entry is made, rather than when the run comes. It is allowed by the
+ * filter (RUN_POOLED: the run allowlist plus execveat(SBX_POOL_EXEC_FD, "",
+ * ..., AT_EMPTY_PATH) and the waiter's recvmsg). The sync socket stays open
+ * across this exec (the waiter makes it close-on-exec for the program's);
+ * fd 5 is closed by it. */
+__attribute__((noreturn)) static void pooled_wait(int sfd, const struct sbx_child_args *a)
 {
 	static char *const argv[] = { "tg-waiter", NULL };
+	long e;
 
-	CHECK(fcntl(SBX_POOL_SYNC_FD, F_SETFD, 0), "pool: the sync socket");
+	CHECK(SX3(__NR_fcntl, SBX_POOL_SYNC_FD, F_SETFD, 0), "pool: the sync socket");
 	if (a->filter)
-		CHECK(syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, a->filter),
+		CHECK(SX3(__NR_seccomp, SECCOMP_SET_MODE_FILTER, 0, a->filter),
 		      "loading the seccomp filter");
-	syscall(SYS_execveat, SBX_POOL_EXEC_FD, "", argv, a->spec->envp, AT_EMPTY_PATH);
-	fail(SBX_MSG_ERROR, errno, "pool: executing the waiter");
+	e = SX5(__NR_execveat, SBX_POOL_EXEC_FD, "", argv, a->spec->envp, AT_EMPTY_PATH);
+	fail(sfd, SBX_MSG_ERROR, (int)-e, "pool: executing the waiter");
+}
+
+/* A child that shares the supervisor's memory (CLONE_VM) got a copy of its
+ * signal handlers, which would run serve's code in here: every caught
+ * signal goes back to its default, as execve would do (ignored ones stay
+ * ignored, as across execve), and then the mask the tracer had before it
+ * blocked everything for the clone comes back. */
+struct k_sigaction {
+	unsigned long handler, flags, restorer;
+	uint64_t mask;
+};
+
+static void reset_signals(uint64_t mask)
+{
+	struct k_sigaction old, dfl;
+	long sig;
+
+	memset(&dfl, 0, sizeof(dfl)); /* SIG_DFL */
+	for (sig = 1; sig <= 64; sig++) {
+		if (sig == SIGKILL || sig == SIGSTOP)
+			continue;
+		if (SX4(__NR_rt_sigaction, sig, NULL, &old, 8) < 0)
+			continue;
+		if (old.handler != (unsigned long)SIG_DFL && old.handler != (unsigned long)SIG_IGN)
+			SX4(__NR_rt_sigaction, sig, &dfl, NULL, 8);
+	}
+	SX4(__NR_rt_sigprocmask, SIG_SETMASK, &mask, NULL, 8);
 }
 
 void sbx_child_main(const struct sbx_child_args *a)
@@ -267,93 +327,107 @@ void sbx_child_main(const struct sbx_child_args *a)
 	/* With a bridge: fd 3 the bridge (kept across execve), the sync socket 4. */
 	int fds[6] = { a->stdin_fd, a->out_fd, a->err_fd, s->fd3 > 0 ? s->fd3 : a->sync_fd,
 		       a->sync_fd, a->waiter_fd };
-	int hi[6], i, n = a->pooled ? 6 : s->fd3 > 0 ? 5 : 4;
+	int i, n = a->pooled ? 6 : s->fd3 > 0 ? 5 : 4;
+	long hi[6];
+	/* the sync socket once the descriptors are in place */
+	const int sfd = a->pooled ? SBX_POOL_SYNC_FD : n - 1;
 	size_t k;
 	char go;
 
+	if (a->shared_vm)
+		reset_signals(a->sigmask);
 	/* fds: 0-2 the pipes, 3 the sync socket (close-on-exec), nothing else.
 	 * Pooled: 0 and 3 hold copies of the sync socket until the run brings
 	 * stdin and fd 3; the sync socket is 4, the waiter 5 (close-on-exec). */
 	if (a->pooled)
 		fds[0] = fds[3] = a->sync_fd;
 	for (i = 0; i < n; i++) {
-		hi[i] = fcntl(fds[i], F_DUPFD_CLOEXEC, 16);
+		hi[i] = SX3(__NR_fcntl, fds[i], F_DUPFD_CLOEXEC, 16);
 		if (hi[i] < 0)
-			_exit(127);
+			die();
 	}
 	for (i = 0; i < n; i++)
-		if (dup2(hi[i], i) < 0)
-			_exit(127);
-	sync_fd = a->pooled ? SBX_POOL_SYNC_FD : n - 1;
-	if (fcntl(sync_fd, F_SETFD, FD_CLOEXEC) < 0 ||
-	    (a->pooled && fcntl(SBX_POOL_EXEC_FD, F_SETFD, FD_CLOEXEC) < 0) ||
-	    syscall(SYS_close_range, n, ~0U, 0) < 0)
-		_exit(127);
+		if (SX2(__NR_dup2, hi[i], i) < 0)
+			die();
+	if (SX3(__NR_fcntl, sfd, F_SETFD, FD_CLOEXEC) < 0 ||
+	    (a->pooled && SX3(__NR_fcntl, SBX_POOL_EXEC_FD, F_SETFD, FD_CLOEXEC) < 0) ||
+	    SX3(__NR_close_range, n, ~0U, 0) < 0)
+		die();
 
 	/* v1 cgroups: move ourselves (writing "0" moves only the calling
 	 * thread, which skips the global threadgroup lock and its RCU grace
 	 * period that a pid written by the supervisor costs: ~8 ms here). */
 	for (i = 0; i < 3; i++) {
 		const char *t = a->cgroup_tasks[i];
-		int fd;
+		long fd, w;
 		if (!t || !t[0])
 			continue;
-		fd = open(t, O_WRONLY | O_CLOEXEC);
+		fd = OPENAT(t, O_WRONLY | O_CLOEXEC, 0);
 		CHECK(fd, "opening a cgroup tasks file");
-		if (write(fd, "0", 1) != 1)
-			fail(SBX_MSG_ERROR, errno, "joining the cgroup");
-		close(fd);
+		w = SX3(__NR_write, fd, "0", 1);
+		if (w != 1)
+			fail(sfd, SBX_MSG_ERROR, w < 0 ? (int)-w : EIO, "joining the cgroup");
+		SX1(__NR_close, fd);
 	}
-	CHECK(setsid(), "setsid");
-	CHECK(prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0), "PR_SET_PDEATHSIG");
-	CHECK(prctl(PR_SET_DUMPABLE, 1, 0, 0, 0), "PR_SET_DUMPABLE");
+	CHECK(SX0(__NR_setsid), "setsid");
+	CHECK(SX5(__NR_prctl, PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0), "PR_SET_PDEATHSIG");
+	/* A copy of the supervisor's memory is made dumpable so that an
+	 * unprivileged supervisor may write our maps. A child that shares
+	 * that memory must not: the flag is the memory's, serve's own, and
+	 * after our id change it would let any process of the host's uid
+	 * 65534 read and write serve through /proc/PID/mem (run.c shares it
+	 * only with a root supervisor, which needs no such help). */
+	if (!a->shared_vm)
+		CHECK(SX5(__NR_prctl, PR_SET_DUMPABLE, 1, 0, 0, 0), "PR_SET_DUMPABLE");
 	/* The supervisor maps our ids and starts tracing us; EOF means it died
 	 * (a death after it said go is caught below, after PDEATHSIG is set
 	 * again). */
-	if (read(sync_fd, &go, 1) != 1 || go != SBX_MSG_GO)
-		_exit(127);
+	if (SX3(__NR_read, sfd, &go, 1) != 1 || go != SBX_MSG_GO)
+		die();
 
 	/* Detached copies of every bind source, taken before anything is covered. */
 	for (k = 0; k < s->nbinds; k++) {
-		tree[k] = (int)syscall(SYS_open_tree, AT_FDCWD, s->binds[k].src,
-				       OPEN_TREE_CLONE | O_CLOEXEC);
-		CHECK(tree[k], "open_tree of a bind source");
+		long t = SX3(__NR_open_tree, AT_FDCWD, s->binds[k].src, OPEN_TREE_CLONE | O_CLOEXEC);
+		CHECK(t, "open_tree of a bind source");
+		tree[k] = (int)t;
 	}
-	CHECK(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), "making mounts private");
+	CHECK(SX5(__NR_mount, NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), "making mounts private");
 
 	/* Before the id change: it makes us non-dumpable, and our /proc files
 	 * then belong to root. */
 	if (a->timens_offsets[0])
-		own_clocks(a->timens_offsets);
+		own_clocks(sfd, a->timens_offsets);
 
-	/* Become 65534 (capabilities stay: SECBIT_NO_SETUID_FIXUP). */
-	CHECK(prctl(PR_SET_SECUREBITS, SECBIT_NO_SETUID_FIXUP, 0, 0, 0), "securebits");
-	/* Raw syscalls: glibc's wrappers broadcast id changes to every thread
-	 * it believes exists, and a threaded parent's copy deadlocks on that. */
+	/* Become 65534 (capabilities stay: SECBIT_NO_SETUID_FIXUP). Raw calls
+	 * in any case: glibc's wrappers broadcast id changes to every thread
+	 * it believes exists. */
+	CHECK(SX5(__NR_prctl, PR_SET_SECUREBITS, SECBIT_NO_SETUID_FIXUP, 0, 0, 0), "securebits");
 	if (a->allow_setgroups)
-		CHECK(syscall(SYS_setgroups, 0, NULL), "setgroups");
-	CHECK(syscall(SYS_setresgid, SBX_UID, SBX_UID, SBX_UID), "setresgid");
-	CHECK(syscall(SYS_setresuid, SBX_UID, SBX_UID, SBX_UID), "setresuid");
+		CHECK(SX2(__NR_setgroups, 0, NULL), "setgroups");
+	CHECK(SX3(__NR_setresgid, SBX_UID, SBX_UID, SBX_UID), "setresgid");
+	CHECK(SX3(__NR_setresuid, SBX_UID, SBX_UID, SBX_UID), "setresuid");
 	/* A change of ids clears the parent-death signal: set it again, then
 	 * make sure the supervisor did not die in between (its end of the
 	 * sync socket would have hung up). */
-	CHECK(prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0), "PR_SET_PDEATHSIG");
+	CHECK(SX5(__NR_prctl, PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0), "PR_SET_PDEATHSIG");
 	{
-		struct pollfd p = { sync_fd, POLLIN, 0 };
-		if (poll(&p, 1, 0) < 0 || (p.revents & (POLLHUP | POLLERR)))
-			_exit(127);
+		struct pollfd p = { sfd, POLLIN, 0 };
+		if (SX3(__NR_poll, &p, 1, 0) < 0 || (p.revents & (POLLHUP | POLLERR)))
+			die();
 	}
 
 	/* The new root: a tiny tmpfs, read-only once populated. */
-	CHECK(mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
-		    "size=256k,nr_inodes=256,mode=0755"),
+	CHECK(SX5(__NR_mount, "tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+		  "size=256k,nr_inodes=256,mode=0755"),
 	      "mounting the root tmpfs");
-	CHECK(chdir("/tmp"), "chdir to the new root");
+	CHECK(SX1(__NR_chdir, "/tmp"), "chdir to the new root");
 	for (k = 0; k < s->nlinks; k++)
-		CHECK(symlink(s->links[k].target, s->links[k].name), "symlink in the new root");
+		CHECK(SX2(__NR_symlink, s->links[k].target, s->links[k].name),
+		      "symlink in the new root");
 	for (k = 0; k < s->nbinds; k++) {
 		const struct sbx_bind *b = &s->binds[k];
-		struct mount_attr attr = { 0 };
+		struct mount_attr attr;
+		memset(&attr, 0, sizeof(attr));
 		attr.attr_set = MOUNT_ATTR_NOSUID;
 		if (!(b->flags & SBX_BIND_RW))
 			attr.attr_set |= MOUNT_ATTR_RDONLY;
@@ -362,57 +436,65 @@ void sbx_child_main(const struct sbx_child_args *a)
 		if (!(b->flags & SBX_BIND_DEV))
 			attr.attr_set |= MOUNT_ATTR_NODEV;
 		CHECK(make_point(b->dst + 1, b->is_dir), "creating a mount point");
-		CHECK(syscall(SYS_mount_setattr, tree[k], "", AT_EMPTY_PATH, &attr, sizeof(attr)),
+		CHECK(SX5(__NR_mount_setattr, tree[k], "", AT_EMPTY_PATH, &attr, sizeof(attr)),
 		      "mount_setattr on a bind");
-		CHECK(syscall(SYS_move_mount, tree[k], "", AT_FDCWD, b->dst + 1,
-			      MOVE_MOUNT_F_EMPTY_PATH),
+		CHECK(SX5(__NR_move_mount, tree[k], "", AT_FDCWD, b->dst + 1,
+			  MOVE_MOUNT_F_EMPTY_PATH),
 		      "move_mount of a bind");
-		close(tree[k]);
+		SX1(__NR_close, tree[k]);
 	}
 	CHECK(make_point("tmp", 1), "mkdir /tmp");
-	CHECK(mount("tmpfs", "tmp", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, a->tmp_opts),
+	CHECK(SX5(__NR_mount, "tmpfs", "tmp", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+		  a->tmp_opts),
 	      "mounting /tmp");
 	if (s->nfiles || s->want_tmpfd) {
-		CHECK(chdir("tmp"), "chdir /tmp");
+		CHECK(SX1(__NR_chdir, "tmp"), "chdir /tmp");
 		for (k = 0; k < s->nfiles; k++)
-			write_input(&s->files[k]);
-		CHECK(chdir(".."), "chdir /");
+			write_input(sfd, &s->files[k]);
+		CHECK(SX1(__NR_chdir, ".."), "chdir /");
 	}
 	if (s->want_tmpfd) {
-		int tfd = open("tmp", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		long tfd = OPENAT("tmp", O_PATH | O_DIRECTORY | O_CLOEXEC, 0);
 		CHECK(tfd, "opening /tmp");
-		send_fd(tfd);
-		close(tfd);
+		send_fd(sfd, (int)tfd);
+		SX1(__NR_close, tfd);
 	}
 
-	CHECK(syscall(SYS_pivot_root, ".", "."), "pivot_root");
-	CHECK(umount2(".", MNT_DETACH), "detaching the old root");
-	CHECK(chdir("/"), "chdir /");
-	CHECK(mount(NULL, "/", NULL,
-		    MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL),
+	CHECK(SX2(__NR_pivot_root, ".", "."), "pivot_root");
+	CHECK(SX2(__NR_umount2, ".", MNT_DETACH), "detaching the old root");
+	CHECK(SX1(__NR_chdir, "/"), "chdir /");
+	CHECK(SX5(__NR_mount, NULL, "/", NULL,
+		  MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL),
 	      "remounting the root read-only");
-	CHECK(sethostname("toolgate", 8), "sethostname");
-	CHECK(setdomainname("toolgate", 8), "setdomainname");
+	CHECK(SX2(__NR_sethostname, "toolgate", 8), "sethostname");
+	CHECK(SX2(__NR_setdomainname, "toolgate", 8), "setdomainname");
 
-	set_limit(RLIMIT_CORE, 0, "RLIMIT_CORE");
-	set_limit(RLIMIT_CPU, sbx_cpu_limit_s(s), "RLIMIT_CPU");
-	set_limit(RLIMIT_AS, a->as_bytes, "RLIMIT_AS");
-	set_limit(RLIMIT_FSIZE, (uint64_t)s->tmp_mb * 1024 * 1024, "RLIMIT_FSIZE");
-	set_limit(RLIMIT_NOFILE, s->max_files, "RLIMIT_NOFILE");
-	set_limit(RLIMIT_NPROC, s->max_procs, "RLIMIT_NPROC");
-	set_limit(RLIMIT_MEMLOCK, 0, "RLIMIT_MEMLOCK");
-	set_limit(RLIMIT_MSGQUEUE, 0, "RLIMIT_MSGQUEUE");
-	set_limit(RLIMIT_LOCKS, 0, "RLIMIT_LOCKS");
-	CHECK(chdir("/tmp"), "chdir /tmp");
+	set_limit(sfd, RLIMIT_CORE, 0, "RLIMIT_CORE");
+	set_limit(sfd, RLIMIT_CPU, sbx_cpu_limit_s(s), "RLIMIT_CPU");
+	set_limit(sfd, RLIMIT_AS, a->as_bytes, "RLIMIT_AS");
+	set_limit(sfd, RLIMIT_FSIZE, (uint64_t)s->tmp_mb * 1024 * 1024, "RLIMIT_FSIZE");
+	set_limit(sfd, RLIMIT_NOFILE, s->max_files, "RLIMIT_NOFILE");
+	set_limit(sfd, RLIMIT_NPROC, s->max_procs, "RLIMIT_NPROC");
+	set_limit(sfd, RLIMIT_MEMLOCK, 0, "RLIMIT_MEMLOCK");
+	set_limit(sfd, RLIMIT_MSGQUEUE, 0, "RLIMIT_MSGQUEUE");
+	set_limit(sfd, RLIMIT_LOCKS, 0, "RLIMIT_LOCKS");
+	CHECK(SX1(__NR_chdir, "/tmp"), "chdir /tmp");
 
-	drop_privileges();
+	drop_privileges(sfd);
 	if (a->landlock_abi > 0)
-		confine_writes(s, a->landlock_abi);
+		confine_writes(sfd, s, a->landlock_abi);
 	if (a->pooled)
-		pooled_wait(a);
+		pooled_wait(sfd, a);
 	if (a->filter)
-		CHECK(syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, a->filter),
+		CHECK(SX3(__NR_seccomp, SECCOMP_SET_MODE_FILTER, 0, a->filter),
 		      "loading the seccomp filter");
-	execve(s->exec_path, (char *const *)s->argv, (char *const *)s->envp);
-	fail(SBX_MSG_EXEC, errno, "execve");
+	{
+		long e = SX3(__NR_execve, s->exec_path, s->argv, s->envp);
+		fail(sfd, SBX_MSG_EXEC, (int)-e, "execve");
+	}
+}
+
+void sbx_child_start(void *a)
+{
+	sbx_child_main(a);
 }

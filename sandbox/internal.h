@@ -34,7 +34,12 @@ enum sbx_profile {
 enum {
 	SBX_TEST_NO_SECCOMP = 1u << 0, /* namespaces, mounts and limits only */
 	SBX_TEST_NO_PTRACE = 1u << 1,  /* do not trace (as when ptrace is refused) */
+	SBX_TEST_HOLD_GO = 1u << 2,    /* the tracer publishes the child's pid in
+					* sbx_test_held and waits (up to 5 s)
+					* for the test to clear it before it
+					* traces the child and says go */
 };
+extern atomic_int sbx_test_held;
 
 enum {
 	SBX_BIND_RW = 1u << 0,   /* writable (default read-only) */
@@ -207,6 +212,10 @@ struct sbx_child_args {
 	int pooled;                      /* a pooled child: exec the waiter,
 					  * which waits for its run */
 	int waiter_fd;                   /* pooled: the waiter (a sealed memfd) */
+	int shared_vm;                   /* cloned with CLONE_VM (run.c): it
+					  * resets the signal handlers, then
+					  * sets sigmask, and stays non-dumpable */
+	uint64_t sigmask;                /* the tracer's mask before the clone */
 };
 
 /* What this kernel offers (probed once): the Landlock ABI version (0:
@@ -214,6 +223,11 @@ struct sbx_child_args {
 int sbx_landlock_abi(void);
 int sbx_timens_available(void);
 __attribute__((noreturn)) void sbx_child_main(const struct sbx_child_args *a);
+/* run.c: does the child share the supervisor's memory until its execve
+ * (CLONE_VM; decided once per process)? 1 or 0. */
+int sbx_share_vm(void);
+/* The same, as the function a CLONE_VM child starts on its stack (run.c). */
+__attribute__((noreturn)) void sbx_child_start(void *a);
 
 /* One supervised execution (run.c); a pool entry is one made ahead. */
 struct sbx_run {
@@ -257,6 +271,8 @@ struct sbx_run {
 			      * release of a reaped run to sbx_run_discard */
 	int mntns_fd;        /* pool: the child's mount namespace, held so that
 			      * its teardown comes at the release (pool.c) */
+	void *child_stack;   /* CLONE_VM: the child's stack until its execve,
+			      * unmapped by the tracer once the child is reaped */
 };
 
 /* run.c: set up r for spec s and start its tracer, which clones the child

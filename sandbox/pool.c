@@ -485,7 +485,7 @@ void tg_sandbox_pool_stop(void)
 static int fits(const struct sbx_spec *s)
 {
 	return s->profile == SBX_PROFILE_RUN && !s->nbinds && !s->nfiles && !s->want_tmpfd && !s->nlinks &&
-	       !(s->test_flags & SBX_TEST_NO_PTRACE) && s->memory_mb <= ceil_spec.memory_mb &&
+	       !(s->test_flags & (SBX_TEST_NO_PTRACE | SBX_TEST_HOLD_GO)) && s->memory_mb <= ceil_spec.memory_mb &&
 	       s->max_procs <= ceil_spec.max_procs && s->max_files <= ceil_spec.max_files &&
 	       s->tmp_mb == ceil_spec.tmp_mb &&
 	       /* the CPU share is set when the entry is made (its cgroup) */

@@ -18,6 +18,7 @@
  * Stdin is a sealed, read-only memfd. The child side is in child.c.
  */
 #include "sandbox/internal.h"
+#include "sandbox/rawsys.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -29,7 +30,10 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/capability.h>
 #include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -363,6 +367,96 @@ static int hold_mntns(pid_t pid)
 	return open(path, O_RDONLY | O_CLOEXEC);
 }
 
+atomic_int sbx_test_held;
+
+/* The child's own stack while it shares our memory (CLONE_VM); its first
+ * page stays unmapped, a guard. */
+#define SBX_CHILD_STACK (256u * 1024u)
+
+/* May the child share the supervisor's memory from clone3 to its execve
+ * (CLONE_VM), as posix_spawn's child does? That spares copying the page
+ * tables of a large process for every run, and the copy-on-write faults
+ * (each with a TLB shootdown) that the supervisor's threads then take on
+ * every page they write, a third of the serving thread's time with the pool
+ * (docs/SANDBOX.md, "The child shares the supervisor's memory"). Only as
+ * root with CAP_SYS_PTRACE and CAP_DAC_OVERRIDE: the maps are written,
+ * and the child traced, while the shared memory is not dumpable. Its
+ * dumpable flag is the supervisor's: it is cleared here for good, and
+ * never when fs.suid_dumpable is 1, which an id change would set it back
+ * to, opening the child, and with it this process, to /proc/PID/mem of
+ * any process of the host's uid 65534. TG_SANDBOX_FORK_CHILD=1 turns it
+ * off (benchmarks: before and after in one build). */
+int sbx_share_vm(void)
+{
+	static atomic_int ok = -1;
+	int v = atomic_load(&ok);
+
+	if (v < 0) {
+		struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+		struct __user_cap_data_struct d[2];
+		const char *off = getenv("TG_SANDBOX_FORK_CHILD");
+		char c = '1';
+		int fd = open("/proc/sys/fs/suid_dumpable", O_RDONLY | O_CLOEXEC);
+
+		if (fd >= 0) {
+			if (read(fd, &c, 1) != 1)
+				c = '1';
+			close(fd);
+		}
+		memset(d, 0, sizeof(d));
+		v = geteuid() == 0 && c != '1' && !(off && strcmp(off, "1") == 0) &&
+		    syscall(SYS_capget, &h, d) == 0 &&
+		    (d[0].effective & (1u << CAP_SYS_PTRACE)) &&
+		    (d[0].effective & (1u << CAP_DAC_OVERRIDE)) &&
+		    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == 0;
+		atomic_store(&ok, v);
+	}
+	return v;
+}
+
+/* clone3 for r: with CLONE_VM on a stack of the child's own when it may
+ * share our memory, else a copy of this process. The child's pid, or -1
+ * and errno. */
+static pid_t clone_child(struct sbx_run *r, struct clone_args *ca)
+{
+	sigset_t all, old;
+	void *stack = MAP_FAILED;
+	long k;
+
+	if (sbx_share_vm())
+		stack = mmap(NULL, SBX_CHILD_STACK, PROT_READ | PROT_WRITE,
+			     MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK | MAP_NORESERVE, -1, 0);
+	if (stack != MAP_FAILED && mprotect(stack, 4096, PROT_NONE) < 0) {
+		munmap(stack, SBX_CHILD_STACK);
+		stack = MAP_FAILED;
+	}
+	if (stack == MAP_FAILED) {
+		pid_t pid = (pid_t)syscall(SYS_clone3, ca, sizeof(*ca));
+		if (pid == 0)
+			sbx_child_main(&r->child);
+		return pid;
+	}
+	ca->flags |= CLONE_VM;
+	ca->stack = (uint64_t)(uintptr_t)stack;
+	ca->stack_size = SBX_CHILD_STACK;
+	/* no handler of ours may run in the child: all blocked until it has
+	 * put them back to their defaults (child.c, reset_signals) */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	memcpy(&r->child.sigmask, &old, sizeof(r->child.sigmask));
+	r->child.shared_vm = 1;
+	r->child_stack = stack;
+	k = sbx_clone3_on_stack(ca, sizeof(*ca), sbx_child_start, &r->child);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (k < 0) {
+		r->child_stack = NULL;
+		munmap(stack, SBX_CHILD_STACK);
+		errno = (int)-k;
+		return -1;
+	}
+	return (pid_t)k;
+}
+
 static void *tracer_main(void *arg)
 {
 	struct sbx_run *r = arg;
@@ -398,9 +492,7 @@ static void *tracer_main(void *arg)
 		ca.flags |= CLONE_INTO_CGROUP;
 		ca.cgroup = (uint64_t)r->cg.v2fd;
 	}
-	pid = (pid_t)syscall(SYS_clone3, &ca, sizeof(ca));
-	if (pid == 0)
-		sbx_child_main(&r->child);
+	pid = clone_child(r, &ca);
 	/* The child's ends are the child's only. */
 	close(r->child.stdin_fd);
 	close(r->child.out_fd);
@@ -437,6 +529,12 @@ static void *tracer_main(void *arg)
 		snprintf(r->tracer_err, sizeof(r->tracer_err), "writing uid/gid maps: %s",
 			 strerror(-e));
 		goto kill;
+	}
+	if (r->spec->test_flags & SBX_TEST_HOLD_GO) {
+		int i;
+		atomic_store(&sbx_test_held, pid);
+		for (i = 0; i < 5000 && atomic_load(&sbx_test_held) == pid; i++)
+			usleep(1000);
 	}
 	/* Without ptrace (already traced, no CAP_SYS_PTRACE) we still run; only
 	 * the name of a denied syscall is lost. */
@@ -711,6 +809,12 @@ static void run_release(struct sbx_run *r)
 	pthread_cond_destroy(&r->cv);
 	pthread_mutex_destroy(&r->mu);
 	tg_closep(&r->mntns_fd); /* the namespace's teardown, when it was the last */
+	/* a child that shared our memory has left its stack once reaped (an
+	 * unreaped one may still be on it: kept) */
+	if (r->child_stack && r->reaped) {
+		munmap(r->child_stack, SBX_CHILD_STACK);
+		r->child_stack = NULL;
+	}
 	if (atomic_load(&r->pidfd) >= 0)
 		close(atomic_load(&r->pidfd));
 	atomic_store(&r->pidfd, -1);

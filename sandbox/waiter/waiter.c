@@ -18,6 +18,7 @@
  * away): pause until the SIGKILL that follows.
  */
 #include "sandbox/waiter/waiter.h"
+#include "sandbox/rawsys.h"
 
 #include <asm/unistd.h>
 #include <stddef.h>
@@ -67,20 +68,7 @@ static union {
 	char buf[W_CMSG_HDR + 16]; /* CMSG_SPACE(3 * sizeof(int)) */
 } cbuf;
 
-static long sys6(long n, long a, long b, long c, long d, long e, long f)
-{
-	register long r10 __asm__("r10") = d;
-	register long r8 __asm__("r8") = e;
-	register long r9 __asm__("r9") = f;
-	long ret;
-
-	__asm__ volatile("syscall"
-			 : "=a"(ret)
-			 : "a"(n), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9)
-			 : "rcx", "r11", "memory");
-	return ret;
-}
-#define sys3(n, a, b, c) sys6((n), (long)(a), (long)(b), (long)(c), 0, 0, 0)
+#define sys3(n, a, b, c) SX3((n), (a), (b), (c))
 
 __attribute__((noreturn)) static void die(void)
 {
@@ -192,8 +180,7 @@ __attribute__((noreturn, used)) void waiter_main(void)
 		off++;
 	}
 	run_argv[argc] = NULL;
-	k = sys6(__NR_execveat, SBX_POOL_EXEC_FD, (long)"", (long)run_argv, (long)run_envp,
-		 W_AT_EMPTY_PATH, 0);
+	k = SX5(__NR_execveat, SBX_POOL_EXEC_FD, "", run_argv, run_envp, W_AT_EMPTY_PATH);
 	fail(SBX_MSG_EXEC, -k, "execveat");
 }
 

@@ -635,6 +635,8 @@ int main(void)
 		cmocka_unit_test(sandbox_pool_bounds),
 		cmocka_unit_test(sandbox_pool_waiter),
 		cmocka_unit_test(sandbox_pool_fork_safe),
+		cmocka_unit_test(sandbox_shared_vm_faults),
+		cmocka_unit_test(sandbox_shared_vm_signals),
 		cmocka_unit_test(sandbox_cgroups_cleaned),
 	};
 	sbx_test_pool_init();
