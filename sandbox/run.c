@@ -423,7 +423,11 @@ static pid_t clone_child(struct sbx_run *r, struct clone_args *ca)
 	void *stack = MAP_FAILED;
 	long k;
 
-	if (sbx_share_vm())
+	/* a run with input files (a build step) stays a copy: the child writes
+	 * them into its /tmp from our memory, and shared, every page it reads
+	 * (a 60 MB object mapped from the step before) would be mapped into
+	 * this process as well and count in its RSS until that step's end */
+	if (sbx_share_vm() && !r->spec->nfiles)
 		stack = mmap(NULL, SBX_CHILD_STACK, PROT_READ | PROT_WRITE,
 			     MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK | MAP_NORESERVE, -1, 0);
 	if (stack != MAP_FAILED && mprotect(stack, 4096, PROT_NONE) < 0) {
