@@ -2,12 +2,13 @@
  * sandbox/child.c: the sandboxed child from clone3() to execve(). It runs
  * as pid 1 of fresh user, pid, mount, net, ipc, uts and cgroup namespaces
  * and only makes system calls, raw ones (rawsys.h): no allocation, no
- * stdio, no libc wrapper, nothing written outside its own stack. Run as
- * root, the child shares its supervisor's address space until its execve
- * (CLONE_VM, run.c): it must not write errno (the tracer thread's) or any
- * global, and it first puts back the signal handlers and mask a copy of
- * serve must not keep (reset_signals). Otherwise it is a copy of the
- * supervisor, which may be threaded (its copy here has just one thread).
+ * stdio, no libc wrapper, nothing written outside its own stack. Mostly
+ * it shares its supervisor's address space until its execve (CLONE_VM,
+ * run.c, sbx_share_vm): it must not write errno (the tracer thread's) or
+ * any global, and it first puts back the signal handlers and mask a copy
+ * of serve must not keep (reset_signals). Otherwise (a build step,
+ * TG_SANDBOX_FORK_CHILD=1) it is a copy of the supervisor, which may be
+ * threaded (its copy here has just one thread).
  * Order: fds 0-3 set up and all others closed; v1 cgroups joined; setsid;
  * die with the parent; wait for the supervisor to map uid/gid 65534; clone the
  * bind sources with open_tree(); switch to uid/gid 65534 (caps kept by a
@@ -373,10 +374,10 @@ void sbx_child_main(const struct sbx_child_args *a)
 	CHECK(SX5(__NR_prctl, PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0), "PR_SET_PDEATHSIG");
 	/* A copy of the supervisor's memory is made dumpable so that an
 	 * unprivileged supervisor may write our maps. A child that shares
-	 * that memory must not: the flag is the memory's, serve's own, and
-	 * after our id change it would let any process of the host's uid
-	 * 65534 read and write serve through /proc/PID/mem (run.c shares it
-	 * only with a root supervisor, which needs no such help). */
+	 * that memory must not touch the flag: it is serve's own. As root it
+	 * is cleared (after our id change it would let any process of the
+	 * host's uid 65534 read and write serve through /proc/PID/mem);
+	 * otherwise run.c shares only a memory whose flag is already set. */
 	if (!a->shared_vm)
 		CHECK(SX5(__NR_prctl, PR_SET_DUMPABLE, 1, 0, 0, 0), "PR_SET_DUMPABLE");
 	/* The supervisor maps our ids and starts tracing us; EOF means it died

@@ -378,14 +378,21 @@ atomic_int sbx_test_held;
  * tables of a large process for every run, and the copy-on-write faults
  * (each with a TLB shootdown) that the supervisor's threads then take on
  * every page they write, a third of the serving thread's time with the pool
- * (docs/SANDBOX.md, "The child shares the supervisor's memory"). Only as
- * root with CAP_SYS_PTRACE and CAP_DAC_OVERRIDE: the maps are written,
- * and the child traced, while the shared memory is not dumpable. Its
- * dumpable flag is the supervisor's: it is cleared here for good, and
- * never when fs.suid_dumpable is 1, which an id change would set it back
- * to, opening the child, and with it this process, to /proc/PID/mem of
- * any process of the host's uid 65534. TG_SANDBOX_FORK_CHILD=1 turns it
- * off (benchmarks: before and after in one build). */
+ * (docs/SANDBOX.md, "The child shares the supervisor's memory"). The
+ * memory's dumpable flag is the supervisor's own, shared with the child:
+ * - As root (with CAP_SYS_PTRACE and CAP_DAC_OVERRIDE: the maps are
+ *   written, and the child traced, while the memory is not dumpable) the
+ *   child becomes the host's uid 65534, and a dumpable memory would open it,
+ *   and with it this process, to /proc/PID/mem of any process of that uid:
+ *   the flag is cleared here for good, and the mode is off where
+ *   fs.suid_dumpable is 1, which an id change would set it back to.
+ * - Not root, the child's 65534 is our own uid on the host: it exposes
+ *   nothing a process of ours does not, and its id change leaves the flag
+ *   as it is. The flag must be set (the maps are written through the
+ *   child's /proc files, ours only while it is): else the copy, which sets
+ *   its own.
+ * TG_SANDBOX_FORK_CHILD=1 turns it off (benchmarks: before and after in one
+ * build). */
 int sbx_share_vm(void)
 {
 	static atomic_int ok = -1;
@@ -404,11 +411,15 @@ int sbx_share_vm(void)
 			close(fd);
 		}
 		memset(d, 0, sizeof(d));
-		v = geteuid() == 0 && c != '1' && !(off && strcmp(off, "1") == 0) &&
-		    syscall(SYS_capget, &h, d) == 0 &&
-		    (d[0].effective & (1u << CAP_SYS_PTRACE)) &&
-		    (d[0].effective & (1u << CAP_DAC_OVERRIDE)) &&
-		    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == 0;
+		if (off && strcmp(off, "1") == 0)
+			v = 0;
+		else if (geteuid() != 0)
+			v = prctl(PR_GET_DUMPABLE, 0, 0, 0, 0) == 1;
+		else
+			v = c != '1' && syscall(SYS_capget, &h, d) == 0 &&
+			    (d[0].effective & (1u << CAP_SYS_PTRACE)) &&
+			    (d[0].effective & (1u << CAP_DAC_OVERRIDE)) &&
+			    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == 0;
 		atomic_store(&ok, v);
 	}
 	return v;
