@@ -54,12 +54,6 @@
 #define MOVE_MOUNT_F_EMPTY_PATH 0x00000004
 #endif
 
-__attribute__((noreturn)) static void die(void)
-{
-	for (;;)
-		SX1(__NR_exit_group, 127);
-}
-
 static size_t slen(const char *s)
 {
 	size_t n = 0;
@@ -68,27 +62,12 @@ static size_t slen(const char *s)
 	return n;
 }
 
-/* Report on the sync socket sfd and end: errno err at step. */
-__attribute__((noreturn)) static void fail(int sfd, char type, int err, const char *step)
-{
-	struct sbx_msg m;
-	size_t i;
-
-	memset(&m, 0, sizeof(m));
-	m.type = type;
-	m.err = err;
-	for (i = 0; step[i] && i + 1 < sizeof(m.step); i++)
-		m.step[i] = step[i];
-	(void)SX3(__NR_write, sfd, &m, sizeof(m));
-	die();
-}
-
 /* expr is a raw call: < 0 is -errno. sfd must be in scope. */
-#define CHECK(expr, step)                                            \
-	do {                                                         \
-		long rc_ = (expr);                                   \
-		if (rc_ < 0)                                         \
-			fail(sfd, SBX_MSG_ERROR, (int)-rc_, (step)); \
+#define CHECK(expr, step)                                                    \
+	do {                                                                 \
+		long rc_ = (expr);                                           \
+		if (rc_ < 0)                                                 \
+			sbx_raw_fail(sfd, SBX_MSG_ERROR, (int)-rc_, (step)); \
 	} while (0)
 
 #define OPENAT(path, flags, mode) SX4(__NR_openat, AT_FDCWD, (path), (flags), (mode))
@@ -145,7 +124,7 @@ static void write_input(int sfd, const struct sbx_file *f)
 	while (off < f->len) {
 		long k = SX3(__NR_write, fd, f->data + off, f->len - off);
 		if (k <= 0)
-			fail(sfd, SBX_MSG_ERROR, k < 0 ? (int)-k : ENOSPC,
+			sbx_raw_fail(sfd, SBX_MSG_ERROR, k < 0 ? (int)-k : ENOSPC,
 			     "writing an input file into /tmp");
 		off += (size_t)k;
 	}
@@ -240,7 +219,7 @@ static void own_clocks(int sfd, const char *offsets)
 	CHECK(fd, "opening timens_offsets");
 	k = SX3(__NR_write, fd, offsets, n);
 	if (k != (long)n)
-		fail(sfd, SBX_MSG_ERROR, k < 0 ? (int)-k : EIO, "writing timens_offsets");
+		sbx_raw_fail(sfd, SBX_MSG_ERROR, k < 0 ? (int)-k : EIO, "writing timens_offsets");
 	SX1(__NR_close, fd);
 }
 
@@ -262,7 +241,7 @@ static void drop_privileges(int sfd)
 		if (e == 0)
 			continue;
 		if (e != -EINVAL)
-			fail(sfd, SBX_MSG_ERROR, (int)-e, "dropping the capability bounding set");
+			sbx_raw_fail(sfd, SBX_MSG_ERROR, (int)-e, "dropping the capability bounding set");
 		break; /* past the kernel's last capability (they are contiguous) */
 	}
 	CHECK(SX5(__NR_prctl, PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0),
@@ -291,7 +270,7 @@ __attribute__((noreturn)) static void pooled_wait(int sfd, const struct sbx_chil
 		CHECK(SX3(__NR_seccomp, SECCOMP_SET_MODE_FILTER, 0, a->filter),
 		      "loading the seccomp filter");
 	e = SX5(__NR_execveat, SBX_POOL_EXEC_FD, "", argv, a->spec->envp, AT_EMPTY_PATH);
-	fail(sfd, SBX_MSG_ERROR, (int)-e, "pool: executing the waiter");
+	sbx_raw_fail(sfd, SBX_MSG_ERROR, (int)-e, "pool: executing the waiter");
 }
 
 /* A child that shares the supervisor's memory (CLONE_VM) got a copy of its
@@ -345,15 +324,15 @@ void sbx_child_main(const struct sbx_child_args *a)
 	for (i = 0; i < n; i++) {
 		hi[i] = SX3(__NR_fcntl, fds[i], F_DUPFD_CLOEXEC, 16);
 		if (hi[i] < 0)
-			die();
+			sbx_raw_die();
 	}
 	for (i = 0; i < n; i++)
 		if (SX2(__NR_dup2, hi[i], i) < 0)
-			die();
+			sbx_raw_die();
 	if (SX3(__NR_fcntl, sfd, F_SETFD, FD_CLOEXEC) < 0 ||
 	    (a->pooled && SX3(__NR_fcntl, SBX_POOL_EXEC_FD, F_SETFD, FD_CLOEXEC) < 0) ||
 	    SX3(__NR_close_range, n, ~0U, 0) < 0)
-		die();
+		sbx_raw_die();
 
 	/* v1 cgroups: move ourselves (writing "0" moves only the calling
 	 * thread, which skips the global threadgroup lock and its RCU grace
@@ -367,7 +346,7 @@ void sbx_child_main(const struct sbx_child_args *a)
 		CHECK(fd, "opening a cgroup tasks file");
 		w = SX3(__NR_write, fd, "0", 1);
 		if (w != 1)
-			fail(sfd, SBX_MSG_ERROR, w < 0 ? (int)-w : EIO, "joining the cgroup");
+			sbx_raw_fail(sfd, SBX_MSG_ERROR, w < 0 ? (int)-w : EIO, "joining the cgroup");
 		SX1(__NR_close, fd);
 	}
 	CHECK(SX0(__NR_setsid), "setsid");
@@ -384,7 +363,7 @@ void sbx_child_main(const struct sbx_child_args *a)
 	 * (a death after it said go is caught below, after PDEATHSIG is set
 	 * again). */
 	if (SX3(__NR_read, sfd, &go, 1) != 1 || go != SBX_MSG_GO)
-		die();
+		sbx_raw_die();
 
 	/* Detached copies of every bind source, taken before anything is covered. */
 	for (k = 0; k < s->nbinds; k++) {
@@ -414,7 +393,7 @@ void sbx_child_main(const struct sbx_child_args *a)
 	{
 		struct pollfd p = { sfd, POLLIN, 0 };
 		if (SX3(__NR_poll, &p, 1, 0) < 0 || (p.revents & (POLLHUP | POLLERR)))
-			die();
+			sbx_raw_die();
 	}
 
 	/* The new root: a tiny tmpfs, read-only once populated. */
@@ -491,7 +470,7 @@ void sbx_child_main(const struct sbx_child_args *a)
 		      "loading the seccomp filter");
 	{
 		long e = SX3(__NR_execve, s->exec_path, s->argv, s->envp);
-		fail(sfd, SBX_MSG_EXEC, (int)-e, "execve");
+		sbx_raw_fail(sfd, SBX_MSG_EXEC, (int)-e, "execve");
 	}
 }
 

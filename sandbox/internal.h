@@ -214,7 +214,8 @@ struct sbx_child_args {
 	int waiter_fd;                   /* pooled: the waiter (a sealed memfd) */
 	int shared_vm;                   /* cloned with CLONE_VM (run.c): it
 					  * resets the signal handlers, then
-					  * sets sigmask, and stays non-dumpable */
+					  * sets sigmask, and leaves the dumpable
+					  * flag (the supervisor's) alone */
 	uint64_t sigmask;                /* the tracer's mask before the clone */
 };
 

@@ -6,12 +6,18 @@
  * thread that cloned it included; libc's wrappers would write errno there
  * (and a tracer that reads errno after a failed wait4 would read the
  * child's), so the child makes every call through these: the result is
- * the kernel's own, -errno on failure, and no memory is written.
+ * the kernel's own, -errno on failure, and no memory is written. The pooled
+ * child's waiter (waiter/waiter.c), which has no libc at all, uses them too,
+ * and both report a failure on the sync socket the same way (sbx_raw_fail).
  */
 #ifndef TG_SANDBOX_RAWSYS_H
 #define TG_SANDBOX_RAWSYS_H
 
+#include "sandbox/waiter/waiter.h"
+
 #include <asm/unistd.h>
+#include <stddef.h>
+#include <string.h> /* memset: libc's, or the waiter's own */
 
 #if !defined(__x86_64__)
 #error "the sandbox's raw system calls are written for x86-64"
@@ -38,6 +44,35 @@ static inline long sbx_sys6(long n, long a, long b, long c, long d, long e, long
 #define SX4(n, a, b, c, d) sbx_sys6((n), (long)(a), (long)(b), (long)(c), (long)(d), 0, 0)
 #define SX5(n, a, b, c, d, e) \
 	sbx_sys6((n), (long)(a), (long)(b), (long)(c), (long)(d), (long)(e), 0)
+
+/* The end of the child or the waiter: exit_group(127), for good. */
+__attribute__((noreturn)) static inline void sbx_raw_die(void)
+{
+	for (;;)
+		SX1(__NR_exit_group, 127);
+}
+
+/* Say type (errno err at step; step may be NULL) on the sync socket fd. */
+static inline void sbx_raw_say(int fd, char type, long err, const char *step)
+{
+	struct sbx_msg m;
+	size_t i;
+
+	memset(&m, 0, sizeof(m));
+	m.type = type;
+	m.err = (int)err;
+	for (i = 0; step && step[i] && i + 1 < sizeof(m.step); i++)
+		m.step[i] = step[i];
+	(void)SX3(__NR_write, fd, &m, sizeof(m));
+}
+
+/* A failure said, then the end. */
+__attribute__((noreturn)) static inline void sbx_raw_fail(int fd, char type, long err,
+							 const char *step)
+{
+	sbx_raw_say(fd, type, err, step);
+	sbx_raw_die();
+}
 
 /* clone3(ca) with ca->stack set: the child starts fn(arg) on that stack
  * (it must not return); the parent gets the child's pid or -errno. */

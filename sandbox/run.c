@@ -393,33 +393,39 @@ atomic_int sbx_test_held;
  *   its own.
  * TG_SANDBOX_FORK_CHILD=1 turns it off (benchmarks: before and after in one
  * build). */
+static int root_may_share(void)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2];
+	char c = '1'; /* unreadable: as if 1 */
+	int fd = open("/proc/sys/fs/suid_dumpable", O_RDONLY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		if (read(fd, &c, 1) != 1)
+			c = '1';
+		close(fd);
+	}
+	memset(d, 0, sizeof(d));
+	return c != '1' && syscall(SYS_capget, &h, d) == 0 &&
+	       (d[0].effective & (1u << CAP_SYS_PTRACE)) &&
+	       (d[0].effective & (1u << CAP_DAC_OVERRIDE)) &&
+	       prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == 0;
+}
+
 int sbx_share_vm(void)
 {
 	static atomic_int ok = -1;
 	int v = atomic_load(&ok);
 
 	if (v < 0) {
-		struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
-		struct __user_cap_data_struct d[2];
 		const char *off = getenv("TG_SANDBOX_FORK_CHILD");
-		char c = '1';
-		int fd = open("/proc/sys/fs/suid_dumpable", O_RDONLY | O_CLOEXEC);
 
-		if (fd >= 0) {
-			if (read(fd, &c, 1) != 1)
-				c = '1';
-			close(fd);
-		}
-		memset(d, 0, sizeof(d));
 		if (off && strcmp(off, "1") == 0)
 			v = 0;
 		else if (geteuid() != 0)
 			v = prctl(PR_GET_DUMPABLE, 0, 0, 0, 0) == 1;
 		else
-			v = c != '1' && syscall(SYS_capget, &h, d) == 0 &&
-			    (d[0].effective & (1u << CAP_SYS_PTRACE)) &&
-			    (d[0].effective & (1u << CAP_DAC_OVERRIDE)) &&
-			    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == 0;
+			v = root_may_share();
 		atomic_store(&ok, v);
 	}
 	return v;

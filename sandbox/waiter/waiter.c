@@ -70,12 +70,6 @@ static union {
 
 #define sys3(n, a, b, c) SX3((n), (a), (b), (c))
 
-__attribute__((noreturn)) static void die(void)
-{
-	for (;;)
-		sys3(__NR_exit_group, 127, 0, 0);
-}
-
 /* The compiler may turn loops into calls to these. */
 void *memset(void *d, int c, size_t n)
 {
@@ -94,29 +88,10 @@ void *memcpy(void *d, const void *s, size_t n)
 	return d;
 }
 
-static void send_msg(char type, long err, const char *step)
-{
-	struct sbx_msg m;
-	size_t i;
-
-	memset(&m, 0, sizeof(m));
-	m.type = type;
-	m.err = (int)err;
-	for (i = 0; step && step[i] && i + 1 < sizeof(m.step); i++)
-		m.step[i] = step[i];
-	sys3(__NR_write, SBX_POOL_SYNC_FD, &m, sizeof(m));
-}
-
-__attribute__((noreturn)) static void fail(char type, long err, const char *step)
-{
-	send_msg(type, err, step);
-	die();
-}
-
 static void check(long rc, const char *step)
 {
 	if (rc < 0)
-		fail(SBX_MSG_ERROR, -rc, step);
+		sbx_raw_fail(SBX_POOL_SYNC_FD, SBX_MSG_ERROR, -rc, step);
 }
 
 __attribute__((noreturn, used)) void waiter_main(void)
@@ -129,8 +104,8 @@ __attribute__((noreturn, used)) void waiter_main(void)
 
 	/* the child left fd 4 open across this exec for us; not for the tool */
 	if (sys3(__NR_fcntl, SBX_POOL_SYNC_FD, W_F_SETFD, W_FD_CLOEXEC) < 0)
-		die();
-	send_msg(SBX_MSG_READY, 0, NULL);
+		sbx_raw_die();
+	sbx_raw_say(SBX_POOL_SYNC_FD, SBX_MSG_READY, 0, NULL);
 	memset(&mh, 0, sizeof(mh));
 	mh.iov = &iov;
 	mh.iovlen = 1;
@@ -143,7 +118,7 @@ __attribute__((noreturn, used)) void waiter_main(void)
 	while (k == 0)
 		sys3(__NR_pause, 0, 0, 0);
 	if (k != (long)sizeof(run_msg) || run_msg.type != SBX_MSG_RUN)
-		fail(SBX_MSG_ERROR, k < 0 ? -k : W_EBADMSG, "pool: the run");
+		sbx_raw_fail(SBX_POOL_SYNC_FD, SBX_MSG_ERROR, k < 0 ? -k : W_EBADMSG, "pool: the run");
 	/* one SCM_RIGHTS message: the supervisor sends nothing else */
 	if (mh.controllen >= W_CMSG_HDR && cbuf.h.level == W_SOL_SOCKET &&
 	    cbuf.h.type == W_SCM_RIGHTS && cbuf.h.len >= W_CMSG_HDR &&
@@ -154,7 +129,7 @@ __attribute__((noreturn, used)) void waiter_main(void)
 			       sizeof(int));
 	}
 	if (ng != 2 + (run_msg.has_fd3 ? 1 : 0) || (mh.flags & W_MSG_CTRUNC))
-		fail(SBX_MSG_ERROR, W_EBADMSG, "pool: the run's descriptors");
+		sbx_raw_fail(SBX_POOL_SYNC_FD, SBX_MSG_ERROR, W_EBADMSG, "pool: the run's descriptors");
 	/* 0 stdin, 3 the bridge or nothing, 4 the sync socket (close-on-exec),
 	 * 5 the program (close-on-exec), nothing else: the descriptors are
 	 * known (the setup closed all others, fd 5 was closed at our exec) */
@@ -181,7 +156,7 @@ __attribute__((noreturn, used)) void waiter_main(void)
 	}
 	run_argv[argc] = NULL;
 	k = SX5(__NR_execveat, SBX_POOL_EXEC_FD, "", run_argv, run_envp, W_AT_EMPTY_PATH);
-	fail(SBX_MSG_EXEC, -k, "execveat");
+	sbx_raw_fail(SBX_POOL_SYNC_FD, SBX_MSG_EXEC, -k, "execveat");
 }
 
 /* Entry: no libc, nothing to set up; a 16-byte aligned stack for the call. */

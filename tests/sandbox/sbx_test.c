@@ -28,5 +28,5 @@ void sbx_test_pool_init(void)
 		fprintf(stderr, "pool: %s\n", tg_error_last()->message);
 		exit(1);
 	}
-	sbx_pool_on = 1;
+	sbx_pool_on = atoi(v);
 }

@@ -14,7 +14,7 @@
  * above every limit the tests ask for, so every run that can be pooled is
  * (run_opts checks it was) and its limits are lowered at take-out.
  * sbx_pool_on is one variable per program (sbx_test.c), shared by the
- * program's files; sbx_test_pool_init sets it. */
+ * program's files; sbx_test_pool_init sets it to N (0: no pool). */
 extern int sbx_pool_on;
 static const tg_sandbox_opts sbx_pool_ceilings = { .memory_mb = 512, .max_procs = 16,
 						   .max_files = 64 };

@@ -46,15 +46,14 @@ static long thread_minflt(void)
  * again, so that any copy it made is made before we write. */
 static void pool_settled(void)
 {
-	const char *v = getenv("TG_TEST_SANDBOX_POOL");
-	int want = v ? atoi(v) : 0, i;
 	char why[200];
+	int i;
 
-	if (!sbx_pool_on || want <= 0)
+	if (!sbx_pool_on)
 		return;
-	for (i = 0; i < 5000 && tg_sandbox_pool_ready(why, sizeof(why)) < want; i++)
+	for (i = 0; i < 5000 && tg_sandbox_pool_ready(why, sizeof(why)) < sbx_pool_on; i++)
 		usleep(1000);
-	assert_int_equal(tg_sandbox_pool_ready(why, sizeof(why)), want);
+	assert_int_equal(tg_sandbox_pool_ready(why, sizeof(why)), sbx_pool_on);
 }
 
 void sandbox_shared_vm_faults(void **state)
