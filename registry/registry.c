@@ -16,7 +16,7 @@
  * they leave meta's fingerprint stale, and the next open re-indexes, which
  * is cheap when nothing is missing. Why this is sound: docs/REGISTRY.md.
  */
-#include "reg_internal.h"
+#include "registry/replica/replica.h"
 
 #include <errno.h>
 #include <string.h>
@@ -34,12 +34,6 @@ static char *sdk_include_dir(void)
 	return dir;
 }
 
-int reg_need_sdk(tg_registry *r)
-{
-	if (r->sdk_include)
-		return 0;
-	return tg_sdk_dir(&r->sdk_include);
-}
 
 /* Is registry.db-wal at most REG_WAL_KEEP_BYTES (or absent)? Each process
  * that opens the database first rebuilds the WAL index by reading the whole
@@ -88,26 +82,7 @@ void tg_registry_free(tg_registry *r)
 	free(r);
 }
 
-int reg_store(tg_registry *r, tg_store **out)
-{
-	int rc;
 
-	*out = NULL;
-	if (!r->store) {
-		rc = tg_store_open(&r->store, r->store_path, 1);
-		if (rc < 0)
-			return tg_error_prefix("store");
-		if ((rc = reg_sign_setup(r, r->store)) < 0)
-			return rc;
-	}
-	*out = r->store;
-	return 0;
-}
-
-int tg_registry_store_opened(const tg_registry *r)
-{
-	return r && r->store ? 1 : 0;
-}
 
 /* Record fp as the store state SQLite is up to date with. Without fsync:
  * losing it on power loss costs one re-index, nothing else. */
@@ -127,6 +102,35 @@ static int fingerprint_matches(tg_registry *r, const char *fp)
 	return rc > 0 && strcmp(have, fp) == 0;
 }
 
+/* The transaction hooks (db/txn.c calls them; the layers that keep state
+ * pending for a transaction own what they do). */
+static void txn_begun(tg_registry *r)
+{
+	reg_review_drop(r);
+}
+
+static void txn_committed(tg_registry *r, int durable)
+{
+	/* The transaction is durable; an anchor that could not be advanced
+	 * only lags behind, which verify accepts. Failing here would report a
+	 * committed operation as failed. */
+	if (durable && r->audit_seq_pending > 0 && reg_audit_anchor_update(r) < 0)
+		tg_error_clear();
+	reg_review_flush(r);
+}
+
+static void txn_rolled_back(tg_registry *r)
+{
+	reg_review_drop(r);
+	reg_activation_undo(r);
+}
+
+static const reg_txn_hooks txn_hooks = {
+	.begun = txn_begun,
+	.committed = txn_committed,
+	.rolled_back = txn_rolled_back,
+};
+
 int tg_registry_open(tg_registry **out, const char *home, int create)
 {
 	int verifying = (create & TG_REGISTRY_OPEN_VERIFY) != 0;
@@ -142,6 +146,8 @@ int tg_registry_open(tg_registry **out, const char *home, int create)
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	r->txn_hooks = &txn_hooks;
+	r->call_tool = reg_call_ex;
 	r->home = strdup(home);
 	r->db_path = tg_path_join(home, "registry.db");
 	r->cache_dir = tg_path_join(home, "cache");
@@ -241,38 +247,7 @@ int tg_registry_toolset_generation(uint64_t *out, tg_registry *r)
 	return 0;
 }
 
-int tg_registry_audit(tg_registry *r, const tg_actor *who, const char *event,
-		      const char *tool, const json_t *details)
-{
-	int rc;
 
-	if (!event || !event[0] || strlen(event) > 64)
-		return tg_error_set(TG_ERR_INVALID, "audit event: must be 1 to 64 bytes");
-	rc = reg_begin(r);
-	if (rc < 0)
-		return rc;
-	rc = reg_audit_append(r, who, event, tool, details);
-	if (rc < 0) {
-		reg_rollback(r);
-		return rc;
-	}
-	return reg_commit(r);
-}
-
-int reg_audit_nosync(tg_registry *r, const tg_actor *who, const char *event, const char *tool,
-		     const json_t *details)
-{
-	int rc = reg_begin(r);
-
-	if (rc < 0)
-		return rc;
-	rc = reg_audit_append(r, who, event, tool, details);
-	if (rc < 0) {
-		reg_rollback(r);
-		return rc;
-	}
-	return reg_commit_nosync(r);
-}
 
 int tg_registry_open_flag(tg_registry **out, const char *home_flag, int create)
 {
@@ -317,7 +292,3 @@ int tg_registry_parse_ref(char **out_name, unsigned *version, const char *ref)
 	return 0;
 }
 
-char *tg_registry_scrub(const char *s)
-{
-	return tg_term_scrub(s, s ? strlen(s) : 0, TG_TERM_BLOCK);
-}

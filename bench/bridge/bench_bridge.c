@@ -12,7 +12,7 @@
  * and the ratio of the medians. POOL=N: with a sandbox pool of N (as
  * `toolgate serve` keeps), for the program's run and every tool run.
  */
-#include "registry/bridge.h"
+#include "registry/exec/exec.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -20,7 +20,7 @@
  */
 #include "mcp/mcp.h"
 #include "fake_backend.h"
-#include "reg_internal.h"
+#include "registry/replica/replica.h"
 
 #include <string.h>
 #include <unistd.h>

@@ -19,7 +19,7 @@
  * tests/fuzz_replay replays fuzz/registry/corpus through the same function in
  * the normal build.
  */
-#include "reg_internal.h"
+#include "registry/replica/replica.h"
 
 #include <string.h>
 

@@ -14,7 +14,7 @@
 
 #include <string.h>
 
-#include "registry/bridge.h"
+#include "registry/exec/exec.h"
 #include "test_support.h"
 
 static char *home;

@@ -35,7 +35,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "registry/bridge.h"
+#include "registry/exec/exec.h"
 #include "test_support.h"
 
 typedef struct got {

@@ -29,7 +29,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "registry/reg_internal.h"
+#include "registry/replica/replica.h"
 #include "test_support.h"
 
 static const char meta_sql[] = "SELECT value FROM meta WHERE key = ?1";

@@ -9,7 +9,7 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "registry/schema.h"
+#include "registry/schema/schema.h"
 
 static json_t *parse(const char *text)
 {

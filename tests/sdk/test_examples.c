@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "common/common.h"
-#include "registry/schema.h"
+#include "registry/schema/schema.h"
 #include "run.h"
 
 static int failures;

@@ -1,0 +1,226 @@
+/*
+ * registry/call.c: tg_registry_call. Validate the arguments against the
+ * active version's input schema (parsed once per version and handle:
+ * schema_cache.c), find its binary in the build cache (its
+ * key and bytes checked; rebuilt and re-checked when missing or not what was
+ * built here, after checking the stored source still has the recorded
+ * content hash), run it in the tool sandbox with the manifest's limits and
+ * capabilities, and log the call: its intent before the tool runs and its
+ * outcome after (calllog.c; the tool does not run when the intent cannot
+ * be written). A version that asks for capabilities runs
+ * only while a person's approval of that exact version stands (approval.c).
+ * A schema, approval or tool failure is an ok=false result, not an error
+ * code.
+ */
+
+#include <string.h>
+#include "registry/call/call.h"
+
+/* The cached binary of a version. The content hash is recomputed from the
+ * source in the store on every call and must equal the registry's; the
+ * cache hands out the binary only when it still hashes to what was recorded
+ * when it was built here (reg_cached_binary); anything else is rebuilt (and
+ * re-checked) from that source. */
+static int binary_for(char **out, tg_registry *r, const char *name, unsigned v,
+		      const char *hash, const json_t *caps)
+{
+	_cleanup_free_ char *bin = NULL, *src = NULL, *log = NULL;
+	_cleanup_free_ const char **capv = NULL;
+	tg_report *rep = NULL;
+	tg_store *s;
+	size_t len = 0, n = json_array_size(caps), i;
+	char want[65];
+	int ok = 0, rc;
+
+	*out = NULL;
+	if (strlen(hash) != 64 || strspn(hash, "0123456789abcdef") != 64)
+		return tg_error_set(TG_ERR_INTERNAL, "%s v%u has no valid content hash", name, v);
+	/* The registry's content hash was computed here from the source when
+	 * the version was recorded (create, re-index), never read from a
+	 * trailer; the commit it names is content-addressed. A cached binary
+	 * counts only under the key of that hash and this host's build inputs,
+	 * and only while its bytes are what was built (reg_cached_binary). */
+	if ((rc = reg_cached_binary(&bin, r, hash)) < 0)
+		return rc;
+	if (bin) {
+		*out = TG_TAKE_PTR(bin);
+		return 0;
+	}
+	/* A miss: build again from the stored source, once it is shown to be
+	 * the source that hash was computed from. */
+	if ((rc = reg_store(r, &s)) < 0)
+		return rc;
+	rc = tg_store_get_file(&src, &len, s, name, v, "tool.c");
+	if (rc < 0)
+		return tg_error_prefix("store");
+	reg_content_hash(want, src, len);
+	if (strcmp(want, hash) != 0)
+		return tg_error_set(TG_ERR_INTERNAL, "%s v%u: the stored source does not match its "
+						     "content hash", name, v);
+	capv = calloc(n + 1, sizeof(*capv));
+	if (!capv)
+		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	for (i = 0; i < n; i++)
+		capv[i] = json_string_value(json_array_get(caps, i));
+	rc = reg_build(r, want, src, len, capv, n, &ok, &rep, &log, &bin);
+	tg_report_free(rep);
+	if (rc < 0)
+		return rc;
+	if (log || !ok)
+		return tg_error_set(TG_ERR_INTERNAL, "%s v%u: rebuilding the cached binary failed",
+				    name, v);
+	*out = TG_TAKE_PTR(bin);
+	return 0;
+}
+
+/* A successful result that does not match the version's output_schema is a
+ * tool error (reason "invalid_output"): the caller never sees a value of
+ * another shape than the one published. */
+static int check_output(json_t *res, const json_t *oschema)
+{
+	char m[1100];
+	json_t *value;
+
+	if (!res || !json_is_object(oschema) || !json_is_true(json_object_get(res, "ok")))
+		return 0;
+	value = json_object_get(res, "result");
+	if (tg_schema_validate_at(oschema, value ? value : json_null(), "result") == 0)
+		return 0;
+	snprintf(m, sizeof(m), "the result does not match output_schema: %s",
+		 tg_error_last()->message);
+	tg_error_clear();
+	if (json_object_set_new(res, "ok", json_false()) < 0 ||
+	    json_object_set_new(res, "error", json_string(m)) < 0 ||
+	    json_object_set_new(res, "reason", json_string("invalid_output")) < 0)
+		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	json_object_del(res, "result");
+	return 0;
+}
+
+int tg_registry_call(json_t **out, tg_registry *r, const char *name, const json_t *args,
+		     const tg_actor *who)
+{
+	return reg_call_ex(out, r, name, args, who, NULL, NULL);
+}
+
+int tg_registry_call_logged(json_t **out, tg_registry *r, const char *name, const json_t *args,
+			    const tg_actor *who, const char *event)
+{
+	if (event && (!event[0] || strlen(event) > 64))
+		return tg_error_set(TG_ERR_INVALID, "audit event: must be 1 to 64 bytes");
+	return reg_call_ex(out, r, name, args, who, NULL, event);
+}
+
+int reg_call_ex(json_t **out, tg_registry *r, const char *name, const json_t *args,
+		const tg_actor *who, const reg_bridge *parent, const char *after)
+{
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	_cleanup_json_ json_t *schema = NULL, *limits = NULL, *caps = NULL, *res = NULL;
+	_cleanup_json_ json_t *oschema = NULL;
+	_cleanup_free_ char *hash = NULL, *bin = NULL, *commit = NULL;
+	reg_bridge br;
+	reg_approval ap;
+	int64_t tool_id, call_id = 0;
+	unsigned v;
+	int rc, ws_read = 0, ws_write = 0, deferred = 0;
+
+	*out = NULL;
+	if (!tg_name_valid(name))
+		return tg_error_set(TG_ERR_INVALID, "not a valid tool name");
+	rc = reg_prepare(r, &st, "SELECT v.version, v.input_schema, v.limits, v.capabilities, "
+				 "v.content_hash, v.commit_id, t.id, o.schema, v.id FROM tools t JOIN "
+				 "versions v ON v.tool_id = t.id AND v.version = t.active_version "
+				 "LEFT JOIN output_schemas o ON o.version_id = v.id WHERE t.name = ?1");
+	if (rc < 0)
+		return rc;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	rc = reg_step(st);
+	if (rc == SQLITE_DONE)
+		return tg_error_set(TG_ERR_NOTFOUND, "no active tool named %s", name);
+	if (rc != SQLITE_ROW)
+		return reg_sqlerr(r, rc, "find tool");
+	v = (unsigned)sqlite3_column_int64(st, 0);
+	limits = reg_col_json(st, 2);
+	caps = reg_col_json(st, 3);
+	hash = reg_col_strdup(st, 4);
+	commit = reg_col_strdup(st, 5);
+	tool_id = sqlite3_column_int64(st, 6);
+	/* parsed once per version on this handle (schema_cache.c) */
+	rc = reg_schema_get(r, sqlite3_column_int64(st, 8), commit,
+			    (const char *)sqlite3_column_text(st, 1),
+			    (const char *)sqlite3_column_text(st, 7), &schema, &oschema);
+	if (rc < 0)
+		return rc;
+	reg_finalizep(&st);
+	st = NULL;
+	tg_prof_mark(TG_PROF_LOOKUP);
+	if (!hash)
+		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	reg_caps_from_json(caps, &ws_read, &ws_write);
+	if (parent && parent->oneoff && json_array_size(caps) > 0)
+		/* docs/BRIDGE.md, one-off programs: nobody reviewed the caller */
+		return tg_error_set(TG_ERR_DENIED, "%s v%u holds capabilities a person approved; "
+						   "a one-off program may call only tools that hold "
+						   "none", name, v);
+	if (!args || !json_is_object(args) || tg_schema_validate(schema, args) < 0) {
+		char m[1100];
+		snprintf(m, sizeof(m), "invalid arguments: %s",
+			 args && json_is_object(args) ? tg_error_last()->message
+						       : "must be a JSON object");
+		tg_error_clear();
+		res = json_pack("{s:b, s:s, s:s, s:i}", "ok", 0, "error", m, "reason",
+				"invalid_args", "wall_ms", 0);
+	} else if ((rc = reg_approval_check(&ap, r, tool_id, name, v)) < 0) {
+		return rc;
+	} else if (!ap.stands) {
+		res = json_pack("{s:b, s:s, s:s, s:i}", "ok", 0, "error", ap.why, "reason",
+				"not_approved", "wall_ms", 0);
+	} else if ((ws_read || ws_write) && !r->cfg.workspace) {
+		res = json_pack("{s:b, s:s, s:s, s:i}", "ok", 0, "error",
+				"the tool has a workspace capability but config.json sets no "
+				"\"workspace\"", "reason", "no_workspace", "wall_ms", 0);
+	} else {
+		rc = binary_for(&bin, r, name, v, hash, caps);
+		if (rc < 0)
+			return rc;
+		tg_prof_mark(TG_PROF_CHECKED);
+		int bridged = reg_bridge_init(&br, r, who, name, v, caps, limits, parent);
+		/* fail closed: the tool runs only once its intent is recorded.
+		 * A run that can act outside its result (a workspace it may
+		 * write, calls through the bridge, a callee of such a run)
+		 * starts only once the intent is durable; any other run has no
+		 * effect but its result, which is handed out only after the
+		 * outcome's barrier, and that barrier makes the intent durable
+		 * too (calllog.c, "Deferred intents") */
+		deferred = !bridged && !parent && !ws_write;
+		if ((rc = reg_call_intent(r, &call_id, deferred, name, v, who)) < 0)
+			return rc;
+		rc = reg_run_tool_ex(&res, r, bin, limits, ws_read, ws_write, r->cfg.workspace, args,
+				     bridged ? &br : NULL, parent ? parent->deadline_ms : 0);
+		if (rc < 0) {
+			/* the run itself failed: record that as the outcome */
+			_cleanup_json_ json_t *fail = NULL;
+			tg_error saved = *tg_error_last();
+			fail = json_pack("{s:b, s:s, s:s, s:i}", "ok", 0, "error", saved.message,
+					 "reason", "run_failed", "wall_ms", 0);
+			if (fail && reg_call_outcome(r, call_id, name, v, fail, who, NULL, 0) < 0)
+				tg_error_clear();
+			return tg_error_set(saved.code, "%s", saved.message);
+		}
+		if ((rc = check_output(res, oschema)) < 0)
+			return rc;
+		tg_prof_mark(TG_PROF_RESULT);
+	}
+	if (!res)
+		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	json_object_set_new(res, "name", json_string(name));
+	json_object_set_new(res, "version", json_integer(v));
+	if (parent && commit)
+		json_object_set_new(res, "commit", json_string(commit));
+	rc = call_id ? reg_call_outcome(r, call_id, name, v, res, who, after, deferred)
+		     : reg_call_record(r, name, v, res, who, after);
+	if (rc < 0)
+		return rc; /* never the result without its record */
+	*out = TG_TAKE_PTR(res);
+	return 0;
+}

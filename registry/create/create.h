@@ -1,0 +1,95 @@
+/*
+ * registry/create/create.h: a submission's way in, above review/: the create
+ * pipeline (pipeline.c), manifests (manifest.c), the sandboxed build and
+ * its cache (build.c, cache.c), quotas and disk use (quota.c, usage.c)
+ * and the store's upkeep after a create (upkeep.c).
+ */
+#ifndef TG_REG_CREATE_H
+#define TG_REG_CREATE_H
+
+#include "registry/review/review.h"
+
+/* ---- quota.c ----------------------------------------------------------- */
+/* Allocated bytes (st_blocks) and files below path (0 when it is absent). */
+int reg_dir_usage(const char *path, uint64_t *bytes, uint64_t *files);
+int reg_home_usage(tg_registry *r, uint64_t *store, uint64_t *cache);
+/* quota_home_mb and max_rejected_per_tool_hour: TG_ERR_DENIED naming the
+ * quota when a create of name must be refused. */
+int reg_quota_before_create(tg_registry *r, const char *name);
+/* The create rate limits (quota.c): TG_ERR_DENIED naming the key. */
+int reg_rate_before_create(tg_registry *r, const tg_actor *who);
+/* max_binary_mb for a freshly built binary: TG_ERR_DENIED when over. */
+int reg_quota_binary(tg_registry *r, const char *binary);
+/* usage.c: the store bytes a create charges to its version (in the
+ * create's transaction), the per-tool and per-session quotas
+ * (TG_ERR_DENIED naming the key), and their largest use for status
+ * ("tool_bytes", "session_bytes" members added to res). */
+int reg_usage_record(tg_registry *r, int64_t tool_id, unsigned version, size_t source_len,
+		     const json_t *manifest, const json_t *analysis);
+int reg_usage_before_create(tg_registry *r, const char *name, const tg_actor *who);
+int reg_usage_status(tg_registry *r, json_t *res);
+/* ---- cache.c ----------------------------------------------------------- */
+void reg_rm_tree(const char *dir);
+/* Move a cache folder out of the way in one rename (to cache/.stale-*),
+ * then delete it; in place when it cannot be moved. */
+void reg_cache_discard(tg_registry *r, const char *dir);
+/* A work folder under cache/ (.build-S, .scratch-S) owned through the
+ * flock on its lock file cache/.lock-S, made before it. */
+typedef struct reg_workdir {
+	char *dir;
+	char *lock_path;
+	int lock_fd;
+} reg_workdir;
+int reg_workdir_make(reg_workdir *w, tg_registry *r, const char *kind);
+/* Remove the folder (remove_dir=1; 0 when it was renamed away), then its
+ * lock file; frees w's strings. */
+void reg_workdir_release(reg_workdir *w, int remove_dir);
+/* At open: remove work folders whose owner died (their lock is free). */
+void reg_sweep_workdirs(tg_registry *r);
+/* A version that failed or was rejected keeps no binary: remove the cached
+ * build of content_hash unless a passing version shares it. */
+int reg_cache_drop_unused(tg_registry *r, const char *content_hash);
+/* Evict builds until cache/ is at most budget bytes: inactive versions'
+ * first, least recently used first. */
+typedef struct reg_evict_stats {
+	uint64_t bytes_before, bytes_after;
+	size_t evicted, evicted_active;
+} reg_evict_stats;
+int reg_cache_evict(tg_registry *r, uint64_t budget, reg_evict_stats *out);
+
+/* ---- upkeep.c ---------------------------------------------------------- */
+/* After a create: pack the store when its loose objects (estimated) pass
+ * pack_loose_objects. */
+int reg_upkeep_after_create(tg_registry *r);
+
+/* ---- manifest.c -------------------------------------------------------- */
+int reg_caps_from_json(const json_t *caps, int *read, int *write);
+/* ---- pipeline.c -------------------------------------------------------- */
+/* Vet, build and test a stored manifest + source here (a pulled version):
+ * *out = {"status": rejected|failed|pending|inactive, "verdict", "reason",
+ * "content_hash", "findings", "tests"}. Records nothing. skip_tests (NULL:
+ * run them) = why the tests are not run (pull --trust-signed: "signed by
+ * P"); the reason then says "passed; tests skipped: <skip_tests>" and tests
+ * is []. */
+int reg_revet(json_t **out, tg_registry *r, const json_t *manifest, const char *source,
+	      size_t len, const char *skip_tests);
+
+/* ---- build.c ----------------------------------------------------------- */
+int reg_policy(tg_registry *r, const tg_policy **out);
+/* Build source into the cache (cache/<hash>/tool), checking the object
+ * file; *out_ok = 0 with *out_report / *out_log telling why when it does not
+ * build or the object check fails. */
+int reg_build(tg_registry *r, const char *hash, const char *source, size_t len,
+	      const char *const *caps, size_t ncaps, int *out_ok,
+	      tg_report **out_report, char **out_log, char **out_binary);
+/* A source's text rules (manifest.c): 1..REG_MAX_SOURCE bytes of UTF-8, no
+ * NUL, no control characters but tab, newline, CR LF and form feeds, no
+ * bidirectional controls. */
+int reg_check_source(const char *source, size_t source_len);
+/* The cached binary of content_hash when cache/<key>/tool still hashes to
+ * what was recorded when it was built here; *out = NULL (rc 0) otherwise. */
+int reg_cached_binary(char **out, tg_registry *r, const char *content_hash);
+/* The hashes recorded for cache/<key> (1), or 0 when there is no record. */
+int reg_cache_record(tg_registry *r, const char *key, char bin[65], char obj[65]);
+
+#endif

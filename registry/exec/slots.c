@@ -1,0 +1,129 @@
+/*
+ * registry/slots.c: the host-wide caps on concurrent builds and runs
+ * (issue 15, config max_concurrent_builds, default 2, and
+ * max_concurrent_runs, default twice the cores). A build holds one of N slot
+ * files, build-slot.0 .. build-slot.N-1 (a run: run-slot.0 ..), through an
+ * exclusive flock(2) on
+ * it; every toolgate process (any home, CLI or server) using the same
+ * folder shares the N slots, and a process that dies frees its slot with
+ * its file descriptor, so nothing is ever left held. The folder is
+ * $TOOLGATE_RUN_DIR when set, else /run/toolgate when it exists and is
+ * writable (the Debian package's tmpfiles.d makes it, shared by all users),
+ * else <home>/run (then the cap holds per home). A build waits for a slot
+ * up to its own timeout, polling; past it the create is refused naming the
+ * key, before anything is built. A run (a call, a test of a create, a
+ * one-off program) waits up to its own timeout too, then is refused naming
+ * max_concurrent_runs before the tool starts; the tools a run calls through
+ * the bridge run within their caller's slot (they would otherwise wait on
+ * slots their callers hold).
+ */
+#include "registry/exec/exec.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define SLOT_POLL_MS 50
+
+static char *slot_dir(tg_registry *r)
+{
+	const char *env = getenv("TOOLGATE_RUN_DIR");
+
+	if (env && env[0] == '/')
+		return strdup(env);
+	if (access("/run/toolgate", W_OK | X_OK) == 0)
+		return strdup("/run/toolgate");
+	return tg_path_join(r->home, "run");
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+/* One free slot among n, or -1 (errno EWOULDBLOCK when all are held). */
+static int try_slots(const char *dir, const char *kind, uint32_t n)
+{
+	char path[4096];
+	uint32_t i;
+	int fd, err = EWOULDBLOCK;
+
+	for (i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "%s/%s-slot.%u", dir, kind, i);
+		fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0666);
+		if (fd < 0)
+			fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW); /* another user's */
+		if (fd < 0) {
+			err = errno;
+			continue;
+		}
+		if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+			return fd;
+		if (errno != EWOULDBLOCK)
+			err = errno;
+		close(fd);
+	}
+	errno = err;
+	return -1;
+}
+
+/* One of n slots of this kind ("build", "run"), waiting up to wait_ms. */
+static int slot_take(tg_registry *r, const char *kind, uint32_t n, uint32_t wait_ms, int *slot)
+{
+	_cleanup_free_ char *dir = NULL;
+	uint64_t deadline = now_ms() + wait_ms;
+	int fd;
+
+	*slot = -1;
+	if (!n)
+		return 0;
+	if (!(dir = slot_dir(r)))
+		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+		return tg_error_errno(TG_ERR_IO, errno, "%s slots: %s", kind, dir);
+	for (;;) {
+		fd = try_slots(dir, kind, n);
+		if (fd >= 0) {
+			*slot = fd;
+			return 0;
+		}
+		if (errno != EWOULDBLOCK)
+			return tg_error_errno(TG_ERR_IO, errno, "%s slots: %s", kind, dir);
+		if (tg_cancel_fired(r->cancel))
+			return tg_error_set(TG_ERR_DENIED, "cancelled by the client while waiting "
+							   "for a %s slot", kind);
+		if (now_ms() >= deadline)
+			return tg_error_set(TG_ERR_DENIED,
+					    "max_concurrent_%ss: all %u %s slots of the host "
+					    "(%s) stayed busy for %u ms: nothing was %s; try "
+					    "again later",
+					    kind, n, kind, dir, wait_ms,
+					    kind[0] == 'b' ? "built" : "run");
+		usleep(SLOT_POLL_MS * 1000);
+	}
+}
+
+int reg_build_slot_take(tg_registry *r, uint32_t wait_ms, int *slot)
+{
+	return slot_take(r, "build", r->cfg.max_concurrent_builds, wait_ms, slot);
+}
+
+int reg_run_slot_take(tg_registry *r, uint32_t wait_ms, int *slot)
+{
+	return slot_take(r, "run", r->cfg.max_concurrent_runs, wait_ms, slot);
+}
+
+void reg_slot_give(int slot)
+{
+	if (slot >= 0)
+		close(slot); /* closing the last descriptor drops the flock */
+}

@@ -1,0 +1,148 @@
+/*
+ * registry/record/record.h: what registry/ records and reads back, above db/: the
+ * audit chain and its archive, the call log, review notes in the store,
+ * the store handle with its signing keys, version rows, tokens, the status
+ * overview, the parsed-schema cache and the hashes everything is keyed by.
+ */
+#ifndef TG_REG_RECORD_H
+#define TG_REG_RECORD_H
+
+#include "registry/db/db.h"
+
+/* ---- registry.c ------------------------------------------------------- */
+/* The store, opened (and created when missing) on first use: opening it
+ * initialises libgit2, which costs milliseconds that an open whose store
+ * fingerprint matched the one recorded in meta does not pay. */
+int reg_store(tg_registry *r, tg_store **out);
+
+/* ---- review_note.c ------------------------------------------------------ */
+/* Queue "<what> by <actor> at <UTC time><detail>: capabilities [..], content
+ * hash H" for the note of tool@v's commit (refs/notes/toolgate-review);
+ * written after the transaction commits (at once outside one), best effort. */
+int reg_review_note(tg_registry *r, const char *tool, unsigned v, const char *what,
+		    const tg_actor *who, const char *detail);
+/* After COMMIT: write the queued lines. After ROLLBACK: forget them. */
+void reg_review_flush(tg_registry *r);
+void reg_review_drop(tg_registry *r);
+/* Every byte outside printable ASCII becomes '?' (notes, reflog messages). */
+void reg_line_clean(char *s);
+/* ---- schema_cache.c ---------------------------------------------------- */
+/* The parsed input and output schema of version row vid (commit) whose
+ * texts are itext and otext (NULL: none, json null): new references, parsed
+ * only when this handle has not parsed these very texts for that key. */
+int reg_schema_get(tg_registry *r, int64_t vid, const char *commit, const char *itext,
+		   const char *otext, json_t **in, json_t **out);
+void reg_schema_cache_free(reg_schema_cache *c);
+
+/* An audit entry in its own transaction without the durability barrier:
+ * it becomes durable with the next durable commit of any handle (the WAL
+ * is written in order), which comes before anything is acknowledged to
+ * the agent (registry.c; used for a run's bridge_call entries). */
+int reg_audit_nosync(tg_registry *r, const tg_actor *who, const char *event, const char *tool,
+		     const json_t *details);
+/* ---- keys.c (signing key and trusted signers) ------------------------- */
+char *reg_key_path(const tg_registry *r);
+char *reg_trusted_signers_path(const tg_registry *r);
+/* Sign the store's new commits when <home>/keys/signing_key exists. */
+int reg_sign_setup(tg_registry *r, tg_store *s);
+/* {"state": unsigned|good|untrusted|bad, "principal"?, "key"?, "why"?} of a
+ * commit, against <home>/trusted_signers. */
+int reg_signature_json(json_t **out, tg_registry *r, const char *commit);
+
+/* ---- audit.c ----------------------------------------------------------- */
+/* Append one entry (inside a transaction). */
+int reg_audit_append(tg_registry *r, const tg_actor *who, const char *event,
+		     const char *tool, const json_t *details);
+/* After COMMIT: advance the anchor file to the head written (monotonic). */
+int reg_audit_anchor_update(tg_registry *r);
+/* Check the chain, the meta head and the anchor; append problems and notes.
+ * The table's chain starts at start_seq linked to start_prev: after the
+ * entries moved to archive files (reg_archive_verify says where; 1 and
+ * zeros without an archive). */
+int reg_audit_verify(tg_registry *r, int64_t start_seq, const char start_prev[65],
+		     json_t *problems, json_t *notes);
+/* A fresh database in a home whose anchor names another one: record it. */
+int reg_audit_note_rebuild(tg_registry *r, const tg_actor *who);
+/* hash_n of one entry (the chain's definition, audit.c). */
+void reg_audit_entry_hash(char out[65], int64_t seq, int64_t at, const char *actor,
+			  const char *event, const char *tool, const char *details,
+			  const char *prev);
+/* ---- archive.c --------------------------------------------------------- */
+/* verify: the archived start of the chain. *expect_seq / prev: where the
+ * table's chain must start (1 / zeros without an archive); problems and
+ * notes for the archive files named by "archive" entries. */
+int reg_archive_verify(tg_registry *r, int64_t *expect_seq, char prev[65], json_t *problems,
+		       json_t *notes);
+/* "cli", "mcp:SESSION" */
+char *reg_actor_string(const tg_actor *who);
+
+/* ---- calllog.c --------------------------------------------------------- */
+/* The intent of a call whose tool is about to run: an unfinished calls row
+ * and a "call" audit entry, committed durably, or with deferred (a tool
+ * whose run has no effect outside its result) committed to the WAL only,
+ * its outcome then being durable for both. On failure the tool must not
+ * run (the error says so). */
+int reg_call_intent(tg_registry *r, int64_t *out_id, int deferred, const char *name,
+		    unsigned v, const tg_actor *who);
+/* The outcome of call id: the row finished, a "call_result" entry; after
+ * (or NULL): the caller's own entry for the call ({"version","ok"}) in the
+ * same transaction. The commit is durable when after is set or durable is
+ * (the call's intent was deferred). */
+int reg_call_outcome(tg_registry *r, int64_t id, const char *name, unsigned v,
+		     const json_t *res, const tg_actor *who, const char *after, int durable);
+/* A call that never reached its tool: a finished row and "call_result"
+ * (and after, as above). */
+int reg_call_record(tg_registry *r, const char *name, unsigned v, const json_t *res,
+		    const tg_actor *who, const char *after);
+/* One note per unfinished call (for verify). */
+int reg_calls_unfinished(tg_registry *r, json_t *notes);
+
+/* registry.c: 0 when the SDK header is there (r->sdk_include set), else
+ * TG_ERR_UNAVAILABLE (exit 3) naming where it was looked for: vetting and
+ * building check it before anything is recorded. */
+int reg_need_sdk(tg_registry *r);
+/* overview.c: the keys `status` adds to the quota figures (tools, pending,
+ * rejections_24h, calls_24h, session_defaults), merged into res. */
+int reg_status_overview(tg_registry *r, json_t *res);
+/* ---- versions.c -------------------------------------------------------- */
+/* One version row as written by create and by the re-index. */
+typedef struct reg_version_rec {
+	unsigned version;
+	const char *status;
+	const char *verdict;
+	const char *reason;
+	const char *commit;
+	const char *content_hash;
+	const char *submitter;
+	int64_t time;
+	const json_t *manifest;  /* tool.json */
+	const json_t *analysis;  /* {"verdict","findings":[{..,"stage"}]} */
+	const json_t *tests;     /* [{"name","passed","detail","wall_ms"}] */
+} reg_version_rec;
+/* Insert (inside a transaction); *out_inserted = 0 when that version was
+ * already there (indexed meanwhile by another process). */
+int reg_insert_version(tg_registry *r, int64_t tool_id, const reg_version_rec *v,
+		       int *out_inserted);
+/* Status of one version ("" when absent, caller frees). */
+int reg_version_status(tg_registry *r, int64_t tool_id, unsigned v, char **out);
+/* A version as JSON for show/history (full=1 adds manifest parts, findings
+ * and tests). */
+int reg_version_json(json_t **out, tg_registry *r, int64_t tool_id, const char *tool,
+		     unsigned v, int full);
+/* tools.id of an existing tool; TG_ERR_NOTFOUND / TG_ERR_INVALID else. */
+int reg_need_tool(tg_registry *r, const char *name, int64_t *id);
+/* Highest version number SQLite holds for the tool (0 = none). */
+int reg_max_version(tg_registry *r, int64_t tool_id, unsigned *out);
+/* ---- hash.c ----------------------------------------------------------- */
+/* Append one formatted line (at most 1023 bytes) to a JSON array of
+ * strings: verify's problems and notes. */
+void reg_add_line(json_t *arr, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The content hash of a source (hex). */
+void reg_content_hash(char out[65], const char *source, size_t len);
+/* The cache key of a content hash: sha256 of it and the build inputs'
+ * fingerprint (tg_sandbox_build_inputs). */
+int reg_cache_key(char out[65], const char *content_hash, tg_registry *r);
+/* sha256 (hex) of a file's bytes. */
+int reg_file_sha256(char out[65], const char *path);
+
+#endif
