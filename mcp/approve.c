@@ -36,9 +36,14 @@
 /* the stdio session's principal in a state: no token name has a colon */
 #define STDIO_PRINCIPAL ":stdio"
 
-int tg_mcp_may_approve(const tg_mcp_server *s)
+int tg_mcp_may_approve(tg_mcp_server *s, const char *callee)
 {
-	return !s->opt.principal || s->opt.may_approve;
+	/* the registry's one decision: the right to answer, and the callee
+	 * among the names the principal may act on */
+	if (tg_authorize(tg_mcp_principal(s), TG_ACTION_APPROVE, callee, NULL, NULL) == 0)
+		return 1;
+	tg_error_clear();
+	return 0;
 }
 
 static const char *principal_of(const tg_mcp_server *s)
@@ -97,7 +102,7 @@ int tg_mcp_ask(void *ctx, const tg_call_question *q, const char **why)
 {
 	tg_mcp_server *s = ctx;
 
-	if (!tg_mcp_may_approve(s))
+	if (!tg_mcp_may_approve(s, NULL)) /* a host call: the right alone */
 		return tg_error_set(TG_ERR_UNAVAILABLE, "principal %s may not answer approvals",
 				    s->opt.principal);
 	if (s->modern)
@@ -182,7 +187,7 @@ int tg_mcp_mrtr_begin(tg_mcp_server *s, const json_t *id, const char *name, cons
 	if (!json_is_string(state))
 		return refuse(s, id, name, "requestState: must be the string of an input_required "
 					   "result (inputResponses came without it)");
-	if (!tg_mcp_may_approve(s)) {
+	if (!tg_mcp_may_approve(s, name)) {
 		snprintf(why, sizeof(why), "requestState: principal %.64s may not answer approvals "
 					   "(its token lacks --may-approve)", s->opt.principal);
 		return refuse(s, id, name, why);

@@ -12,9 +12,15 @@ static int reg_list(void *ctx, json_t **out)
 	return tg_registry_list(out, ctx);
 }
 
-static int reg_create(void *ctx, json_t **out, const tg_submission *sub, const tg_actor *who)
+static int reg_create(void *ctx, json_t **out, const tg_submission *sub, const tg_actor *who,
+		      const tg_call_hooks *hooks)
 {
-	return tg_registry_create(out, ctx, sub, who);
+	int r;
+
+	tg_registry_set_call_hooks(ctx, hooks);
+	r = tg_registry_create(out, ctx, sub, who);
+	tg_registry_set_call_hooks(ctx, NULL);
+	return r;
 }
 
 static int reg_call(void *ctx, json_t **out, const char *name, const json_t *args,

@@ -26,13 +26,28 @@ static int p_list(void *ctx, json_t **out)
 	return http_worker_call(ctx, json_pack("{s:s}", "op", "list"), out);
 }
 
-static int p_create(void *ctx, json_t **out, const tg_submission *sub, const tg_actor *who)
+/* The session's principal, for the worker to hand to the registry's one
+ * decision (tg_authorize) for every call of the operation, at any depth. */
+static json_t *principal_json(const tg_call_hooks *hooks)
 {
-	return http_worker_call(ctx,
-				json_pack("{s:s, s:O, s:s%, s:o}", "op", "create", "manifest",
-					  sub->manifest, "source", sub->source ? sub->source : "",
-					  sub->source ? sub->source_len : 0, "actor", actor_json(who)),
-				out);
+	const tg_principal *p = hooks ? hooks->principal : NULL;
+
+	if (!p)
+		return json_null();
+	return json_pack("{s:s?, s:O?, s:b, s:b}", "name", p->name, "tools", p->tool_patterns,
+			 "may_approve", p->may_approve, "hide_write_tools", p->hide_write_tools);
+}
+
+static int p_create(void *ctx, json_t **out, const tg_submission *sub, const tg_actor *who,
+		    const tg_call_hooks *hooks)
+{
+	return http_worker_call_hooked(
+		ctx,
+		json_pack("{s:s, s:O, s:s%, s:o, s:b, s:o}", "op", "create", "manifest", sub->manifest,
+			  "source", sub->source ? sub->source : "", sub->source ? sub->source_len : 0,
+			  "actor", actor_json(who), "hooks", hooks != NULL, "principal",
+			  principal_json(hooks)),
+		out, hooks);
 }
 
 static int p_call(void *ctx, json_t **out, const char *name, const json_t *args,
@@ -83,11 +98,12 @@ static int p_call_hooked(void *ctx, json_t **out, const char *name, const json_t
 			 const tg_actor *who, const tg_call_hooks *hooks)
 {
 	return http_worker_call_hooked(ctx,
-				       json_pack("{s:s, s:s, s:O, s:o, s:b, s:s, s:O?, s:b}", "op",
-						 "call", "name", name, "args", args, "actor",
+				       json_pack("{s:s, s:s, s:O, s:o, s:b, s:s, s:O?, s:b, s:o}",
+						 "op", "call", "name", name, "args", args, "actor",
 						 actor_json(who), "hooks", hooks != NULL, "event",
 						 "mcp_call", "replay", hooks ? hooks->replay : NULL,
-						 "journal", hooks && hooks->journaled),
+						 "journal", hooks && hooks->journaled, "principal",
+						 principal_json(hooks)),
 				       out, hooks);
 }
 
@@ -96,10 +112,11 @@ static int p_run(void *ctx, json_t **out, const tg_program *p, const tg_actor *w
 {
 	return http_worker_call_hooked(
 		ctx,
-		json_pack("{s:s, s:s%, s:O, s:O?, s:O?, s:o, s:b, s:O?, s:b}", "op", "run", "source",
-			  p->source, p->source_len, "args", p->args, "calls", p->calls, "limits",
-			  p->limits, "actor", actor_json(who), "hooks", hooks != NULL, "replay",
-			  hooks ? hooks->replay : NULL, "journal", hooks && hooks->journaled),
+		json_pack("{s:s, s:s%, s:O, s:O?, s:O?, s:o, s:b, s:O?, s:b, s:o}", "op", "run",
+			  "source", p->source, p->source_len, "args", p->args, "calls", p->calls,
+			  "limits", p->limits, "actor", actor_json(who), "hooks", hooks != NULL,
+			  "replay", hooks ? hooks->replay : NULL, "journal",
+			  hooks && hooks->journaled, "principal", principal_json(hooks)),
 		out, hooks);
 }
 

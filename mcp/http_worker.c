@@ -154,8 +154,25 @@ static void worker_journaled(void *ctx, json_t *journal)
 	worker_journal = journal;
 }
 
+/* The session's principal as the server sent it (http_pool.c), borrowed
+ * from q for the length of the operation; NULL: the local operator. */
+static const tg_principal *principal_of(tg_principal *p, const json_t *q)
+{
+	const json_t *j = json_object_get(q, "principal");
+
+	if (!json_is_object(j))
+		return NULL;
+	p->name = json_string_value(json_object_get(j, "name"));
+	p->tool_patterns = json_is_array(json_object_get(j, "tools")) ? json_object_get(j, "tools")
+								       : NULL;
+	p->may_approve = json_is_true(json_object_get(j, "may_approve"));
+	p->hide_write_tools = json_is_true(json_object_get(j, "hide_write_tools"));
+	return p;
+}
+
 static json_t *serve_one(tg_registry *reg, const json_t *q)
 {
+	tg_principal pr;
 	const char *op = json_string_value(json_object_get(q, "op"));
 	const json_t *a = json_object_get(q, "actor");
 	tg_actor who = { json_string_value(json_object_get(a, "kind")),
@@ -173,9 +190,17 @@ static json_t *serve_one(tg_registry *reg, const json_t *q)
 		const json_t *src = json_object_get(q, "source");
 		tg_submission sub = { json_object_get(q, "manifest"), json_string_value(src),
 				      json_string_length(src) };
+		/* the tests' bridged calls: the session's principal and budget */
+		tg_call_hooks hooks = { .ctx = &worker_fd, .attempt = worker_attempt };
+		hooks.principal = principal_of(&pr, q);
+		if (json_is_true(json_object_get(q, "hooks")))
+			tg_registry_set_call_hooks(reg, &hooks);
 		rc = tg_registry_create(&out, reg, &sub, &who);
+		tg_registry_set_call_hooks(reg, NULL);
 	} else if (strcmp(op, "call") == 0 || strcmp(op, "run") == 0) {
-		tg_call_hooks hooks = { &worker_fd, worker_attempt, worker_ask, NULL, NULL };
+		tg_call_hooks hooks = { .ctx = &worker_fd, .attempt = worker_attempt,
+					.ask = worker_ask };
+		hooks.principal = principal_of(&pr, q);
 		hooks.replay = json_is_array(json_object_get(q, "replay")) ? json_object_get(q, "replay")
 									 : NULL;
 		if (json_is_true(json_object_get(q, "journal")))

@@ -85,7 +85,10 @@ int tg_mcp_reader_next(tg_mcp_reader *r, const char **line, size_t *len);
 typedef struct tg_mcp_backend {
 	void *ctx;
 	int (*list)(void *ctx, json_t **out);
-	int (*create)(void *ctx, json_t **out, const tg_submission *sub, const tg_actor *who);
+	/* hooks: the session's (its principal and budget hold for the bridged
+	 * calls of the submission's tests), or NULL */
+	int (*create)(void *ctx, json_t **out, const tg_submission *sub, const tg_actor *who,
+		      const tg_call_hooks *hooks);
 	int (*call)(void *ctx, json_t **out, const char *name, const json_t *args,
 		    const tg_actor *who);
 	int (*rollback)(void *ctx, json_t **out, const char *name, unsigned to, unsigned flags,
@@ -252,8 +255,11 @@ int tg_mcp_queue(tg_mcp_server *s, json_t *msg);
 /* With a shared quota: count one more call (creates 0) or create (1) in it
  * and return its new total; else return the session's own counter. */
 uint64_t tg_mcp_count(tg_mcp_server *s, int creates);
-/* 1 if the principal's patterns (if any) let this session see the tool. */
-int tg_mcp_tool_allowed(const tg_mcp_server *s, const char *name);
+/* 1 if the session's principal may do act a on tool name (tg_authorize,
+ * the registry's one decision); 0 with the reason in the error. */
+int tg_mcp_tool_allowed(tg_mcp_server *s, tg_action a, const char *name);
+/* The session's principal for tg_authorize, as its options say now. */
+const tg_principal *tg_mcp_principal(tg_mcp_server *s);
 /* The registered tools visible in this session: the backend's list without
  * names that clash with a meta-tool and, with hide_write_tools, without
  * workspace:write tools. *out is a new array sorted by name. */
@@ -281,7 +287,7 @@ json_t *tg_mcp_elicit_params(tg_mcp_server *s, const tg_call_question *q);
  * tg_call_hooks ask of the session. A principal without may_approve is
  * never asked (TG_ERR_UNAVAILABLE: the queue); in the 2026-07-28 era the
  * question becomes an input_required result; else elicitation. */
-int tg_mcp_may_approve(const tg_mcp_server *s);
+int tg_mcp_may_approve(tg_mcp_server *s, const char *tool);
 int tg_mcp_ask(void *ctx, const tg_call_question *q, const char **why);
 /* Around a 2026-07-28 tools/call: begin checks and redeems a requestState
  * with its inputResponses (1: an error answer was queued, 0: go on); end
@@ -313,6 +319,7 @@ int tg_mcp_deferred_is_oversize(const char *line, size_t len);
 struct tg_mcp_server {
 	tg_mcp_backend be;
 	tg_mcp_options opt;
+	tg_principal principal;  /* opt's principal, for tg_authorize (tg_mcp_principal) */
 	char session[65];
 	tg_actor actor;
 	int initialized;         /* initialize answered */

@@ -7,22 +7,24 @@
  */
 #include "mcp/mcp.h"
 
-#include <fnmatch.h>
 
-int tg_mcp_tool_allowed(const tg_mcp_server *s, const char *name)
+const tg_principal *tg_mcp_principal(tg_mcp_server *s)
 {
-	const json_t *p;
-	size_t i;
+	/* read from the options at each use: the HTTP transport replaces the
+	 * option strings with the session's own copies after the session is
+	 * made (http.c). A session without a principal (stdio) is the local
+	 * operator's, with its --hide-write-tools. */
+	s->principal.name = s->opt.principal;
+	s->principal.tool_patterns = s->opt.tool_patterns;
+	s->principal.may_approve = !s->opt.principal || s->opt.may_approve;
+	s->principal.hide_write_tools = s->opt.hide_write_tools;
+	return &s->principal;
+}
 
-	if (!s->opt.tool_patterns)
-		return 1;
-	if (!name)
-		return 0;
-	json_array_foreach(s->opt.tool_patterns, i, p) {
-		if (json_is_string(p) && fnmatch(json_string_value(p), name, 0) == 0)
-			return 1;
-	}
-	return 0;
+int tg_mcp_tool_allowed(tg_mcp_server *s, tg_action a, const char *name)
+{
+	/* the registry's one decision; the refusal's reason stays in the error */
+	return tg_authorize(tg_mcp_principal(s), a, name, NULL, NULL) == 0;
 }
 
 uint64_t tg_mcp_count(tg_mcp_server *s, int creates)

@@ -84,7 +84,10 @@ static void hook_journaled(void *ctx, json_t *journal)
 
 void tg_mcp_session_hooks(tg_mcp_server *s, tg_call_hooks *h)
 {
+	memset(h, 0, sizeof(*h));
 	h->ctx = s;
+	/* every call of this operation, at any depth, is the principal's */
+	h->principal = tg_mcp_principal(s);
 	h->attempt = hook_attempt;
 	h->ask = tg_mcp_ask;
 	/* 2026-07-28 with requestStates: replay the redeemed journal, keep

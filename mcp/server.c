@@ -456,20 +456,14 @@ int tg_mcp_visible_tools(tg_mcp_server *s, json_t **out)
 	json_array_foreach(reg, i, t) {
 		const char *name = json_string_value(json_object_get(t, "name"));
 		json_t *caps = json_object_get(t, "capabilities");
-		size_t k;
-		json_t *c;
-		int writes = 0;
 
-		if (!name || !tg_name_valid(name) || tg_mcp_is_meta_tool(name) ||
-		    !tg_mcp_tool_allowed(s, name))
+		if (!name || !tg_name_valid(name) || tg_mcp_is_meta_tool(name))
 			continue;
-		json_array_foreach(caps, k, c) {
-			if (json_is_string(c) &&
-			    strcmp(json_string_value(c), "workspace:write") == 0)
-				writes = 1;
+		if (tg_authorize(tg_mcp_principal(s), TG_ACTION_LIST, name, caps ? caps : json_null(),
+				 NULL) < 0) {
+			tg_error_clear();
+			continue;
 		}
-		if (writes && s->opt.hide_write_tools)
-			continue;
 		if (json_array_append(vis, t) < 0)
 			return tg_error_set(TG_ERR_NOMEM, "out of memory");
 	}
@@ -506,9 +500,12 @@ int tg_mcp_tools_list(tg_mcp_server *s, const json_t *id, const json_t *params)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
 	for (i = json_array_size(all); i-- > 0;) {
 		/* a principal limited to some tools may lack the meta-tools too */
-		if (!tg_mcp_tool_allowed(
-			    s, json_string_value(json_object_get(json_array_get(all, i), "name"))))
+		if (!tg_mcp_tool_allowed(s, TG_ACTION_LIST,
+					 json_string_value(json_object_get(json_array_get(all, i),
+									   "name")))) {
+			tg_error_clear();
 			json_array_remove(all, i);
+		}
 	}
 	json_array_foreach(reg, i, t) {
 		if (json_array_append_new(all, tool_entry(t)) < 0)

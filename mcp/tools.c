@@ -231,6 +231,33 @@ static int meta_args(const json_t *args, const char *const *allowed, const char 
 	return 0;
 }
 
+/* ---- the one decision ------------------------------------------------------------- */
+
+/* Ask the registry's one decision (tg_authorize) whether this session's
+ * principal may do act a on tool name; when not, answer the request
+ * (JSON-RPC invalid params, HTTP 403) with the reason, count and audit
+ * the refusal, and return 1. */
+static int refused(tg_mcp_server *s, const json_t *id, tg_action a, const char *name,
+		   const char *meta)
+{
+	static const char *const acts[] = { "call", "list", "create", "rollback", "history",
+					    "approve" };
+	char why[1100];
+
+	if (tg_mcp_tool_allowed(s, a, name))
+		return 0;
+	snprintf(why, sizeof(why), "%s", tg_error_last()->message);
+	tg_error_clear();
+	s->forbidden = 1;
+	s->denied++;
+	audit(s, "mcp_denied", name,
+	      meta ? json_pack("{s:s, s:s, s:s}", "right", "tools", "act", acts[a], "meta", meta)
+		   : json_pack("{s:s}", "right", "tools"));
+	tg_mcp_reply_error(s, id, TG_RPC_INVALID_PARAMS, "Invalid params: %s%s%s",
+			   meta ? meta : "", meta ? ": " : "", why);
+	return 1;
+}
+
 /* ---- meta-tools -------------------------------------------------------------------- */
 
 static int call_create(tg_mcp_server *s, const json_t *id, const json_t *args)
@@ -265,10 +292,22 @@ static int call_create(tg_mcp_server *s, const json_t *id, const json_t *args)
 				  "create_tool: name: \"%s\" is reserved for a toolgate meta-tool",
 				  name);
 	}
+	/* a version of NAME replaces it for every principal: only one whose
+	 * patterns name it may submit it */
+	if (refused(s, id, TG_ACTION_CREATE, name, "create_tool"))
+		return 0;
 	sub.manifest = args;
 	sub.source = source;
 	sub.source_len = strlen(source);
-	r = s->be.create(s->be.ctx, &res, &sub, &s->actor);
+	{
+		/* the tests' bridged calls: this session's principal and budget */
+		tg_call_hooks hooks;
+		tg_mcp_session_hooks(s, &hooks);
+		hooks.ask = NULL;
+		hooks.replay = NULL;
+		hooks.journaled = NULL;
+		r = s->be.create(s->be.ctx, &res, &sub, &s->actor, &hooks);
+	}
 	s->toolset_dirty = 1;
 	if (r < 0) {
 		audit(s, "mcp_create_invalid", name,
@@ -307,6 +346,8 @@ static int call_rollback(tg_mcp_server *s, const json_t *id, const json_t *args)
 				tg_error_last()->message));
 		return reply_text(s, id, 1, "rollback_tool: %s", tg_error_last()->message);
 	}
+	if (refused(s, id, TG_ACTION_ROLLBACK, name, "rollback_tool"))
+		return 0;
 	/* only versions whose approval stands, and that this session may see */
 	r = s->be.rollback(s->be.ctx, &res, name, (unsigned)to,
 			   s->opt.hide_write_tools ? TG_ROLLBACK_HIDE_WRITE : 0, &s->actor);
@@ -397,6 +438,8 @@ static int call_history(tg_mcp_server *s, const json_t *id, const json_t *args, 
 		      json_pack("{s:s, s:s}", "meta", meta, "reason", tg_error_last()->message));
 		return reply_text(s, id, 1, "%s: %s", meta, tg_error_last()->message);
 	}
+	if (refused(s, id, TG_ACTION_HISTORY, name, meta))
+		return 0;
 	r = s->be.history(s->be.ctx, &res, name);
 	audit(s, r < 0 ? "mcp_call_failed" : "mcp_meta_call", name,
 	      json_pack("{s:s, s:b}", "meta", meta, "ok", r == 0));
@@ -437,22 +480,9 @@ static int call_registered(tg_mcp_server *s, const json_t *id, const char *name,
 
 	if (!tg_name_valid(name))
 		return unknown_tool(s, id, name);
-	if (s->opt.hide_write_tools) {
-		_cleanup_json_ json_t *vis = NULL;
-		size_t i;
-		json_t *t;
-		int found = 0;
-
-		r = tg_mcp_visible_tools(s, &vis);
-		if (r < 0)
-			return reply_failure(s, id, r, name);
-		json_array_foreach(vis, i, t) {
-			if (strcmp(json_string_value(json_object_get(t, "name")), name) == 0)
-				found = 1;
-		}
-		if (!found)
-			return unknown_tool(s, id, name);
-	}
+	/* a tool hidden from this session (hide_write_tools) is refused by the
+	 * registry's one decision once the call path knows its capabilities:
+	 * TG_ERR_NOTFOUND, answered as an unknown tool below */
 	if (s->be.call_hooked) {
 		/* its bridged calls count against the session's budget too */
 		tg_call_hooks hooks;
@@ -536,14 +566,8 @@ int tg_mcp_tools_call(tg_mcp_server *s, const json_t *id, const json_t *params)
 		return tg_mcp_reply_error(s, id, TG_RPC_INVALID_PARAMS,
 					  "Invalid params: tools/call needs a name (a string)");
 	}
-	if (!tg_mcp_tool_allowed(s, name)) {
-		s->forbidden = 1;
-		s->denied++;
-		audit(s, "mcp_denied", name, json_pack("{s:s}", "right", "tools"));
-		return tg_mcp_reply_error(s, id, TG_RPC_INVALID_PARAMS,
-					  "Invalid params: principal %s may not use tool %.64s",
-					  s->opt.principal ? s->opt.principal : "(none)", name);
-	}
+	if (refused(s, id, TG_ACTION_CALL, name, NULL))
+		return 0;
 	args = json_object_get(params, "arguments");
 	if (args && !json_is_object(args)) {
 		audit(s, "mcp_call_invalid", name,

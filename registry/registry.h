@@ -34,6 +34,7 @@ typedef struct tg_config {
 	/* the tool bridge (docs/BRIDGE.md) */
 	uint32_t max_tool_calls;     /* ceiling for limits.max_tool_calls (64) */
 	uint32_t max_call_depth;     /* nested bridged calls (2) */
+	uint32_t pull_test_max_tool_calls; /* bridged calls of one pull's re-tests (64) */
 	json_t *host_tools;          /* validated "host_tools" (bridge_host.c) */
 	uint32_t call_approval_timeout_ms; /* a queued call's wait (120000) */
 	uint32_t sandbox_pool;       /* sandboxes made ahead by serve (0: off; 0-8) */
@@ -285,8 +286,59 @@ typedef struct tg_call_question {
 	int64_t run;                /* a one-off program's run id, or 0 */
 	uint64_t timeout_ms;        /* wait at most this long, then deny */
 } tg_call_question;
+/* ---- who may do what (registry/authz/authz.c) ------------------------------ */
+
+/* The acts on a tool that need a right. A meta-tool's own name (create_tool,
+ * rollback_tool, ...) is asked as TG_ACTION_CALL first, then its target
+ * with the act it performs. */
+typedef enum tg_action {
+	TG_ACTION_CALL = 0,    /* run it: tools/call, a bridged callee, a program's callee */
+	TG_ACTION_LIST,        /* show it in tools/list */
+	TG_ACTION_CREATE,      /* submit a version of it (create_tool) */
+	TG_ACTION_ROLLBACK,    /* move its active version (rollback_tool) */
+	TG_ACTION_HISTORY,     /* read its versions (tool_history, list_tool_versions) */
+	TG_ACTION_APPROVE,     /* decide a call or a version that waits for a person */
+} tg_action;
+
+/* With which authority code runs: a real call (what the principal may
+ * do), a submission's tests or a pull's re-tests of a remote's version.
+ * Tests run before anyone approved anything: they never reach a callee
+ * that holds a capability (it is answered from the test's tool_results),
+ * and a re-test's bridged calls are charged to config.json's
+ * pull_test_max_tool_calls. */
+typedef enum tg_authority {
+	TG_AUTHORITY_REAL = 0,
+	TG_AUTHORITY_TEST,
+	TG_AUTHORITY_RETEST,
+} tg_authority;
+
+/* Who asks: an MCP session's principal (an HTTP token), or NULL for the
+ * local operator (stdio, the CLI), who may do everything. */
+typedef struct tg_principal {
+	const char *name;            /* the token's name */
+	const json_t *tool_patterns; /* fnmatch patterns over tool names, meta-tools
+				      * included; NULL = every name */
+	int may_approve;             /* may decide what waits for a person */
+	int hide_write_tools;        /* tools asking for workspace:write are not there */
+} tg_principal;
+
+/* The one decision: may principal p (NULL: the local operator) do act a on
+ * tool name, whose version holds capabilities caps (NULL: not looked up
+ * yet; then the capability rules wait for the second question, which the
+ * call path asks once it knows them)? For TG_ACTION_APPROVE name may be
+ * NULL: the right alone (a host call's question names no tool of ours). 0 yes; TG_ERR_DENIED no, with the
+ * reason in the error (tg_error_last), which names the principal and the
+ * rule; *hidden (may be NULL) is set when the refusal must look like an
+ * absent tool (hide_write_tools). Every path that runs, creates, changes
+ * or reads a tool asks it (docs/THREAT_MODEL.md, "One decision"). */
+int tg_authorize(const tg_principal *p, tg_action a, const char *name, const json_t *caps,
+		 int *hidden);
+
 typedef struct tg_call_hooks {
 	void *ctx;
+	/* the session's principal, for every call this operation makes, at
+	 * any depth (NULL: the local operator) */
+	const tg_principal *principal;
 	int (*attempt)(void *ctx, const char *caller, const char *callee, char *why,
 		       size_t whylen);
 	int (*ask)(void *ctx, const tg_call_question *q, const char **why);

@@ -31,16 +31,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static tg_registry reg;
 static int (*fake_create)(void *ctx, json_t **out, const tg_submission *sub,
-			  const tg_actor *who);
+			  const tg_actor *who, const tg_call_hooks *hooks);
 
 static int create_validated(void *ctx, json_t **out, const tg_submission *sub,
-			    const tg_actor *who)
+			    const tg_actor *who, const tg_call_hooks *hooks)
 {
 	int rc = tg_manifest_validate(&reg, sub->manifest, sub->source, sub->source_len);
 
 	if (rc < 0)
 		return rc;
-	return fake_create(ctx, out, sub, who);
+	return fake_create(ctx, out, sub, who, hooks);
 }
 
 static const char handshake[] =

@@ -97,6 +97,27 @@ static int check_output(json_t *res, const json_t *oschema)
 	return 0;
 }
 
+/* A callee that holds capabilities, called under a test's or a re-test's
+ * authority: it never runs (nobody approved the caller yet); the test's
+ * "tool_results" fixture answers for it, and without one the call fails and
+ * so does the test ("unexpected call"). Nothing is logged as a call. */
+static int fixture_answer(json_t **out, const reg_bridge *parent, const char *name, unsigned v)
+{
+	const json_t *fx = parent ? json_object_get(parent->tool_results, name) : NULL;
+
+	if (!fx) {
+		if (parent && parent->unexpected && !parent->unexpected[0])
+			snprintf(parent->unexpected, sizeof(parent->unexpected_buf), "tools:%s",
+				 name);
+		return tg_error_set(TG_ERR_DENIED, "%s v%u holds capabilities: in a test it is "
+						   "answered only from the test's tool_results, "
+						   "which has no entry for it", name, v);
+	}
+	*out = json_pack("{s:b, s:O, s:s, s:I, s:b, s:i}", "ok", 1, "result", fx, "name", name,
+			 "version", (json_int_t)v, "fixture", 1, "wall_ms", 0);
+	return *out ? 0 : tg_error_set(TG_ERR_NOMEM, "out of memory");
+}
+
 int tg_registry_call(json_t **out, tg_registry *r, const char *name, const json_t *args,
 		     const tg_actor *who)
 {
@@ -122,7 +143,7 @@ int reg_call_ex(json_t **out, tg_registry *r, const char *name, const json_t *ar
 	reg_approval ap;
 	int64_t tool_id, call_id = 0;
 	unsigned v;
-	int rc, ws_read = 0, ws_write = 0, deferred = 0;
+	int rc, ws_read = 0, ws_write = 0, deferred = 0, hidden = 0;
 
 	*out = NULL;
 	if (!tg_name_valid(name))
@@ -157,11 +178,13 @@ int reg_call_ex(json_t **out, tg_registry *r, const char *name, const json_t *ar
 	if (!hash)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
 	reg_caps_from_json(caps, &ws_read, &ws_write);
-	if (parent && parent->oneoff && json_array_size(caps) > 0)
-		/* docs/BRIDGE.md, one-off programs: nobody reviewed the caller */
-		return tg_error_set(TG_ERR_DENIED, "%s v%u holds capabilities a person approved; "
-						   "a one-off program may call only tools that hold "
-						   "none", name, v);
+	/* the one decision (authz.c), with the callee's capabilities known */
+	rc = reg_authorize_call(r, name, v, caps, parent ? parent->depth + 1 : 0,
+				parent && parent->oneoff, &hidden);
+	if (rc < 0)
+		return hidden ? tg_error_set(TG_ERR_NOTFOUND, "no active tool named %s", name) : rc;
+	if (rc == REG_RUN_FIXTURE)
+		return fixture_answer(out, parent, name, v);
 	if (!args || !json_is_object(args) || tg_schema_validate(schema, args) < 0) {
 		char m[1100];
 		snprintf(m, sizeof(m), "invalid arguments: %s",

@@ -74,6 +74,7 @@ int reg_config_load(tg_config *cfg, const char *home)
 					    "workspace", "session_max_calls",
 					    "session_max_creates", "session_hide_write_tools",
 					    "require_cgroups", "max_tool_calls", "max_call_depth",
+					    "pull_test_max_tool_calls",
 					    "host_tools", "call_approval_timeout_ms", "sandbox_pool",
 					    "quota_home_mb", "max_binary_mb",
 					    "max_rejected_per_tool_hour", "cache_budget_mb",
@@ -94,6 +95,7 @@ int reg_config_load(tg_config *cfg, const char *home)
 	cfg->max_output_kb = CFG_DEF_OUTPUT_KB;
 	cfg->max_tool_calls = 64;
 	cfg->max_call_depth = 2;
+	cfg->pull_test_max_tool_calls = 64;
 	cfg->call_approval_timeout_ms = 120000;
 	cfg->analyze_timeout_ms = 5000;
 	cfg->sandbox_pool = 2; /* serve; over HTTP per worker, at most 8 in all: docs/SANDBOX.md, "The pool" */
@@ -133,6 +135,8 @@ int reg_config_load(tg_config *cfg, const char *home)
 	    (rc = get_u32(&cfg->session_max_creates, j, "session_max_creates", 0, UINT32_MAX)) < 0 ||
 	    (rc = get_u32(&cfg->max_tool_calls, j, "max_tool_calls", 0, 4096)) < 0 ||
 	    (rc = get_u32(&cfg->max_call_depth, j, "max_call_depth", 0, 8)) < 0 ||
+	    (rc = get_u32(&cfg->pull_test_max_tool_calls, j, "pull_test_max_tool_calls", 0,
+			  4096)) < 0 ||
 	    (rc = get_u32(&cfg->call_approval_timeout_ms, j, "call_approval_timeout_ms", 100,
 			  3600000)) < 0 ||
 	    (rc = get_u32(&cfg->sandbox_pool, j, "sandbox_pool", 0, 8)) < 0 ||

@@ -143,7 +143,7 @@ static int check_capabilities(const tg_config *cfg, const json_t *caps)
 static int check_tests(const json_t *schema, const json_t *oschema, const json_t *tests)
 {
 	static const char *const keys[] = { "name", "args", "expect", "expect_error",
-					    "host_results", NULL };
+					    "host_results", "tool_results", NULL };
 	size_t i, k, line, runs = 0, refused = 0;
 	json_t *t;
 	int rc, c;
@@ -188,6 +188,10 @@ static int check_tests(const json_t *schema, const json_t *oschema, const json_t
 		    !json_is_object(json_object_get(t, "host_results")))
 			return tg_error_set(TG_ERR_INVALID, "tests[%zu].host_results: must be an object "
 							    "of host tool name -> result", i);
+		if (json_object_get(t, "tool_results") &&
+		    !json_is_object(json_object_get(t, "tool_results")))
+			return tg_error_set(TG_ERR_INVALID, "tests[%zu].tool_results: must be an object "
+							    "of tool name -> result", i);
 		args = json_object_get(t, "args");
 		if (!args)
 			return tg_error_set(TG_ERR_INVALID, "tests[%zu].args: is required", i);

@@ -135,14 +135,17 @@ static int run_tests(json_t **out, int *all_passed, char **first_failure, tg_reg
 			tg_error_clear();
 		} else {
 			reg_bridge br;
-			/* declared calls are served in tests too: the callees run for
-			 * real, each under its own approvals */
+			/* declared calls are served in tests too, under the test's
+			 * authority (authz.c): a callee that holds no capability runs
+			 * for real; one that holds any is answered from the test's
+			 * tool_results, never run */
 			int bridged = reg_bridge_init(&br, r, NULL, json_string_value(json_object_get(
 								       m, "name")),
 						      0, json_object_get(m, "capabilities"), limits,
 						      NULL);
 			/* host calls are answered from the test's fixtures */
 			br.host_results = json_object_get(t, "host_results");
+			br.tool_results = json_object_get(t, "tool_results");
 			rc = reg_run_tool_ex(&res, r, binary, limits, ws_read, ws_write, workspace,
 					     args, bridged ? &br : NULL, 0);
 			if (rc < 0)
@@ -150,7 +153,9 @@ static int run_tests(json_t **out, int *all_passed, char **first_failure, tg_reg
 			wall = json_integer_value(json_object_get(res, "wall_ms"));
 			if (bridged && br.unexpected_buf[0]) {
 				if (asprintf(&detail, "unexpected call to %s: the test declares no "
-						      "host_results for it", br.unexpected_buf) < 0)
+						      "%s for it", br.unexpected_buf,
+					     br.unexpected_buf[0] == 'h' ? "host_results"
+									 : "tool_results") < 0)
 					detail = NULL;
 			} else if (json_is_true(json_object_get(res, "ok"))) {
 				json_t *value = json_object_get(res, "result");
@@ -254,6 +259,7 @@ static int vet_build_test(outcome *o, tg_registry *r, const tg_submission *sub,
 	_cleanup_free_ char *log = NULL, *binary = NULL, *first_fail = NULL;
 	const tg_policy *pol;
 	json_t *more;
+	tg_authority prev;
 	int rc, ok = 0, all = 0;
 	size_t nerr = 0, i;
 
@@ -312,8 +318,13 @@ static int vet_build_test(outcome *o, tg_registry *r, const tg_submission *sub,
 	}
 	json_decref(o->tests);
 	o->tests = NULL;
+	/* the tests run before anyone approved anything: under a test's
+	 * authority (a pull's re-tests keep theirs), never a real one */
+	prev = reg_authority_set(r, r->authority == TG_AUTHORITY_RETEST ? TG_AUTHORITY_RETEST
+									  : TG_AUTHORITY_TEST, 0);
 	rc = run_tests(&o->tests, &all, &first_fail, r, binary, sub->manifest, ws_read, ws_write,
 		       workspace);
+	reg_authority_set(r, prev, 0);
 	if (rc < 0)
 		return rc;
 	if (!all) {

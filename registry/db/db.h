@@ -86,6 +86,8 @@ struct tg_registry {
 	json_t *repairs;       /* what the re-index on open fixed (for verify) */
 	json_t *reindex_problems; /* tools it could not re-index (for verify) */
 	const tg_call_hooks *hooks; /* the MCP session's, for bridged calls (or NULL) */
+	tg_authority authority; /* what runs now runs as (authz.c): real, test, re-test */
+	uint32_t retest_attempts; /* bridged attempts of the current pull's re-tests */
 	reg_replay *replay;         /* the journal of the hooks' run (replay.c) or NULL */
 	const tg_cancel *cancel;    /* the MCP request's cancellation (or NULL) */
 	tg_commit_group *group; /* shared durability barrier (commit.c) or NULL */

@@ -62,6 +62,7 @@ int reg_bridge_init(reg_bridge *b, tg_registry *r, const tg_actor *who, const ch
 	b->run_id = parent ? parent->run_id : 0;
 	b->test_mode = parent ? parent->test_mode : !version;
 	b->host_results = parent ? parent->host_results : NULL;
+	b->tool_results = parent ? parent->tool_results : NULL;
 	b->unexpected = parent ? parent->unexpected : b->unexpected_buf;
 	return reg_bridge_wanted(caps);
 }
@@ -236,12 +237,12 @@ static json_t *handle(reg_bridge *b, json_int_t id, const char *tool, const json
 	int host = strncmp(tool, "host:", 5) == 0, session_ok = 1;
 
 	b->attempts++;
-	/* the session's budget (MCP) counts every attempt too: a session cap
-	 * cannot be dodged by calling through a program */
-	if (b->r->hooks && b->r->hooks->attempt) {
+	/* the session's budget (MCP) counts every attempt too, a test's and a
+	 * re-test's included: a session cap cannot be dodged by calling through
+	 * a program (authz.c) */
+	{
 		char why[256] = "";
-		session_ok = b->r->hooks->attempt(b->r->hooks->ctx, b->caller, tool, why,
-						  sizeof(why));
+		session_ok = reg_charge_attempt(b->r, b->caller, tool, why, sizeof(why));
 		if (!session_ok)
 			snprintf(m, sizeof(m), "%s", why[0] ? why : "the session's call budget is "
 								     "exhausted");
@@ -352,7 +353,9 @@ static json_t *run_call(reg_bridge *b, json_int_t id, const char *tool, const js
 	}
 	rc = b->r->call_tool(&res, b->r, name, args, b->who, b, NULL);
 	if (rc == TG_ERR_DENIED) {
-		/* a one-off program called a tool that holds capabilities */
+		/* the one decision refused it (authz.c): the principal's patterns
+		 * or hidden write tools, a one-off program's callee that holds
+		 * capabilities, a test's callee without its fixture */
 		snprintf(m, sizeof(m), "%s", tg_error_last()->message);
 		tg_error_clear();
 		audit_call(b, tool, args, "denied", NULL, tg_now_ms() - t0);
@@ -374,8 +377,9 @@ static json_t *run_call(reg_bridge *b, json_int_t id, const char *tool, const js
 		return error_reply(id, "tool_error", e ? e : "the tool failed");
 	}
 	b->ok++;
-	audit_call(b, tool, args, "ok", res, tg_now_ms() - t0);
-	*outcome_out = "ok";
+	/* a test's callee that holds capabilities: its fixture answered */
+	*outcome_out = json_is_true(json_object_get(res, "fixture")) ? "fixture" : "ok";
+	audit_call(b, tool, args, *outcome_out, res, tg_now_ms() - t0);
 	return json_pack("{s:I, s:O}", "id", id, "result", json_object_get(res, "result"));
 }
 

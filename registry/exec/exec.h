@@ -13,7 +13,7 @@
 #ifndef TG_REG_EXEC_H
 #define TG_REG_EXEC_H
 
-#include "registry/record/record.h"
+#include "registry/authz/authz.h"
 
 
 #define REG_BRIDGE_MAX_FRAME (1u << 20)   /* bytes of one frame's JSON */
@@ -38,6 +38,8 @@ struct reg_bridge {
 				       callees must hold no capabilities, and
 				       each of its host calls waits for a person */
 	const json_t *host_results; /* a test's fixtures for host calls */
+	const json_t *tool_results; /* a test's fixtures for callees that hold
+				       capabilities (authz.c: never run in a test) */
 	int test_mode;              /* in a submission's test: host calls are
 				       answered from host_results only */
 	char *unexpected;           /* test mode: first host call without a

@@ -60,13 +60,15 @@ static int f_list(void *ctx, json_t **out)
 	return 0;
 }
 
-static int f_create(void *ctx, json_t **out, const tg_submission *sub, const tg_actor *who)
+static int f_create(void *ctx, json_t **out, const tg_submission *sub, const tg_actor *who,
+		    const tg_call_hooks *hooks)
 {
 	fake_registry *f = ctx;
 	const char *name = json_string_value(json_object_get(sub->manifest, "name"));
 	json_t *t;
 
 	(void)who;
+	(void)hooks;
 	f->creates_run++;
 	if (!json_is_string(json_object_get(sub->manifest, "description")))
 		return tg_error_set(TG_ERR_INVALID, "manifest: description: is required");
@@ -104,6 +106,21 @@ static int f_call(void *ctx, json_t **out, const char *name, const json_t *args,
 				 json_object_get(t, "version"), "ok", 1, "result", "echo", args,
 				 "wall_ms", 1);
 	return 0;
+}
+
+/* As the registry's call path: the one decision (tg_authorize) with the
+ * tool's capabilities known, a hidden tool being absent. */
+static int f_call_hooked(void *ctx, json_t **out, const char *name, const json_t *args,
+			 const tg_actor *who, const tg_call_hooks *hooks)
+{
+	json_t *t = find(ctx, name);
+	int hidden = 0;
+
+	if (t && tg_authorize(hooks ? hooks->principal : NULL, TG_ACTION_CALL, name,
+			      json_object_get(t, "capabilities"), &hidden) < 0)
+		return hidden ? tg_error_set(TG_ERR_NOTFOUND, "no active tool %s", name)
+			      : TG_ERR_DENIED;
+	return f_call(ctx, out, name, args, who);
 }
 
 static int f_rollback(void *ctx, json_t **out, const char *name, unsigned to,
@@ -171,6 +188,7 @@ void fake_init(fake_registry *f, tg_mcp_backend *be)
 	be->list = f_list;
 	be->create = f_create;
 	be->call = f_call;
+	be->call_hooked = f_call_hooked;
 	be->rollback = f_rollback;
 	be->history = f_history;
 	be->audit = f_audit;

@@ -428,7 +428,9 @@ test('a registered callee replayed: its own calls are skipped, the next calls re
   }, NOTER);
   await createTool(home, join(dirname(home), 'outer'), {
     name: 'outer', description: 'A callee, a note, an approval', input_schema: obj, source: 'tool.c',
-    tests: [{ name: 'o', args: {}, host_results: { ledger_note: { entry: 4 }, ledger_append: { entry: 5 } }, expect: { inner: 4, after: 4, big: 5 } }],
+    // noter holds a capability (host:ledger_note): in a test it never runs,
+    // its tool_results fixture answers for it
+    tests: [{ name: 'o', args: {}, host_results: { ledger_note: { entry: 4 }, ledger_append: { entry: 5 } }, tool_results: { noter: { entry: 4 } }, expect: { inner: 4, after: 4, big: 5 } }],
     limits: { timeout_ms: 8000, max_tool_calls: 4 }, calls: ['noter', 'host:ledger_note', 'host:ledger_append'],
   }, OUTER);
   const call = httpCaller(await serveHttp(home, procs), await token('alice', '--may-approve'));
