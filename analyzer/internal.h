@@ -87,6 +87,17 @@ int tg_path_function(const char *name, unsigned *argmask);
  * descriptor (read on 0, write on 1 or 2); *write says which. */
 int tg_fd_function(const char *name, int *write);
 
+/* ---- printf-family formats (format.c) -------------------------------------- */
+
+/* The index of the format argument of a printf-family function (printf,
+ * fprintf, ..., their __*_chk and __builtin_ forms, the wide ones), or -1. */
+int tg_format_function(const char *name);
+/* The first %n conversion (%n, %hhn, %1$n, %*n, ...) in a format as
+ * clang_getCursorSpelling shows a string literal (prefix, quotes, escapes:
+ * every '%' of it is a '%' of the string), or NULL; *len is its length.
+ * "%%" is a literal percent sign. */
+const char *tg_format_find_n(const char *spelled, size_t *len);
+
 /* ---- findings -------------------------------------------------------------- */
 
 #define TG_MAX_FINDINGS 200
