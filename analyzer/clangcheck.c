@@ -7,7 +7,9 @@
  * function or variable (its spelling and its linker name) against the
  * allowlist, builtins, fopen-style paths, attributes, asm, statement
  * expressions, casts to function pointers, calls through non-functions,
- * main's envp, and definitions that would replace library symbols.
+ * calls without a prototype and K&R definitions, main's envp, and
+ * definitions that would replace library symbols. Printf-family formats are
+ * format.c's; the cursor helpers are clangutil.c's.
  */
 #include "clangwalk.h"
 
