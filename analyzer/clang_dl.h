@@ -75,6 +75,9 @@
 	X(clang_isConstQualifiedType) \
 	X(clang_Cursor_getStorageClass) \
 	X(clang_getTokenKind) \
+	X(clang_isFunctionTypeVariadic) \
+	X(clang_equalLocations) \
+	X(clang_getRangeEnd) \
 	/* end */
 
 struct tg_clang_api {
@@ -151,6 +154,9 @@ int tg_clang_load(void);
 #define clang_isConstQualifiedType (tg_clang_api.clang_isConstQualifiedType)
 #define clang_Cursor_getStorageClass (tg_clang_api.clang_Cursor_getStorageClass)
 #define clang_getTokenKind (tg_clang_api.clang_getTokenKind)
+#define clang_isFunctionTypeVariadic (tg_clang_api.clang_isFunctionTypeVariadic)
+#define clang_equalLocations (tg_clang_api.clang_equalLocations)
+#define clang_getRangeEnd (tg_clang_api.clang_getRangeEnd)
 #endif
 
 #endif

@@ -7,33 +7,18 @@
  * function or variable (its spelling and its linker name) against the
  * allowlist, builtins, fopen-style paths, attributes, asm, statement
  * expressions, casts to function pointers, calls through non-functions,
- * main's envp, and definitions that would replace library symbols.
+ * calls without a prototype and K&R definitions, main's envp, and
+ * definitions that would replace library symbols. Printf-family formats are
+ * format.c's; the cursor helpers are clangutil.c's.
  */
-#include "internal.h"
+#include "clangwalk.h"
 
-#include "clang_dl.h"
 #include <string.h>
 
 #define TG_MAX_DEPTH 600
-#define TG_OK_CACHE 256
-#define TG_FILE_CACHE 256
 
-typedef struct ctx {
-	const tg_clang_job *job;
-	tg_flist *l;
-	CXTranslationUnit tu;
-	CXFile main;
-	int depth_hit;
-	int has_ws_read, has_ws_write;
-	/* external declarations already found allowed (clang_Cursor_getMangling
-	 * builds a name mangler per call) */
-	unsigned ok[TG_OK_CACHE];
-	CXCursor okc[TG_OK_CACHE];
-	size_t nok;
-	CXFile files[TG_FILE_CACHE];
-	int file_cls[TG_FILE_CACHE];
-	size_t nfiles;
-} ctx;
+typedef tg_cx_ctx ctx;
+typedef tg_cx_where where;
 
 typedef struct frame {
 	const struct frame *up;
@@ -43,59 +28,6 @@ typedef struct frame {
 	ctx *c;
 	int depth;
 } frame;
-
-typedef struct where {
-	int in_main, in_sdk;
-	unsigned line, col;
-} where;
-
-/* 1 main file, 2 SDK header, 0 anything else; memoized per CXFile (the walk
- * asks for every top-level declaration of every header). */
-static int file_class(ctx *c, CXFile f)
-{
-	size_t i;
-	CXString n;
-	const char *s;
-	int cls;
-
-	for (i = 0; i < c->nfiles; i++)
-		if (c->files[i] == f)
-			return c->file_cls[i];
-	if (clang_File_isEqual(f, c->main)) {
-		cls = 1;
-	} else {
-		n = clang_getFileName(f);
-		s = clang_getCString(n);
-		cls = s && strncmp(s, "/vsys/sdk/", 10) == 0 ? 2 : 0;
-		clang_disposeString(n);
-	}
-	if (c->nfiles < TG_FILE_CACHE) {
-		c->files[c->nfiles] = f;
-		c->file_cls[c->nfiles++] = cls;
-	}
-	return cls;
-}
-
-static where locate(ctx *c, CXCursor cur)
-{
-	where w = { 0, 0, 0, 0 };
-	CXFile f = NULL;
-	int cls;
-	clang_getExpansionLocation(clang_getCursorLocation(cur), &f, &w.line, &w.col, NULL);
-	if (!f) {
-		w.line = w.col = 0;
-		return w;
-	}
-	cls = file_class(c, f);
-	w.in_main = cls == 1;
-	w.in_sdk = cls == 2;
-	if (!cls)
-		w.line = w.col = 0;
-	return w;
-}
-
-#define ADD(c, w, rule, sym, ...) \
-	tg_flist_add((c)->l, (c)->job->policy, (rule), (w).line, (w).col, (sym), __VA_ARGS__)
 
 static int reserved_or_library(const tg_policy *p, const char *name)
 {
@@ -264,44 +196,6 @@ static void check_fd(ctx *c, CXCursor call, const char *fn, int write, where w)
 
 /* ---- calls through a static const table of functions ---------------------- */
 
-typedef struct kids {
-	CXCursor first;
-	int n;
-} kids;
-
-static enum CXChildVisitResult count_child(CXCursor cur, CXCursor parent, CXClientData data)
-{
-	kids *k = data;
-	(void)parent;
-	if (k->n++ == 0)
-		k->first = cur;
-	return CXChildVisit_Continue;
-}
-
-/* The first child of e and how many there are. */
-static int first_child(CXCursor e, CXCursor *out)
-{
-	kids k;
-	k.first = clang_getNullCursor();
-	k.n = 0;
-	clang_visitChildren(e, count_child, &k);
-	*out = k.first;
-	return k.n;
-}
-
-/* Through implicit conversions and parentheses (one child each). */
-static CXCursor strip(CXCursor e)
-{
-	for (int i = 0; i < 16; i++) {
-		enum CXCursorKind k = clang_getCursorKind(e);
-		CXCursor n;
-		if ((k != CXCursor_UnexposedExpr && k != CXCursor_ParenExpr) || first_child(e, &n) != 1)
-			break;
-		e = n;
-	}
-	return e;
-}
-
 /* Every function pointer in a table's initializer names a function. */
 static enum CXChildVisitResult init_check(CXCursor cur, CXCursor parent, CXClientData data)
 {
@@ -331,22 +225,22 @@ static int table_call_ok(ctx *c, CXCursor call)
 	CXType t;
 	int ok = 1, members = 0, konst = 0;
 
-	if (first_child(call, &e) < 1)
+	if (tg_cx_first_child(call, &e) < 1)
 		return 0;
-	e = strip(e);
+	e = tg_cx_strip(e);
 	while (clang_getCursorKind(e) == CXCursor_MemberRefExpr && members < 8) {
-		if (first_child(e, &base) != 1)
+		if (tg_cx_first_child(e, &base) != 1)
 			return 0;
-		base = strip(base);
+		base = tg_cx_strip(base);
 		if (clang_getCanonicalType(clang_getCursorType(base)).kind == CXType_Pointer)
 			return 0; /* p->fn: the struct may be writable */
 		e = base;
 		members++;
 	}
 	if (clang_getCursorKind(e) == CXCursor_ArraySubscriptExpr) {
-		if (first_child(e, &base) != 2)
+		if (tg_cx_first_child(e, &base) != 2)
 			return 0;
-		e = strip(base);
+		e = tg_cx_strip(base);
 	} else if (!members) {
 		return 0;
 	}
@@ -356,7 +250,7 @@ static int table_call_ok(ctx *c, CXCursor call)
 	if (clang_getCursorKind(var) != CXCursor_VarDecl)
 		return 0;
 	def = clang_getCursorDefinition(var);
-	if (clang_Cursor_isNull(def) || !locate(c, def).in_main)
+	if (clang_Cursor_isNull(def) || !tg_cx_locate(c, def).in_main)
 		return 0;
 	if (clang_getCursorKind(clang_getCursorSemanticParent(def)) != CXCursor_TranslationUnit &&
 	    clang_Cursor_getStorageClass(def) != CX_SC_Static)
@@ -418,7 +312,7 @@ static void check_ref(ctx *c, CXCursor ref, int callee, where w)
 		 * like a declaration. */
 		CXCursor def = clang_getCursorDefinition(ref);
 		if (!clang_Cursor_isNull(def)) {
-			where dw = locate(c, def);
+			where dw = tg_cx_locate(c, def);
 			if (dw.in_main || dw.in_sdk ||
 			    clang_getCursorLinkage(def) != CXLinkage_External)
 				goto out_name;
@@ -465,6 +359,58 @@ out_name:
 	clang_disposeString(sn);
 }
 
+/* ---- functions without a prototype ---------------------------------------- */
+
+/* 1 when call names a function through a declaration without a prototype
+ * (int f(); or a K&R definition: clang gives the callee reference the type
+ * int (), even where the definition's own type lists the parameters). An
+ * implicit declaration (the callee's declaration stands where it is
+ * called) is implicit_decl's already. */
+static int unchecked_call(CXCursor call)
+{
+	CXCursor e;
+	if (tg_cx_first_child(call, &e) < 1)
+		return 0;
+	e = tg_cx_strip(e);
+	if (clang_getCursorKind(e) != CXCursor_DeclRefExpr ||
+	    clang_getCanonicalType(clang_getCursorType(e)).kind != CXType_FunctionNoProto)
+		return 0;
+	return !clang_equalLocations(clang_getCursorLocation(e),
+				     clang_getCursorLocation(clang_getCursorReferenced(e)));
+}
+
+/* 1 when the definition cur declares its parameters K&R style: a ';'
+ * between its last parameter's declaration and the body, as in
+ * int f(a) int a; { ... }. (A prototype has only ')' and attributes
+ * there.) */
+static int kr_definition(ctx *c, CXCursor cur)
+{
+	int n = clang_Cursor_getNumArguments(cur), kr = 0;
+	CXCursor body = clang_getNullCursor();
+	CXToken *toks = NULL;
+	unsigned nt = 0, i;
+
+	if (n <= 0 || !clang_isCursorDefinition(cur))
+		return 0;
+	clang_visitChildren(cur, last_child, &body);
+	if (clang_getCursorKind(body) != CXCursor_CompoundStmt)
+		return 0;
+	clang_tokenize(c->tu,
+		       clang_getRange(clang_getRangeEnd(clang_getCursorExtent(
+					      clang_Cursor_getArgument(cur, (unsigned)n - 1))),
+				      clang_getRangeStart(clang_getCursorExtent(body))),
+		       &toks, &nt);
+	for (i = 0; i < nt && !kr; i++) {
+		CXString t = clang_getTokenSpelling(c->tu, toks[i]);
+		const char *v = clang_getCString(t);
+		kr = v && strcmp(v, ";") == 0;
+		clang_disposeString(t);
+	}
+	if (toks)
+		clang_disposeTokens(c->tu, toks, nt);
+	return kr;
+}
+
 static void check_definition(ctx *c, CXCursor cur, where w)
 {
 	CXString sn = clang_getCursorSpelling(cur), sm = clang_Cursor_getMangling(cur);
@@ -477,6 +423,10 @@ static void check_definition(ctx *c, CXCursor cur, where w)
 		ADD(c, w, "mangling", mangled, "%s links as %s", name, mangled);
 	if (k == CXCursor_VarDecl && strcmp(name, "main") == 0)
 		ADD(c, w, "redefinition", "main", "main must be a function");
+	if (k == CXCursor_FunctionDecl && kr_definition(c, cur))
+		ADD(c, w, "no_prototype", name,
+		    "%s has an old-style (K&R) definition; declare the parameter types in the parentheses",
+		    name);
 	if (k == CXCursor_FunctionDecl && strcmp(name, "main") == 0 &&
 	    clang_Cursor_getNumArguments(cur) >= 3)
 		ADD(c, w, "main_envp", "main", "main must not take an environment parameter");
@@ -523,7 +473,7 @@ static int from_system_macro(ctx *c, CXCursor cur)
 		CXFile f = NULL;
 		clang_getExpansionLocation(clang_getTokenLocation(c->tu, toks[0]), &f, NULL, NULL,
 					   NULL);
-		sys = !f || file_class(c, f) == 0;
+		sys = !f || tg_cx_file_class(c, f) == 0;
 	}
 	if (toks)
 		clang_disposeTokens(c->tu, toks, n);
@@ -542,7 +492,7 @@ static char *token_at(ctx *c, CXCursor cur)
 	char *s = NULL;
 
 	clang_getExpansionLocation(clang_getCursorLocation(cur), &f, &line, &col, NULL);
-	if (!f || file_class(c, f) != 1)
+	if (!f || tg_cx_file_class(c, f) != 1)
 		return NULL;
 	loc = clang_getLocation(c->tu, f, line, col);
 	clang_tokenize(c->tu, clang_getRange(loc, loc), &toks, &n);
@@ -597,7 +547,7 @@ static void walk(ctx *c, CXCursor cur, const frame *up, int callee, int depth)
 
 	if (depth > TG_MAX_DEPTH) {
 		if (!c->depth_hit) {
-			w = locate(c, cur);
+			w = tg_cx_locate(c, cur);
 			ADD(c, w, "limits", NULL, "the code nests more than %d levels deep",
 			    TG_MAX_DEPTH);
 		}
@@ -608,7 +558,7 @@ static void walk(ctx *c, CXCursor cur, const frame *up, int callee, int depth)
 	if (k == CXCursor_MacroDefinition || k == CXCursor_MacroExpansion ||
 	    k == CXCursor_InclusionDirective)
 		return;
-	w = locate(c, cur);
+	w = tg_cx_locate(c, cur);
 	if (!w.in_main && !w.in_sdk)
 		return; /* system headers: trusted, not walked */
 
@@ -646,6 +596,7 @@ static void walk(ctx *c, CXCursor cur, const frame *up, int callee, int depth)
 			ADD(c, w, "stmt_expr", NULL, "GNU statement expressions are not allowed");
 		break;
 	case CXCursor_DeclRefExpr:
+		tg_cx_check_format_ref(c, clang_getCursorReferenced(cur), callee, w);
 		check_ref(c, clang_getCursorReferenced(cur), callee, w);
 		break;
 	case CXCursor_CallExpr: {
@@ -665,6 +616,11 @@ static void walk(ctx *c, CXCursor cur, const frame *up, int callee, int depth)
 			if (fn && w.in_main && tg_fd_function(fn, &wr) &&
 			    tg_policy_allows(c->job->policy, fn))
 				check_fd(c, cur, fn, wr, w);
+			if (fn && unchecked_call(cur))
+				ADD(c, w, "no_prototype", fn,
+				    "%s is called through a declaration without a prototype, so its arguments are not checked",
+				    fn);
+			tg_cx_check_format_call(c, cur, ref, w);
 			clang_disposeString(sn);
 		}
 		break;

@@ -52,6 +52,12 @@ int tg_policy_allows(const tg_policy *p, const char *name);
  * isoc23 variant of an allowed function, or a compiler runtime helper. */
 int tg_policy_allows_linker(const tg_policy *p, const char *name);
 
+/* 1 when a __builtin_* name is allowed: on the builtin list, or
+ * __builtin_<f> / __builtin___<f>_chk for an f that p allows. */
+int tg_builtin_allowed(const tg_policy *p, const char *name);
+/* A JSON array of the n strings of v (NULL when out of memory). */
+json_t *tg_strv_json(char *const *v, size_t n);
+
 /* ---- symbol tables (symbols.c) -------------------------------------------- */
 
 /* The built-in allowlist, NULL-terminated (math names get f/l variants). */
@@ -61,8 +67,6 @@ const char *tg_symbol_category(const char *name);
 /* read and write: referenced only by the SDK's bridge functions (fd 3);
  * allowed in toolgate/tool.h and in the object, refused in a tool's code. */
 int tg_symbol_sdk_io(const char *name);
-/* 1 when a __builtin_* name is allowed (p decides for __builtin_<allowed>). */
-int tg_builtin_allowed(const tg_policy *p, const char *name);
 /* 1 when an attribute name (without __) is in the small allowed set. */
 int tg_attribute_allowed(const char *name);
 /* 1 when a reserved identifier (leading "__" or "_" + capital, or "_") may
@@ -82,6 +86,17 @@ int tg_path_function(const char *name, unsigned *argmask);
 /* read and write: allowed only as a direct call on a constant standard
  * descriptor (read on 0, write on 1 or 2); *write says which. */
 int tg_fd_function(const char *name, int *write);
+
+/* ---- printf-family formats (format.c) -------------------------------------- */
+
+/* The index of the format argument of a printf-family function (printf,
+ * fprintf, ..., their __*_chk and __builtin_ forms, the wide ones), or -1. */
+int tg_format_function(const char *name);
+/* The first %n conversion (%n, %hhn, %1$n, %*n, ...) in a format as
+ * clang_getCursorSpelling shows a string literal (prefix, quotes, escapes:
+ * every '%' of it is a '%' of the string), or NULL; *len is its length.
+ * "%%" is a literal percent sign. */
+const char *tg_format_find_n(const char *spelled, size_t *len);
 
 /* ---- findings -------------------------------------------------------------- */
 

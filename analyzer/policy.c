@@ -3,6 +3,8 @@
  * verdict. The built-in default can be widened or narrowed by a JSON document
  * (format in docs/POLICY.md), read strictly with tg_json_parse: unknown keys,
  * wrong types, unknown rules, malformed names and oversize lists are refused.
+ * The decisions built on the allowlist live here too (linker names, the
+ * __builtin_ forms of allowed functions); symbols.c only holds the tables.
  */
 #include "internal.h"
 
@@ -89,6 +91,32 @@ int tg_policy_allows_linker(const tg_policy *p, const char *name)
 	if (strcmp(name, "__getdelim") == 0)
 		return tg_policy_allows(p, "getdelim");
 	return 0;
+}
+
+int tg_builtin_allowed(const tg_policy *p, const char *name)
+{
+	const char *const *list = tg_builtin_list();
+	size_t i, n;
+	char base[TG_SYMBOL_MAX + 1];
+
+	for (i = 0; list[i]; i++)
+		if (strcmp(list[i], name) == 0)
+			return 1;
+	if (strncmp(name, "__builtin_", 10) != 0)
+		return 0;
+	/* __builtin_<f> and __builtin___<f>_chk for an allowed f */
+	name += 10;
+	if (strncmp(name, "__", 2) == 0) {
+		n = strlen(name + 2);
+		if (n <= 4 || n > TG_SYMBOL_MAX || strcmp(name + 2 + n - 4, "_chk") != 0)
+			return 0;
+		memcpy(base, name + 2, n - 4);
+		base[n - 4] = 0;
+		name = base;
+	}
+	if (tg_symbol_category(name))
+		return 0;
+	return tg_policy_allows(p, name);
 }
 
 static int valid_symbol(const char *s)
@@ -333,7 +361,7 @@ int tg_policy_load(tg_policy **out, const char *path)
 	return 0;
 }
 
-static json_t *strv_json(char *const *v, size_t n)
+json_t *tg_strv_json(char *const *v, size_t n)
 {
 	json_t *a = json_array();
 	size_t i;
@@ -354,8 +382,8 @@ int tg_policy_to_json(json_t **out, const tg_policy *p)
 	if (!o || !sev)
 		goto oom;
 	if (json_object_set_new(o, "version", json_integer(1)) < 0 ||
-	    json_object_set_new(o, "allow", strv_json(p->extra, p->nextra)) < 0 ||
-	    json_object_set_new(o, "deny", strv_json(p->removed, p->nremoved)) < 0)
+	    json_object_set_new(o, "allow", tg_strv_json(p->extra, p->nextra)) < 0 ||
+	    json_object_set_new(o, "deny", tg_strv_json(p->removed, p->nremoved)) < 0)
 		goto oom;
 	for (i = 0; i < tg_nrules; i++)
 		if (json_object_set_new(sev, tg_rules[i].id,

@@ -22,18 +22,6 @@ static json_t *list_json(const char *const *v)
 	return a;
 }
 
-static json_t *strv_json(char *const *v, size_t n)
-{
-	json_t *a = json_array();
-	size_t i;
-	for (i = 0; a && i < n; i++)
-		if (json_array_append_new(a, json_string(v[i])) < 0) {
-			json_decref(a);
-			return NULL;
-		}
-	return a;
-}
-
 int tg_policy_effective(json_t **out, const tg_policy *p)
 {
 	json_t *o = NULL, *rules = NULL, *checked = NULL;
@@ -68,10 +56,10 @@ int tg_policy_effective(json_t **out, const tg_policy *p)
 			goto oom;
 	}
 	o = json_pack("{s:i,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "version", 1, "headers",
-		      list_json(tg_include_list()), "allow", strv_json(p->allow, p->nallow),
+		      list_json(tg_include_list()), "allow", tg_strv_json(p->allow, p->nallow),
 		      "builtins", list_json(tg_builtin_list()), "attributes",
 		      list_json(tg_attribute_list()), "checked", checked, "rules", rules, "deny",
-		      strv_json(p->removed, p->nremoved));
+		      tg_strv_json(p->removed, p->nremoved));
 	checked = rules = NULL; /* "o" steals, even on failure */
 	if (!o)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");

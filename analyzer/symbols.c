@@ -262,31 +262,6 @@ static const char *const builtin_allow[] = {
 	"__builtin_dynamic_object_size", NULL,
 };
 
-int tg_builtin_allowed(const tg_policy *p, const char *name)
-{
-	size_t i, n;
-	char base[TG_SYMBOL_MAX + 1];
-
-	for (i = 0; builtin_allow[i]; i++)
-		if (strcmp(builtin_allow[i], name) == 0)
-			return 1;
-	if (strncmp(name, "__builtin_", 10) != 0)
-		return 0;
-	/* __builtin_<f> and __builtin___<f>_chk for an allowed f */
-	name += 10;
-	if (strncmp(name, "__", 2) == 0) {
-		n = strlen(name + 2);
-		if (n <= 4 || n > TG_SYMBOL_MAX || strcmp(name + 2 + n - 4, "_chk") != 0)
-			return 0;
-		memcpy(base, name + 2, n - 4);
-		base[n - 4] = 0;
-		name = base;
-	}
-	if (tg_symbol_category(name))
-		return 0;
-	return tg_policy_allows(p, name);
-}
-
 static const char *const attr_allow[] = {
 	"unused", "maybe_unused", "noreturn", "_Noreturn", "format", "format_arg", "aligned",
 	"_Alignas", "packed", "nonnull", "returns_nonnull", "warn_unused_result", "const",

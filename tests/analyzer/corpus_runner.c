@@ -3,7 +3,9 @@
  * through tg_analyze and asserts its first-line expectation exactly:
  * "// expect: pass" means no error-level finding; "// expect: r1 r2" means
  * the set of error-level rule ids is exactly {r1, r2}. A line
- * "// capabilities: a b" grants capabilities. With --object, each file is
+ * "// capabilities: a b" grants capabilities. Each line "// finding: RULE:
+ * TEXT" asserts an error-level finding of RULE whose message holds TEXT (the
+ * reason, not only the rule). With --object, each file is
  * also built by the real build (tg_sandbox_build: the sandboxed clang with
  * the analyzer's own front-end arguments) and tg_analyze_object must pass.
  * With --run (the differential corpus), the binary that the real build made
@@ -43,6 +45,36 @@ static int has_word(const char *list, const char *w)
 		if (strcmp(t, w) == 0)
 			return 1;
 	return 0;
+}
+
+/* Every "// finding: RULE: TEXT" line of src names an error finding of r
+ * (RULE, and TEXT within its message); prints the ones that do not. */
+static int findings_ok(const char *src, const tg_report *r)
+{
+	const char *p = src;
+	int ok = 1;
+	while ((p = strstr(p, "// finding: ")) != NULL) {
+		char *line = line_after(p, "// finding: "), *text = line ? strstr(line, ": ") : NULL;
+		int found = 0;
+		p += 12;
+		if (!text) {
+			printf("  malformed // finding: line\n");
+			free(line);
+			return 0;
+		}
+		*text = 0;
+		text += 2;
+		for (size_t k = 0; k < r->nfindings && !found; k++)
+			found = r->findings[k].severity == TG_SEV_ERROR &&
+				strcmp(r->findings[k].rule, line) == 0 &&
+				strstr(r->findings[k].message, text) != NULL;
+		if (!found) {
+			printf("  no %s finding saying \"%s\"\n", line, text);
+			ok = 0;
+		}
+		free(line);
+	}
+	return ok;
 }
 
 /* Run the built binary in the tool sandbox: it must print `want` and a newline. */
@@ -175,7 +207,7 @@ int main(int argc, char **argv)
 				if (want_pass || !has_word(expect, f->rule))
 					ok = 0;
 			}
-			if (want_pass != r->pass)
+			if (want_pass != r->pass || !findings_ok(src, r))
 				ok = 0;
 			if (!want_pass) {
 				char buf[512], *save = NULL, *t;
