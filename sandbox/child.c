@@ -46,6 +46,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <string.h>
+#include <time.h>
 
 #ifndef OPEN_TREE_CLONE
 #define OPEN_TREE_CLONE 1
@@ -115,6 +116,17 @@ static void set_limit(int sfd, int res, uint64_t v, const char *step)
 	CHECK(SX4(__NR_prlimit64, 0, res, &rl, NULL), step);
 }
 
+/* Every rlimit gets its value (sbx_rlimit_value), in this order. */
+static const char *const rlimit_names[RLIM_NLIMITS] = {
+	"RLIMIT_CPU", "RLIMIT_FSIZE", "RLIMIT_DATA", "RLIMIT_STACK", "RLIMIT_CORE",
+	"RLIMIT_RSS", "RLIMIT_NPROC", "RLIMIT_NOFILE", "RLIMIT_MEMLOCK", "RLIMIT_AS",
+	"RLIMIT_LOCKS", "RLIMIT_SIGPENDING", "RLIMIT_MSGQUEUE", "RLIMIT_NICE",
+	"RLIMIT_RTPRIO", "RLIMIT_RTTIME",
+};
+_Static_assert(RLIM_NLIMITS == 16 && RLIMIT_AS == 9 && RLIMIT_SIGPENDING == 11 &&
+		       RLIMIT_RTTIME == 15,
+	       "rlimit_names follows the kernel's numbering");
+
 static void write_input(int sfd, const struct sbx_file *f)
 {
 	size_t off = 0;
@@ -129,6 +141,39 @@ static void write_input(int sfd, const struct sbx_file *f)
 		off += (size_t)k;
 	}
 	SX1(__NR_close, fd);
+}
+
+/* /tool: a copy of the program (src, the host file) in the root tmpfs,
+ * created first (the same inode number in every run), mode 0555, its
+ * access and modification times 0, then bound onto itself read-only with
+ * exec allowed (the root stays noexec). Its inode, device and times are
+ * the run's own: the host file's never reach the tool. */
+static void copy_tool(int sfd, long src)
+{
+	static const struct timespec epoch[2];
+	struct mount_attr attr;
+	long fd, k, t;
+
+	fd = OPENAT("tool", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0555);
+	CHECK(fd, "creating /tool");
+	do
+		k = SX4(__NR_sendfile, fd, src, NULL, 1L << 30);
+	while (k > 0);
+	CHECK(k, "copying the program to /tool");
+	CHECK(SX2(__NR_fchmod, fd, 0555), "chmod /tool");
+	CHECK(SX4(__NR_utimensat, fd, NULL, epoch, 0), "setting the times of /tool");
+	SX1(__NR_close, fd);
+	SX1(__NR_close, src);
+	t = SX3(__NR_open_tree, AT_FDCWD, "tool", OPEN_TREE_CLONE | O_CLOEXEC);
+	CHECK(t, "open_tree of /tool");
+	memset(&attr, 0, sizeof(attr));
+	attr.attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
+	attr.attr_clr = MOUNT_ATTR_NOEXEC;
+	CHECK(SX5(__NR_mount_setattr, t, "", AT_EMPTY_PATH, &attr, sizeof(attr)),
+	      "mount_setattr on /tool");
+	CHECK(SX5(__NR_move_mount, t, "", AT_FDCWD, "tool", MOVE_MOUNT_F_EMPTY_PATH),
+	      "move_mount of /tool");
+	SX1(__NR_close, t);
 }
 
 static void send_fd(int sfd, int fd)
@@ -312,6 +357,7 @@ void sbx_child_main(const struct sbx_child_args *a)
 	/* the sync socket once the descriptors are in place */
 	const int sfd = a->pooled ? SBX_POOL_SYNC_FD : n - 1;
 	size_t k;
+	long tool = -1;
 	char go;
 
 	if (a->shared_vm)
@@ -371,6 +417,10 @@ void sbx_child_main(const struct sbx_child_args *a)
 		CHECK(t, "open_tree of a bind source");
 		tree[k] = (int)t;
 	}
+	if (s->tool_src) {
+		tool = OPENAT(s->tool_src, O_RDONLY | O_CLOEXEC | O_NOCTTY, 0);
+		CHECK(tool, "opening the program");
+	}
 	CHECK(SX5(__NR_mount, NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), "making mounts private");
 
 	/* Before the id change: it makes us non-dumpable, and our /proc files
@@ -398,9 +448,12 @@ void sbx_child_main(const struct sbx_child_args *a)
 
 	/* The new root: a tiny tmpfs, read-only once populated. */
 	CHECK(SX5(__NR_mount, "tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
-		  "size=256k,nr_inodes=256,mode=0755"),
+		  a->root_opts),
 	      "mounting the root tmpfs");
 	CHECK(SX1(__NR_chdir, "/tmp"), "chdir to the new root");
+	SX1(__NR_umask, 022); /* the files' modes, and the tool's umask */
+	if (tool >= 0)
+		copy_tool(sfd, tool);
 	for (k = 0; k < s->nlinks; k++)
 		CHECK(SX2(__NR_symlink, s->links[k].target, s->links[k].name),
 		      "symlink in the new root");
@@ -449,15 +502,8 @@ void sbx_child_main(const struct sbx_child_args *a)
 	CHECK(SX2(__NR_sethostname, "toolgate", 8), "sethostname");
 	CHECK(SX2(__NR_setdomainname, "toolgate", 8), "setdomainname");
 
-	set_limit(sfd, RLIMIT_CORE, 0, "RLIMIT_CORE");
-	set_limit(sfd, RLIMIT_CPU, sbx_cpu_limit_s(s), "RLIMIT_CPU");
-	set_limit(sfd, RLIMIT_AS, a->as_bytes, "RLIMIT_AS");
-	set_limit(sfd, RLIMIT_FSIZE, (uint64_t)s->tmp_mb * 1024 * 1024, "RLIMIT_FSIZE");
-	set_limit(sfd, RLIMIT_NOFILE, s->max_files, "RLIMIT_NOFILE");
-	set_limit(sfd, RLIMIT_NPROC, s->max_procs, "RLIMIT_NPROC");
-	set_limit(sfd, RLIMIT_MEMLOCK, 0, "RLIMIT_MEMLOCK");
-	set_limit(sfd, RLIMIT_MSGQUEUE, 0, "RLIMIT_MSGQUEUE");
-	set_limit(sfd, RLIMIT_LOCKS, 0, "RLIMIT_LOCKS");
+	for (i = 0; i < RLIM_NLIMITS; i++)
+		set_limit(sfd, i, sbx_rlimit_value(s, i, a->as_bytes), rlimit_names[i]);
 	CHECK(SX1(__NR_chdir, "/tmp"), "chdir /tmp");
 
 	drop_privileges(sfd);

@@ -2,7 +2,7 @@
  * sandbox/sandbox.c: the public entry points for running a program
  * (tg_sandbox_run), checking the machine (tg_sandbox_available), reading an
  * ELF header (tg_sandbox_elf_dynamic), and the helpers that fill a spec's
- * binds. A run's root holds only the program at /tool, /dev/{null,zero,
+ * binds. A run's root holds only a copy of the program at /tool, /dev/{null,zero,
  * urandom}, a capped /tmp, and on request the system library folders
  * (dynamic programs) or a workspace folder.
  */
@@ -206,9 +206,11 @@ int sbx_run_with(tg_run_result **out, const tg_sandbox_opts *o, unsigned test_fl
 			return r < 0 ? r : 0;
 		}
 	}
-	r = sbx_spec_bind(s, real, "/tool", SBX_BIND_EXEC);
-	if (r == 0)
-		r = bind_dev(s);
+	/* /tool is a copy in the run's root, not a bind: the program's inode,
+	 * device and build time on the host stay outside (child.c, copy_tool) */
+	s->tool_src = real;
+	s->tool_size = (uint64_t)st.st_size;
+	r = bind_dev(s);
 	if (r == 0 && o->dynamic)
 		r = sbx_spec_bind_system(s);
 	if (r == 0 && o->workspace)
