@@ -100,11 +100,13 @@ struct sbx_spec {
  * want_tmpfd, *tmpfd receives an O_PATH fd of the sandbox's /tmp (or -1). */
 int sbx_execute(tg_run_result **out, const struct sbx_spec *s, int *tmpfd);
 
-/* Add a bind (flags SBX_BIND_*); a host symlink at a top-level system path
+/* spec.c: fill a spec. Add a bind (flags SBX_BIND_*); a host symlink at a top-level system path
  * (e.g. /lib -> usr/lib) becomes the same symlink inside. */
 int sbx_spec_bind(struct sbx_spec *s, const char *src, const char *dst, unsigned flags);
 /* Bind the system library folders (/usr, /lib, /lib64, /bin) read-only. */
 int sbx_spec_bind_system(struct sbx_spec *s);
+/* Bind /dev/null, /dev/zero and /dev/urandom (device nodes, read-only). */
+int sbx_spec_bind_dev(struct sbx_spec *s);
 
 void sbx_spec_defaults(struct sbx_spec *s, const tg_sandbox_opts *o);
 /* The run's RLIMIT_CPU in seconds: cpu_s when asked, else the timeout's
@@ -266,8 +268,9 @@ struct sbx_child_args {
 	uint64_t sigmask;                /* the tracer's mask before the clone */
 };
 
-/* What this kernel offers (probed once): the Landlock ABI version (0:
- * none) and time namespaces (1 when /proc/self/timens_offsets exists). */
+/* spec.c: what this kernel offers (probed once): the Landlock ABI version
+ * (0: none) and time namespaces (1 when /proc/self/timens_offsets exists
+ * and the kernel is 6.3 or later). */
 int sbx_landlock_abi(void);
 int sbx_timens_available(void);
 __attribute__((noreturn)) void sbx_child_main(const struct sbx_child_args *a);

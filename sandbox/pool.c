@@ -410,9 +410,7 @@ int tg_sandbox_pool_start(unsigned n, const tg_sandbox_opts *ceilings)
 	ceil_spec.cpu_s = 0;
 	ceil_spec.envp = empty_env;
 	ceil_spec.exec_path = "";
-	if ((r = sbx_spec_bind(&ceil_spec, "/dev/null", "/dev/null", SBX_BIND_DEV)) < 0 ||
-	    (r = sbx_spec_bind(&ceil_spec, "/dev/zero", "/dev/zero", SBX_BIND_DEV)) < 0 ||
-	    (r = sbx_spec_bind(&ceil_spec, "/dev/urandom", "/dev/urandom", SBX_BIND_DEV)) < 0)
+	if ((r = sbx_spec_bind_dev(&ceil_spec)) < 0)
 		return r;
 #ifdef TG_SANDBOX_PROFILE
 	if (!sbx_prof) {
