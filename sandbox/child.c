@@ -11,10 +11,12 @@
  * threaded (its copy here has just one thread).
  * Order: fds 0-3 set up and all others closed; v1 cgroups joined; setsid;
  * die with the parent; wait for the supervisor to map uid/gid 65534; clone the
- * bind sources with open_tree(); switch to uid/gid 65534 (caps kept by a
- * locked securebit); a tmpfs root with the binds, a minimal /dev, a capped
- * /tmp; pivot_root and detach the old root; root remounted read-only;
- * a time namespace for what it executes (tool runs); hostname; rlimits;
+ * bind sources with open_tree() and open the program; a time namespace for
+ * what it executes (tool runs); switch to uid/gid 65534 (caps kept by a
+ * locked securebit); umask 022; a tmpfs root with a copy of the program at
+ * /tool (its inode, device and times the run's own), the binds, a minimal
+ * /dev, a capped /tmp; pivot_root and detach the old root; root remounted
+ * read-only; hostname; every rlimit (sbx_rlimit_value);
  * bounding set, ambient and all capabilities dropped, securebits locked,
  * no_new_privs; Landlock (tool runs: writes only beneath /tmp and writable
  * binds); the seccomp filter; execve with an empty environment. Any failure is reported on the sync socket and ends the
@@ -46,6 +48,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <string.h>
+#include <time.h>
 
 #ifndef OPEN_TREE_CLONE
 #define OPEN_TREE_CLONE 1
@@ -115,6 +118,17 @@ static void set_limit(int sfd, int res, uint64_t v, const char *step)
 	CHECK(SX4(__NR_prlimit64, 0, res, &rl, NULL), step);
 }
 
+/* Every rlimit gets its value (sbx_rlimit_value), in this order. */
+static const char *const rlimit_names[RLIM_NLIMITS] = {
+	"RLIMIT_CPU", "RLIMIT_FSIZE", "RLIMIT_DATA", "RLIMIT_STACK", "RLIMIT_CORE",
+	"RLIMIT_RSS", "RLIMIT_NPROC", "RLIMIT_NOFILE", "RLIMIT_MEMLOCK", "RLIMIT_AS",
+	"RLIMIT_LOCKS", "RLIMIT_SIGPENDING", "RLIMIT_MSGQUEUE", "RLIMIT_NICE",
+	"RLIMIT_RTPRIO", "RLIMIT_RTTIME",
+};
+_Static_assert(RLIM_NLIMITS == 16 && RLIMIT_AS == 9 && RLIMIT_SIGPENDING == 11 &&
+		       RLIMIT_RTTIME == 15,
+	       "rlimit_names follows the kernel's numbering");
+
 static void write_input(int sfd, const struct sbx_file *f)
 {
 	size_t off = 0;
@@ -129,6 +143,39 @@ static void write_input(int sfd, const struct sbx_file *f)
 		off += (size_t)k;
 	}
 	SX1(__NR_close, fd);
+}
+
+/* /tool: a copy of the program (src, the host file) in the root tmpfs,
+ * created first (the same inode number in every run), mode 0555, its
+ * access and modification times 0, then bound onto itself read-only with
+ * exec allowed (the root stays noexec). Its inode, device and times are
+ * the run's own: the host file's never reach the tool. */
+static void copy_tool(int sfd, long src)
+{
+	static const struct timespec epoch[2];
+	struct mount_attr attr;
+	long fd, k, t;
+
+	fd = OPENAT("tool", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0555);
+	CHECK(fd, "creating /tool");
+	do
+		k = SX4(__NR_sendfile, fd, src, NULL, 1L << 30);
+	while (k > 0);
+	CHECK(k, "copying the program to /tool");
+	CHECK(SX2(__NR_fchmod, fd, 0555), "chmod /tool");
+	CHECK(SX4(__NR_utimensat, fd, NULL, epoch, 0), "setting the times of /tool");
+	SX1(__NR_close, fd);
+	SX1(__NR_close, src);
+	t = SX3(__NR_open_tree, AT_FDCWD, "tool", OPEN_TREE_CLONE | O_CLOEXEC);
+	CHECK(t, "open_tree of /tool");
+	memset(&attr, 0, sizeof(attr));
+	attr.attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
+	attr.attr_clr = MOUNT_ATTR_NOEXEC;
+	CHECK(SX5(__NR_mount_setattr, t, "", AT_EMPTY_PATH, &attr, sizeof(attr)),
+	      "mount_setattr on /tool");
+	CHECK(SX5(__NR_move_mount, t, "", AT_FDCWD, "tool", MOVE_MOUNT_F_EMPTY_PATH),
+	      "move_mount of /tool");
+	SX1(__NR_close, t);
 }
 
 static void send_fd(int sfd, int fd)
@@ -300,25 +347,21 @@ static void reset_signals(uint64_t mask)
 	SX4(__NR_rt_sigprocmask, SIG_SETMASK, &mask, NULL, 8);
 }
 
-void sbx_child_main(const struct sbx_child_args *a)
+/* The descriptors: 0-2 the pipes, 3 the sync socket (close-on-exec),
+ * nothing else; with a bridge, 3 the bridge (kept across execve) and the
+ * sync socket 4. Pooled: 0 and 3 hold copies of the sync socket until the
+ * run brings stdin and fd 3; the sync socket is 4, the waiter 5
+ * (close-on-exec). Returns the sync socket's number; nothing to report a
+ * failure on yet, so a failure ends the child. */
+static int place_fds(const struct sbx_child_args *a)
 {
 	const struct sbx_spec *s = a->spec;
-	int tree[SBX_MAX_BINDS];
-	/* With a bridge: fd 3 the bridge (kept across execve), the sync socket 4. */
 	int fds[6] = { a->stdin_fd, a->out_fd, a->err_fd, s->fd3 > 0 ? s->fd3 : a->sync_fd,
 		       a->sync_fd, a->waiter_fd };
 	int i, n = a->pooled ? 6 : s->fd3 > 0 ? 5 : 4;
-	long hi[6];
-	/* the sync socket once the descriptors are in place */
 	const int sfd = a->pooled ? SBX_POOL_SYNC_FD : n - 1;
-	size_t k;
-	char go;
+	long hi[6];
 
-	if (a->shared_vm)
-		reset_signals(a->sigmask);
-	/* fds: 0-2 the pipes, 3 the sync socket (close-on-exec), nothing else.
-	 * Pooled: 0 and 3 hold copies of the sync socket until the run brings
-	 * stdin and fd 3; the sync socket is 4, the waiter 5 (close-on-exec). */
 	if (a->pooled)
 		fds[0] = fds[3] = a->sync_fd;
 	for (i = 0; i < n; i++) {
@@ -333,10 +376,16 @@ void sbx_child_main(const struct sbx_child_args *a)
 	    (a->pooled && SX3(__NR_fcntl, SBX_POOL_EXEC_FD, F_SETFD, FD_CLOEXEC) < 0) ||
 	    SX3(__NR_close_range, n, ~0U, 0) < 0)
 		sbx_raw_die();
+	return sfd;
+}
 
-	/* v1 cgroups: move ourselves (writing "0" moves only the calling
-	 * thread, which skips the global threadgroup lock and its RCU grace
-	 * period that a pid written by the supervisor costs: ~8 ms here). */
+/* v1 cgroups: move ourselves (writing "0" moves only the calling thread,
+ * which skips the global threadgroup lock and its RCU grace period that a
+ * pid written by the supervisor costs: ~8 ms here). */
+static void join_cgroups(int sfd, const struct sbx_child_args *a)
+{
+	int i;
+
 	for (i = 0; i < 3; i++) {
 		const char *t = a->cgroup_tasks[i];
 		long fd, w;
@@ -349,6 +398,14 @@ void sbx_child_main(const struct sbx_child_args *a)
 			sbx_raw_fail(sfd, SBX_MSG_ERROR, w < 0 ? (int)-w : EIO, "joining the cgroup");
 		SX1(__NR_close, fd);
 	}
+}
+
+/* A session of our own, death with the supervisor, then wait until it has
+ * mapped our ids and started tracing us. */
+static void wait_for_go(int sfd, const struct sbx_child_args *a)
+{
+	char go;
+
 	CHECK(SX0(__NR_setsid), "setsid");
 	CHECK(SX5(__NR_prctl, PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0), "PR_SET_PDEATHSIG");
 	/* A copy of the supervisor's memory is made dumpable so that an
@@ -359,28 +416,19 @@ void sbx_child_main(const struct sbx_child_args *a)
 	 * otherwise run.c shares only a memory whose flag is already set. */
 	if (!a->shared_vm)
 		CHECK(SX5(__NR_prctl, PR_SET_DUMPABLE, 1, 0, 0, 0), "PR_SET_DUMPABLE");
-	/* The supervisor maps our ids and starts tracing us; EOF means it died
-	 * (a death after it said go is caught below, after PDEATHSIG is set
-	 * again). */
+	/* EOF means the supervisor died (a death after it said go is caught
+	 * by become_sandbox_user, after PDEATHSIG is set again). */
 	if (SX3(__NR_read, sfd, &go, 1) != 1 || go != SBX_MSG_GO)
 		sbx_raw_die();
+}
 
-	/* Detached copies of every bind source, taken before anything is covered. */
-	for (k = 0; k < s->nbinds; k++) {
-		long t = SX3(__NR_open_tree, AT_FDCWD, s->binds[k].src, OPEN_TREE_CLONE | O_CLOEXEC);
-		CHECK(t, "open_tree of a bind source");
-		tree[k] = (int)t;
-	}
-	CHECK(SX5(__NR_mount, NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), "making mounts private");
+/* Become 65534 (capabilities stay: SECBIT_NO_SETUID_FIXUP). Raw calls in
+ * any case: glibc's wrappers broadcast id changes to every thread it
+ * believes exists. */
+static void become_sandbox_user(int sfd, const struct sbx_child_args *a)
+{
+	struct pollfd p = { sfd, POLLIN, 0 };
 
-	/* Before the id change: it makes us non-dumpable, and our /proc files
-	 * then belong to root. */
-	if (a->timens_offsets[0])
-		own_clocks(sfd, a->timens_offsets);
-
-	/* Become 65534 (capabilities stay: SECBIT_NO_SETUID_FIXUP). Raw calls
-	 * in any case: glibc's wrappers broadcast id changes to every thread
-	 * it believes exists. */
 	CHECK(SX5(__NR_prctl, PR_SET_SECUREBITS, SECBIT_NO_SETUID_FIXUP, 0, 0, 0), "securebits");
 	if (a->allow_setgroups)
 		CHECK(SX2(__NR_setgroups, 0, NULL), "setgroups");
@@ -390,20 +438,16 @@ void sbx_child_main(const struct sbx_child_args *a)
 	 * make sure the supervisor did not die in between (its end of the
 	 * sync socket would have hung up). */
 	CHECK(SX5(__NR_prctl, PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0), "PR_SET_PDEATHSIG");
-	{
-		struct pollfd p = { sfd, POLLIN, 0 };
-		if (SX3(__NR_poll, &p, 1, 0) < 0 || (p.revents & (POLLHUP | POLLERR)))
-			sbx_raw_die();
-	}
+	if (SX3(__NR_poll, &p, 1, 0) < 0 || (p.revents & (POLLHUP | POLLERR)))
+		sbx_raw_die();
+}
 
-	/* The new root: a tiny tmpfs, read-only once populated. */
-	CHECK(SX5(__NR_mount, "tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
-		  "size=256k,nr_inodes=256,mode=0755"),
-	      "mounting the root tmpfs");
-	CHECK(SX1(__NR_chdir, "/tmp"), "chdir to the new root");
-	for (k = 0; k < s->nlinks; k++)
-		CHECK(SX2(__NR_symlink, s->links[k].target, s->links[k].name),
-		      "symlink in the new root");
+/* Attach the detached copies of the bind sources (tree, taken before
+ * anything was covered) at their places in the new root (the cwd). */
+static void attach_binds(int sfd, const struct sbx_spec *s, const int *tree)
+{
+	size_t k;
+
 	for (k = 0; k < s->nbinds; k++) {
 		const struct sbx_bind *b = &s->binds[k];
 		struct mount_attr attr;
@@ -423,6 +467,28 @@ void sbx_child_main(const struct sbx_child_args *a)
 		      "move_mount of a bind");
 		SX1(__NR_close, tree[k]);
 	}
+}
+
+/* The new root: a tiny tmpfs holding /tool (a copy of the program, tool
+ * >= 0), the links and binds and a capped /tmp (with the input files, its
+ * fd sent back when asked), pivoted into, the old root detached, then
+ * remounted read-only. The cwd is its / at the end. */
+static void build_root(int sfd, const struct sbx_child_args *a, const int *tree, long tool)
+{
+	const struct sbx_spec *s = a->spec;
+	size_t k;
+
+	CHECK(SX5(__NR_mount, "tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+		  a->root_opts),
+	      "mounting the root tmpfs");
+	CHECK(SX1(__NR_chdir, "/tmp"), "chdir to the new root");
+	SX1(__NR_umask, 022); /* the files' modes, and the tool's umask */
+	if (tool >= 0)
+		copy_tool(sfd, tool);
+	for (k = 0; k < s->nlinks; k++)
+		CHECK(SX2(__NR_symlink, s->links[k].target, s->links[k].name),
+		      "symlink in the new root");
+	attach_binds(sfd, s, tree);
 	CHECK(make_point("tmp", 1), "mkdir /tmp");
 	CHECK(SX5(__NR_mount, "tmpfs", "tmp", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
 		  a->tmp_opts),
@@ -439,25 +505,50 @@ void sbx_child_main(const struct sbx_child_args *a)
 		send_fd(sfd, (int)tfd);
 		SX1(__NR_close, tfd);
 	}
-
 	CHECK(SX2(__NR_pivot_root, ".", "."), "pivot_root");
 	CHECK(SX2(__NR_umount2, ".", MNT_DETACH), "detaching the old root");
 	CHECK(SX1(__NR_chdir, "/"), "chdir /");
 	CHECK(SX5(__NR_mount, NULL, "/", NULL,
 		  MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL),
 	      "remounting the root read-only");
+}
+
+void sbx_child_main(const struct sbx_child_args *a)
+{
+	const struct sbx_spec *s = a->spec;
+	int tree[SBX_MAX_BINDS], sfd, i;
+	long tool = -1, e;
+	size_t k;
+
+	if (a->shared_vm)
+		reset_signals(a->sigmask);
+	sfd = place_fds(a);
+	join_cgroups(sfd, a);
+	wait_for_go(sfd, a);
+
+	/* Detached copies of every bind source, and the program to copy,
+	 * taken before anything is covered. */
+	for (k = 0; k < s->nbinds; k++) {
+		long t = SX3(__NR_open_tree, AT_FDCWD, s->binds[k].src, OPEN_TREE_CLONE | O_CLOEXEC);
+		CHECK(t, "open_tree of a bind source");
+		tree[k] = (int)t;
+	}
+	if (s->tool_src) {
+		tool = OPENAT(s->tool_src, O_RDONLY | O_CLOEXEC | O_NOCTTY, 0);
+		CHECK(tool, "opening the program");
+	}
+	CHECK(SX5(__NR_mount, NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), "making mounts private");
+
+	/* Before the id change: it makes us non-dumpable, and our /proc files
+	 * then belong to root. */
+	if (a->timens_offsets[0])
+		own_clocks(sfd, a->timens_offsets);
+	become_sandbox_user(sfd, a);
+	build_root(sfd, a, tree, tool);
 	CHECK(SX2(__NR_sethostname, "toolgate", 8), "sethostname");
 	CHECK(SX2(__NR_setdomainname, "toolgate", 8), "setdomainname");
-
-	set_limit(sfd, RLIMIT_CORE, 0, "RLIMIT_CORE");
-	set_limit(sfd, RLIMIT_CPU, sbx_cpu_limit_s(s), "RLIMIT_CPU");
-	set_limit(sfd, RLIMIT_AS, a->as_bytes, "RLIMIT_AS");
-	set_limit(sfd, RLIMIT_FSIZE, (uint64_t)s->tmp_mb * 1024 * 1024, "RLIMIT_FSIZE");
-	set_limit(sfd, RLIMIT_NOFILE, s->max_files, "RLIMIT_NOFILE");
-	set_limit(sfd, RLIMIT_NPROC, s->max_procs, "RLIMIT_NPROC");
-	set_limit(sfd, RLIMIT_MEMLOCK, 0, "RLIMIT_MEMLOCK");
-	set_limit(sfd, RLIMIT_MSGQUEUE, 0, "RLIMIT_MSGQUEUE");
-	set_limit(sfd, RLIMIT_LOCKS, 0, "RLIMIT_LOCKS");
+	for (i = 0; i < RLIM_NLIMITS; i++)
+		set_limit(sfd, i, sbx_rlimit_value(s, i, a->as_bytes), rlimit_names[i]);
 	CHECK(SX1(__NR_chdir, "/tmp"), "chdir /tmp");
 
 	drop_privileges(sfd);
@@ -468,10 +559,8 @@ void sbx_child_main(const struct sbx_child_args *a)
 	if (a->filter)
 		CHECK(SX3(__NR_seccomp, SECCOMP_SET_MODE_FILTER, 0, a->filter),
 		      "loading the seccomp filter");
-	{
-		long e = SX3(__NR_execve, s->exec_path, s->argv, s->envp);
-		sbx_raw_fail(sfd, SBX_MSG_EXEC, (int)-e, "execve");
-	}
+	e = SX3(__NR_execve, s->exec_path, s->argv, s->envp);
+	sbx_raw_fail(sfd, SBX_MSG_EXEC, (int)-e, "execve");
 }
 
 void sbx_child_start(void *a)

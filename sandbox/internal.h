@@ -73,6 +73,9 @@ struct sbx_file {
 struct sbx_spec {
 	int profile;
 	const char *exec_path;       /* inside */
+	const char *tool_src;        /* host path of the program copied to /tool
+				      * (a file of the run's root tmpfs), or NULL */
+	uint64_t tool_size;          /* its size when the spec was made */
 	const char *display;         /* its name in messages (host path), or NULL */
 	const char *const *argv;     /* NULL-terminated */
 	const char *const *envp;     /* NULL-terminated */
@@ -97,11 +100,13 @@ struct sbx_spec {
  * want_tmpfd, *tmpfd receives an O_PATH fd of the sandbox's /tmp (or -1). */
 int sbx_execute(tg_run_result **out, const struct sbx_spec *s, int *tmpfd);
 
-/* Add a bind (flags SBX_BIND_*); a host symlink at a top-level system path
+/* spec.c: fill a spec. Add a bind (flags SBX_BIND_*); a host symlink at a top-level system path
  * (e.g. /lib -> usr/lib) becomes the same symlink inside. */
 int sbx_spec_bind(struct sbx_spec *s, const char *src, const char *dst, unsigned flags);
 /* Bind the system library folders (/usr, /lib, /lib64, /bin) read-only. */
 int sbx_spec_bind_system(struct sbx_spec *s);
+/* Bind /dev/null, /dev/zero and /dev/urandom (device nodes, read-only). */
+int sbx_spec_bind_dev(struct sbx_spec *s);
 
 void sbx_spec_defaults(struct sbx_spec *s, const tg_sandbox_opts *o);
 /* The run's RLIMIT_CPU in seconds: cpu_s when asked, else the timeout's
@@ -109,6 +114,48 @@ void sbx_spec_defaults(struct sbx_spec *s, const tg_sandbox_opts *o);
 static inline uint32_t sbx_cpu_limit_s(const struct sbx_spec *s)
 {
 	return s->cpu_s ? s->cpu_s : (s->timeout_ms + 999) / 1000 + 1;
+}
+/* The run's RLIMIT_AS: with a cgroup memory limit only a backstop (2 x
+ * memory + 256 MB), without one the memory limit (memory + 32 MB). */
+static inline uint64_t sbx_as_bytes(const struct sbx_spec *s, int cg_version)
+{
+	return cg_version ? ((uint64_t)s->memory_mb * 2 + 256) << 20
+			  : ((uint64_t)s->memory_mb + 32) << 20;
+}
+/* Fixed rlimits of every run, whatever the supervisor holds (the kernel
+ * derives RLIMIT_SIGPENDING from the host's RAM). RLIMIT_RTTIME must not
+ * be 0: the CPU timers' check would take 0 microseconds of real-time CPU
+ * as reaching it. */
+#define SBX_RLIMIT_STACK (8ull << 20)
+#define SBX_RLIMIT_SIGPENDING 128u
+#define SBX_RLIMIT_RTTIME 1000000u
+/* The value (soft = hard) of rlimit res in a run of s with RLIMIT_AS
+ * as_bytes: every resource has one (docs/SANDBOX.md, "Limits"). The
+ * child sets them all before its execve; a pooled run's supervisor lowers
+ * those that depend on the run (sbx_rlimit_per_run) at take-out. Plain
+ * arithmetic: child.c calls it. */
+static inline uint64_t sbx_rlimit_value(const struct sbx_spec *s, int res, uint64_t as_bytes)
+{
+	switch (res) {
+	case RLIMIT_CPU: return sbx_cpu_limit_s(s);
+	case RLIMIT_FSIZE: return (uint64_t)s->tmp_mb << 20;
+	case RLIMIT_DATA: return as_bytes;
+	case RLIMIT_STACK: return SBX_RLIMIT_STACK;
+	case RLIMIT_RSS: return (uint64_t)s->memory_mb << 20;
+	case RLIMIT_NPROC: return s->max_procs;
+	case RLIMIT_NOFILE: return s->max_files;
+	case RLIMIT_AS: return as_bytes;
+	case RLIMIT_SIGPENDING: return SBX_RLIMIT_SIGPENDING;
+	case RLIMIT_RTTIME: return SBX_RLIMIT_RTTIME;
+	default: return 0; /* CORE, MEMLOCK, LOCKS, MSGQUEUE, NICE, RTPRIO */
+	}
+}
+/* 1 for the rlimits whose value depends on the run's spec. */
+static inline int sbx_rlimit_per_run(int res)
+{
+	return res == RLIMIT_CPU || res == RLIMIT_FSIZE || res == RLIMIT_DATA ||
+	       res == RLIMIT_RSS || res == RLIMIT_NPROC || res == RLIMIT_NOFILE ||
+	       res == RLIMIT_AS;
 }
 /* Tests: make tg_sandbox_build skip the static-pie link (the -static
  * fallback then links). */
@@ -206,6 +253,8 @@ struct sbx_child_args {
 	const char *cgroup_tasks[3];     /* v1: tasks files the child joins
 					  * (memory, pids, cpu) */
 	uint64_t as_bytes;               /* RLIMIT_AS */
+	char root_opts[96];              /* mount options of the root tmpfs
+					  * (room for the copy of the program) */
 	char tmp_opts[96];               /* mount options of /tmp */
 	char timens_offsets[96];         /* for a fresh time namespace, or "" */
 	int landlock_abi;                /* > 0: writes only beneath /tmp and rw binds */
@@ -219,8 +268,9 @@ struct sbx_child_args {
 	uint64_t sigmask;                /* the tracer's mask before the clone */
 };
 
-/* What this kernel offers (probed once): the Landlock ABI version (0:
- * none) and time namespaces (1 when /proc/self/timens_offsets exists). */
+/* spec.c: what this kernel offers (probed once): the Landlock ABI version
+ * (0: none) and time namespaces (1 when /proc/self/timens_offsets exists
+ * and the kernel is 6.3 or later). */
 int sbx_landlock_abi(void);
 int sbx_timens_available(void);
 __attribute__((noreturn)) void sbx_child_main(const struct sbx_child_args *a);

@@ -410,9 +410,7 @@ int tg_sandbox_pool_start(unsigned n, const tg_sandbox_opts *ceilings)
 	ceil_spec.cpu_s = 0;
 	ceil_spec.envp = empty_env;
 	ceil_spec.exec_path = "";
-	if ((r = sbx_spec_bind(&ceil_spec, "/dev/null", "/dev/null", SBX_BIND_DEV)) < 0 ||
-	    (r = sbx_spec_bind(&ceil_spec, "/dev/zero", "/dev/zero", SBX_BIND_DEV)) < 0 ||
-	    (r = sbx_spec_bind(&ceil_spec, "/dev/urandom", "/dev/urandom", SBX_BIND_DEV)) < 0)
+	if ((r = sbx_spec_bind_dev(&ceil_spec)) < 0)
 		return r;
 #ifdef TG_SANDBOX_PROFILE
 	if (!sbx_prof) {
@@ -575,30 +573,26 @@ static struct pool_entry *take(const struct sbx_spec *s)
 }
 
 /* The run's rlimits on the waiting child, soft = hard, never above what
- * it holds (the ceilings); as child.c's set_limit would set them. The
+ * it holds (the ceilings); those that depend on the run, as child.c sets
+ * them (sbx_rlimit_value; the others are the same for every run). The
  * child made its user namespace from our credentials, so prlimit on it is
  * ours to make. */
 static int lower_limits(pid_t pid, const struct sbx_spec *s, int cg_version)
 {
-	const struct { int res; uint64_t v; } l[] = {
-		{ RLIMIT_CPU, sbx_cpu_limit_s(s) },
-		{ RLIMIT_AS, cg_version ? ((uint64_t)s->memory_mb * 2 + 256) << 20
-					: ((uint64_t)s->memory_mb + 32) << 20 },
-		{ RLIMIT_FSIZE, (uint64_t)s->tmp_mb << 20 },
-		{ RLIMIT_NOFILE, s->max_files },
-		{ RLIMIT_NPROC, s->max_procs },
-	};
-	size_t i;
+	uint64_t as = sbx_as_bytes(s, cg_version);
+	int res;
 
-	for (i = 0; i < sizeof(l) / sizeof(l[0]); i++) {
+	for (res = 0; res < RLIM_NLIMITS; res++) {
 		struct rlimit old, rl;
-		uint64_t v = l[i].v;
-		if (prlimit(pid, l[i].res, NULL, &old) < 0)
+		uint64_t v = sbx_rlimit_value(s, res, as);
+		if (!sbx_rlimit_per_run(res))
+			continue;
+		if (prlimit(pid, (__rlimit_resource_t)res, NULL, &old) < 0)
 			return -1;
 		if (old.rlim_max != RLIM_INFINITY && v > (uint64_t)old.rlim_max)
 			v = (uint64_t)old.rlim_max;
 		rl.rlim_cur = rl.rlim_max = (rlim_t)v;
-		if (prlimit(pid, l[i].res, &rl, NULL) < 0)
+		if (prlimit(pid, (__rlimit_resource_t)res, &rl, NULL) < 0)
 			return -1;
 	}
 	return 0;

@@ -782,10 +782,11 @@ int sbx_run_setup(struct sbx_run *r, const struct sbx_spec *s, int waiter_fd)
 	r->child.allow_setgroups = geteuid() == 0;
 	snprintf(r->child.tmp_opts, sizeof(r->child.tmp_opts), "size=%um,nr_inodes=4096,mode=1777",
 		 s->tmp_mb);
-	/* With a cgroup memory limit, RLIMIT_AS is only a backstop; without one
-	 * it is the memory limit (address space: memory plus some slack). */
-	r->child.as_bytes = r->cg.version ? ((uint64_t)s->memory_mb * 2 + 256) << 20
-					  : ((uint64_t)s->memory_mb + 32) << 20;
+	/* the root: 256 KB for its folders and links, and the copy of the
+	 * program (/tool) in whole pages */
+	snprintf(r->child.root_opts, sizeof(r->child.root_opts), "size=%lluk,nr_inodes=256,mode=0755",
+		 256 + (unsigned long long)((s->tool_size + 4095) / 4096) * 4);
+	r->child.as_bytes = sbx_as_bytes(s, r->cg.version);
 	if (r->cg.version == 1) {
 		r->child.cgroup_tasks[0] = r->cg.tasks[0];
 		r->child.cgroup_tasks[1] = r->cg.tasks[1];

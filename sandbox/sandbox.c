@@ -1,8 +1,9 @@
 /*
  * sandbox/sandbox.c: the public entry points for running a program
  * (tg_sandbox_run), checking the machine (tg_sandbox_available), reading an
- * ELF header (tg_sandbox_elf_dynamic), and the helpers that fill a spec's
- * binds. A run's root holds only the program at /tool, /dev/{null,zero,
+ * ELF header (tg_sandbox_elf_dynamic) and knowing whether runs get cgroup
+ * limits (tg_sandbox_cgroups); the spec of a run is filled by spec.c. A
+ * run's root holds only a copy of the program at /tool, /dev/{null,zero,
  * urandom}, a capped /tmp, and on request the system library folders
  * (dynamic programs) or a workspace folder.
  */
@@ -12,111 +13,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <linux/landlock.h>
-#include <stdatomic.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
-#include <sys/utsname.h>
 #include <sys/wait.h>
-
-int sbx_spec_bind(struct sbx_spec *s, const char *src, const char *dst, unsigned flags)
-{
-	struct stat st;
-	struct sbx_bind *b;
-
-	if (lstat(src, &st) < 0)
-		return tg_error_errno(TG_ERR_NOTFOUND, errno, "sandbox: %s", src);
-	if (S_ISLNK(st.st_mode) && strchr(dst + 1, '/') == NULL && s->nlinks < SBX_MAX_LINKS) {
-		/* a top-level system symlink (/lib -> usr/lib): same link inside */
-		struct sbx_link *l = &s->links[s->nlinks];
-		ssize_t k = readlink(src, l->target, sizeof(l->target) - 1);
-		if (k <= 0 || strlen(dst + 1) >= sizeof(l->name))
-			return tg_error_errno(TG_ERR_IO, errno, "sandbox: readlink %s", src);
-		l->target[k] = '\0';
-		snprintf(l->name, sizeof(l->name), "%s", dst + 1);
-		s->nlinks++;
-		return 0;
-	}
-	if (stat(src, &st) < 0)
-		return tg_error_errno(TG_ERR_NOTFOUND, errno, "sandbox: %s", src);
-	if (s->nbinds >= SBX_MAX_BINDS)
-		return tg_error_set(TG_ERR_LIMIT, "sandbox: too many binds");
-	if (strlen(src) >= sizeof(s->binds[0].src) || strlen(dst) >= sizeof(s->binds[0].dst) ||
-	    dst[0] != '/' || strstr(dst, ".."))
-		return tg_error_set(TG_ERR_INVALID, "sandbox: bad bind %s -> %s", src, dst);
-	b = &s->binds[s->nbinds++];
-	snprintf(b->src, sizeof(b->src), "%s", src);
-	snprintf(b->dst, sizeof(b->dst), "%s", dst);
-	b->flags = flags;
-	b->is_dir = S_ISDIR(st.st_mode);
-	return 0;
-}
-
-int sbx_landlock_abi(void)
-{
-	static atomic_int abi = -1;
-	int v = atomic_load(&abi);
-
-	if (v < 0) {
-		long k = syscall(SYS_landlock_create_ruleset, NULL, 0,
-				 LANDLOCK_CREATE_RULESET_VERSION);
-		v = k > 0 ? (int)k : 0;
-		atomic_store(&abi, v);
-	}
-	return v;
-}
-
-int sbx_timens_available(void)
-{
-	static atomic_int ok = -1;
-	int v = atomic_load(&ok);
-
-	if (v < 0) {
-		struct utsname u;
-		int major = 0, minor = 0;
-
-		/* Before Linux 6.3 an exec does not enter the time namespace made
-		 * for children, and the tool, left outside it, cannot create a
-		 * thread (clone with CLONE_VM fails with EINVAL): no time
-		 * namespace there (found by the Debian 6.1 kernel in tests/vm). */
-		v = access("/proc/self/timens_offsets", F_OK) == 0 && uname(&u) == 0 &&
-		    sscanf(u.release, "%d.%d", &major, &minor) == 2 &&
-		    (major > 6 || (major == 6 && minor >= 3));
-		atomic_store(&ok, v);
-	}
-	return v;
-}
-
-int sbx_spec_bind_system(struct sbx_spec *s)
-{
-	static const char *const dirs[] = { "/usr", "/lib", "/lib64", "/bin" };
-	size_t i;
-	int r;
-
-	for (i = 0; i < TG_ARRAY_SIZE(dirs); i++) {
-		if (access(dirs[i], F_OK) < 0)
-			continue;
-		r = sbx_spec_bind(s, dirs[i], dirs[i], SBX_BIND_EXEC);
-		if (r < 0)
-			return r;
-	}
-	return 0;
-}
-
-static int bind_dev(struct sbx_spec *s)
-{
-	static const char *const devs[] = { "/dev/null", "/dev/zero", "/dev/urandom" };
-	size_t i;
-	int r;
-
-	for (i = 0; i < TG_ARRAY_SIZE(devs); i++) {
-		r = sbx_spec_bind(s, devs[i], devs[i], SBX_BIND_DEV);
-		if (r < 0)
-			return r;
-	}
-	return 0;
-}
 
 int tg_sandbox_elf_dynamic(int *out, const char *path)
 {
@@ -143,19 +42,6 @@ int tg_sandbox_elf_dynamic(int *out, const char *path)
 		}
 	}
 	return 0;
-}
-
-void sbx_spec_defaults(struct sbx_spec *s, const tg_sandbox_opts *o)
-{
-	s->timeout_ms = o->timeout_ms ? o->timeout_ms : 2000;
-	s->memory_mb = o->memory_mb ? o->memory_mb : 64;
-	s->output_kb = o->output_kb ? o->output_kb : 1024;
-	s->tmp_mb = o->tmp_mb ? o->tmp_mb : 16;
-	s->max_procs = o->max_procs ? o->max_procs : 1;
-	s->max_files = o->max_files ? o->max_files : 32;
-	s->cpu_percent = o->cpu_percent;
-	s->cancel = o->cancel;
-	s->cpu_s = o->cpu_s;
 }
 
 int sbx_run_with(tg_run_result **out, const tg_sandbox_opts *o, unsigned test_flags)
@@ -206,9 +92,11 @@ int sbx_run_with(tg_run_result **out, const tg_sandbox_opts *o, unsigned test_fl
 			return r < 0 ? r : 0;
 		}
 	}
-	r = sbx_spec_bind(s, real, "/tool", SBX_BIND_EXEC);
-	if (r == 0)
-		r = bind_dev(s);
+	/* /tool is a copy in the run's root, not a bind: the program's inode,
+	 * device and build time on the host stay outside (child.c, copy_tool) */
+	s->tool_src = real;
+	s->tool_size = (uint64_t)st.st_size;
+	r = sbx_spec_bind_dev(s);
 	if (r == 0 && o->dynamic)
 		r = sbx_spec_bind_system(s);
 	if (r == 0 && o->workspace)

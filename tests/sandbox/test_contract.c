@@ -4,7 +4,9 @@
  * chain, so each case runs a real program through the real sandbox and
  * compares what it sees with the host's value: uname and sysinfo answer
  * with the sandbox's own values, the clocks start near 0, the CPU set and
- * times() fail with ENOSYS, device nodes refuse writes (EACCES), nothing
+ * times() fail with ENOSYS, device nodes refuse writes (EACCES), /tool
+ * is a file of the run's own (not the host's device, inode or times),
+ * every rlimit has its documented value, nothing
  * becomes executable after exec (killed at mmap/mprotect/pkey_mprotect), a
  * crash ends at once as "signaled" with its signal, and a program given
  * through a symlink runs.
@@ -15,7 +17,9 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/sysinfo.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -125,6 +129,83 @@ static void contract_host_facts_untraced(void **state)
 	assert_true(has_line(r->out, "uname: ENOSYS"));
 	assert_true(has_line(r->out, "gethostname: ENOSYS"));
 	assert_true(has_line(r->out, "sysinfo: ENOSYS"));
+	tg_run_result_free(r);
+}
+
+/* /tool carries the run's values only: a file of the run's own tmpfs (not
+ * the host file's device or inode), mode 0555, times 0 (not the build's).
+ * A pooled run has no /tool (the program is a descriptor). */
+static void contract_tool_stat(void **state)
+{
+	struct stat host;
+	char b[64], want[64];
+	tg_run_result *r;
+
+	(void)state;
+	assert_int_equal(stat(ATTACK("host_facts"), &host), 0);
+	r = run_attack(0, 0, "host_facts", NULL);
+	assert_int_equal(r->reason, TG_REASON_EXITED);
+	if (sbx_pool_on) {
+		assert_true(has_line(r->out, "stat /tool: ENOENT"));
+		tg_run_result_free(r);
+		return;
+	}
+	snprintf(want, sizeof(want), "%u:%u", major(host.st_dev), minor(host.st_dev));
+	assert_string_not_equal(field(r->out, "tool_dev", b, sizeof(b)), want);
+	assert_int_equal(strncmp(b, "0:", 2), 0); /* an anonymous device: the tmpfs */
+	snprintf(want, sizeof(want), "%llu", (unsigned long long)host.st_ino);
+	assert_string_not_equal(field(r->out, "tool_ino", b, sizeof(b)), want);
+	assert_string_equal(b, "2"); /* the first file of the run's root */
+	assert_true(host.st_mtime != 0);
+	assert_string_equal(field(r->out, "tool_mtime", b, sizeof(b)), "0");
+	assert_string_equal(field(r->out, "tool_atime", b, sizeof(b)), "0");
+	assert_string_equal(field(r->out, "tool_mode", b, sizeof(b)), "100555");
+	tg_run_result_free(r);
+}
+
+/* Every rlimit the tool can read has its documented value (docs/SANDBOX.md,
+ * "Limits"), none the supervisor's: RLIMIT_SIGPENDING, for one, is derived
+ * by the kernel from the host's RAM. run_attack: timeout 5 s, memory
+ * 64 MB, /tmp 16 MB, 1 process, 32 files. */
+static void contract_rlimits(void **state)
+{
+	const unsigned long long mb = 1ull << 20;
+	unsigned long long as;
+	struct rlimit host;
+	char b[64], key[32], want[64], bad[1024] = "";
+	tg_run_result *r;
+	int i;
+
+	(void)state;
+	r = run_attack(0, 0, "host_facts", NULL);
+	assert_int_equal(r->reason, TG_REASON_EXITED);
+	as = r->cgroups ? (64 * 2 + 256) * mb : (64 + 32) * mb;
+	{
+		const unsigned long long v[RLIM_NLIMITS] = {
+			[RLIMIT_CPU] = 6, [RLIMIT_FSIZE] = 16 * mb, [RLIMIT_DATA] = as,
+			[RLIMIT_STACK] = 8 * mb, [RLIMIT_CORE] = 0, [RLIMIT_RSS] = 64 * mb,
+			[RLIMIT_NPROC] = 1, [RLIMIT_NOFILE] = 32, [RLIMIT_MEMLOCK] = 0,
+			[RLIMIT_AS] = as, [RLIMIT_LOCKS] = 0, [RLIMIT_SIGPENDING] = 128,
+			[RLIMIT_MSGQUEUE] = 0, [RLIMIT_NICE] = 0, [RLIMIT_RTPRIO] = 0,
+			[RLIMIT_RTTIME] = 1000000,
+		};
+		for (i = 0; i < RLIM_NLIMITS; i++) {
+			snprintf(key, sizeof(key), "rlimit%d", i);
+			snprintf(want, sizeof(want), "%llu/%llu", v[i], v[i]);
+			field(r->out, key, b, sizeof(b));
+			if (strcmp(b, want) != 0) {
+				snprintf(bad + strlen(bad), sizeof(bad) - strlen(bad),
+					 " %s=%s (want %s)", key, b, want);
+			}
+		}
+	}
+	if (bad[0])
+		fail_msg("rlimits:%s", bad);
+	/* the host's own value differs (it is derived from its RAM) */
+	assert_int_equal(getrlimit(RLIMIT_SIGPENDING, &host), 0);
+	assert_true(host.rlim_cur != 128);
+	assert_true(has_line(r->out, "sigqueue_max=128 child_max=1 open_max=32"));
+	assert_true(has_line(r->out, "umask=022"));
 	tg_run_result_free(r);
 }
 
@@ -348,6 +429,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(contract_host_facts),
 		cmocka_unit_test(contract_host_facts_untraced),
+		cmocka_unit_test(contract_tool_stat),
+		cmocka_unit_test(contract_rlimits),
 		cmocka_unit_test(contract_wx),
 		cmocka_unit_test(contract_crash_segv),
 		cmocka_unit_test(contract_crash_bus),
