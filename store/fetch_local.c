@@ -125,8 +125,22 @@ out:
 	return rc;
 }
 
+/* After a libgit2 failure of the walk: an allocation that failed (the
+ * fetch process's memory limit) fails the pull; anything else ends the
+ * walk here and the chain checks report what is missing. */
+static int walk_failed(void)
+{
+	const git_error *e = git_error_last();
+
+	if (e && e->klass == GIT_ERROR_NOMEMORY)
+		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	git_error_clear();
+	return 1;
+}
+
 /* A walk of the remote's history of in from its advertised tip, hiding
- * this host's tip when the remote has it. */
+ * this host's tip when the remote has it: 0, 1 when there is nothing to
+ * walk, or an error. */
 static int walk_new(git_revwalk **out, tg_store *s, git_repository *rr, git_odb *rodb,
 		    const tg_store_incoming *in)
 {
@@ -139,8 +153,7 @@ static int walk_new(git_revwalk **out, tg_store *s, git_repository *rr, git_odb 
 	    git_revwalk_push(*out, &tip) < 0) {
 		git_revwalk_free(*out);
 		*out = NULL;
-		git_error_clear();
-		return -1;
+		return walk_failed();
 	}
 	if (git_reference_name_to_id(&local, s->repo, ref) == 0 && git_odb_exists(rodb, &local))
 		(void)git_revwalk_hide(*out, &local);
@@ -161,10 +174,15 @@ int st_local_precheck(tg_store *s, git_repository *rr, tg_store_fetched *f)
 		tg_store_incoming *in = &f->items[i];
 		git_revwalk *w = NULL;
 		git_oid id;
-		if (!in->has_tip || walk_new(&w, s, rr, rodb, in) < 0)
+		int wr = 0;
+		if (!in->has_tip || (rc = walk_new(&w, s, rr, rodb, in)) != 0) {
+			rc = rc > 0 ? 0 : rc;
 			continue;
-		while (rc == 0 && pl.n == 0 && git_revwalk_next(&id, w) == 0)
+		}
+		while (rc == 0 && pl.n == 0 && (wr = git_revwalk_next(&id, w)) == 0)
 			rc = precheck_commit(&pl, rr, rodb, in->tool, &id);
+		if (rc == 0 && pl.n == 0 && wr != GIT_ITEROVER && walk_failed() < 0)
+			rc = TG_ERR_NOMEM;
 		git_revwalk_free(w);
 		if (rc == 0 && pl.n) {
 			free(in->problem);
@@ -266,10 +284,15 @@ int st_local_copy(tg_store *q, tg_store *s, git_repository *rr, tg_store_fetched
 		git_revwalk *w = NULL;
 		git_oid id, tip;
 		char name[256];
-		if (!in->fetched || walk_new(&w, s, rr, cp.from, in) < 0)
+		int wr = 0;
+		if (!in->fetched || (rc = walk_new(&w, s, rr, cp.from, in)) != 0) {
+			rc = rc > 0 ? 0 : rc;
 			continue;
-		while (rc == 0 && git_revwalk_next(&id, w) == 0)
+		}
+		while (rc == 0 && (wr = git_revwalk_next(&id, w)) == 0)
 			rc = copy_commit(&cp, rr, &id);
+		if (rc == 0 && wr != GIT_ITEROVER && walk_failed() < 0)
+			rc = TG_ERR_NOMEM;
 		git_revwalk_free(w);
 		if (rc < 0 || git_oid_fromstr(&tip, in->adv_tip) < 0 || !git_odb_exists(cp.to, &tip))
 			continue;
