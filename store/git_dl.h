@@ -106,6 +106,12 @@
 	X(git_treebuilder_write) \
 	X(git_tree_entry_filemode) \
 	X(git_odb_read_header) \
+	X(git_odb_read) \
+	X(git_odb_write) \
+	X(git_odb_object_data) \
+	X(git_odb_object_size) \
+	X(git_odb_object_type) \
+	X(git_odb_object_free) \
 	X(git_merge_base) \
 	X(git_oid_fromstr) \
 	X(git_note_read) \
@@ -190,6 +196,12 @@ int tg_git_load(void);
 #define git_oid_fromstr (tg_git_api.git_oid_fromstr)
 #define git_merge_base (tg_git_api.git_merge_base)
 #define git_odb_read_header (tg_git_api.git_odb_read_header)
+#define git_odb_read (tg_git_api.git_odb_read)
+#define git_odb_write (tg_git_api.git_odb_write)
+#define git_odb_object_data (tg_git_api.git_odb_object_data)
+#define git_odb_object_size (tg_git_api.git_odb_object_size)
+#define git_odb_object_type (tg_git_api.git_odb_object_type)
+#define git_odb_object_free (tg_git_api.git_odb_object_free)
 #define git_tree_entry_filemode (tg_git_api.git_tree_entry_filemode)
 #define git_blob_lookup (tg_git_api.git_blob_lookup)
 #define git_blob_rawcontent (tg_git_api.git_blob_rawcontent)

@@ -5,11 +5,12 @@
  * object database has the store's as an alternate, so a fetch into it
  * writes only the objects the store lacks, and every check reads both. Its
  * packed-refs holds the store's refs/tools/ tips, so the fetch negotiates
- * from what this host has. Once every check passed, st_quarantine_admit
+ * from what this host has. Once every check passed, st_quarantine_pack
  * packs exactly the objects of the accepted histories (a packbuilder walk
  * from their fetched tips, hiding this host's tips: padding a remote put in
  * its pack and the objects of a refused history stay out) into a pack
- * written inside the quarantine, then renames the .pack and then its .idx
+ * written inside the quarantine (a pull does this in its bounded fetch
+ * process, bounded.c); st_quarantine_move then renames the .pack and its .idx
  * into <store>/objects/pack and fsyncs that folder: a crash leaves the
  * store without the pack (or with a .pack no index names, which git and
  * libgit2 ignore) or with the whole of it. The quarantine is then removed;
@@ -210,25 +211,24 @@ static int move_one(const char *from_dir, const char *packdir, const char *name,
 	return 0;
 }
 
-int st_quarantine_admit(size_t *nobjects, st_quarantine *q, tg_store *s, const git_oid *tips,
-			const git_oid *hide, size_t n)
+int st_quarantine_pack(char name[41], size_t *nobjects, st_quarantine *q, const git_oid *tips,
+		       const git_oid *hide, size_t n)
 {
 	git_packbuilder *pb = NULL;
 	git_revwalk *walk = NULL;
-	git_odb *odb = NULL;
-	char outdir[PATH_MAX], packdir[PATH_MAX], b[PATH_MAX];
-	const char *name;
+	char outdir[PATH_MAX];
+	const char *pn;
 	git_oid zero;
 	size_t i;
-	int rc, dfd;
+	int rc;
 
 	memset(&zero, 0, sizeof(zero));
+	name[0] = '\0';
 	*nobjects = 0;
 	if (n == 0)
 		return 0;
 	snprintf(outdir, sizeof(outdir), "%s/admit", q->dir);
-	snprintf(packdir, sizeof(packdir), "%s/objects/pack", s->path);
-	if ((rc = tg_mkdir_p(outdir, 0755)) < 0 || (rc = tg_mkdir_p(packdir, 0755)) < 0)
+	if ((rc = tg_mkdir_p(outdir, 0755)) < 0)
 		return rc;
 	if ((rc = git_packbuilder_new(&pb, q->view.repo)) < 0 || (rc = git_revwalk_new(&walk, q->view.repo)) < 0) {
 		rc = st_git_fail(rc, "quarantine: packbuilder");
@@ -253,29 +253,56 @@ int st_quarantine_admit(size_t *nobjects, st_quarantine *q, tg_store *s, const g
 		rc = st_git_fail(rc, "quarantine: write the pack");
 		goto out;
 	}
-	if (!(name = git_packbuilder_name(pb))) {
+	if (!(pn = git_packbuilder_name(pb)) || strlen(pn) != 40) {
 		rc = tg_error_set(TG_ERR_INTERNAL, "quarantine: the packbuilder named no pack");
 		goto out;
 	}
+	memcpy(name, pn, 41);
+	*nobjects = git_packbuilder_written(pb);
+	rc = 0;
+out:
+	git_revwalk_free(walk);
+	git_packbuilder_free(pb);
+	return rc;
+}
+
+int st_quarantine_move(st_quarantine *q, tg_store *s, const char *name)
+{
+	char outdir[PATH_MAX], packdir[PATH_MAX], b[PATH_MAX];
+	git_odb *odb = NULL;
+	int rc, dfd;
+
+	if (!name[0])
+		return 0;
+	snprintf(outdir, sizeof(outdir), "%s/admit", q->dir);
+	snprintf(packdir, sizeof(packdir), "%s/objects/pack", s->path);
+	if ((rc = tg_mkdir_p(packdir, 0755)) < 0)
+		return rc;
 	/* the .pack first: an index naming a missing pack is what must never be */
 	if ((rc = move_one(outdir, packdir, name, "pack")) < 0)
-		goto out;
+		return rc;
 	if ((rc = move_one(outdir, packdir, name, "idx")) < 0) {
 		if ((size_t)snprintf(b, sizeof(b), "%s/pack-%.64s.pack", packdir, name) < sizeof(b))
 			(void)unlink(b);
-		goto out;
+		return rc;
 	}
 	if ((dfd = open(packdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0) {
 		(void)fsync(dfd);
 		close(dfd);
 	}
-	*nobjects = git_packbuilder_written(pb);
 	if (git_repository_odb(&odb, s->repo) == 0)
 		(void)git_odb_refresh(odb);
-	rc = 0;
-out:
 	git_odb_free(odb);
-	git_revwalk_free(walk);
-	git_packbuilder_free(pb);
-	return rc;
+	return 0;
+}
+
+int st_quarantine_admit(size_t *nobjects, st_quarantine *q, tg_store *s, const git_oid *tips,
+			const git_oid *hide, size_t n)
+{
+	char name[41];
+	int rc;
+
+	if ((rc = st_quarantine_pack(name, nobjects, q, tips, hide, n)) < 0)
+		return rc;
+	return st_quarantine_move(q, s, name);
 }

@@ -20,6 +20,15 @@
 #define ST_MAX_TRAILER_VALUE  4096u
 #define ST_MAX_SUBJECT        1024u
 #define ST_MAX_AUTHOR         256u
+/* Sizes a pulled commit and tree may have: a version's message holds at
+ * most a subject and ST_MAX_TRAILERS trailers (and a signature), its tree
+ * at most ST_MAX_FILES entries. */
+#define ST_MAX_COMMIT_BYTES   (1u << 20)
+#define ST_MAX_TREE_BYTES     (64u << 10)
+/* A pull's fetch process (bounded.c): address space it may add to what it
+ * inherits, and its time (TG_PULL_MAX_SECONDS may only lower it). */
+#define ST_PULL_MEM_BYTES     (40ull << 20)
+#define ST_PULL_SECONDS       300u
 /* A ref .lock file older than this is taken as left by a crash. */
 #define ST_STALE_LOCK_SECONDS 5
 /* Compare-and-swap retries on a contended ref: bounded by count and by
@@ -148,13 +157,52 @@ typedef struct st_quarantine {
 /* Make one, its refs seeded with the tips of the store's tool histories. */
 int st_quarantine_open(st_quarantine **out, tg_store *s);
 /* Pack the objects reachable from tips[i] and not from hide[i] (zero:
- * none) and move the pack, then its index, into the store. */
+ * none) into <dir>/admit: name[] = the pack's name ("" when there was
+ * nothing to pack). Writes nothing outside the quarantine. */
+int st_quarantine_pack(char name[41], size_t *nobjects, st_quarantine *q, const git_oid *tips,
+		       const git_oid *hide, size_t n);
+/* Move the pack named name, then its index, from <dir>/admit into the store. */
+int st_quarantine_move(st_quarantine *q, tg_store *s, const char *name);
+/* Both, in this process. */
 int st_quarantine_admit(size_t *nobjects, st_quarantine *q, tg_store *s, const git_oid *tips,
 			const git_oid *hide, size_t n);
 /* Remove the quarantine (NULL is fine). */
 void st_quarantine_free(st_quarantine *q);
 /* Remove quarantines whose owner died (at every open). */
 void st_quarantine_sweep(tg_store *s);
+
+/* fetch.c: take one advertised ref into f (a tool's tip or active
+ * pointer) or refuse it by name. */
+int st_fetch_take_ref(tg_store_fetched *f, const char *name, const git_oid *id);
+/* fetch_local.c: a pull from a path or file:// URL without libgit2's local
+ * transport. st_local_path: the folder, or NULL for another URL. */
+const char *st_local_path(const char *url);
+int st_local_open(git_repository **out, const char *url);
+/* The remote's refs by name and target (nothing peeled), at most max_refs. */
+int st_local_list(tg_store_fetched *f, git_repository *rr, const char *url, size_t max_refs);
+/* Refuse a tool whose new history has a commit, tree or blob over its cap
+ * or a subtree (from object headers, before anything is copied). */
+int st_local_precheck(tg_store *s, git_repository *rr, tg_store_fetched *f);
+/* Copy the objects of the histories marked fetched into the quarantine q
+ * and set its private refs <ns>tools/<name>. */
+int st_local_copy(tg_store *q, tg_store *s, git_repository *rr, tg_store_fetched *f,
+		  const tg_store_fetch_limits *lim, const char *url);
+
+/* bounded.c: run child(fd, arg) in a forked process whose address space
+ * may grow by mem_bytes over what it inherits, for at most seconds (then
+ * killed); it sends frames with st_frame_send, each handed to
+ * frame(arg, type, payload, n) in the parent (payload NUL-terminated; the
+ * types 'D', 'E' and 'M' are the runner's). 0 when the child finished its
+ * work; its error, or TG_ERR_LIMIT naming the limit it broke, otherwise. */
+typedef struct st_bounded {
+	uint64_t mem_bytes;
+	unsigned seconds;
+	int (*child)(int fd, void *arg);
+	int (*frame)(void *arg, int type, const char *payload, size_t n);
+	void *arg;
+} st_bounded;
+int st_bounded_run(const st_bounded *b, const char *what);
+int st_frame_send(int fd, int type, const void *p, size_t n);
 
 /* Free an array of trailers. */
 void st_trailers_free(tg_store_trailer *t, size_t n);

@@ -7,6 +7,8 @@
 # computed from 1 MiB chunks. Prints the commit id (no ref moved).
 # With --delta the blob is a REF_DELTA on a 64 KiB blob of zeros instead
 # (a pack of a few KB that inflates to 1 GiB when its deltas are resolved).
+# With --commit tool.c is small and the commit itself is 1 GiB: its
+# message ends in 1 GiB of zeros (a pack of about 1 MB again).
 import hashlib
 import os
 import struct
@@ -36,15 +38,17 @@ def small(kind, data):
     return oid, obj_header(kind, len(data)) + zlib.compress(data, 9)
 
 
-def zeros():
-    h = hashlib.sha1(b"blob %d\0" % SIZE)
+def zeros(kind=3, prefix=b""):
+    """An object of the kind (blob 3, commit 1): prefix, then 1 GiB of zeros."""
+    name = {1: b"commit", 3: b"blob"}[kind]
+    h = hashlib.sha1(name + b" %d\0" % (len(prefix) + SIZE) + prefix)
     z = zlib.compressobj(9)
-    parts = []
+    parts = [z.compress(prefix)]
     for _ in range(SIZE // len(CHUNK)):
         h.update(CHUNK)
         parts.append(z.compress(CHUNK))
     parts.append(z.flush())
-    return h.digest(), obj_header(3, SIZE) + b"".join(parts)
+    return h.digest(), obj_header(kind, len(prefix) + SIZE) + b"".join(parts)
 
 
 def delta():
@@ -69,10 +73,12 @@ def delta():
     return h.digest(), entry, [(base_id, base_entry)]
 
 
-def main(gitdir, as_delta=False):
+def main(gitdir, mode=""):
     extra = []
-    if as_delta:
+    if mode == "--delta":
         big_id, big, extra = delta()
+    elif mode == "--commit":
+        big_id, big = small(3, b"int main(void) { return 0; }\n")
     else:
         big_id, big = zeros()
     manifest = (b'{"name":"big","description":"a big one","input_schema":{"type":"object"},'
@@ -84,7 +90,10 @@ def main(gitdir, as_delta=False):
               b"author x <x@x> 1700000000 +0000\ncommitter x <x@x> 1700000000 +0000\n\n"
               b"big: active\n\nToolgate-Version: 1\nToolgate-Status: active\n"
               b"Toolgate-Verdict: pass\n")
-    commit_id, commit_entry = small(1, commit)
+    if mode == "--commit":
+        commit_id, commit_entry = zeros(1, commit + b"\n")
+    else:
+        commit_id, commit_entry = small(1, commit)
     objs = extra + [(big_id, big), (json_id, json_entry), (tree_id, tree_entry),
                     (commit_id, commit_entry)]
     pack = bytearray(b"PACK" + struct.pack(">II", 2, len(objs)))
@@ -114,4 +123,4 @@ def main(gitdir, as_delta=False):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], len(sys.argv) > 2 and sys.argv[2] == "--delta")
+    main(sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else "")

@@ -2,17 +2,17 @@
 # tests/remote/cli_bigblob.sh TOOLGATE SOURCE_DIR [MAX_KB]: a 1 GiB blob of zeros in
 # a 1 MB pack (big_pack.py writes the pack and its index straight into a
 # bare hub: nothing of 1 GiB is written or held). Pulled (1) from the hub as
-# a path and as a file:// URL (libgit2's local transport, which would read
-# the blob whole in this process: toolgate checks blob sizes in the remote
-# repository first) and (2) through a git daemon on 127.0.0.1 (libgit2's
-# indexer streams the blob through its hash; the fetched chain's blob sizes
+# a path and as a file:// URL (the fetch process checks blob sizes in the
+# remote repository from object headers before it copies anything) and (2)
+# through a git daemon on 127.0.0.1 (libgit2's indexer streams the blob
+# through its hash in the fetch process; the fetched chain's blob sizes
 # come from object headers). Asserted each time: exit 1, the tool refused
 # with the exact reason naming the 4 MiB blob cap, no ref of the store
 # changed, the store's objects byte for byte as before (every file under
 # objects/ with its size, and `git count-objects -v`: the fetch landed in a
 # quarantine, removed with what it held), no quarantine left, the peak
 # resident memory of the toolgate process (getrusage of the waited child)
-# under MAX_KB (default 100 MB), verify clean; the same blob as a 514-byte
+# under MAX_KB (default 64 MiB), verify clean; the same blob as a 514-byte
 # delta pack is refused the same way. A pull killed (SIGKILL) while the
 # blob streams into its quarantine leaves the store's objects unchanged and
 # its quarantine is swept at the next open; a quarantine whose owner died
@@ -20,7 +20,7 @@
 set -eu
 TG=$1
 SRC=$2
-MAX_KB=${3:-102400}
+MAX_KB=${3:-65536}
 HERE=$(cd "$(dirname "$0")" && pwd)
 H=$(mktemp -d /tmp/tg_bigblob_XXXXXX)
 DPID=
