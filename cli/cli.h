@@ -32,7 +32,8 @@ typedef struct tg_cli_command {
 	const char *help;     /* further lines for --help, or NULL */
 } tg_cli_command;
 
-/* Print "toolgate: <what>: <tg_error_last message>" and return the exit
+/* cli/util.c: the helpers every command shares.
+ * Print "toolgate: <what>: <tg_error_last message>" and return the exit
  * status for code (tg_error_exit_status). */
 int cli_fail(int code, const char *what);
 /* Print "toolgate: <cmd>: <message>" plus a hint, return 2. */
@@ -43,6 +44,11 @@ int cli_home(const tg_cli *cli, char **out);
 int cli_print_json(const json_t *v);
 /* Parse a decimal uint32 option value; -1 on junk or overflow. */
 int cli_parse_u32(const char *s, uint32_t *out);
+/* At most one operand in argv[from..argc) into *out (NULL when none); an
+ * option or a second operand is bad usage (the cli_usage status). */
+int cli_one_arg(tg_cli *cli, int argc, char **argv, int from, const char **out);
+/* v bytes as "12.3 MiB" into buf. */
+void cli_mib(char *buf, size_t n, json_int_t v);
 
 /* Before tools run (create, call, serve): 0 when runs get cgroup limits or
  * fall back to rlimits (said once on stderr), TG_EXIT_ENV when config.json
@@ -61,7 +67,7 @@ const char *cli_block(const char *s);
 const char *cli_jline(const json_t *v);
 
 /* The analysis policy: --policy FILE (flag), else <home>/policy.json when it
- * exists, else the built-in default (cli/cmd_check.c). */
+ * exists, else the built-in default (cli/policy_load.c). */
 struct tg_policy;
 int cli_load_policy(const tg_cli *cli, struct tg_policy **out, const char *flag);
 
@@ -96,7 +102,13 @@ int cmd_approvals(tg_cli *cli, int argc, char **argv);
 int cmd_approve_call(tg_cli *cli, int argc, char **argv);
 int cmd_deny_call(tg_cli *cli, int argc, char **argv);
 int cmd_token(tg_cli *cli, int argc, char **argv);
-/* cmd_run.c: a run's audit entries as a call tree (show-run, log --run). */
+/* cli/call_decide.c: approve (1) or deny (0) the queued call argv[1]
+ * (approve-call, deny-call); returns the exit status. */
+int cli_decide_call(tg_cli *cli, int argc, char **argv, int approve);
+/* cli/run_text.c: a run's audit entries as a call tree (show-run, log
+ * --run); cli_one_line turns a tool's trailing blanks, line breaks and
+ * tabs into one line in place (run, show-run). */
 void cli_print_run_entries(const json_t *entries);
+void cli_one_line(char *msg);
 
 #endif

@@ -1,10 +1,9 @@
 /*
- * cli/cmd_approvals.c: the per-call approval queue (docs/BRIDGE.md).
- * `toolgate approvals` lists the calls waiting for a person (id, tool,
- * callee version, arguments, caller); `toolgate approve-call ID` and
- * `deny-call ID` decide one of them. The run that queued it is waiting in
- * another process and sees the decision within about 50 ms. Tool, caller
- * and arguments come from agents and tools: printed through cli_line.
+ * cli/cmd_approvals.c: `toolgate approvals`: the per-call approval queue
+ * (docs/BRIDGE.md), the calls waiting for a person (id, tool, callee
+ * version, arguments, caller); approve-call and deny-call decide one of
+ * them (cli/cmd_approve_call.c, cli/cmd_deny_call.c). Tool, caller and
+ * arguments come from agents and tools: printed through cli_line.
  */
 #include "cli.h"
 #include "registry/registry.h"
@@ -47,38 +46,4 @@ int cmd_approvals(tg_cli *cli, int argc, char **argv)
 		       args ? cli_line(args) : "");
 	}
 	return TG_EXIT_OK;
-}
-
-static int decide(tg_cli *cli, int argc, char **argv, int approve)
-{
-	_cleanup_json_ json_t *res = NULL;
-	tg_registry *r = NULL;
-	tg_actor who = { "cli", NULL };
-	uint32_t id;
-	int rc;
-
-	if (argc != 2 || cli_parse_u32(argv[1], &id) < 0 || id == 0)
-		return cli_usage(cli, "needs the ID of a queued call (toolgate approvals)");
-	rc = tg_registry_open_flag(&r, cli->home_flag, 0);
-	if (rc < 0)
-		return cli_fail(rc, argv[0]);
-	rc = tg_registry_decide_call(&res, r, id, approve, &who);
-	tg_registry_free(r);
-	if (rc < 0)
-		return cli_fail(rc == TG_ERR_CONFLICT ? TG_ERR_INVALID : rc, argv[0]);
-	if (cli->json)
-		return cli_print_json(res);
-	printf("call %u %s: %s called by %s\n", id, approve ? "approved" : "denied",
-	       cli_jline(json_object_get(res, "callee")), cli_jline(json_object_get(res, "caller")));
-	return TG_EXIT_OK;
-}
-
-int cmd_approve_call(tg_cli *cli, int argc, char **argv)
-{
-	return decide(cli, argc, argv, 1);
-}
-
-int cmd_deny_call(tg_cli *cli, int argc, char **argv)
-{
-	return decide(cli, argc, argv, 0);
 }

@@ -51,24 +51,6 @@ static int read_capped(char **out, size_t *len, const char *path, size_t max)
 	return 0;
 }
 
-int cli_load_policy(const tg_cli *cli, tg_policy **out, const char *flag)
-{
-	_cleanup_free_ char *home = NULL, *path = NULL;
-
-	if (flag) {
-		struct stat st;
-		if (stat(flag, &st) < 0)
-			return tg_error_errno(TG_ERR_INVALID, errno, "%s", flag);
-		return tg_policy_load(out, flag);
-	}
-	if (cli_home(cli, &home) < 0)
-		return tg_policy_default(out);
-	path = tg_path_join(home, "policy.json");
-	if (!path)
-		return tg_error_set(TG_ERR_NOMEM, "out of memory");
-	return tg_policy_load(out, path);
-}
-
 static void print_text(const tg_report *r, const char *file)
 {
 	size_t i, errors = 0, warnings = 0;

@@ -4,11 +4,10 @@
  * once with the tool bridge, never registered (docs/BRIDGE.md). Its result
  * goes alone to stdout (exit 0); a rejection or a failed run prints why on
  * stderr (exit 1). The run is recorded: stderr names its id, and
- * `toolgate show-run ID` shows the source, the report and its calls.
- * Also `toolgate show-run ID` itself. Every string of agent or tool origin
- * (source, findings, arguments, the program's stderr or build log, callee
- * and caller names, audit details) is printed through cli_line/cli_block
- * (cli/text.c), so no terminal control reaches the screen raw.
+ * `toolgate show-run ID` (cli/cmd_show_run.c) shows the source, the report
+ * and its calls. Every string of agent or tool origin (findings, the
+ * program's stderr or build log) is printed through cli_line (cli/text.c),
+ * so no terminal control reaches the screen raw.
  */
 #include "cli.h"
 #include "registry/registry.h"
@@ -45,17 +44,6 @@ static int split_calls(json_t *calls, const char *list)
 			p++;
 	}
 	return json_array_size(calls) ? 0 : -1;
-}
-
-/* The tool's own line breaks become spaces (cli_line would mark them). */
-static void one_line(char *msg)
-{
-	size_t k = strlen(msg);
-	while (k > 0 && (msg[k - 1] == '\n' || msg[k - 1] == ' ' || msg[k - 1] == '\t'))
-		msg[--k] = '\0';
-	for (char *p = msg; *p; p++)
-		if (*p == '\n' || *p == '\t')
-			*p = ' ';
 }
 
 int cmd_run(tg_cli *cli, int argc, char **argv)
@@ -155,7 +143,7 @@ int cmd_run(tg_cli *cli, int argc, char **argv)
 				cli_jline(json_object_get(f, "message")));
 		}
 		if (msg)
-			one_line(msg);
+			cli_one_line(msg);
 		fprintf(stderr, "toolgate: run: %s: %s\n", cli_line(status), cli_line(msg));
 	}
 	if (!cli->json)
@@ -163,72 +151,4 @@ int cmd_run(tg_cli *cli, int argc, char **argv)
 			(long long)json_integer_value(json_object_get(res, "run")),
 			(long long)json_integer_value(json_object_get(res, "run")));
 	return strcmp(status, "ok") == 0 ? TG_EXIT_OK : TG_EXIT_VERDICT;
-}
-
-/* The run's call tree: one line per audit entry, indented by depth. */
-void cli_print_run_entries(const json_t *entries)
-{
-	json_t *e;
-	size_t i;
-
-	json_array_foreach(entries, i, e) {
-		json_t *d = json_object_get(e, "details");
-		_cleanup_free_ char *det = tg_json_dump(d);
-		json_int_t depth = json_integer_value(json_object_get(d, "depth"));
-		printf("%6lld %*s%-14s %s\n", (long long)json_integer_value(json_object_get(e, "seq")),
-		       2 * (int)(depth < 0 ? 0 : depth < 8 ? depth : 8), "",
-		       cli_jline(json_object_get(e, "event")), det ? cli_line(det) : "");
-	}
-}
-
-int cmd_show_run(tg_cli *cli, int argc, char **argv)
-{
-	_cleanup_json_ json_t *res = NULL;
-	_cleanup_free_ char *args = NULL, *calls = NULL, *err = NULL;
-	const char *e;
-	tg_registry *r = NULL;
-	uint32_t id;
-	json_t *f;
-	size_t i;
-	int rc;
-
-	if (argc != 2 || cli_parse_u32(argv[1], &id) < 0)
-		return cli_usage(cli, "needs a run ID");
-	rc = tg_registry_open_flag(&r, cli->home_flag, 0);
-	if (rc < 0)
-		return cli_fail(rc, "show-run");
-	rc = tg_registry_show_run(&res, r, id);
-	tg_registry_free(r);
-	if (rc < 0)
-		return cli_fail(rc, "show-run");
-	if (cli->json)
-		return cli_print_json(res);
-	args = tg_json_dump(json_object_get(res, "args"));
-	calls = tg_json_dump(json_object_get(res, "calls"));
-	printf("run %u: %s, %lld tool calls, %lld ms, by %s\nprogram sha256 %s\nreport sha256  %s\n"
-	       "args  %s\ncalls %s\n",
-	       id, cli_jline(json_object_get(res, "status")),
-	       (long long)json_integer_value(json_object_get(res, "tool_calls")),
-	       (long long)json_integer_value(json_object_get(res, "wall_ms")),
-	       cli_jline(json_object_get(res, "actor")),
-	       cli_jline(json_object_get(res, "program_sha256")),
-	       cli_jline(json_object_get(res, "report_sha256")), args ? cli_line(args) : "",
-	       calls ? cli_line(calls) : "");
-	/* the program's stderr, or the build log: one line, like run prints it */
-	e = json_string_value(json_object_get(json_object_get(res, "outcome"), "error"));
-	if (e && (err = strdup(e))) {
-		one_line(err);
-		printf("error %s\n", cli_line(err));
-	}
-	printf("findings:\n");
-	json_array_foreach(json_object_get(json_object_get(res, "report"), "findings"), i, f) {
-		printf("  %lld:%lld [%s] %s\n", (long long)json_integer_value(json_object_get(f, "line")),
-		       (long long)json_integer_value(json_object_get(f, "column")),
-		       cli_jline(json_object_get(f, "rule")), cli_jline(json_object_get(f, "message")));
-	}
-	printf("calls made:\n");
-	cli_print_run_entries(json_object_get(res, "entries"));
-	/* nobody reviewed this source: a bidi control in it shows as <U+202E> */
-	printf("source:\n%s\n", cli_block(json_string_value(json_object_get(res, "source"))));
-	return TG_EXIT_OK;
 }

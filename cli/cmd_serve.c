@@ -165,71 +165,128 @@ static void worker_exit(void *ctx)
 	tg_sandbox_pool_stop();
 }
 
+/* The command line of serve: the session budgets and, for --http, the
+ * transport's address and limits. */
+typedef struct serve_args {
+	uint32_t max_calls, max_creates;
+	int have_calls, have_creates, hide, use_http;
+	tg_mcp_http_options http;
+	char http_addr[64];
+	const char *origins[16];
+	size_t norigins;
+} serve_args;
+
+/* Fill *a from argv; 0, or the cli_usage status of the first bad option. */
+static int parse_args(tg_cli *cli, int argc, char **argv, serve_args *a)
+{
+	uint32_t u = 0;
+	int i, r;
+
+	for (i = 1; i < argc; i++) {
+		if ((r = opt_u32(argc, argv, &i, "--max-calls", &a->max_calls)) != 0) {
+			if (r < 0)
+				return cli_usage(cli, "--max-calls: needs a number (0 = unlimited)");
+			a->have_calls = 1;
+		} else if ((r = opt_u32(argc, argv, &i, "--max-creates", &a->max_creates)) != 0) {
+			if (r < 0)
+				return cli_usage(cli, "--max-creates: needs a number (0 = unlimited)");
+			a->have_creates = 1;
+		} else if (strcmp(argv[i], "--hide-write-tools") == 0) {
+			a->hide = 1;
+		} else if (strcmp(argv[i], "--http") == 0) {
+			if (i + 1 >= argc || parse_http(argv[++i], a->http_addr, sizeof(a->http_addr),
+							&a->http.port) < 0)
+				return cli_usage(cli, "--http needs ADDR:PORT (e.g. 127.0.0.1:8808)");
+			a->use_http = 1;
+		} else if (strcmp(argv[i], "--allow-remote") == 0) {
+			a->http.allow_remote = 1;
+		} else if (strcmp(argv[i], "--insecure-no-auth") == 0) {
+			a->http.no_auth = 1;
+		} else if (strcmp(argv[i], "--allow-origin") == 0) {
+			if (i + 1 >= argc || a->norigins + 1 >= TG_ARRAY_SIZE(a->origins))
+				return cli_usage(cli, "--allow-origin needs an ORIGIN (at most 15)");
+			a->origins[a->norigins++] = argv[++i];
+		} else if ((r = opt_u32(argc, argv, &i, "--max-connections", &u)) != 0) {
+			if (r < 0 || u == 0 || u > 10000)
+				return cli_usage(cli, "--max-connections: needs a number 1..10000");
+			a->http.max_connections = u;
+		} else if ((r = opt_u32(argc, argv, &i, "--workers", &u)) != 0) {
+			if (r < 0 || u == 0 || u > 256)
+				return cli_usage(cli, "--workers: needs a number 1..256");
+			a->http.workers = u;
+		} else if ((r = opt_u32(argc, argv, &i, "--idle-timeout-s", &u)) != 0) {
+			if (r < 0 || u == 0)
+				return cli_usage(cli, "--idle-timeout-s: needs a number of seconds");
+			a->http.idle_timeout_s = u;
+		} else if ((r = opt_u32(argc, argv, &i, "--request-timeout-ms", &u)) != 0) {
+			if (r < 0 || u == 0)
+				return cli_usage(cli, "--request-timeout-ms: needs a number");
+			a->http.request_timeout_ms = u;
+		} else if ((r = opt_u32(argc, argv, &i, "--max-body", &u)) != 0) {
+			if (r < 0 || u < 1024)
+				return cli_usage(cli, "--max-body: needs a number of bytes (>= 1024)");
+			a->http.max_body = u;
+		} else {
+			return cli_usage(cli, "unexpected argument '%.64s'", argv[i]);
+		}
+	}
+	return 0;
+}
+
+/* The resource toolgate://policy: the policy the analysis uses, as a JSON
+ * document into *doc. 0, or the cli_fail status. */
+static int load_policy_doc(tg_cli *cli, json_t **doc)
+{
+	tg_policy *pol = NULL;
+	int r = cli_load_policy(cli, &pol, NULL);
+
+	if (r == 0)
+		r = tg_policy_effective(doc, pol);
+	tg_policy_free(pol);
+	if (r < 0)
+		return cli_fail(r == TG_ERR_NOMEM ? r : TG_ERR_INVALID, "serve: policy");
+	return 0;
+}
+
+/* One MCP session on stdin and stdout until the client closes stdin. The
+ * server is left in *srv for the caller to free (after the pool stops). */
+static int serve_stdio(tg_registry *reg, const char *home, const tg_mcp_options *opt,
+		       tg_mcp_server **srv)
+{
+	tg_mcp_backend be;
+	int r, status = TG_EXIT_OK;
+
+	tg_mcp_backend_registry(&be, reg);
+	r = tg_mcp_server_new(srv, &be, opt);
+	if (r < 0)
+		return cli_fail(r, "serve");
+	fprintf(stderr,
+		"toolgate: serve: session %s on %s (max calls %u, max creates %u%s; 0 = "
+		"unlimited)\n",
+		tg_mcp_server_session(*srv), home, opt->max_calls, opt->max_creates,
+		opt->hide_write_tools ? ", write tools hidden" : "");
+	r = tg_mcp_serve(*srv, STDIN_FILENO, STDOUT_FILENO);
+	if (r < 0)
+		status = cli_fail(r, "serve");
+	if (tg_mcp_server_close(*srv) < 0)
+		fprintf(stderr, "toolgate: serve: audit: %s\n", cli_line(tg_error_last()->message));
+	return status;
+}
+
 int cmd_serve(tg_cli *cli, int argc, char **argv)
 {
 	_cleanup_free_ char *home = NULL;
 	_cleanup_json_ json_t *policy_doc = NULL;
 	tg_registry *reg = NULL;
 	tg_mcp_server *srv = NULL;
-	tg_mcp_backend be;
 	tg_mcp_options opt = { 0 };
 	const tg_config *cfg;
-	uint32_t max_calls = 0, max_creates = 0, u = 0;
-	int have_calls = 0, have_creates = 0, hide = 0, use_http = 0;
-	tg_mcp_http_options http = { 0 };
-	char http_addr[64] = "";
-	const char *origins[16] = { 0 };
-	size_t norigins = 0;
-	int i, r, status = TG_EXIT_OK;
+	serve_args a = { 0 };
+	tg_mcp_http_options *http = &a.http;
+	int r, status = TG_EXIT_OK;
 
-	for (i = 1; i < argc; i++) {
-		if ((r = opt_u32(argc, argv, &i, "--max-calls", &max_calls)) != 0) {
-			if (r < 0)
-				return cli_usage(cli, "--max-calls: needs a number (0 = unlimited)");
-			have_calls = 1;
-		} else if ((r = opt_u32(argc, argv, &i, "--max-creates", &max_creates)) != 0) {
-			if (r < 0)
-				return cli_usage(cli, "--max-creates: needs a number (0 = unlimited)");
-			have_creates = 1;
-		} else if (strcmp(argv[i], "--hide-write-tools") == 0) {
-			hide = 1;
-		} else if (strcmp(argv[i], "--http") == 0) {
-			if (i + 1 >= argc ||
-			    parse_http(argv[++i], http_addr, sizeof(http_addr), &http.port) < 0)
-				return cli_usage(cli, "--http needs ADDR:PORT (e.g. 127.0.0.1:8808)");
-			use_http = 1;
-		} else if (strcmp(argv[i], "--allow-remote") == 0) {
-			http.allow_remote = 1;
-		} else if (strcmp(argv[i], "--insecure-no-auth") == 0) {
-			http.no_auth = 1;
-		} else if (strcmp(argv[i], "--allow-origin") == 0) {
-			if (i + 1 >= argc || norigins + 1 >= TG_ARRAY_SIZE(origins))
-				return cli_usage(cli, "--allow-origin needs an ORIGIN (at most 15)");
-			origins[norigins++] = argv[++i];
-		} else if ((r = opt_u32(argc, argv, &i, "--max-connections", &u)) != 0) {
-			if (r < 0 || u == 0 || u > 10000)
-				return cli_usage(cli, "--max-connections: needs a number 1..10000");
-			http.max_connections = u;
-		} else if ((r = opt_u32(argc, argv, &i, "--workers", &u)) != 0) {
-			if (r < 0 || u == 0 || u > 256)
-				return cli_usage(cli, "--workers: needs a number 1..256");
-			http.workers = u;
-		} else if ((r = opt_u32(argc, argv, &i, "--idle-timeout-s", &u)) != 0) {
-			if (r < 0 || u == 0)
-				return cli_usage(cli, "--idle-timeout-s: needs a number of seconds");
-			http.idle_timeout_s = u;
-		} else if ((r = opt_u32(argc, argv, &i, "--request-timeout-ms", &u)) != 0) {
-			if (r < 0 || u == 0)
-				return cli_usage(cli, "--request-timeout-ms: needs a number");
-			http.request_timeout_ms = u;
-		} else if ((r = opt_u32(argc, argv, &i, "--max-body", &u)) != 0) {
-			if (r < 0 || u < 1024)
-				return cli_usage(cli, "--max-body: needs a number of bytes (>= 1024)");
-			http.max_body = u;
-		} else {
-			return cli_usage(cli, "unexpected argument '%.64s'", argv[i]);
-		}
-	}
+	if ((r = parse_args(cli, argc, argv, &a)) != 0)
+		return r;
 	r = cli_home(cli, &home);
 	if (r < 0)
 		return cli_fail(r, "serve");
@@ -241,7 +298,7 @@ int cmd_serve(tg_cli *cli, int argc, char **argv)
 	 * (worker_init): the server process starts no thread before it forks
 	 * them (a maker thread holding its lock at the fork deadlocked a
 	 * worker's first run) */
-	if (!use_http) {
+	if (!a.use_http) {
 		tg_prof_init(); /* $TG_CALL_PROFILE: off unless set (common/prof.c) */
 		tg_sandbox_prepare(1);
 	}
@@ -258,37 +315,28 @@ int cmd_serve(tg_cli *cli, int argc, char **argv)
 	if (cfg && cfg->sandbox_pool) {
 		tg_sandbox_opts ceil = { .memory_mb = cfg->max_memory_mb,
 					 .cpu_percent = cfg->cpu_percent };
-		if (use_http) {
+		if (a.use_http) {
 			http_pool.size = cfg->sandbox_pool;
 			http_pool.ceil = ceil;
 		} else if (tg_sandbox_pool_start(cfg->sandbox_pool, &ceil) < 0) {
 			tg_error_clear(); /* runs take the ordinary path */
 		}
 	}
-	opt.max_calls = have_calls ? max_calls : cfg ? cfg->session_max_calls : 0;
-	opt.max_creates = have_creates ? max_creates : cfg ? cfg->session_max_creates : 0;
-	opt.hide_write_tools = hide || (cfg && cfg->session_hide_write_tools);
+	opt.max_calls = a.have_calls ? a.max_calls : cfg ? cfg->session_max_calls : 0;
+	opt.max_creates = a.have_creates ? a.max_creates : cfg ? cfg->session_max_creates : 0;
+	opt.hide_write_tools = a.hide || (cfg && cfg->session_hide_write_tools);
 	opt.version = TG_VERSION;
-	if (!use_http && (http.allow_remote || http.no_auth || norigins || http.workers ||
-			  http.max_connections || http.idle_timeout_s || http.request_timeout_ms ||
-			  http.max_body)) {
+	if (!a.use_http && (http->allow_remote || http->no_auth || a.norigins || http->workers ||
+			    http->max_connections || http->idle_timeout_s ||
+			    http->request_timeout_ms || http->max_body)) {
 		status = cli_usage(cli, "--allow-remote, --insecure-no-auth and the HTTP limits "
 					"go with --http ADDR:PORT");
 		goto out;
 	}
-	{
-		/* the resource toolgate://policy: the policy the analysis uses */
-		tg_policy *pol = NULL;
-		r = cli_load_policy(cli, &pol, NULL);
-		if (r == 0)
-			r = tg_policy_effective(&policy_doc, pol);
-		tg_policy_free(pol);
-		if (r < 0) {
-			status = cli_fail(r == TG_ERR_NOMEM ? r : TG_ERR_INVALID, "serve: policy");
-			goto out;
-		}
-		opt.policy = policy_doc;
-	}
+	status = load_policy_doc(cli, &policy_doc);
+	if (status != 0)
+		goto out;
+	opt.policy = policy_doc;
 	{
 		struct sigaction sa;
 		memset(&sa, 0, sizeof(sa));
@@ -296,34 +344,19 @@ int cmd_serve(tg_cli *cli, int argc, char **argv)
 		sigemptyset(&sa.sa_mask);
 		sigaction(SIGPIPE, &sa, NULL);
 	}
-	if (use_http) {
-		http.addr = http_addr;
-		http.origins = origins;
-		http.worker_init = worker_init;
-		http.worker_exit = worker_exit;
-		http.session = opt;
+	if (a.use_http) {
+		http->addr = a.http_addr;
+		http->origins = a.origins;
+		http->worker_init = worker_init;
+		http->worker_exit = worker_exit;
+		http->session = opt;
 		/* each worker opens its own handle */
 		tg_registry_free(reg);
 		reg = NULL;
-		status = serve_http(cli, home, &http);
+		status = serve_http(cli, home, http);
 		goto out;
 	}
-	tg_mcp_backend_registry(&be, reg);
-	r = tg_mcp_server_new(&srv, &be, &opt);
-	if (r < 0) {
-		status = cli_fail(r, "serve");
-		goto out;
-	}
-	fprintf(stderr,
-		"toolgate: serve: session %s on %s (max calls %u, max creates %u%s; 0 = "
-		"unlimited)\n",
-		tg_mcp_server_session(srv), home, opt.max_calls, opt.max_creates,
-		opt.hide_write_tools ? ", write tools hidden" : "");
-	r = tg_mcp_serve(srv, STDIN_FILENO, STDOUT_FILENO);
-	if (r < 0)
-		status = cli_fail(r, "serve");
-	if (tg_mcp_server_close(srv) < 0)
-		fprintf(stderr, "toolgate: serve: audit: %s\n", cli_line(tg_error_last()->message));
+	status = serve_stdio(reg, home, &opt, &srv);
 out:
 	tg_sandbox_pool_stop();
 	tg_mcp_server_free(srv);

@@ -6,7 +6,6 @@
  * threshold, and an unacknowledged rebuild; before them, the overview:
  * tools and active versions, pending approvals (count and the first few),
  * rejections and calls of the last 24 hours, the session budget defaults.
- * `toolgate gc`: pack the store.
  */
 #include "cli.h"
 #include "registry/registry.h"
@@ -18,11 +17,6 @@ static json_int_t num(const json_t *o, const char *a, const char *b)
 	return json_integer_value(json_object_get(json_object_get(o, a), b));
 }
 
-static void mib(char *buf, size_t n, json_int_t v)
-{
-	snprintf(buf, n, "%.1f MiB", (double)v / (1024.0 * 1024.0));
-}
-
 /* "of 1024.0 MiB (quota_home_mb)" or "(quota_home_mb: unlimited)" */
 static void limit_text(char *buf, size_t n, json_int_t v, const char *key)
 {
@@ -32,7 +26,7 @@ static void limit_text(char *buf, size_t n, json_int_t v, const char *key)
 		snprintf(buf, n, "(%s: unlimited)", key);
 		return;
 	}
-	mib(m, sizeof(m), v);
+	cli_mib(m, sizeof(m), v);
 	snprintf(buf, n, "of %s (%s)", m, key);
 }
 
@@ -114,28 +108,28 @@ int cmd_status(tg_cli *cli, int argc, char **argv)
 	if (cli->json)
 		return cli_print_json(res);
 	print_overview(res);
-	mib(a, sizeof(a), num(res, "home", "used_bytes"));
-	mib(b, sizeof(b), num(res, "home", "store_bytes"));
-	mib(c, sizeof(c), num(res, "home", "cache_bytes"));
+	cli_mib(a, sizeof(a), num(res, "home", "used_bytes"));
+	cli_mib(b, sizeof(b), num(res, "home", "store_bytes"));
+	cli_mib(c, sizeof(c), num(res, "home", "cache_bytes"));
 	limit_text(lim, sizeof(lim), num(res, "home", "quota_bytes"), "quota_home_mb");
 	printf("home      %s %s: store %s, cache %s\n", a, lim, b, c);
 	{
 		const char *top = json_string_value(json_object_get(json_object_get(res,
 										  "tool_bytes"),
 								  "tool"));
-		mib(a, sizeof(a), num(res, "tool_bytes", "used_bytes"));
+		cli_mib(a, sizeof(a), num(res, "tool_bytes", "used_bytes"));
 		limit_text(lim, sizeof(lim), num(res, "tool_bytes", "quota_bytes"), "quota_tool_mb");
 		printf("per tool  largest %s%s%s %s\n", a, top ? " for " : "",
 		       top ? cli_line(top) : "", lim);
 		top = json_string_value(json_object_get(json_object_get(res, "session_bytes"),
 							"session"));
-		mib(a, sizeof(a), num(res, "session_bytes", "used_bytes"));
+		cli_mib(a, sizeof(a), num(res, "session_bytes", "used_bytes"));
 		limit_text(lim, sizeof(lim), num(res, "session_bytes", "quota_bytes"),
 			   "quota_session_mb");
 		printf("session   largest %s%s%s %s\n", a, top ? " for " : "",
 		       top ? cli_line(top) : "", lim);
 	}
-	mib(a, sizeof(a), num(res, "binary", "largest_bytes"));
+	cli_mib(a, sizeof(a), num(res, "binary", "largest_bytes"));
 	limit_text(lim, sizeof(lim), num(res, "binary", "limit_bytes"), "max_binary_mb");
 	printf("binary    largest cached %s %s\n", a, lim);
 	tool = json_string_value(json_object_get(json_object_get(res, "rejected_per_tool_hour"),
@@ -148,7 +142,7 @@ int cmd_status(tg_cli *cli, int argc, char **argv)
 	printf("rejected  %lld in the last hour%s%s %s\n",
 	       (long long)num(res, "rejected_per_tool_hour", "highest"), tool ? " for " : "",
 	       tool ? cli_line(tool) : "", lim);
-	mib(a, sizeof(a), num(res, "cache", "bytes"));
+	cli_mib(a, sizeof(a), num(res, "cache", "bytes"));
 	limit_text(lim, sizeof(lim), num(res, "cache", "budget_bytes"), "cache_budget_mb");
 	printf("cache     %s in %lld builds %s\n", a, (long long)num(res, "cache", "builds"), lim);
 	if (num(res, "store", "pack_threshold") > 0)
@@ -172,70 +166,5 @@ int cmd_status(tg_cli *cli, int argc, char **argv)
 	       (long long)num(res, "concurrency", "max_concurrent_builds"));
 	if (json_is_true(json_object_get(res, "rebuild_unacknowledged")))
 		printf("registry  REBUILT from the store, history lost: see toolgate verify\n");
-	return TG_EXIT_OK;
-}
-
-int cmd_gc(tg_cli *cli, int argc, char **argv)
-{
-	_cleanup_json_ json_t *res = NULL;
-	tg_registry *r = NULL;
-	tg_actor who = { "cli", NULL };
-	const json_t *st;
-	int rc;
-
-	(void)argv;
-	if (argc > 1)
-		return cli_usage(cli, "takes no arguments");
-	rc = tg_registry_open_flag(&r, cli->home_flag, 0);
-	if (rc < 0)
-		return cli_fail(rc, "gc");
-	rc = tg_registry_gc(&res, r, &who);
-	tg_registry_free(r);
-	if (rc < 0)
-		return cli_fail(rc, "gc");
-	if (cli->json)
-		return cli_print_json(res);
-	st = json_object_get(res, "cache");
-	{
-		char a[32], b[32], c[32];
-		mib(a, sizeof(a), json_integer_value(json_object_get(st, "bytes_before")));
-		mib(b, sizeof(b), json_integer_value(json_object_get(st, "bytes_after")));
-		mib(c, sizeof(c), json_integer_value(json_object_get(st, "budget_bytes")));
-		if (json_integer_value(json_object_get(st, "evicted")) > 0)
-			printf("cache: evicted %lld builds (%lld of active versions): %s -> %s, "
-			       "budget %s\n",
-			       (long long)json_integer_value(json_object_get(st, "evicted")),
-			       (long long)json_integer_value(json_object_get(st, "evicted_active")), a,
-			       b, c);
-		else
-			printf("cache: %s, within its budget (%s)\n", a,
-			       json_integer_value(json_object_get(st, "budget_bytes")) > 0
-				       ? c
-				       : "cache_budget_mb: unlimited");
-	}
-	st = json_object_get(res, "store");
-	if (json_is_true(json_object_get(st, "busy"))) {
-		printf("store: another process is packing it; nothing done\n");
-		return TG_EXIT_OK;
-	}
-	if (json_integer_value(json_object_get(st, "loose_refs_before")) >
-	    json_integer_value(json_object_get(st, "loose_refs_after")))
-		printf("store: packed refs; loose ref files %lld -> %lld\n",
-		       (long long)json_integer_value(json_object_get(st, "loose_refs_before")),
-		       (long long)json_integer_value(json_object_get(st, "loose_refs_after")));
-	if (json_integer_value(json_object_get(st, "objects_packed")) == 0) {
-		printf("store: nothing to pack (%lld loose objects, %lld packs)\n",
-		       (long long)json_integer_value(json_object_get(st, "loose_before")),
-		       (long long)json_integer_value(json_object_get(st, "packs_before")));
-		return TG_EXIT_OK;
-	}
-	printf("store: packed %lld objects into %s; loose objects %lld -> %lld, packs %lld -> "
-	       "%lld\n",
-	       (long long)json_integer_value(json_object_get(st, "objects_packed")),
-	       cli_jline(json_object_get(st, "pack")),
-	       (long long)json_integer_value(json_object_get(st, "loose_before")),
-	       (long long)json_integer_value(json_object_get(st, "loose_after")),
-	       (long long)json_integer_value(json_object_get(st, "packs_before")),
-	       (long long)json_integer_value(json_object_get(st, "packs_after")));
 	return TG_EXIT_OK;
 }

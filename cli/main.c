@@ -2,13 +2,11 @@
  * cli/main.c: the `toolgate` entry point. Global options are taken out of
  * argv (before the command, and after it up to a "--"), the command is looked
  * up in the table below and run; unknown commands and bad flags exit 2 with
- * one line on stderr.
+ * one line on stderr. It holds only the table and main(); the helpers the
+ * command files share are in cli/util.c.
  */
 #include "cli.h"
 
-#include <errno.h>
-#include <limits.h>
-#include <stdarg.h>
 #include <string.h>
 
 static const tg_cli_command commands[] = {
@@ -119,56 +117,6 @@ static const tg_cli_command commands[] = {
 	  "principals (bearer tokens) of the MCP HTTP transport",
 	  "add prints the token once; the registry keeps only its SHA-256." },
 };
-
-int cli_fail(int code, const char *what)
-{
-	const tg_error *e = tg_error_last();
-	if (e->message[0])
-		fprintf(stderr, "toolgate: %s: %s\n", cli_line(what), cli_line(e->message));
-	else
-		fprintf(stderr, "toolgate: %s: %s\n", what, tg_error_code_name(code));
-	return tg_error_exit_status(code);
-}
-
-int cli_usage(const tg_cli *cli, const char *fmt, ...)
-{
-	char m[512];
-	va_list ap;
-	fprintf(stderr, "toolgate: %s: ", cli->cmd ? cli->cmd->name : "usage");
-	va_start(ap, fmt);
-	vsnprintf(m, sizeof(m), fmt, ap);
-	va_end(ap);
-	fputs(cli_line(m), stderr);
-	fprintf(stderr, " (see 'toolgate %s --help')\n", cli->cmd ? cli->cmd->name : "");
-	return TG_EXIT_USAGE;
-}
-
-int cli_home(const tg_cli *cli, char **out)
-{
-	return tg_home_resolve(out, cli->home_flag);
-}
-
-int cli_print_json(const json_t *v)
-{
-	if (tg_json_print(stdout, v, 1) < 0)
-		return cli_fail(tg_error_last()->code, "output");
-	return TG_EXIT_OK;
-}
-
-int cli_parse_u32(const char *s, uint32_t *out)
-{
-	char *end;
-	unsigned long v;
-
-	if (!s || !*s || *s == '-' || *s == '+')
-		return -1;
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || *end || v > UINT32_MAX)
-		return -1;
-	*out = (uint32_t)v;
-	return 0;
-}
 
 static void print_usage(FILE *f)
 {
