@@ -5,11 +5,17 @@
  * (same versions, commits, content hashes and active pointers; nothing in
  * SQLite the store does not hold), and the audit chain with its two heads.
  * Trust is not taken from either side: each version's content hash is
- * recomputed from its tool.c in the store and compared with its commit's
- * trailer and the registry row; the trailers' status and verdict must agree
- * with the registry's; an active version must have passed here (verdict
- * pass, status active, every test passed, a commit that says it passed);
- * and a cached build must still hash to what was recorded when it was built.
+ * recomputed from its tool.c in the store and compared with the registry
+ * row and with what this host recorded when the version came in (the
+ * basis): the commit's trailers for a version created here, this host's
+ * local note for one pulled from a remote, whose trailers are the remote's
+ * claims (a claim that differs is a note, never a problem). The registry's
+ * status and verdict must follow from the basis and the people's decisions
+ * since: a recorded denial makes "denied" the only right status, and
+ * "denied" needs one; an active version must have passed here (verdict
+ * pass, status active, every test passed); and a cached build must still
+ * hash to what was recorded when it was built (docs/STORE.md, "What verify
+ * compares").
  * A signed version commit must carry a signature that verifies (ssh-keygen,
  * store/sign.c); valid signatures by keys outside trusted_signers and
  * unsigned commits are counted in a note.
@@ -22,16 +28,17 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* May a registry row have status reg for a commit whose trailer says tr?
- * (the mapping of reindex.c: an activation or rollback moves active and
- * inactive; an approval turns pending into active, later inactive) */
+/* May a registry row have status reg for a version whose basis (its
+ * commit's trailer, or this host's local note) says tr? The mapping of
+ * reindex.c and of the people's acts other than a denial (check_status
+ * handles that): an activation, rollback or removal moves active and
+ * inactive; an approval turns pending into active, later inactive. */
 static int status_agrees(const char *tr, const char *reg)
 {
 	if (!strcmp(tr, "active") || !strcmp(tr, "inactive"))
 		return !strcmp(reg, "active") || !strcmp(reg, "inactive");
 	if (!strcmp(tr, "pending"))
-		return !strcmp(reg, "pending") || !strcmp(reg, "active") ||
-		       !strcmp(reg, "inactive") || !strcmp(reg, "denied");
+		return !strcmp(reg, "pending") || !strcmp(reg, "active") || !strcmp(reg, "inactive");
 	return !strcmp(tr, reg);
 }
 
@@ -150,6 +157,7 @@ typedef struct vrow {
 	int64_t tool_id, id;
 	unsigned version;
 	int failed;  /* tests that did not pass */
+	int denied;  /* a denial of it is recorded */
 	char *commit, *hash, *status, *verdict;
 } vrow;
 
@@ -231,7 +239,8 @@ static int vq_load(tg_registry *r, vq *q)
 	cap = 0;
 	if ((rc = reg_prepare(r, &st, "SELECT v.tool_id, v.version, v.commit_id, v.content_hash, "
 				      "v.status, v.verdict, v.id, (SELECT count(*) FROM test_results "
-				      "t WHERE t.version_id = v.id AND t.passed = 0) FROM versions v")) < 0)
+				      "t WHERE t.version_id = v.id AND t.passed = 0), v.id IN "
+				      "(SELECT version_id FROM denials) FROM versions v")) < 0)
 		return rc;
 	while ((rc = reg_step(st)) == SQLITE_ROW) {
 		vrow *w;
@@ -250,6 +259,7 @@ static int vq_load(tg_registry *r, vq *q)
 		w->version = (unsigned)sqlite3_column_int64(st, 1);
 		w->id = sqlite3_column_int64(st, 6);
 		w->failed = (int)sqlite3_column_int64(st, 7);
+		w->denied = sqlite3_column_int(st, 8) != 0;
 		if (!(w->commit = col_dup(st, 2)) || !(w->hash = col_dup(st, 3)) ||
 		    !(w->status = col_dup(st, 4)) || !(w->verdict = col_dup(st, 5)))
 			return tg_error_set(TG_ERR_NOMEM, "out of memory");
@@ -286,77 +296,148 @@ static size_t vq_rows(const vq *q, int64_t id, const vrow **first)
 	return i - lo;
 }
 
-/* Checks of one version beyond commit and hash equality. */
+/* What this host decided about a version when it entered the store, the
+ * basis its registry row is compared with: for a version created here, its
+ * commit's trailers (this host wrote them); for a version pulled from a
+ * remote, this host's local note (written by pull.c from its own re-vetting:
+ * the commit's trailers there are the remote's claims, compared only to
+ * name a claim that differs, in a note). */
+typedef struct basis {
+	const char *status, *verdict;
+	const char *hash; /* the content hash the basis records; NULL: none */
+	int noted;        /* from a local note */
+} basis;
+
+/* The basis of sv (*local holds the note it points into); a claim of the
+ * remote that differs from what this host found is a note. */
+static int basis_of(basis *b, json_t **local, tg_registry *r, const char *tool,
+		    const tg_store_version *sv, const char *hash, json_t *notes)
+{
+	const char *ts = tg_store_version_trailer(sv, "Toolgate-Status");
+	const char *tv = tg_store_version_trailer(sv, "Toolgate-Verdict");
+	const char *th = tg_store_version_trailer(sv, "Toolgate-Content-Hash");
+	int rc;
+
+	b->status = ts;
+	b->verdict = tv;
+	b->hash = th;
+	b->noted = 0;
+	if ((rc = reg_local_verdict(local, r, sv->commit)) < 0)
+		return rc;
+	if (!*local)
+		return 0;
+	b->noted = 1;
+	b->status = json_string_value(json_object_get(*local, "status"));
+	b->verdict = json_string_value(json_object_get(*local, "verdict"));
+	b->hash = json_string_value(json_object_get(*local, "content_hash"));
+	if (b->hash && !b->hash[0])
+		b->hash = NULL; /* tool.json or tool.c was unreadable at the pull */
+	if (!ts || !tv || !status_agrees(ts, b->status) || strcmp(tv, b->verdict) != 0)
+		reg_add_line(notes, "pull: %s@%u: the remote claimed status %s, verdict %s; here: %s, %s",
+			     tool, sv->version, ts ? ts : "(none)", tv ? tv : "(none)", b->status,
+			     b->verdict);
+	if (hash && (!th || strcmp(th, hash) != 0))
+		reg_add_line(notes, "pull: %s@%u: the remote claimed content hash %.12s; tool.c hashes "
+			     "to %.12s here", tool, sv->version, th ? th : "(none)", hash);
+	return 0;
+}
+
+/* The content hash recomputed from tool.c against the registry row and
+ * the basis: the trailer of a version created here, the hash this host's
+ * note recorded for a pulled one. */
+static void check_hash(const char *tool, unsigned v, const basis *b, const char *rh,
+		       const char *hash, json_t *problems)
+{
+	if (strcmp(rh, hash) != 0)
+		reg_add_line(problems, "registry: %s@%u: content hash differs: %.12s in the registry, "
+			     "tool.c in the store hashes to %.12s", tool, v, rh, hash);
+	if (b->noted) {
+		if (b->hash && strcmp(b->hash, hash) != 0)
+			reg_add_line(problems, "store: %s@%u: tool.c hashes to %.12s but this host's local "
+				     "note recorded %.12s when it was pulled", tool, v, hash, b->hash);
+	} else if (!b->hash) {
+		reg_add_line(problems, "store: %s@%u: the commit has no Toolgate-Content-Hash trailer", tool, v);
+	} else if (strcmp(b->hash, hash) != 0) {
+		reg_add_line(problems, "store: %s@%u: tool.c hashes to %.12s but the commit's "
+			     "Toolgate-Content-Hash says %.12s", tool, v, hash, b->hash);
+	}
+}
+
+/* The registry's status and verdict against the basis and the people's
+ * decisions since: a denial recorded in the registry makes "denied" the
+ * only right status (and "denied" needs one); otherwise the status may
+ * have moved only as activations, rollbacks, removals and approvals move
+ * it (status_agrees); the verdict never moves. */
+static void check_status(const char *tool, const tg_store_version *sv, const basis *b,
+			 const vrow *row, unsigned sql_active, json_t *problems)
+{
+	const char *said_s = b->noted ? "this host's local note: status " : "the commit's Toolgate-Status: ";
+	const char *said_v = b->noted ? "this host's local note: verdict " : "the commit's Toolgate-Verdict: ";
+	const char *rs = row->status, *rv = row->verdict;
+	unsigned v = sv->version;
+
+	if (row->denied) {
+		if (strcmp(rs, "denied") != 0)
+			reg_add_line(problems, "registry: %s@%u: status %s in the registry, but a person "
+				     "denied it (its denial is recorded)", tool, v, rs);
+	} else if (!strcmp(rs, "denied")) {
+		reg_add_line(problems, "registry: %s@%u: status denied in the registry, but no denial of "
+			     "it is recorded", tool, v);
+	} else if (!b->status || !status_agrees(b->status, rs)) {
+		reg_add_line(problems, "registry: %s@%u: status %s in the registry disagrees with %s%s",
+			     tool, v, rs, said_s, b->status ? b->status : "(none)");
+	}
+	if (!b->verdict || strcmp(b->verdict, rv) != 0)
+		reg_add_line(problems, "registry: %s@%u: verdict %s in the registry disagrees with %s%s",
+			     tool, v, rv, said_v, b->verdict ? b->verdict : "(none)");
+	if (v != sql_active)
+		return;
+	if (strcmp(rs, "active") != 0 || strcmp(rv, "pass") != 0)
+		reg_add_line(problems, "registry: %s@%u is active but did not pass here (status %s, "
+			     "verdict %s)", tool, v, rs, rv);
+	/* a pulled version's note already had to agree with the row above */
+	if (!b->noted && b->status && strcmp(b->status, "active") && strcmp(b->status, "inactive") &&
+	    strcmp(b->status, "pending"))
+		reg_add_line(problems, "store: %s@%u is active but its commit says Toolgate-Status: %s",
+			     tool, v, b->status);
+	if (!b->noted && b->verdict && strcmp(b->verdict, "pass") != 0)
+		reg_add_line(problems, "store: %s@%u is active but its commit says Toolgate-Verdict: %s",
+			     tool, v, b->verdict);
+	if (row->failed > 0)
+		reg_add_line(problems, "registry: %s@%u is active but %d of its tests did not pass", tool,
+			     v, row->failed);
+}
+
+/* Checks of one version beyond commit equality. */
 static int check_version(tg_registry *r, vq *q, const char *tool, const tg_store_version *sv,
 			 const vrow *row, unsigned sql_active, json_t *problems, json_t *notes)
 {
 	_cleanup_free_ char *src = NULL;
 	_cleanup_json_ json_t *local = NULL;
-	const char *th = tg_store_version_trailer(sv, "Toolgate-Content-Hash");
-	const char *ts = tg_store_version_trailer(sv, "Toolgate-Status");
-	const char *tv = tg_store_version_trailer(sv, "Toolgate-Verdict");
-	const char *rh = row->hash;
-	const char *rs = row->status;
-	const char *rv = row->verdict;
 	unsigned v = sv->version;
 	char hash[65];
 	size_t len = 0;
+	basis b;
 	tg_store *s;
-	int rc;
+	int rc, readable;
 
 	if ((rc = reg_store(r, &s)) < 0)
 		return rc;
-	/* a pulled version: the registry follows this host's checks (its local
-	 * note); the remote's trailers are claims, and a claim that differs is
-	 * a note */
-	if ((rc = reg_local_verdict(&local, r, sv->commit)) < 0)
-		return rc;
-	if (local) {
-		const char *ls = json_string_value(json_object_get(local, "status"));
-		const char *lv = json_string_value(json_object_get(local, "verdict"));
-		if (!ts || !tv || !status_agrees(ts, ls) || strcmp(tv, lv) != 0)
-			reg_add_line(notes, "pull: %s@%u: the remote claimed status %s, verdict %s; here: %s, %s",
-			    tool, v, ts ? ts : "(none)", tv ? tv : "(none)", ls, lv);
-		ts = ls;
-		tv = lv;
-	}
 	/* by commit id: the commit list_versions walked to (a lookup by version
 	 * would walk down from the tip again, O(versions) per version) */
-	if (tg_store_get_file_at(&src, &len, s, sv->commit, "tool.c") < 0) {
+	readable = tg_store_get_file_at(&src, &len, s, sv->commit, "tool.c") == 0;
+	if (readable)
+		reg_content_hash(hash, src, len);
+	else
 		reg_add_line(problems, "store: %s@%u: tool.c unreadable: %s", tool, v,
-		    tg_error_last()->message);
-		tg_error_clear();
+			     tg_error_last()->message);
+	tg_error_clear();
+	if ((rc = basis_of(&b, &local, r, tool, sv, readable ? hash : NULL, notes)) < 0)
+		return rc;
+	if (!readable)
 		return 0;
-	}
-	reg_content_hash(hash, src, len);
-	if (!th)
-		reg_add_line(problems, "store: %s@%u: the commit has no Toolgate-Content-Hash trailer", tool, v);
-	else if (strcmp(th, hash) != 0)
-		reg_add_line(problems, "store: %s@%u: tool.c hashes to %.12s but the commit's "
-			      "Toolgate-Content-Hash says %.12s", tool, v, hash, th);
-	if (strcmp(rh, hash) != 0)
-		reg_add_line(problems, "registry: %s@%u: content hash %.12s in the registry, tool.c in the "
-			      "store hashes to %.12s", tool, v, rh, hash);
-	if (!ts || !status_agrees(ts, rs))
-		reg_add_line(problems, "registry: %s@%u: status %s in the registry disagrees with the "
-			      "commit's Toolgate-Status: %s", tool, v, rs, ts ? ts : "(none)");
-	if (!tv || strcmp(tv, rv) != 0)
-		reg_add_line(problems, "registry: %s@%u: verdict %s in the registry disagrees with the "
-			      "commit's Toolgate-Verdict: %s", tool, v, rv, tv ? tv : "(none)");
-	if (v == sql_active) {
-		if (strcmp(rs, "active") != 0 || strcmp(rv, "pass") != 0)
-			reg_add_line(problems, "registry: %s@%u is active but did not pass here (status %s, "
-				      "verdict %s)", tool, v, rs, rv);
-		if (ts && strcmp(ts, "active") && strcmp(ts, "inactive") && strcmp(ts, "pending"))
-			reg_add_line(problems, "store: %s@%u is active but its commit says Toolgate-Status: "
-				      "%s", tool, v, ts);
-		if (tv && strcmp(tv, "pass") != 0)
-			reg_add_line(problems, "store: %s@%u is active but its commit says Toolgate-Verdict: "
-				      "%s", tool, v, tv);
-		if (row->failed > 0)
-			reg_add_line(problems, "registry: %s@%u is active but %d of its tests did not pass",
-			    tool, v, row->failed);
-	}
+	check_hash(tool, v, &b, row->hash, hash, problems);
+	check_status(tool, sv, &b, row, sql_active, problems);
 	return check_cache(r, &q->cache, tool, v, hash, problems, notes);
 }
 
@@ -424,8 +505,7 @@ static int check_tool(tg_registry *r, vq *q, const char *tool, json_t *problems,
 	}
 	for (i = 0; i < l->n; i++) {
 		const tg_store_version *sv = &l->items[i];
-		const char *h = tg_store_version_trailer(sv, "Toolgate-Content-Hash");
-		vrow key = { t->id, 0, sv->version, 0, NULL, NULL, NULL, NULL };
+		vrow key = { t->id, 0, sv->version, 0, 0, NULL, NULL, NULL, NULL };
 		const vrow *row = nrows ? bsearch(&key, rows, nrows, sizeof(key), cmp_vrow) : NULL;
 		if (!row) {
 			reg_add_line(problems, "registry: %s v%u is in the store but not in the registry", tool,
@@ -435,9 +515,6 @@ static int check_tool(tg_registry *r, vq *q, const char *tool, json_t *problems,
 		if (strcmp(row->commit, sv->commit) != 0)
 			reg_add_line(problems, "registry: %s v%u: commit %.12s in the registry, %.12s in the "
 				      "store", tool, sv->version, row->commit, sv->commit);
-		if (h && strcmp(row->hash, h) != 0)
-			reg_add_line(problems, "registry: %s v%u: content hash differs from the store's", tool,
-			    sv->version);
 		rc = check_version(r, q, tool, sv, row, sql_active, problems, notes);
 		if (rc == 0)
 			rc = check_signature(r, tool, sv, problems, sc);
