@@ -23,21 +23,32 @@
 
 /* ---- errors ------------------------------------------------------------ */
 
-/* Every fallible function returns 0 or one of these negative codes. */
+/* Every fallible function returns 0 or one of these negative codes. The
+ * specific codes lie below -4095, clear of the -errno values (-1..-4095) that
+ * raw system calls and the sandbox's helpers return, so a code can never be
+ * mistaken for an errno or the other way round. TG_ERR stays -1: it is the
+ * plain "< 0" failure many functions return as a literal, and no code path
+ * tells it apart from any other failure. */
 enum {
 	TG_OK = 0,
-	TG_ERR = -1,           /* generic failure */
-	TG_ERR_INVALID = -2,   /* bad input from the user or agent (exit 2) */
-	TG_ERR_NOTFOUND = -3,  /* a named thing does not exist (exit 2) */
-	TG_ERR_EXISTS = -4,    /* already exists (exit 2) */
-	TG_ERR_LIMIT = -5,     /* a size, depth, count or time limit was hit (exit 2) */
-	TG_ERR_CONFLICT = -6,  /* compare-and-swap lost, retry or report (exit 3) */
-	TG_ERR_IO = -7,        /* file system or OS error (exit 3) */
-	TG_ERR_NOMEM = -8,     /* out of memory (exit 3) */
-	TG_ERR_UNAVAILABLE = -9, /* an environment feature is missing (exit 3) */
-	TG_ERR_INTERNAL = -10, /* a bug or a failure of a library (exit 3) */
-	TG_ERR_DENIED = -11,   /* refused by policy or budget (exit 1) */
+	TG_ERR = -1,              /* generic failure */
+	TG_ERR_INVALID = -4097,   /* bad input from the user or agent (exit 2) */
+	TG_ERR_NOTFOUND = -4098,  /* a named thing does not exist (exit 2) */
+	TG_ERR_EXISTS = -4099,    /* already exists (exit 2) */
+	TG_ERR_LIMIT = -4100,     /* a size, depth, count or time limit was hit (exit 2) */
+	TG_ERR_CONFLICT = -4101,  /* compare-and-swap lost, retry or report (exit 3) */
+	TG_ERR_IO = -4102,        /* file system or OS error (exit 3) */
+	TG_ERR_NOMEM = -4103,     /* out of memory (exit 3) */
+	TG_ERR_UNAVAILABLE = -4104, /* an environment feature is missing (exit 3) */
+	TG_ERR_INTERNAL = -4105,  /* a bug or a failure of a library (exit 3) */
+	TG_ERR_DENIED = -4106,    /* refused by policy or budget (exit 1) */
 };
+/* the kernel's errno values end at 4095 (MAX_ERRNO) */
+_Static_assert(TG_ERR_INVALID < -4095 && TG_ERR_NOTFOUND < -4095 && TG_ERR_EXISTS < -4095 &&
+		       TG_ERR_LIMIT < -4095 && TG_ERR_CONFLICT < -4095 && TG_ERR_IO < -4095 &&
+		       TG_ERR_NOMEM < -4095 && TG_ERR_UNAVAILABLE < -4095 &&
+		       TG_ERR_INTERNAL < -4095 && TG_ERR_DENIED < -4095,
+	       "TG_ERR_* codes must lie outside the -errno range");
 
 typedef struct tg_error {
 	int code;
