@@ -57,20 +57,6 @@ static rlim_t mapped_bytes(void)
 }
 #endif
 
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 /* The overlay as a file clang can open: a memfd, else an unlinked-after-use
  * temporary file. */
 static int overlay_file(char *path, size_t pathsz, const char *yaml, int *tmp)
@@ -79,7 +65,7 @@ static int overlay_file(char *path, size_t pathsz, const char *yaml, int *tmp)
 	*tmp = 0;
 	if (fd >= 0) {
 		snprintf(path, pathsz, "/proc/self/fd/%d", fd);
-		if (write_all(fd, yaml, strlen(yaml)) == 0 && access(path, R_OK) == 0)
+		if (tg_fd_write_all(fd, yaml, strlen(yaml)) == 0 && access(path, R_OK) == 0)
 			return fd;
 		close(fd);
 	}
@@ -88,7 +74,7 @@ static int overlay_file(char *path, size_t pathsz, const char *yaml, int *tmp)
 	if (fd < 0)
 		return -1;
 	*tmp = 1;
-	if (write_all(fd, yaml, strlen(yaml)) < 0) {
+	if (tg_fd_write_all(fd, yaml, strlen(yaml)) < 0) {
 		unlink(path);
 		close(fd);
 		return -1;
@@ -184,7 +170,7 @@ static _Noreturn void child_main(int wfd, const tg_policy *p, const char *source
 	tg_clang_check(&l, &job);
 	if (tmp)
 		unlink(ovpath);
-	if (tg_flist_serialize(&ans, &anslen, &l) < 0 || write_all(wfd, ans, anslen) < 0)
+	if (tg_flist_serialize(&ans, &anslen, &l) < 0 || tg_fd_write_all(wfd, ans, anslen) < 0)
 		_exit(123);
 	_exit(0);
 }

@@ -5,7 +5,9 @@
  * message (libgit2 style), bounded growable buffers, cleanup helpers for
  * __attribute__((cleanup)), safe JSON reading on jansson (duplicate keys
  * rejected, size and depth capped), small file helpers (bounded reads,
- * atomic writes), SHA-256, and the resolution of the toolgate home.
+ * atomic writes, whole writes), the length-prefixed JSON frames, random
+ * bytes, SHA-256 and the canonical digest of a JSON value, and the
+ * resolution of the toolgate home.
  *
  * common owns jansson: other modules get json_t through this header and
  * never include <jansson.h> themselves.
@@ -23,21 +25,32 @@
 
 /* ---- errors ------------------------------------------------------------ */
 
-/* Every fallible function returns 0 or one of these negative codes. */
+/* Every fallible function returns 0 or one of these negative codes. The
+ * specific codes lie below -4095, clear of the -errno values (-1..-4095) that
+ * raw system calls and the sandbox's helpers return, so a code can never be
+ * mistaken for an errno or the other way round. TG_ERR stays -1: it is the
+ * plain "< 0" failure many functions return as a literal, and no code path
+ * tells it apart from any other failure. */
 enum {
 	TG_OK = 0,
-	TG_ERR = -1,           /* generic failure */
-	TG_ERR_INVALID = -2,   /* bad input from the user or agent (exit 2) */
-	TG_ERR_NOTFOUND = -3,  /* a named thing does not exist (exit 2) */
-	TG_ERR_EXISTS = -4,    /* already exists (exit 2) */
-	TG_ERR_LIMIT = -5,     /* a size, depth, count or time limit was hit (exit 2) */
-	TG_ERR_CONFLICT = -6,  /* compare-and-swap lost, retry or report (exit 3) */
-	TG_ERR_IO = -7,        /* file system or OS error (exit 3) */
-	TG_ERR_NOMEM = -8,     /* out of memory (exit 3) */
-	TG_ERR_UNAVAILABLE = -9, /* an environment feature is missing (exit 3) */
-	TG_ERR_INTERNAL = -10, /* a bug or a failure of a library (exit 3) */
-	TG_ERR_DENIED = -11,   /* refused by policy or budget (exit 1) */
+	TG_ERR = -1,              /* generic failure */
+	TG_ERR_INVALID = -4097,   /* bad input from the user or agent (exit 2) */
+	TG_ERR_NOTFOUND = -4098,  /* a named thing does not exist (exit 2) */
+	TG_ERR_EXISTS = -4099,    /* already exists (exit 2) */
+	TG_ERR_LIMIT = -4100,     /* a size, depth, count or time limit was hit (exit 2) */
+	TG_ERR_CONFLICT = -4101,  /* compare-and-swap lost, retry or report (exit 3) */
+	TG_ERR_IO = -4102,        /* file system or OS error (exit 3) */
+	TG_ERR_NOMEM = -4103,     /* out of memory (exit 3) */
+	TG_ERR_UNAVAILABLE = -4104, /* an environment feature is missing (exit 3) */
+	TG_ERR_INTERNAL = -4105,  /* a bug or a failure of a library (exit 3) */
+	TG_ERR_DENIED = -4106,    /* refused by policy or budget (exit 1) */
 };
+/* the kernel's errno values end at 4095 (MAX_ERRNO) */
+_Static_assert(TG_ERR_INVALID < -4095 && TG_ERR_NOTFOUND < -4095 && TG_ERR_EXISTS < -4095 &&
+		       TG_ERR_LIMIT < -4095 && TG_ERR_CONFLICT < -4095 && TG_ERR_IO < -4095 &&
+		       TG_ERR_NOMEM < -4095 && TG_ERR_UNAVAILABLE < -4095 &&
+		       TG_ERR_INTERNAL < -4095 && TG_ERR_DENIED < -4095,
+	       "TG_ERR_* codes must lie outside the -errno range");
 
 typedef struct tg_error {
 	int code;
@@ -155,6 +168,44 @@ int tg_mkdir_p(const char *path, int mode);
 char *tg_path_join(const char *a, const char *b);
 /* Read all of fd until EOF into a buffer capped at max bytes. */
 int tg_fd_read_all(char **out, size_t *len_out, int fd, size_t max);
+/* Write all of buf, through EINTR and partial writes: 0, or TG_ERR_IO with
+ * errno left set. A socket is written with MSG_NOSIGNAL (a peer gone is
+ * EPIPE, never SIGPIPE). */
+int tg_fd_write_all(int fd, const void *buf, size_t len);
+/* Write text into an existing file, neither created nor truncated: a /proc
+ * or cgroup control file. 0, or the errno as a negative number (-ENOENT:
+ * no such control file) and no message: its callers (the sandbox) test
+ * the errno and say the failure themselves. */
+int tg_file_write_str(const char *path, const char *text);
+
+/* ---- frames (frame.c) --------------------------------------------------- */
+
+/* A frame is a 4-byte big-endian length, then that many bytes of compact
+ * JSON: the tool bridge's messages (docs/BRIDGE.md) and those between
+ * `serve --http` and its workers. */
+enum { TG_FRAME_STOPPED = 2 };
+/* Write v as one frame (tg_json_dump): 0, TG_ERR_IO (errno set), TG_ERR_NOMEM. */
+int tg_frame_write(int fd, const json_t *v);
+/* Read one frame's text into *json (NUL-terminated, caller frees; the
+ * caller parses it) and its length: 1; 0 at end of input (or an error)
+ * before its first byte; TG_ERR_INVALID "a frame header was cut short",
+ * "an empty frame", "a frame was cut short"; TG_ERR_LIMIT over max bytes;
+ * TG_ERR_NOMEM. */
+int tg_frame_read(int fd, size_t max, char **json, size_t *len);
+/* The same on a socket, waiting with poll and giving up with
+ * TG_FRAME_STOPPED (read) or TG_ERR_IO (write) once stop_fd is readable;
+ * stop_fd < 0: as above. */
+int tg_frame_write_until(int fd, int stop_fd, const json_t *v);
+int tg_frame_read_until(int fd, int stop_fd, size_t max, char **json, size_t *len);
+
+/* ---- random (random.c) -------------------------------------------------- */
+
+/* n random bytes from getrandom (EINTR and short reads retried): 0 or
+ * TG_ERR_UNAVAILABLE. */
+int tg_random_bytes(void *buf, size_t n);
+/* nbytes random bytes as lowercase hex into out (2 * nbytes + 1 bytes,
+ * terminated; "" on failure). */
+int tg_random_hex(char *out, size_t nbytes);
 
 /* ---- shared libraries loaded on first use ------------------------------ */
 
@@ -178,6 +229,16 @@ void tg_sha256_final(tg_sha256 *s, unsigned char out[32]);
 void tg_sha256_final_hex(tg_sha256 *s, char out[65]);
 /* Hex SHA-256 of data into out[65]. */
 void tg_sha256_hex(char out[65], const void *data, size_t len);
+/* The digest of a JSON value into out[65]: SHA-256 of "tag\nsubject\n"
+ * followed by v's canonical text (json_dumps with JSON_COMPACT |
+ * JSON_SORT_KEYS: keys sorted, reals as jansson spells them, non-ASCII as
+ * UTF-8). tag NULL: of the canonical text alone (an args_sha256). v NULL:
+ * nothing after the tag lines. The stored digests (call bindings
+ * "toolgate-call-v1", request digests "toolgate-request-v1", args_sha256)
+ * depend on this form: it must not change. out is always filled; 0, or
+ * TG_ERR_NOMEM / TG_ERR_INVALID (v not an object or array) when v could
+ * not be written (the digest is then of the tag lines alone). */
+int tg_json_digest(char out[65], const char *tag, const char *subject, const json_t *v);
 
 /* ---- the C front end (cfront.c) ------------------------------------------ */
 

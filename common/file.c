@@ -2,6 +2,10 @@
  * common/file.c: bounded reads and crash-safe writes. A write goes to a
  * temporary file in the same folder, is fsynced, renamed over the target and
  * the folder fsynced, so a crash leaves the old or the new file, never a part.
+ * Also the one loop that writes a whole buffer to a descriptor (EINTR,
+ * partial writes; a socket never raises SIGPIPE), and the writer of a short
+ * value into an existing control file (/proc, cgroup files) that gives its
+ * caller the errno.
  */
 #include "common.h"
 
@@ -9,7 +13,56 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+
+/* Write all of buf: 0, or -errno (EIO for a write that wrote nothing).
+ * sock: try send(MSG_NOSIGNAL) first, so a socket whose peer went away is
+ * EPIPE and not a signal; anything else (ENOTSOCK) gets write(). */
+static int write_loop(int fd, const void *buf, size_t len, int sock)
+{
+	const char *p = buf;
+
+	while (len > 0) {
+		ssize_t n = sock ? send(fd, p, len, MSG_NOSIGNAL) : write(fd, p, len);
+		if (n < 0 && errno == ENOTSOCK && sock) {
+			sock = 0;
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return -EIO;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int tg_fd_write_all(int fd, const void *buf, size_t len)
+{
+	int e = write_loop(fd, buf, len, 1);
+
+	if (e < 0) {
+		tg_error_errno(TG_ERR_IO, -e, "write");
+		errno = -e;
+		return TG_ERR_IO;
+	}
+	return 0;
+}
+
+int tg_file_write_str(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), e;
+
+	if (fd < 0)
+		return -errno;
+	e = write_loop(fd, text, strlen(text), 0);
+	close(fd);
+	return e;
+}
 
 int tg_fd_read_all(char **out, size_t *len_out, int fd, size_t max)
 {
@@ -80,7 +133,6 @@ static int fsync_dir(const char *path)
 int tg_file_write_atomic(const char *path, const void *data, size_t len, int mode)
 {
 	_cleanup_free_ char *tmp = NULL;
-	const char *p = data;
 	int fd, r;
 
 	if (asprintf(&tmp, "%s.tmp.%ld", path, (long)getpid()) < 0) {
@@ -90,16 +142,10 @@ int tg_file_write_atomic(const char *path, const void *data, size_t len, int mod
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode);
 	if (fd < 0)
 		return tg_error_errno(TG_ERR_IO, errno, "%s", tmp);
-	while (len > 0) {
-		ssize_t n = write(fd, p, len);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			r = tg_error_errno(TG_ERR_IO, errno, "write %s", path);
-			goto fail;
-		}
-		p += n;
-		len -= (size_t)n;
+	r = write_loop(fd, data, len, 0);
+	if (r < 0) {
+		r = tg_error_errno(TG_ERR_IO, -r, "write %s", path);
+		goto fail;
 	}
 	if (fsync(fd) < 0) {
 		r = tg_error_errno(TG_ERR_IO, errno, "fsync %s", path);

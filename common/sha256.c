@@ -6,7 +6,9 @@
  * version's tool.c). tg_sha256 keeps OpenSSL's SHA256_CTX in its own
  * storage, so callers hash on the stack without allocating; the low-level
  * SHA256_* calls are deprecated in OpenSSL 3 in favour of EVP, whose
- * contexts must be allocated, and remain supported there.
+ * contexts must be allocated, and remain supported there. tg_json_digest is
+ * the one digest of a JSON value (call bindings, request digests, the
+ * args_sha256 of audit entries and replay journals).
  */
 #define OPENSSL_SUPPRESS_DEPRECATED 1
 #include "common.h"
@@ -56,4 +58,30 @@ void tg_sha256_hex(char out[65], const void *data, size_t len)
 	tg_sha256_init(&s);
 	tg_sha256_update(&s, data, len);
 	tg_sha256_final_hex(&s, out);
+}
+
+int tg_json_digest(char out[65], const char *tag, const char *subject, const json_t *v)
+{
+	/* the flags of the stored digests: no JSON_ENSURE_ASCII (which the
+	 * approval hash adds), no shortened reals (json_dumps, not tg_json_dump) */
+	_cleanup_free_ char *canon = v ? json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+	tg_sha256 s;
+
+	tg_sha256_init(&s);
+	if (tag) {
+		tg_sha256_update(&s, tag, strlen(tag));
+		tg_sha256_update(&s, "\n", 1);
+		if (subject)
+			tg_sha256_update(&s, subject, strlen(subject));
+		tg_sha256_update(&s, "\n", 1);
+	}
+	if (canon)
+		tg_sha256_update(&s, canon, strlen(canon));
+	tg_sha256_final_hex(&s, out);
+	if (v && !canon)
+		return json_is_object(v) || json_is_array(v)
+			       ? tg_error_set(TG_ERR_NOMEM, "out of memory")
+			       : tg_error_set(TG_ERR_INVALID, "a digest of JSON that is not an "
+							      "object or an array");
+	return 0;
 }

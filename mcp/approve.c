@@ -112,20 +112,6 @@ int tg_mcp_ask(void *ctx, const tg_call_question *q, const char **why)
 
 /* ---- the request around it ------------------------------------------------ */
 
-static void request_digest(char out[65], const char *name, const json_t *args)
-{
-	_cleanup_free_ char *canon = json_dumps(args, JSON_COMPACT | JSON_SORT_KEYS);
-	tg_sha256 h;
-
-	tg_sha256_init(&h);
-	tg_sha256_update(&h, "toolgate-request-v1\n", 20);
-	tg_sha256_update(&h, name, strlen(name));
-	tg_sha256_update(&h, "\n", 1);
-	if (canon)
-		tg_sha256_update(&h, canon, strlen(canon));
-	tg_sha256_final_hex(&h, out);
-}
-
 static void audit(tg_mcp_server *s, const char *event, const char *tool, json_t *details)
 {
 	if (s->be.audit && details && s->be.audit(s->be.ctx, &s->actor, event, tool, details) < 0)
@@ -181,7 +167,7 @@ int tg_mcp_mrtr_begin(tg_mcp_server *s, const json_t *id, const char *name, cons
 	s->replay = NULL;
 	s->journal = NULL;
 	s->round = 0;
-	request_digest(s->request_sha256, name, args);
+	(void)tg_json_digest(s->request_sha256, "toolgate-request-v1", name, args);
 	if (!state && !responses)
 		return 0;
 	if (!json_is_string(state))

@@ -29,52 +29,14 @@
 
 #define FRAME_MAX ((size_t)256 << 20)
 
-static int io_all(int fd, void *buf, size_t n, int wr)
-{
-	char *p = buf;
-
-	while (n) {
-		ssize_t k = wr ? send(fd, p, n, MSG_NOSIGNAL) : read(fd, p, n);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return -1;
-		p += k;
-		n -= (size_t)k;
-	}
-	return 0;
-}
-
-static int frame_write(int fd, const json_t *msg)
-{
-	_cleanup_free_ char *text = json_dumps(msg, JSON_COMPACT | JSON_ENCODE_ANY);
-	unsigned char hdr[4];
-	size_t n;
-
-	if (!text)
-		return -1;
-	n = strlen(text);
-	hdr[0] = (unsigned char)(n >> 24);
-	hdr[1] = (unsigned char)(n >> 16);
-	hdr[2] = (unsigned char)(n >> 8);
-	hdr[3] = (unsigned char)n;
-	if (io_all(fd, hdr, 4, 1) < 0 || io_all(fd, text, n, 1) < 0)
-		return -1;
-	return 0;
-}
-
+/* Frames (common/frame.c); the workers are our own processes: their
+ * answers are read as jansson reads them, NUL escapes and all. */
 static json_t *frame_read(int fd)
 {
-	unsigned char hdr[4];
 	_cleanup_free_ char *buf = NULL;
 	size_t n;
 
-	if (io_all(fd, hdr, 4, 0) < 0)
-		return NULL;
-	n = (size_t)hdr[0] << 24 | (size_t)hdr[1] << 16 | (size_t)hdr[2] << 8 | hdr[3];
-	if (n > FRAME_MAX || !(buf = malloc(n ? n : 1)))
-		return NULL;
-	if (io_all(fd, buf, n, 0) < 0)
+	if (tg_frame_read(fd, FRAME_MAX, &buf, &n) != 1)
 		return NULL;
 	return json_loadb(buf, n, JSON_ALLOW_NUL, NULL);
 }
@@ -99,7 +61,7 @@ static int worker_attempt(void *ctx, const char *caller, const char *callee, cha
 	_cleanup_json_ json_t *a = NULL;
 
 	snprintf(why, whylen, "the server cannot count this call against the session");
-	if (!q || frame_write(fd, q) < 0 || !(a = frame_read(fd)))
+	if (!q || tg_frame_write(fd, q) < 0 || !(a = frame_read(fd)))
 		return 0;
 	ok = json_is_true(json_object_get(a, "ok"));
 	if (!ok && json_is_string(json_object_get(a, "why")))
@@ -133,7 +95,7 @@ static int worker_ask(void *ctx, const tg_call_question *q, const char **why)
 	_cleanup_json_ json_t *a = NULL;
 
 	*why = "declined";
-	if (!m || frame_write(fd, m) < 0 || !(a = frame_read(fd)))
+	if (!m || tg_frame_write(fd, m) < 0 || !(a = frame_read(fd)))
 		return tg_error_set(TG_ERR_UNAVAILABLE, "the server cannot ask the session");
 	rc = (int)json_integer_value(json_object_get(a, "rc"));
 	*why = static_why(json_string_value(json_object_get(a, "why")));
@@ -298,7 +260,7 @@ static void worker_main(int fd, unsigned index, const tg_mcp_http_options *opt,
 		tg_prof_mark(TG_PROF_READ);
 		a = serve_one(reg, q);
 		json_decref(q);
-		if (!a || frame_write(fd, a) < 0)
+		if (!a || tg_frame_write(fd, a) < 0)
 			break;
 		json_decref(a);
 		tg_prof_mark(TG_PROF_WRITTEN);
@@ -515,7 +477,7 @@ static json_t *read_answer(int fd, const tg_call_hooks *hooks)
 		if (strcmp(json_string_value(json_object_get(a, "hook")) ?: "", "ask") == 0) {
 			r = answer_ask(a, hooks);
 			json_decref(a);
-			if (!r || frame_write(fd, r) < 0)
+			if (!r || tg_frame_write(fd, r) < 0)
 				return NULL;
 			continue;
 		}
@@ -526,7 +488,7 @@ static json_t *read_answer(int fd, const tg_call_hooks *hooks)
 					    why, sizeof(why));
 		json_decref(a);
 		r = json_pack("{s:b, s:s}", "ok", ok, "why", why);
-		if (!r || frame_write(fd, r) < 0)
+		if (!r || tg_frame_write(fd, r) < 0)
 			return NULL;
 	}
 	return a;
@@ -549,7 +511,7 @@ int http_worker_call_hooked(tg_http *h, json_t *q /* stolen */, json_t **out,
 		return tg_error_set(TG_ERR_INTERNAL, "every registry worker of the server died");
 	}
 	http_cancel_worker_take(h, i);
-	if (frame_write(h->wfd[i], q) < 0 || !(a = read_answer(h->wfd[i], hooks))) {
+	if (tg_frame_write(h->wfd[i], q) < 0 || !(a = read_answer(h->wfd[i], hooks))) {
 		json_decref(q);
 		http_cancel_worker_done(h, i);
 		release(h, i, 1);

@@ -16,7 +16,6 @@
 #include <poll.h>
 #include <stdarg.h>
 #include <string.h>
-#include <sys/random.h>
 
 #define TG_MCP_OUT_MAX ((size_t)64 << 20)
 #define TG_MCP_CURSOR_PREFIX "tg1."
@@ -106,25 +105,6 @@ tg_buf *tg_mcp_server_output(tg_mcp_server *s)
 
 /* ---- session ----------------------------------------------------------------- */
 
-static int make_session_id(char out[65])
-{
-	unsigned char raw[16];
-	size_t got = 0, i;
-
-	while (got < sizeof(raw)) {
-		ssize_t n = getrandom(raw + got, sizeof(raw) - got, 0);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return tg_error_errno(TG_ERR_UNAVAILABLE, errno, "getrandom");
-		}
-		got += (size_t)n;
-	}
-	for (i = 0; i < sizeof(raw); i++)
-		snprintf(out + 2 * i, 3, "%02x", raw[i]);
-	return 0;
-}
-
 int tg_mcp_server_new(tg_mcp_server **out, const tg_mcp_backend *be, const tg_mcp_options *opt)
 {
 	tg_mcp_server *s;
@@ -148,7 +128,7 @@ int tg_mcp_server_new(tg_mcp_server **out, const tg_mcp_backend *be, const tg_mc
 	if (s->opt.session) {
 		snprintf(s->session, sizeof(s->session), "%s", s->opt.session);
 	} else {
-		r = make_session_id(s->session);
+		r = tg_random_hex(s->session, 16);
 		if (r < 0) {
 			free(s);
 			return r;

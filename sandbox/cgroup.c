@@ -27,20 +27,15 @@
 #include <sys/statfs.h>
 #include <time.h>
 
+/* 0 or -errno */
 static int write_file(const char *dir, const char *name, const char *val)
 {
 	char path[600];
-	int fd, e = 0;
-	size_t len = strlen(val);
+	int k = snprintf(path, sizeof(path), "%s/%s", dir, name);
 
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (write(fd, val, len) != (ssize_t)len)
-		e = -errno;
-	close(fd);
-	return e;
+	if (k < 0 || (size_t)k >= sizeof(path))
+		return -ENAMETOOLONG;
+	return tg_file_write_str(path, val);
 }
 
 static int read_small(const char *path, char *buf, size_t n)

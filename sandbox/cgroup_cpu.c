@@ -24,20 +24,13 @@
 
 #define CPU_PERIOD_US 100000u
 
+/* 0 or -errno */
 static int put(const char *dir, const char *name, const char *val)
 {
 	char path[700];
-	size_t len = strlen(val);
-	int fd, e = 0;
 
 	snprintf(path, sizeof(path), "%.600s/%s", dir, name);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (write(fd, val, len) != (ssize_t)len)
-		e = -errno;
-	close(fd);
-	return e;
+	return tg_file_write_str(path, val);
 }
 
 /* Does the comma-separated list s hold the word w? */

@@ -15,7 +15,6 @@
  */
 
 #include <errno.h>
-#include <poll.h>
 #include <pthread.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -67,79 +66,6 @@ int reg_bridge_init(reg_bridge *b, tg_registry *r, const tg_actor *who, const ch
 	return reg_bridge_wanted(caps);
 }
 
-/* ---- frames ----------------------------------------------------------- */
-
-/* Wait until fd is ready for ev, or stop_fd is readable (returns 0). */
-static int wait_fd(int fd, short ev, int stop_fd)
-{
-	for (;;) {
-		struct pollfd p[2] = { { fd, ev, 0 }, { stop_fd, POLLIN, 0 } };
-		int k = poll(p, 2, -1);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0 || (p[1].revents & POLLIN))
-			return 0;
-		if (p[0].revents)
-			return 1;
-	}
-}
-
-/* Read exactly n bytes: 1 done, 0 EOF before the first byte, -1 EOF or an
- * error after some, -2 stopped. */
-static int read_full(int fd, int stop_fd, void *buf, size_t n)
-{
-	size_t off = 0;
-
-	while (off < n) {
-		ssize_t k;
-		if (!wait_fd(fd, POLLIN, stop_fd))
-			return -2;
-		k = recv(fd, (char *)buf + off, n - off, MSG_DONTWAIT);
-		if (k < 0 && (errno == EAGAIN || errno == EINTR))
-			continue;
-		if (k <= 0)
-			return off == 0 ? 0 : -1;
-		off += (size_t)k;
-	}
-	return 1;
-}
-
-static int write_full(int fd, int stop_fd, const void *buf, size_t n)
-{
-	size_t off = 0;
-
-	while (off < n) {
-		ssize_t k;
-		if (!wait_fd(fd, POLLOUT, stop_fd))
-			return -1;
-		k = send(fd, (const char *)buf + off, n - off, MSG_DONTWAIT | MSG_NOSIGNAL);
-		if (k < 0 && (errno == EAGAIN || errno == EINTR))
-			continue;
-		if (k <= 0)
-			return -1;
-		off += (size_t)k;
-	}
-	return 0;
-}
-
-static int send_frame(int fd, int stop_fd, const json_t *msg)
-{
-	_cleanup_free_ char *text = tg_json_dump(msg);
-	unsigned char hdr[4];
-	size_t n;
-
-	if (!text)
-		return -1;
-	n = strlen(text);
-	hdr[0] = (unsigned char)(n >> 24);
-	hdr[1] = (unsigned char)(n >> 16);
-	hdr[2] = (unsigned char)(n >> 8);
-	hdr[3] = (unsigned char)n;
-	if (write_full(fd, stop_fd, hdr, 4) < 0)
-		return -1;
-	return write_full(fd, stop_fd, text, n);
-}
-
 /* ---- one request ------------------------------------------------------ */
 
 static int declared(const reg_bridge *b, const char *prefix, const char *name)
@@ -160,15 +86,13 @@ static json_t *error_reply(json_int_t id, const char *code, const char *msg)
 	return json_pack("{s:I, s:{s:s, s:s}}", "id", id, "error", "code", code, "message", msg);
 }
 
-/* args_sha256 of an audit entry: SHA-256 of the compact JSON of the
- * arguments ("" when there are none or they cannot be written). */
+/* args_sha256 of an audit entry: the canonical digest of the arguments,
+ * as the replay journal's ("" when there are none). */
 static void args_digest(char out[65], const json_t *args)
 {
-	_cleanup_free_ char *text = args ? tg_json_dump(args) : NULL;
-
 	out[0] = '\0';
-	if (text)
-		tg_sha256_hex(out, text, strlen(text));
+	if (args)
+		reg_replay_args_digest(out, args);
 }
 
 static void audit_call_ex(reg_bridge *b, const char *tool, const json_t *args,
@@ -400,34 +324,18 @@ void reg_bridge_serve(reg_bridge *b, int fd, int stop_fd)
 	for (;;) {
 		_cleanup_free_ char *body = NULL;
 		_cleanup_json_ json_t *req = NULL, *reply = NULL;
-		unsigned char hdr[4];
 		tg_json_limits jl = { REG_BRIDGE_MAX_FRAME, 64 };
-		uint32_t len;
+		size_t len;
 		json_t *id, *tool, *args;
 		int k;
 
-		k = read_full(fd, stop_fd, hdr, 4);
-		if (k == 0 || k == -2)
+		k = tg_frame_read_until(fd, stop_fd, REG_BRIDGE_MAX_FRAME, &body, &len);
+		if (k == 0 || k == TG_FRAME_STOPPED)
 			return; /* the program closed the channel, or the run ended */
 		if (k < 0) {
-			protocol_error(b, fd, "a frame header was cut short");
-			return;
-		}
-		len = (uint32_t)hdr[0] << 24 | (uint32_t)hdr[1] << 16 | (uint32_t)hdr[2] << 8 | hdr[3];
-		if (len == 0 || len > REG_BRIDGE_MAX_FRAME) {
-			protocol_error(b, fd, len ? "a frame is over 1 MiB" : "an empty frame");
-			return;
-		}
-		body = malloc(len);
-		if (!body) {
-			protocol_error(b, fd, "out of memory");
-			return;
-		}
-		k = read_full(fd, stop_fd, body, len);
-		if (k == -2)
-			return;
-		if (k != 1) {
-			protocol_error(b, fd, "a frame was cut short");
+			/* cut short, empty, over the limit, out of memory */
+			protocol_error(b, fd, k == TG_ERR_LIMIT ? "a frame is over 1 MiB"
+								: tg_error_last()->message);
 			return;
 		}
 		if (tg_json_parse(&req, body, len, &jl) < 0 || !json_is_object(req) ||
@@ -449,7 +357,7 @@ void reg_bridge_serve(reg_bridge *b, int fd, int stop_fd)
 			args = json_object_get(req, "args");
 		}
 		reply = handle(b, json_integer_value(id), json_string_value(tool), args);
-		if (!reply || send_frame(fd, stop_fd, reply) < 0)
+		if (!reply || tg_frame_write_until(fd, stop_fd, reply) < 0)
 			return;
 	}
 }

@@ -53,20 +53,6 @@ int reg_bridge_tables(tg_registry *r)
 			   " at INTEGER NOT NULL) STRICT;");
 }
 
-static void binding_of(char out[65], const char *callee_version, const json_t *args)
-{
-	_cleanup_free_ char *canon = json_dumps(args, JSON_COMPACT | JSON_SORT_KEYS);
-	tg_sha256 s;
-
-	tg_sha256_init(&s);
-	tg_sha256_update(&s, "toolgate-call-v1\n", 17);
-	tg_sha256_update(&s, callee_version, strlen(callee_version));
-	tg_sha256_update(&s, "\n", 1);
-	if (canon)
-		tg_sha256_update(&s, canon, strlen(canon));
-	tg_sha256_final_hex(&s, out);
-}
-
 static int audit_in_txn(tg_registry *r, const tg_actor *who, const char *event, const char *tool,
 			const json_t *d)
 {
@@ -229,7 +215,6 @@ void tg_registry_set_cancel(tg_registry *r, const tg_cancel *c)
 static int ask_client(reg_bridge *b, const char *tool, const char *ver, const json_t *args,
 		      const char *binding, int64_t id, uint64_t until)
 {
-	_cleanup_free_ char *canon = json_dumps(args, JSON_COMPACT | JSON_SORT_KEYS);
 	const tg_call_hooks *h = b->r->hooks;
 	tg_call_question q = { 0 };
 	const char *why = "declined", *to, *via;
@@ -237,9 +222,8 @@ static int ask_client(reg_bridge *b, const char *tool, const char *ver, const js
 	uint64_t now = tg_now_ms();
 	int rc;
 
-	if (!canon)
-		return tg_error_set(TG_ERR_NOMEM, "out of memory");
-	tg_sha256_hex(digest, canon, strlen(canon));
+	if ((rc = tg_json_digest(digest, NULL, NULL, args)) < 0)
+		return rc;
 	q.id = id;
 	q.callee = tool;
 	q.callee_version = ver;
@@ -285,7 +269,7 @@ int reg_call_approval_wait(reg_bridge *b, const char *tool, const char *callee_v
 	*why = "denied";
 	if (b->deadline_ms && b->deadline_ms < until)
 		until = b->deadline_ms;
-	binding_of(binding, callee_version, args);
+	(void)tg_json_digest(binding, "toolgate-call-v1", callee_version, args);
 	rc = queue(b->r, b, tool, callee_version, args, binding, id);
 	if (rc < 0)
 		return rc;

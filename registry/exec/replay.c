@@ -102,9 +102,7 @@ void reg_replay_asked(tg_registry *r, const char *why)
 
 void reg_replay_args_digest(char out[65], const json_t *args)
 {
-	_cleanup_free_ char *canon = json_dumps(args, JSON_COMPACT | JSON_SORT_KEYS);
-
-	tg_sha256_hex(out, canon ? canon : "", canon ? strlen(canon) : 0);
+	(void)tg_json_digest(out, NULL, NULL, args);
 }
 
 int reg_replay_callee_version(char out[65], tg_registry *r, const char *tool)

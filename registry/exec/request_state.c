@@ -22,7 +22,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -35,22 +34,6 @@
 #define KEY_FILE "keys/request_state_key"
 #define KEY_LEN 32
 #define STATE_MAX (64u * 1024u)
-
-static int random_bytes(unsigned char *p, size_t n)
-{
-	size_t got = 0;
-
-	while (got < n) {
-		ssize_t k = getrandom(p + got, n - got, 0);
-		if (k < 0) {
-			if (errno == EINTR)
-				continue;
-			return tg_error_errno(TG_ERR_UNAVAILABLE, errno, "getrandom");
-		}
-		got += (size_t)k;
-	}
-	return 0;
-}
 
 static int read_key(unsigned char key[KEY_LEN], const char *path)
 {
@@ -87,7 +70,7 @@ static int state_key(tg_registry *r, unsigned char key[KEY_LEN])
 	rc = read_key(key, path);
 	if (rc <= 0)
 		return rc;
-	if ((rc = tg_mkdir_p(dir, 0700)) < 0 || (rc = random_bytes(fresh, KEY_LEN)) < 0)
+	if ((rc = tg_mkdir_p(dir, 0700)) < 0 || (rc = tg_random_bytes(fresh, KEY_LEN)) < 0)
 		return rc;
 	if (asprintf(&tmp, "%s.XXXXXX", path) < 0) {
 		tmp = NULL;
@@ -144,7 +127,7 @@ int tg_registry_state_seal(char **out, tg_registry *r, const json_t *payload,
 	*out = NULL;
 	if (!p || !json_is_object(p))
 		return tg_error_set(TG_ERR_INVALID, "request state: the payload must be an object");
-	if ((rc = random_bytes(sid, sizeof(sid))) < 0)
+	if ((rc = tg_random_bytes(sid, sizeof(sid))) < 0)
 		return rc;
 	for (i = 0; i < sizeof(sid); i++)
 		snprintf(sidhex + 2 * i, 3, "%02x", sid[i]);

@@ -10,7 +10,6 @@
 
 #include <errno.h>
 #include <string.h>
-#include <sys/random.h>
 #include <time.h>
 
 static int ensure_table(tg_registry *r)
@@ -23,26 +22,6 @@ static int ensure_table(tg_registry *r)
 			   " max_creates INTEGER NOT NULL,"
 			   " tools TEXT,"
 			   " may_approve INTEGER NOT NULL) STRICT");
-}
-
-static int random_secret(char out[TG_TOKEN_LEN + 1])
-{
-	unsigned char raw[24];
-	size_t got = 0, i;
-
-	while (got < sizeof(raw)) {
-		ssize_t n = getrandom(raw + got, sizeof(raw) - got, 0);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return tg_error_errno(TG_ERR_UNAVAILABLE, errno, "getrandom");
-		}
-		got += (size_t)n;
-	}
-	memcpy(out, "tgt_", 4);
-	for (i = 0; i < sizeof(raw); i++)
-		snprintf(out + 4 + 2 * i, 3, "%02x", raw[i]);
-	return 0;
 }
 
 int tg_registry_token_add(char out[TG_TOKEN_LEN + 1], tg_registry *r, const tg_token_spec *spec,
@@ -60,9 +39,10 @@ int tg_registry_token_add(char out[TG_TOKEN_LEN + 1], tg_registry *r, const tg_t
 						    "^[a-z][a-z0-9_]{0,63}$", spec->name);
 	if (spec->tools && !(tools = tg_json_dump(spec->tools)))
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
-	rc = random_secret(out);
+	rc = tg_random_hex(out + 4, 24);
 	if (rc < 0)
 		return rc;
+	memcpy(out, "tgt_", 4);
 	tg_sha256_hex(hash, out, strlen(out));
 	if ((rc = ensure_table(r)) < 0 || (rc = reg_begin(r)) < 0)
 		return rc;
