@@ -171,9 +171,11 @@ void st_quarantine_free(st_quarantine *q);
 /* Remove quarantines whose owner died (at every open). */
 void st_quarantine_sweep(tg_store *s);
 
-/* fetch.c: take one advertised ref into f (a tool's tip or active
+/* fetch_refs.c: take one advertised ref into f (a tool's tip or active
  * pointer) or refuse it by name. */
 int st_fetch_take_ref(tg_store_fetched *f, const char *name, const git_oid *id);
+/* fetch_refs.c: a new incoming entry for tool at the end of f's list. */
+int st_fetched_add(tg_store_fetched *f, const char *tool, tg_store_incoming **out);
 /* fetch_local.c: a pull from a path or file:// URL without libgit2's local
  * transport. st_local_path: the folder, or NULL for another URL. */
 const char *st_local_path(const char *url);
