@@ -26,7 +26,7 @@
  *    queue). Answers not yet taken (a call the retry did not reach) are
  *    carried into the next state.
  */
-#include "mcp/mcp.h"
+#include "mcp/internal.h"
 
 #include <string.h>
 

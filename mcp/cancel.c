@@ -15,7 +15,7 @@
  * that reads the cancellation fires it the same way (tg_mcp_cancel_line).
  * An over-long line read meanwhile is answered after the call, as before.
  */
-#include "mcp/mcp.h"
+#include "mcp/internal.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -23,42 +23,11 @@
 #include <string.h>
 #include <sys/eventfd.h>
 
-/* The deferred marker of an over-long line (served as its error). */
-#define OVERSIZE_MARK "\0oversize"
-#define OVERSIZE_LEN 9
 
 struct watch {
 	tg_mcp_server *s;
 	int stop;  /* eventfd: the call returned */
 };
-
-int tg_mcp_deferred_is_oversize(const char *line, size_t len)
-{
-	return len == OVERSIZE_LEN && memcmp(line, OVERSIZE_MARK, OVERSIZE_LEN) == 0;
-}
-
-/* Is this message notifications/cancelled for the request in flight? */
-static int cancels_inflight(tg_mcp_server *s, const json_t *msg)
-{
-	const json_t *params, *rid;
-
-	if (!s->inflight_id || json_object_get(msg, "id"))
-		return 0;
-	if (!json_is_string(json_object_get(msg, "method")) ||
-	    strcmp(json_string_value(json_object_get(msg, "method")), "notifications/cancelled") != 0)
-		return 0;
-	params = json_object_get(msg, "params");
-	rid = json_object_get(params, "requestId");
-	return rid && json_equal(rid, s->inflight_id);
-}
-
-int tg_mcp_cancel_line(tg_mcp_server *s, const json_t *msg)
-{
-	if (!s->cancel || !json_is_object(msg) || !cancels_inflight(s, msg))
-		return 0;
-	tg_cancel_fire(s->cancel);
-	return 1;
-}
 
 /* One received line while the call runs: the cancellation, or kept. */
 static int take(tg_mcp_server *s, const char *line, size_t len)
@@ -101,8 +70,8 @@ static void *watch_main(void *arg)
 					  TG_MCP_READ_LINE ||
 				  got == TG_MCP_READ_OVERSIZE))
 			r = got == TG_MCP_READ_LINE ? take(s, line, len)
-						    : tg_mcp_deferred_push(s, OVERSIZE_MARK,
-									   OVERSIZE_LEN);
+						    : tg_mcp_deferred_push(s, TG_MCP_OVERSIZE_MARK,
+									   TG_MCP_OVERSIZE_LEN);
 		pthread_mutex_unlock(&s->io_mu);
 		if (r < 0 || s->io_rd->eof)
 			break; /* end of input: the serving loop sees it after the call */
@@ -110,12 +79,8 @@ static void *watch_main(void *arg)
 	return NULL;
 }
 
-int tg_mcp_reply_dropped(tg_mcp_server *s, const json_t *id)
-{
-	return id && s->inflight_id && tg_cancel_fired(s->cancel) && json_equal(id, s->inflight_id);
-}
-
-int tg_mcp_call_cancellable(tg_mcp_server *s, const json_t *id, const json_t *params)
+int tg_mcp_call_cancellable(tg_mcp_server *s, const json_t *id, const json_t *params,
+			    tg_mcp_handler call)
 {
 	struct watch w = { s, -1 };
 	pthread_t th;
@@ -123,7 +88,7 @@ int tg_mcp_call_cancellable(tg_mcp_server *s, const json_t *id, const json_t *pa
 	int r;
 
 	if (!s->io_rd || !s->be.set_cancel || !id)
-		return tg_mcp_tools_call(s, id, params);
+		return call(s, id, params);
 	if (!s->cancel && tg_cancel_new(&s->cancel) < 0)
 		return -1;
 	tg_cancel_reset(s->cancel);
@@ -137,9 +102,9 @@ int tg_mcp_call_cancellable(tg_mcp_server *s, const json_t *id, const json_t *pa
 		s->be.set_cancel(s->be.ctx, NULL);
 		s->inflight_id = NULL;
 		close(w.stop);
-		return tg_mcp_tools_call(s, id, params);
+		return call(s, id, params);
 	}
-	r = tg_mcp_tools_call(s, id, params);
+	r = call(s, id, params);
 	(void)!write(w.stop, &one, sizeof(one));
 	pthread_join(th, NULL);
 	close(w.stop);

@@ -17,55 +17,12 @@
  * out through the session's exchange (http_elicit.c: its GET stream) and
  * the answer comes back as a POST.
  */
-#include "mcp/mcp.h"
+#include "mcp/internal.h"
 
 #include <errno.h>
 #include <poll.h>
 #include <string.h>
 
-struct tg_mcp_deferred {
-	char *line;
-	size_t len;
-};
-
-int tg_mcp_deferred_push(tg_mcp_server *s, const char *line, size_t len)
-{
-	char *copy;
-
-	if (s->ndeferred == s->deferred_cap) {
-		size_t cap = s->deferred_cap ? 2 * s->deferred_cap : 8;
-		struct tg_mcp_deferred *d = realloc(s->deferred, cap * sizeof(*d));
-		if (!d)
-			return tg_error_set(TG_ERR_NOMEM, "out of memory");
-		s->deferred = d;
-		s->deferred_cap = cap;
-	}
-	copy = malloc(len + 1);
-	if (!copy)
-		return tg_error_set(TG_ERR_NOMEM, "out of memory");
-	memcpy(copy, line, len);
-	copy[len] = '\0';
-	s->deferred[s->ndeferred].line = copy;
-	s->deferred[s->ndeferred].len = len;
-	s->ndeferred++;
-	return 0;
-}
-
-int tg_mcp_deferred_pop(tg_mcp_server *s, char **line, size_t *len)
-{
-	if (!s->ndeferred)
-		return 0;
-	*line = s->deferred[0].line;
-	*len = s->deferred[0].len;
-	memmove(s->deferred, s->deferred + 1, (s->ndeferred - 1) * sizeof(*s->deferred));
-	s->ndeferred--;
-	if (!s->ndeferred) {
-		free(s->deferred);
-		s->deferred = NULL;
-		s->deferred_cap = 0;
-	}
-	return 1;
-}
 
 static int write_out(tg_mcp_server *s)
 {

@@ -7,7 +7,7 @@
 #ifndef TG_MCP_HTTP_INTERNAL_H
 #define TG_MCP_HTTP_INTERNAL_H
 
-#include "mcp/mcp.h"
+#include "mcp/internal.h"
 
 #define TG_HTTP_MAX_SESSIONS 1024
 #define TG_HTTP_MAX_PRINCIPALS 1024

@@ -11,7 +11,7 @@
  * cancels it; no response is written while it is open, and the server never
  * writes a request to stdout in this era.
  */
-#include "mcp/mcp.h"
+#include "mcp/internal.h"
 
 #include <string.h>
 
@@ -161,7 +161,7 @@ int tg_mcp_modern_handle(tg_mcp_server *s, const json_t *id, const char *method,
 	if (strcmp(method, "tools/list") == 0)
 		return tg_mcp_tools_list(s, id, params);
 	if (strcmp(method, "tools/call") == 0)
-		return tg_mcp_call_cancellable(s, id, params);
+		return tg_mcp_call_cancellable(s, id, params, tg_mcp_tools_call);
 	if (strcmp(method, "subscriptions/listen") == 0)
 		return sub_listen(s, id, params);
 	if (strcmp(method, "ping") == 0)

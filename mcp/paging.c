@@ -11,7 +11,7 @@
  * those naming a version of the page (as target or origin), so a rollback
  * across pages shows on both.
  */
-#include "mcp/mcp.h"
+#include "mcp/internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>

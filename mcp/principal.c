@@ -5,7 +5,7 @@
  * tg_mcp_quota counted under its own lock). A session without a principal,
  * such as stdio, sees every tool and counts for itself.
  */
-#include "mcp/mcp.h"
+#include "mcp/internal.h"
 
 
 const tg_principal *tg_mcp_principal(tg_mcp_server *s)

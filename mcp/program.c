@@ -9,7 +9,7 @@
  * call budget (the run itself is one tools/call), and, when the client
  * declared elicitation, ask it about calls that need a person.
  */
-#include "mcp/mcp.h"
+#include "mcp/internal.h"
 
 #include <string.h>
 

@@ -11,7 +11,8 @@
  * structuredContent and a tool's outputSchema, wrapped as the MCP spec wants
  * when they are not objects.
  */
-#include "mcp/resources.h"
+
+#include "mcp/internal.h"
 
 #include <string.h>
 

@@ -9,8 +9,7 @@
  * moves. The I/O loop at the end polls stdin with a timeout so that changes
  * made by another process are noticed while the client is idle.
  */
-#include "mcp/mcp.h"
-#include "mcp/resources.h"
+#include "mcp/internal.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -18,90 +17,6 @@
 #include <string.h>
 
 #define TG_MCP_OUT_MAX ((size_t)64 << 20)
-#define TG_MCP_CURSOR_PREFIX "tg1."
-
-/* ---- output ------------------------------------------------------------------ */
-
-int tg_mcp_queue(tg_mcp_server *s, json_t *msg /* stolen */)
-{
-	_cleanup_free_ char *text = NULL;
-	int r;
-
-	if (!msg)
-		return tg_error_set(TG_ERR_NOMEM, "out of memory");
-	text = tg_json_dump(msg);
-	json_decref(msg);
-	if (!text)
-		return tg_error_set(TG_ERR_NOMEM, "out of memory");
-	r = tg_buf_puts(&s->out, text);
-	if (r == 0)
-		r = tg_buf_append(&s->out, "\n", 1);
-	return r;
-}
-
-int tg_mcp_reply(tg_mcp_server *s, const json_t *id, json_t *result)
-{
-	json_t *msg;
-
-	if (!result)
-		return tg_error_set(TG_ERR_NOMEM, "out of memory");
-	if (tg_mcp_reply_dropped(s, id)) {
-		json_decref(result); /* cancelled: no response (cancel.c) */
-		return 0;
-	}
-	/* 2026-07-28: every result says what it is */
-	if (s->modern && json_is_object(result) && !json_object_get(result, "resultType") &&
-	    json_object_set_new(result, "resultType", json_string("complete")) < 0) {
-		json_decref(result);
-		return tg_error_set(TG_ERR_NOMEM, "out of memory");
-	}
-	msg = json_pack("{s:s, s:O, s:o}", "jsonrpc", "2.0", "id", id ? id : json_null(),
-			"result", result);
-	return tg_mcp_queue(s, msg);
-}
-
-void tg_mcp_sanitize(char *msg)
-{
-	size_t i, k, n = strlen(msg);
-	int valid = tg_utf8_valid(msg, n) == 0;
-
-	/* A message cut by a fixed buffer may end inside a character. */
-	for (k = 1; !valid && k <= 3 && k <= n; k++) {
-		if (tg_utf8_valid(msg, n - k) == 0) {
-			msg[n - k] = '\0';
-			n -= k;
-			valid = 1;
-		}
-	}
-
-	/* Messages may quote what the peer sent (a cut name, a parser's
-	 * excerpt): keep them valid UTF-8 without control characters. */
-	for (i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)msg[i];
-		if (c < 0x20 || c == 0x7f || (!valid && c >= 0x80))
-			msg[i] = '?';
-	}
-}
-
-int tg_mcp_reply_error(tg_mcp_server *s, const json_t *id, int code, const char *fmt, ...)
-{
-	char message[1024];
-	va_list ap;
-
-	if (tg_mcp_reply_dropped(s, id))
-		return 0; /* cancelled: no response (cancel.c) */
-	va_start(ap, fmt);
-	vsnprintf(message, sizeof(message), fmt, ap);
-	va_end(ap);
-	tg_mcp_sanitize(message);
-	return tg_mcp_queue(s, json_pack("{s:s, s:O, s:{s:i, s:s}}", "jsonrpc", "2.0", "id",
-				  id ? id : json_null(), "error", "code", code, "message", message));
-}
-
-tg_buf *tg_mcp_server_output(tg_mcp_server *s)
-{
-	return &s->out;
-}
 
 /* ---- session ----------------------------------------------------------------- */
 
@@ -227,17 +142,6 @@ int tg_mcp_server_check_toolset(tg_mcp_server *s)
 				  "notifications/tools/list_changed"));
 }
 
-/* ---- initialize ---------------------------------------------------------------- */
-
-void tg_mcp_log_error(const char *what, const char *event)
-{
-	const char *m = tg_error_last()->message;
-	_cleanup_free_ char *safe = tg_term_scrub(m, strlen(m), TG_TERM_LINE);
-
-	fprintf(stderr, "toolgate: serve: %s%s%s: %s\n", what, event ? " " : "", event ? event : "",
-		safe ? safe : "?");
-}
-
 static void copy_info(char *dst, size_t size, const json_t *info, const char *key)
 {
 	const char *v = NULL;
@@ -323,216 +227,6 @@ static int handle_initialize(tg_mcp_server *s, const json_t *id, const json_t *p
 			tg_mcp_log_error("audit", NULL);
 	}
 	return 0;
-}
-
-/* ---- tools/list ---------------------------------------------------------------- */
-
-static int tool_name_cmp(const void *a, const void *b)
-{
-	const json_t *x = *(json_t *const *)a, *y = *(json_t *const *)b;
-	return strcmp(json_string_value(json_object_get(x, "name")),
-		      json_string_value(json_object_get(y, "name")));
-}
-
-/* The cursor names the last tool of the previous page: "tg1." + hex(name). */
-static char *cursor_encode(const char *name)
-{
-	size_t n = strlen(name), i;
-	char *c = malloc(sizeof(TG_MCP_CURSOR_PREFIX) + 2 * n);
-
-	if (!c)
-		return NULL;
-	memcpy(c, TG_MCP_CURSOR_PREFIX, sizeof(TG_MCP_CURSOR_PREFIX) - 1);
-	for (i = 0; i < n; i++)
-		snprintf(c + sizeof(TG_MCP_CURSOR_PREFIX) - 1 + 2 * i, 3, "%02x",
-			 (unsigned char)name[i]);
-	c[sizeof(TG_MCP_CURSOR_PREFIX) - 1 + 2 * n] = '\0';
-	return c;
-}
-
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return -1;
-}
-
-/* 0 and the name in out[65], or -1 for anything that is not our cursor. */
-static int cursor_decode(char out[65], const char *cursor)
-{
-	size_t plen = sizeof(TG_MCP_CURSOR_PREFIX) - 1, n, i;
-	const char *hex;
-
-	if (strncmp(cursor, TG_MCP_CURSOR_PREFIX, plen) != 0)
-		return -1;
-	hex = cursor + plen;
-	n = strlen(hex);
-	if (n == 0 || n % 2 || n / 2 > 64)
-		return -1;
-	for (i = 0; i < n / 2; i++) {
-		int hi = hexval(hex[2 * i]), lo = hexval(hex[2 * i + 1]);
-		if (hi < 0 || lo < 0)
-			return -1;
-		out[i] = (char)(hi << 4 | lo);
-	}
-	out[n / 2] = '\0';
-	return tg_name_valid(out) ? 0 : -1;
-}
-
-/* A registered tool as a tools/list entry. */
-static json_t *tool_entry(const json_t *t)
-{
-	json_t *schema = json_object_get(t, "input_schema");
-	json_t *oschema = json_object_get(t, "output_schema");
-	json_t *caps = json_object_get(t, "capabilities");
-	const char *desc = json_string_value(json_object_get(t, "description"));
-	int writes = 0;
-	size_t i;
-	json_t *c, *e;
-
-	json_array_foreach(caps, i, c) {
-		if (json_is_string(c) && strcmp(json_string_value(c), "workspace:write") == 0)
-			writes = 1;
-	}
-	e = json_pack("{s:O, s:s, s:o}", "name", json_object_get(t, "name"), "description",
-		      desc ? desc : "", "inputSchema",
-		      json_is_object(schema) ? json_incref(schema)
-					     : json_pack("{s:s}", "type", "object"));
-	if (!e)
-		return NULL;
-	if (json_is_object(oschema) &&
-	    json_object_set_new(e, "outputSchema", tg_mcp_output_schema(oschema)) < 0)
-		goto fail;
-	/* No network, a private /tmp: only workspace:write leaves a trace. */
-	if (json_object_set_new(e, "annotations",
-				json_pack("{s:b, s:b, s:b}", "readOnlyHint", !writes,
-					  "destructiveHint", writes, "openWorldHint", 0)) < 0)
-		goto fail;
-	return e;
-fail:
-	json_decref(e);
-	return NULL;
-}
-
-int tg_mcp_visible_tools(tg_mcp_server *s, json_t **out)
-{
-	_cleanup_json_ json_t *reg = NULL;
-	_cleanup_json_ json_t *vis = NULL;
-	size_t i;
-	json_t *t;
-	int r;
-
-	*out = NULL;
-	r = s->be.list(s->be.ctx, &reg);
-	if (r < 0)
-		return r;
-	if (!json_is_array(reg))
-		return tg_error_set(TG_ERR_INTERNAL, "registry list: not an array");
-	vis = json_array();
-	if (!vis)
-		return tg_error_set(TG_ERR_NOMEM, "out of memory");
-	json_array_foreach(reg, i, t) {
-		const char *name = json_string_value(json_object_get(t, "name"));
-		json_t *caps = json_object_get(t, "capabilities");
-
-		if (!name || !tg_name_valid(name) || tg_mcp_is_meta_tool(name))
-			continue;
-		if (tg_authorize(tg_mcp_principal(s), TG_ACTION_LIST, name, caps ? caps : json_null(),
-				 NULL) < 0) {
-			tg_error_clear();
-			continue;
-		}
-		if (json_array_append(vis, t) < 0)
-			return tg_error_set(TG_ERR_NOMEM, "out of memory");
-	}
-	*out = TG_TAKE_PTR(vis);
-	return 0;
-}
-
-int tg_mcp_tools_list(tg_mcp_server *s, const json_t *id, const json_t *params)
-{
-	_cleanup_json_ json_t *reg = NULL;
-	_cleanup_json_ json_t *all = NULL;
-	_cleanup_free_ json_t **sorted = NULL;
-	_cleanup_free_ char *next = NULL;
-	const char *cursor = NULL;
-	char after[65] = "";
-	json_t *page, *result, *t;
-	size_t n, i, first = 0, count;
-	int r;
-
-	if (params && tg_json_get_string(&cursor, params, "cursor", 0) < 0)
-		return tg_mcp_reply_error(s, id, TG_RPC_INVALID_PARAMS, "tools/list: %s",
-					  tg_error_last()->message);
-	if (cursor && cursor_decode(after, cursor) < 0)
-		return tg_mcp_reply_error(s, id, TG_RPC_INVALID_PARAMS,
-					  "tools/list: invalid cursor");
-	r = tg_mcp_visible_tools(s, &reg);
-	if (r < 0)
-		return tg_mcp_reply_error(s, id, TG_RPC_INTERNAL_ERROR, "tools/list: %s",
-					  tg_error_last()->message);
-	all = tg_mcp_meta_tools();
-	if (!all)
-		return tg_error_set(TG_ERR_NOMEM, "out of memory");
-	if (s->be.run && json_array_append_new(all, tg_mcp_program_tool()) < 0)
-		return tg_error_set(TG_ERR_NOMEM, "out of memory");
-	for (i = json_array_size(all); i-- > 0;) {
-		/* a principal limited to some tools may lack the meta-tools too */
-		if (!tg_mcp_tool_allowed(s, TG_ACTION_LIST,
-					 json_string_value(json_object_get(json_array_get(all, i),
-									   "name")))) {
-			tg_error_clear();
-			json_array_remove(all, i);
-		}
-	}
-	json_array_foreach(reg, i, t) {
-		if (json_array_append_new(all, tool_entry(t)) < 0)
-			return tg_error_set(TG_ERR_NOMEM, "out of memory");
-	}
-	n = json_array_size(all);
-	sorted = calloc(n ? n : 1, sizeof(*sorted));
-	if (!sorted)
-		return tg_error_set(TG_ERR_NOMEM, "out of memory");
-	for (i = 0; i < n; i++)
-		sorted[i] = json_array_get(all, i);
-	qsort(sorted, n, sizeof(*sorted), tool_name_cmp);
-	if (after[0]) {
-		while (first < n &&
-		       strcmp(json_string_value(json_object_get(sorted[first], "name")), after) <= 0)
-			first++;
-	}
-	count = n - first;
-	if (count > s->opt.page_size)
-		count = s->opt.page_size;
-	page = json_array();
-	if (!page)
-		return tg_error_set(TG_ERR_NOMEM, "out of memory");
-	for (i = first; i < first + count; i++) {
-		if (json_array_append(page, sorted[i]) < 0) {
-			json_decref(page);
-			return tg_error_set(TG_ERR_NOMEM, "out of memory");
-		}
-	}
-	result = json_pack("{s:o}", "tools", page);
-	if (!result)
-		return tg_error_set(TG_ERR_NOMEM, "out of memory");
-	/* 2026-07-28: a cache hint; the list depends on the principal */
-	if (s->modern && json_object_update_new(result, json_pack("{s:i, s:s}", "ttlMs", 0,
-								   "cacheScope", "private")) < 0) {
-		json_decref(result);
-		return tg_error_set(TG_ERR_NOMEM, "out of memory");
-	}
-	if (first + count < n) {
-		next = cursor_encode(
-			json_string_value(json_object_get(sorted[first + count - 1], "name")));
-		if (!next || json_object_set_new(result, "nextCursor", json_string(next)) < 0) {
-			json_decref(result);
-			return tg_error_set(TG_ERR_NOMEM, "out of memory");
-		}
-	}
-	return tg_mcp_reply(s, id, result);
 }
 
 /* ---- dispatch ------------------------------------------------------------------ */
@@ -622,7 +316,7 @@ int tg_mcp_server_handle(tg_mcp_server *s, const char *line, size_t len)
 						  method);
 		if (method[6] == 'l')
 			return tg_mcp_tools_list(s, id, params);
-		return tg_mcp_call_cancellable(s, id, params);
+		return tg_mcp_call_cancellable(s, id, params, tg_mcp_tools_call);
 	}
 	if (strcmp(method, "resources/list") == 0 || strcmp(method, "resources/read") == 0) {
 		if (!s->initialized)
@@ -636,13 +330,6 @@ int tg_mcp_server_handle(tg_mcp_server *s, const char *line, size_t len)
 	}
 	return tg_mcp_reply_error(s, id, TG_RPC_METHOD_NOT_FOUND, "Method not found: %.100s",
 				  method);
-}
-
-int tg_mcp_server_oversize(tg_mcp_server *s)
-{
-	return tg_mcp_reply_error(s, NULL, TG_RPC_INVALID_REQUEST,
-				  "Invalid Request: message longer than %zu bytes",
-				  s->opt.max_message);
 }
 
 /* ---- the I/O loop ----------------------------------------------------------------- */

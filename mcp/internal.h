@@ -1,0 +1,202 @@
+/*
+ * mcp/internal.h: what the files of mcp/ share and cli/ never sees: the
+ * session's state (struct tg_mcp_server) and the functions of each layer of
+ * the session, lowest first in the order of the files:
+ *  - session.c: the output queue, replies and errors, the server log, the
+ *    lines deferred while a request is in flight, the cancellation of the
+ *    request in flight;
+ *  - principal.c, paging.c, resources.c: the principal (tg_authorize), the
+ *    history pages, the resources and their texts;
+ *  - elicit.c, approve.c: asking a person (elicitation; the 2026-07-28
+ *    input_required round trip);
+ *  - program.c, listing.c: run_program and the session's hooks; tools/list
+ *    and the meta-tools' catalogue;
+ *  - tools.c: tools/call of the meta-tools and registered tools;
+ *  - cancel.c: a tools/call with its input watched for cancellation (the
+ *    handler is handed in);
+ *  - modern.c: the 2026-07-28 era's requests;
+ *  - server.c: the session's life, the initialize handshake, dispatch and
+ *    the stdio loop.
+ * The HTTP transport (http*.c, http_internal.h) sits beside server.c.
+ */
+#ifndef TG_MCP_INTERNAL_H
+#define TG_MCP_INTERNAL_H
+
+#include "mcp/mcp.h"
+
+
+/* Queue {"jsonrpc":"2.0","id":id,"result":result}; steals result. */
+int tg_mcp_reply(tg_mcp_server *s, const json_t *id, json_t *result);
+/* Queue a JSON-RPC error answer; id NULL = null. */
+int tg_mcp_reply_error(tg_mcp_server *s, const json_t *id, int code, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* Make a message valid UTF-8: control bytes become '?', and so do all
+ * bytes >= 0x80 when the whole is not valid UTF-8. */
+void tg_mcp_sanitize(char *msg);
+/* "toolgate: serve: WHAT[ EVENT]: <last error>" on stderr, the message
+ * scrubbed for the terminal (tg_term_scrub). */
+void tg_mcp_log_error(const char *what, const char *event);
+/* The tools/list entries of the meta-tools (a new array). */
+json_t *tg_mcp_meta_tools(void);
+/* 1 if name is one of the meta-tools. */
+int tg_mcp_is_meta_tool(const char *name);
+/* tools/call (params already checked to be an object or NULL). */
+int tg_mcp_tools_call(tg_mcp_server *s, const json_t *id, const json_t *params);
+/* tools/list (params already checked to be an object or NULL). */
+int tg_mcp_tools_list(tg_mcp_server *s, const json_t *id, const json_t *params);
+/* A request of the 2026-07-28 era (its params carry _meta with a protocol
+ * version, or it is server/discover): served without a handshake (modern.c). */
+int tg_mcp_modern_handle(tg_mcp_server *s, const json_t *id, const char *method,
+			 const json_t *params);
+/* 1 if the request's params carry a modern _meta protocol version. */
+int tg_mcp_is_modern(const char *method, const json_t *params);
+/* notifications/cancelled for an open subscriptions/listen: forget it. */
+void tg_mcp_modern_cancel(tg_mcp_server *s, const json_t *params);
+/* Queue notifications/tools/list_changed on every open toolsListChanged
+ * subscription (stdio). */
+int tg_mcp_modern_list_changed(tg_mcp_server *s);
+/* The server/discover result (a new object, without resultType). */
+json_t *tg_mcp_discover_result(const tg_mcp_server *s);
+/* Queue a notification (steals msg). */
+int tg_mcp_queue(tg_mcp_server *s, json_t *msg);
+/* With a shared quota: count one more call (creates 0) or create (1) in it
+ * and return its new total; else return the session's own counter. */
+uint64_t tg_mcp_count(tg_mcp_server *s, int creates);
+/* 1 if the session's principal may do act a on tool name (tg_authorize,
+ * the registry's one decision); 0 with the reason in the error. */
+int tg_mcp_tool_allowed(tg_mcp_server *s, tg_action a, const char *name);
+/* The session's principal for tg_authorize, as its options say now. */
+const tg_principal *tg_mcp_principal(tg_mcp_server *s);
+/* The registered tools visible in this session: the backend's list without
+ * names that clash with a meta-tool and, with hide_write_tools, without
+ * workspace:write tools. *out is a new array sorted by name. */
+int tg_mcp_visible_tools(tg_mcp_server *s, json_t **out);
+
+/* resources.c: what the agent sees of the rules: the create_tool
+ * description, the MCP resources (the SDK header, docs/SDK.md, the
+ * effective policy), and the shapes of structured results. */
+/* The create_tool description. */
+extern const char tg_mcp_create_tool_text[];
+/* In the meta-tools array: set create_tool's description to the text above
+ * and add the output_schema property to its inputSchema. */
+void tg_mcp_describe_create_tool(json_t *meta_tools);
+/* A successful result as structuredContent: an object as is, any other
+ * value wrapped as {"result": value} (a new reference; NULL on no memory). */
+json_t *tg_mcp_structured(const json_t *result);
+/* A tool's output_schema as MCP outputSchema (always type object): an
+ * object schema as is, any other wrapped as the "result" property. */
+json_t *tg_mcp_output_schema(const json_t *schema);
+/* resources/list and resources/read (params already an object or NULL). */
+int tg_mcp_resources_list(tg_mcp_server *s, const json_t *id, const json_t *params);
+int tg_mcp_resources_read(tg_mcp_server *s, const json_t *id, const json_t *params);
+
+/* paging.c: one page of a history (registry JSON) for tool_history
+ * (versions_only 0) or list_tool_versions (1), from cursor (NULL: the first
+ * page); rejected versions summarised unless details. TG_ERR_INVALID names
+ * a bad cursor. */
+#define TG_MCP_HISTORY_PAGE 50
+int tg_mcp_history_page(json_t **out, const json_t *history, const char *cursor, int details,
+			int versions_only);
+
+/* program.c: the run_program meta-tool (listed when the backend can run
+ * programs) and the session's hooks into bridged calls. */
+json_t *tg_mcp_program_tool(void);
+int tg_mcp_call_program(tg_mcp_server *s, const json_t *id, const json_t *args);
+void tg_mcp_session_hooks(tg_mcp_server *s, tg_call_hooks *h);
+/* elicit.c: ask the session's client about one call (elicitation/create,
+ * stdio, initialize era): the tg_call_hooks ask of docs/MCP.md. */
+int tg_mcp_elicit_call(tg_mcp_server *s, const tg_call_question *q, const char **why);
+/* The params of an elicitation/create about one call (a new object). */
+json_t *tg_mcp_elicit_params(tg_mcp_server *s, const tg_call_question *q);
+/* approve.c: who answers a call that needs a person (docs/MCP.md): the
+ * tg_call_hooks ask of the session. A principal without may_approve is
+ * never asked (TG_ERR_UNAVAILABLE: the queue); in the 2026-07-28 era the
+ * question becomes an input_required result; else elicitation. */
+int tg_mcp_may_approve(tg_mcp_server *s, const char *tool);
+int tg_mcp_ask(void *ctx, const tg_call_question *q, const char **why);
+/* Around a 2026-07-28 tools/call: begin checks and redeems a requestState
+ * with its inputResponses (1: an error answer was queued, 0: go on); end
+ * turns the answer queued since mark into input_required when a call
+ * asked for a person. */
+int tg_mcp_mrtr_begin(tg_mcp_server *s, const json_t *id, const char *name, const json_t *args,
+		      const json_t *params);
+int tg_mcp_mrtr_end(tg_mcp_server *s, const json_t *id, size_t mark, int r);
+/* The next line received while an elicitation waited (a request that must
+ * be served after the current one), or 0 when none; *line is the caller's
+ * to free. */
+int tg_mcp_deferred_pop(tg_mcp_server *s, char **line, size_t *len);
+/* Keep a line received while the session's request was in flight. */
+int tg_mcp_deferred_push(tg_mcp_server *s, const char *line, size_t len);
+
+/* cancel.c: notifications/cancelled for the request in flight (stdio).
+ * tools/call with a watcher of the input that fires the registry's
+ * cancellation when the client cancels this request; other lines are
+ * deferred. */
+typedef int (*tg_mcp_handler)(tg_mcp_server *s, const json_t *id, const json_t *params);
+/* call is the request's handler (tools.c's tg_mcp_tools_call), handed in
+ * by the dispatcher so that this file calls nothing above it. */
+int tg_mcp_call_cancellable(tg_mcp_server *s, const json_t *id, const json_t *params,
+			    tg_mcp_handler call);
+/* msg cancels the request in flight: fire it (1), else 0. */
+int tg_mcp_cancel_line(tg_mcp_server *s, const json_t *msg);
+/* 1: the response to id is not sent (its request was cancelled). */
+int tg_mcp_reply_dropped(tg_mcp_server *s, const json_t *id);
+/* A deferred line that stands for an over-long line read meanwhile: its
+ * marker, served as the line's error. */
+#define TG_MCP_OVERSIZE_MARK "\0oversize"
+#define TG_MCP_OVERSIZE_LEN 9
+int tg_mcp_deferred_is_oversize(const char *line, size_t len);
+
+/* Session state visible to tools.c. */
+struct tg_mcp_server {
+	tg_mcp_backend be;
+	tg_mcp_options opt;
+	tg_principal principal;  /* opt's principal, for tg_authorize (tg_mcp_principal) */
+	char session[65];
+	tg_actor actor;
+	int initialized;         /* initialize answered */
+	int client_ready;        /* notifications/initialized received */
+	char protocol[16];
+	char client_name[129];
+	char client_version[65];
+	uint64_t calls, creates, denied;
+	uint64_t generation;
+	int have_generation;
+	int generation_failed;   /* logged once */
+	int toolset_dirty;       /* a request may have changed the toolset */
+	int forbidden;           /* the last request asked for a tool the principal may not use */
+	int modern;              /* the request being handled is of the 2026-07-28 era */
+	int modern_started;      /* a modern request was served (audited once) */
+	const json_t *client_caps; /* the modern request's clientCapabilities (borrowed) */
+	json_t *subs;            /* ids of open subscriptions/listen (stdio) */
+	char actor_session[200]; /* "principal:session" when a principal is set */
+	tg_buf out;
+	/* elicitation (initialize era, stdio): the client declared form mode,
+	 * and the serving loop's reader and descriptors while it runs */
+	int elicitation;
+	tg_mcp_reader *io_rd;
+	int io_in, io_out;
+	unsigned elicit_seq;
+	struct tg_mcp_deferred *deferred; /* lines received while asking */
+	size_t ndeferred, deferred_cap;
+	/* elicitation over a transport without a reader (HTTP): send one
+	 * request to the client and wait for its response: 1 and *resp, 0 no
+	 * answer in time, TG_ERR_UNAVAILABLE the client cannot be reached */
+	int (*exchange)(void *ctx, json_t *req, json_t **resp, uint64_t timeout_ms);
+	void *exchange_ctx;
+	/* 2026-07-28 per-call approvals (approve.c), for the request at hand */
+	char request_sha256[65]; /* of its tool name and canonical arguments */
+	json_t *grants;          /* answers the redeemed requestState carries */
+	json_t *question;        /* the call that asked for a person, or NULL */
+	json_t *replay;          /* the journal the redeemed state carried, or NULL */
+	json_t *journal;         /* this run's journal (tg_call_hooks.journaled) */
+	unsigned round;          /* input_required rounds of this request so far */
+	/* cancel.c: the request in flight and its cancellation; io_mu guards
+	 * io_rd and the deferred lines while a call runs */
+	pthread_mutex_t io_mu;
+	tg_cancel *cancel;
+	const json_t *inflight_id;
+	uint64_t cancelled;      /* requests cancelled in this session */
+};
+
+#endif
