@@ -91,7 +91,7 @@ void tg_analyze_clang_in_child(int on);
 int tg_analyze_object(tg_report **out, const tg_policy *p, const char *path,
 		      const tg_analyze_opts *opts);
 
-/* DESIGN.md's check --json shape: {"verdict":..,"findings":[..]}. */
+/* The check --json shape (docs/CONTRACTS.md): {"verdict":..,"findings":[..]}. */
 int tg_report_to_json(json_t **out, const tg_report *r);
 /* SARIF 2.1.0 with tool.driver.rules; uri names the artifact. */
 int tg_report_to_sarif(json_t **out, const tg_report *r, const char *uri);

@@ -1,7 +1,7 @@
 /*
  * analyzer/report.c: findings and reports: the bounded finding list the
  * checks append to, its wire form between the parse child and the parent,
- * and the output shapes: DESIGN.md's check --json document and SARIF 2.1.0.
+ * and the output shapes: docs/CONTRACTS.md's check --json document and SARIF 2.1.0.
  */
 #include "internal.h"
 

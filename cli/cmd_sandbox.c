@@ -16,7 +16,7 @@
  * stderr (e.g. "killed: signaled SIGSEGV"); 2 for bad
  * flags or a PROG that cannot be run (missing, not an ELF file, exec
  * refused); 3 when the sandbox itself cannot be set up. With --json the
- * DESIGN.md document is printed and the same statuses apply.
+ * docs/CONTRACTS.md document is printed and the same statuses apply.
  */
 #include "cli.h"
 #include "sandbox/sandbox.h"

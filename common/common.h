@@ -67,7 +67,7 @@ int tg_error_prefix(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The last error of this thread; never NULL (code 0, "" when none). */
 const tg_error *tg_error_last(void);
 void tg_error_clear(void);
-/* The process exit status for a code per DESIGN.md: 2 bad input, 1 denied, 3 else. */
+/* The process exit status for a code per docs/CONTRACTS.md: 2 bad input, 1 denied, 3 else. */
 int tg_error_exit_status(int code);
 const char *tg_error_code_name(int code);
 

@@ -1,7 +1,7 @@
 /*
  * common/error.c: the thread-local last error (code + message) that every
  * module sets when it returns a negative code, and the mapping from codes to
- * the exit statuses of DESIGN.md.
+ * the exit statuses of docs/CONTRACTS.md.
  */
 #include "common.h"
 

@@ -1,6 +1,6 @@
 /*
  * common/util.c: tool-name and UTF-8 validation, the home folder's
- * resolution order of DESIGN.md, and clocks.
+ * resolution order of docs/CONTRACTS.md, and clocks.
  */
 #include "common.h"
 

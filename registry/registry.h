@@ -2,7 +2,7 @@
  * registry/registry.h: the public interface of the toolset.
  *
  * The registry composes analyzer, store and sandbox into the create_tool
- * pipeline of DESIGN.md and keeps the agent's toolset in SQLite
+ * pipeline of docs/CONTRACTS.md and keeps the agent's toolset in SQLite
  * (<home>/registry.db): versions and their status, findings, test results,
  * approvals, calls, and a hash-chained audit log. Results come back as JSON
  * documents (the shapes are documented in docs/REGISTRY.md) so that the CLI
@@ -82,7 +82,7 @@ typedef struct tg_actor {
 	const char *session;   /* session id, or NULL */
 } tg_actor;
 
-/* One submission. manifest follows DESIGN.md; its "source" member is ignored
+/* One submission. manifest follows docs/CONTRACTS.md; its "source" member is ignored
  * and source/source_len is the code itself. */
 typedef struct tg_submission {
 	const json_t *manifest;

@@ -1,6 +1,6 @@
 /*
  * sandbox/result.c: the run result: reason names, freeing, and the JSON
- * shape of `sandbox exec --json` from DESIGN.md (plus "signal_name"), and
+ * shape of `sandbox exec --json` of docs/CONTRACTS.md (plus "signal_name"), and
  * signal names. Captured output is
  * arbitrary bytes; invalid UTF-8 becomes U+FFFD so the JSON stays valid.
  */

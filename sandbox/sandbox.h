@@ -94,7 +94,7 @@ void tg_run_result_free(tg_run_result *r);
 const char *tg_reason_name(tg_reason r);
 /* Added: "SIGSEGV", "SIGABRT", ... ("SIGRTMIN+n"; NULL for 0 or unknown). */
 const char *tg_signal_name(int sig);
-/* DESIGN.md's `sandbox exec --json` shape. */
+/* The `sandbox exec --json` shape (docs/CONTRACTS.md). */
 int tg_run_result_to_json(json_t **out, const tg_run_result *r);
 
 typedef struct tg_build_opts {

@@ -1,5 +1,5 @@
 /*
- * registry/call.c: tg_registry_call. Validate the arguments against the
+ * registry/call/call.c: tg_registry_call. Validate the arguments against the
  * active version's input schema (parsed once per version and handle:
  * schema_cache.c), find its binary in the build cache (its
  * key and bytes checked; rebuilt and re-checked when missing or not what was

@@ -1,5 +1,5 @@
 /*
- * registry/run.c: one-off programs (`toolgate run`, docs/BRIDGE.md). The
+ * registry/call/run.c: one-off programs (`toolgate run`, docs/BRIDGE.md). The
  * agent submits one C program with its calls and limits; it is vetted,
  * built (the build cache, keyed like any tool's) and run once in the tool
  * sandbox with the bridge, and never registered. What ran is kept: the

@@ -1,5 +1,5 @@
 /*
- * registry/config.c: the home's config.json (docs/CONFIG.md). Every key is
+ * registry/config/config.c: the home's config.json (docs/CONFIG.md). Every key is
  * optional; unknown keys, wrong types and out-of-range values are refused
  * with a message naming the key, so a typo never silently falls back to a
  * default.

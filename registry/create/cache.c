@@ -1,5 +1,5 @@
 /*
- * registry/cache.c: keeping the build cache bounded and clean.
+ * registry/create/cache.c: keeping the build cache bounded and clean.
  *
  * Work folders. A build (.build-S) or a pending version's scratch
  * workspace (.scratch-S) under cache/ is owned through a lock file made

@@ -1,5 +1,5 @@
 /*
- * registry/manifest.c: the manifest of DESIGN.md, validated precisely
+ * registry/create/manifest.c: the manifest of docs/CONTRACTS.md, validated precisely
  * (every message names the field, e.g. "tests[2].args.n: must be an
  * integer") before anything else runs, and the CLI's way of reading one
  * from disk: a manifest file or a folder holding tool.json, whose "source"

@@ -1,6 +1,6 @@
 /*
- * registry/pipeline.c: tg_registry_create, the create_tool pipeline of
- * DESIGN.md. validate the manifest (nothing is recorded for a bad one) ->
+ * registry/create/pipeline.c: tg_registry_create, the create_tool pipeline of
+ * docs/CONTRACTS.md. validate the manifest (nothing is recorded for a bad one) ->
  * vet the source -> build in the sandbox and check the object -> run every
  * test in the tool sandbox -> commit the version, with its results, to the
  * store -> move refs/active (CAS) when it passed and asks for no capability

@@ -1,5 +1,5 @@
 /*
- * registry/quota.c: what a home may hold (docs/CONFIG.md, "Quotas"), and
+ * registry/create/quota.c: what a home may hold (docs/CONFIG.md, "Quotas"), and
  * `toolgate status`. Three quotas, each a config.json key (0 = unlimited):
  * quota_home_mb (store.git + cache/, in disk blocks, checked before any
  * build), max_binary_mb (one built binary, checked right after the build,

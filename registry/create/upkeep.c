@@ -1,5 +1,5 @@
 /*
- * registry/upkeep.c: keeping a long-lived home small. After a create and on
+ * registry/create/upkeep.c: keeping a long-lived home small. After a create and on
  * `toolgate gc`, cache/ is brought under cache_budget_mb (cache.c,
  * inactive versions' binaries first). The store is packed
  * (tg_store_pack) on demand by `toolgate gc` and automatically after a

@@ -1,5 +1,5 @@
 /*
- * registry/usage.c: the bytes charged to one tool and to one MCP session
+ * registry/create/usage.c: the bytes charged to one tool and to one MCP session
  * (issue 15; config quota_tool_mb and quota_session_mb, docs/CONFIG.md
  * "Quotas"). A version is charged its store bytes, recorded by the create
  * that stored it (the usage table: the source, tool.json and the analysis

@@ -1,5 +1,5 @@
 /*
- * registry/commit.c: durable commits and group commit. registry.db runs in
+ * registry/db/commit.c: durable commits and group commit. registry.db runs in
  * WAL mode with synchronous = NORMAL: a COMMIT appends its frames to the
  * WAL and releases the write lock without an fsync. A commit that must be
  * durable before its caller goes on (a call's intent before the tool runs,

@@ -1,5 +1,5 @@
 /*
- * registry/stmt_cache.c: the prepared statements of a handle, kept for
+ * registry/db/stmt_cache.c: the prepared statements of a handle, kept for
  * reuse. A `toolgate serve` call runs the same dozen or so SQL texts every
  * time; compiling them (sqlite3Parser, the tokenizer, the code generator)
  * was a large share of the serving thread's CPU per call. reg_prepare()

@@ -1,5 +1,5 @@
 /*
- * registry/bridge.c: the serving side of the tool bridge (docs/BRIDGE.md).
+ * registry/exec/bridge.c: the serving side of the tool bridge (docs/BRIDGE.md).
  *
  * reg_bridge_run() makes a socketpair, hands one end to the sandbox as the
  * program's fd 3 and serves the other from a thread while tg_sandbox_run()

@@ -1,5 +1,5 @@
 /*
- * registry/bridge_host.c: host tools (docs/BRIDGE.md, docs/CONFIG.md). The
+ * registry/exec/bridge_host.c: host tools (docs/BRIDGE.md, docs/CONFIG.md). The
  * operator declares them in config.json "host_tools": a name, a
  * description, an input schema, and either the argv of a trusted program
  * (run outside the tool sandbox, arguments on stdin, one JSON value

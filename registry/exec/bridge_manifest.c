@@ -1,5 +1,5 @@
 /*
- * registry/bridge_manifest.c: the manifest's "calls" (docs/BRIDGE.md).
+ * registry/exec/bridge_manifest.c: the manifest's "calls" (docs/BRIDGE.md).
  * Each entry names a registered tool ("word_count") or an operator's host
  * tool ("host:issue_refund") and becomes the capability tools:NAME or
  * host:NAME, which a person approves like workspace:* (the existing

@@ -1,5 +1,5 @@
 /*
- * registry/call_approval.c: per-call approval by a person (docs/BRIDGE.md).
+ * registry/exec/call_approval.c: per-call approval by a person (docs/BRIDGE.md).
  * A bridged call that needs a person is a row of call_approvals, "pending",
  * bound to sha256("toolgate-call-v1", callee version, canonical args): the
  * run's serving thread polls the row every 50 ms until a person approves

@@ -1,5 +1,5 @@
 /*
- * registry/replay.c: the journaled replay of a run's bridged calls
+ * registry/exec/replay.c: the journaled replay of a run's bridged calls
  * (docs/BRIDGE.md, "Replay after input_required"; docs/MCP.md). In the
  * 2026-07-28 era a call that needs a person ends the run with
  * input_required, and the client's retry runs the program again from its

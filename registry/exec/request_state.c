@@ -1,5 +1,5 @@
 /*
- * registry/request_state.c: the requestState of a 2026-07-28 MCP
+ * registry/exec/request_state.c: the requestState of a 2026-07-28 MCP
  * input_required result (docs/MCP.md, "Per-call approvals in the
  * 2026-07-28 era"). The MCP server hands the client an opaque string and
  * gets it back with the client's answer; since the client may change it,

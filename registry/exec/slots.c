@@ -1,5 +1,5 @@
 /*
- * registry/slots.c: the host-wide caps on concurrent builds and runs
+ * registry/exec/slots.c: the host-wide caps on concurrent builds and runs
  * (issue 15, config max_concurrent_builds, default 2, and
  * max_concurrent_runs, default twice the cores). A build holds one of N slot
  * files, build-slot.0 .. build-slot.N-1 (a run: run-slot.0 ..), through an

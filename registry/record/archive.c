@@ -1,5 +1,5 @@
 /*
- * registry/archive.c: audit retention (`toolgate log --archive BEFORE`).
+ * registry/record/archive.c: audit retention (`toolgate log --archive BEFORE`).
  *
  * The oldest entries, up to the last one before BEFORE (an entry number, or
  * a UTC date YYYY-MM-DD), are written to <home>/audit-archive/

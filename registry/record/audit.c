@@ -1,5 +1,5 @@
 /*
- * registry/audit.c: the append-only, hash-chained audit log.
+ * registry/record/audit.c: the append-only, hash-chained audit log.
  *
  * Entry n stores hash_n = SHA-256("toolgate-audit-v1" | n | time | actor |
  * event | tool | details | hash_{n-1}), every field length-prefixed so no two

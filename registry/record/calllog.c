@@ -1,5 +1,5 @@
 /*
- * registry/calllog.c: the call log and the audit trail of calls, written so
+ * registry/record/calllog.c: the call log and the audit trail of calls, written so
  * that they fail closed. A call that will run its tool first records its
  * intent in one transaction: a `calls` row with finished = 0 and a "call"
  * audit entry naming that row. Only when that commit is done does the tool

@@ -1,5 +1,5 @@
 /*
- * registry/keys.c: this host's signing key and the signers it trusts
+ * registry/record/keys.c: this host's signing key and the signers it trusts
  * (docs/STORE.md, "Signed verdicts"). The key is <home>/keys/signing_key
  * (an ed25519 SSH key made by `ssh-keygen`, no passphrase, 0600, never
  * overwritten), unless config.json "signing_key" names an existing one

@@ -1,5 +1,5 @@
 /*
- * registry/overview.c: what `toolgate status` adds to the quota figures so
+ * registry/record/overview.c: what `toolgate status` adds to the quota figures so
  * one screen gives the state of a home: how many tools there are and how
  * many have an active version, the versions waiting for a person (count and
  * the first few), the rejections of the last 24 hours (count and the most

@@ -1,5 +1,5 @@
 /*
- * registry/review_note.c: what people did to a version, written where plain
+ * registry/record/review_note.c: what people did to a version, written where plain
  * git sees it. Every approval, denial, activation, rollback and removal
  * queues one line for the version commit's note under
  * refs/notes/toolgate-review (store/notes.c appends it, never rewrites):

@@ -1,5 +1,5 @@
 /*
- * registry/schema_cache.c: the parsed input and output schemas of the
+ * registry/record/schema_cache.c: the parsed input and output schemas of the
  * versions a handle calls, so that a call on a long-lived handle (`toolgate
  * serve`, its HTTP workers, a run's bridged calls) does not parse them
  * again. An entry is keyed by the version's row id and commit id (a new

@@ -1,5 +1,5 @@
 /*
- * registry/token.c: the principals of the MCP HTTP transport. A token is 24
+ * registry/record/token.c: the principals of the MCP HTTP transport. A token is 24
  * random bytes shown once as "tgt_" + 48 hex digits; the registry keeps only
  * its SHA-256, the principal's name, budgets (calls, creates), the fnmatch
  * patterns of the tools it may see and call, and whether it may approve

@@ -1,5 +1,5 @@
 /*
- * registry/versions.c: version rows. Writing one version with its findings
+ * registry/record/versions.c: version rows. Writing one version with its findings
  * and test results (shared by the create pipeline and the re-index from the
  * store), and reading one back as the JSON that `show` and `history` print.
  */

@@ -1,5 +1,5 @@
 /*
- * registry/pull.c: `toolgate pull` (docs/STORE.md, "Replication with
+ * registry/replica/pull.c: `toolgate pull` (docs/STORE.md, "Replication with
  * vetting"). What a remote says is a claim. The store fetches into a private
  * namespace under caps (store/sync.c); then every version new here is
  * re-vetted, re-built and its tests re-run here (reg_revet, the create

@@ -1,5 +1,5 @@
 /*
- * registry/reindex.c: bring SQLite up to what the store (the source of
+ * registry/replica/reindex.c: bring SQLite up to what the store (the source of
  * truth) holds. Run by an open that finds the store changed since the last
  * re-index (registry.c), and by verify: for each tool in the store, versions the
  * registry lacks are indexed from their commit (trailers + tool.json,

@@ -1,5 +1,5 @@
 /*
- * registry/remotes.c: the remotes of a home and push. They live in
+ * registry/replica/remotes.c: the remotes of a home and push. They live in
  * <home>/remotes.json, {"remotes": {"NAME": "URL"}, "limits": {...}},
  * written atomically; a name is a tool-like name, a URL a local path or a
  * file://, git://, ssh:// or https:// URL (the store's rule). "limits"

@@ -1,5 +1,5 @@
 /*
- * registry/verify.c: `toolgate verify`. Three checks, every disagreement a
+ * registry/replica/verify.c: `toolgate verify`. Three checks, every disagreement a
  * line in "problems": the store's own verify (refs resolve, every version
  * commit complete and numbered in sequence), the registry against the store
  * (same versions, commits, content hashes and active pointers; nothing in

@@ -1,5 +1,5 @@
 /*
- * registry/actions.c: rollback: re-activate an earlier version that passed,
+ * registry/review/actions.c: rollback: re-activate an earlier version that passed,
  * is not denied and whose approval stands (approval.c: it asks for no
  * capability, or a person approved that exact version). An MCP session that
  * hides write tools neither sees nor reaches versions asking for

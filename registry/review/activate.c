@@ -1,5 +1,5 @@
 /*
- * registry/activate.c: the one place that moves a tool's active pointer.
+ * registry/review/activate.c: the one place that moves a tool's active pointer.
  *
  * Called inside a BEGIN IMMEDIATE transaction, so activations of cooperating
  * processes are serialized; the store's refs/active/<tool> is moved first by

@@ -1,5 +1,5 @@
 /*
- * registry/remove.c: `toolgate remove NAME` disables a tool: its active
+ * registry/review/remove.c: `toolgate remove NAME` disables a tool: its active
  * pointer is cleared (refs/active/<name> deleted by compare-and-swap, with a
  * reflog message) and no version stays active, while every version, its
  * report and the tool's history are kept. The change is an event ("remove",

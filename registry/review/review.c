@@ -1,5 +1,5 @@
 /*
- * registry/review.c: the read side people review with: list (the active
+ * registry/review/review.c: the read side people review with: list (the active
  * toolset), show (one version with its findings, tests and source), history
  * (every version and every activation event), diff (from the store) and log
  * (the audit log). Shapes are documented in docs/REGISTRY.md.

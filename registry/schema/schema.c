@@ -1,5 +1,5 @@
 /*
- * registry/schema.c: the JSON Schema subset of tool input schemas
+ * registry/schema/schema.c: the JSON Schema subset of tool input schemas
  * (registry/schema.h, docs/SCHEMA.md).
  *
  * tg_schema_check() accepts a schema only if every keyword is in the subset

@@ -1,5 +1,5 @@
 /*
- * registry/schema.h: internal to registry/ (not a public header). The JSON
+ * registry/schema/schema.h: internal to registry/ (not a public header). The JSON
  * Schema subset that tool input schemas may use, documented in
  * docs/SCHEMA.md: type (object, array, string, integer, number, boolean,
  * null), properties, required, additionalProperties (boolean), enum,

@@ -1,6 +1,6 @@
 #!/bin/sh
 # tests/registry/build_slots.sh TOOLGATE SQLEXEC: the host-wide cap on
-# concurrent builds (max_concurrent_builds, default 2; registry/slots.c).
+# concurrent builds (max_concurrent_builds, default 2; registry/exec/slots.c).
 # The test holds both slot files itself with flock(1), in the folder named
 # by TOOLGATE_RUN_DIR: a create then waits (still running after 3 s, no
 # build folder, no version), proceeds when one slot is released, and ends

@@ -1,7 +1,7 @@
 #!/bin/sh
 # tests/registry/run_slots.sh TOOLGATE SQLEXEC: the host-wide cap on
 # concurrent runs (max_concurrent_runs, default twice the cores;
-# registry/slots.c). With the cap at 1, a call of a spinning tool holds the
+# registry/exec/slots.c). With the cap at 1, a call of a spinning tool holds the
 # host's only run slot (run-slot.0, in TOOLGATE_RUN_DIR): a second call
 # whose tool has a 1 s timeout waits that long and is refused with the exact
 # message naming the key, the refusal logged as the call's outcome; a second
