@@ -432,6 +432,96 @@ int tg_registry_create(json_t **out, tg_registry *r, const tg_submission *sub,
 	return create_version(out, r, &norm, who);
 }
 
+/* The version, its results, its usage, its activation and the "create"
+ * audit entry, in one transaction: 0 committed, else rolled back (which
+ * also moves refs/active back if this transaction moved it). */
+static int record_version(tg_registry *r, const tg_actor *who, const char *name,
+			  const tg_submission *sub, outcome *o, const tg_store_version *sv,
+			  const char *submitter)
+{
+	_cleanup_json_ json_t *details = NULL;
+	reg_version_rec rec = { 0 };
+	int64_t tool_id = 0;
+	unsigned cur = 0;
+	int rc, inserted, do_activate = 0;
+
+	rc = reg_begin(r);
+	if (rc < 0)
+		return rc;
+	rc = reg_tool_id(r, name, 1, &tool_id);
+	if (rc < 0)
+		goto fail;
+	rec.version = sv->version;
+	rec.status = strcmp(o->status, "active") == 0 ? "inactive" : o->status;
+	rec.verdict = o->verdict;
+	rec.reason = o->reason;
+	rec.commit = sv->commit;
+	rec.content_hash = o->hash;
+	rec.submitter = submitter;
+	rec.time = sv->time;
+	rec.manifest = sub->manifest;
+	details = json_pack("{s:s, s:s}", "verdict", o->verdict, "commit", sv->commit);
+	rec.analysis = details ? json_pack("{s:s, s:O}", "verdict", o->verdict, "findings",
+					   o->findings)
+			       : NULL;
+	if (!details || !rec.analysis) {
+		rc = tg_error_set(TG_ERR_NOMEM, "out of memory");
+		goto fail;
+	}
+	rec.tests = o->tests;
+	rc = reg_insert_version(r, tool_id, &rec, &inserted);
+	if (rc == 0 && inserted) /* quota_tool_mb, quota_session_mb (usage.c) */
+		rc = reg_usage_record(r, tool_id, sv->version, sub->source_len, sub->manifest,
+				      rec.analysis);
+	json_decref((json_t *)rec.analysis);
+	if (rc < 0)
+		goto fail;
+	if (strcmp(o->status, "active") == 0) {
+		rc = reg_active_version(r, tool_id, &cur);
+		if (rc < 0)
+			goto fail;
+		if (cur > sv->version) {
+			/* a newer version was activated meanwhile by another process */
+			o->status = "inactive";
+			rc = set_reason(o, "passed; not activated because v%u, submitted later, is "
+					    "already active", cur);
+			if (rc < 0)
+				goto fail;
+		} else {
+			do_activate = 1;
+		}
+		if (strcmp(o->status, "active") != 0) {
+			_cleanup_stmt_ sqlite3_stmt *st = NULL;
+			rc = reg_prepare(r, &st, "UPDATE versions SET status = ?3, reason = ?4 WHERE "
+						 "tool_id = ?1 AND version = ?2");
+			if (rc < 0)
+				goto fail;
+			sqlite3_bind_int64(st, 1, tool_id);
+			sqlite3_bind_int64(st, 2, sv->version);
+			reg_bind_text(st, 3, o->status);
+			reg_bind_text(st, 4, o->reason ? o->reason : "");
+			if ((rc = reg_step(st)) != SQLITE_DONE) {
+				rc = reg_sqlerr(r, rc, "update status");
+				goto fail;
+			}
+		}
+	}
+	json_object_set_new(details, "version", json_integer(sv->version));
+	json_object_set_new(details, "status", json_string(o->status));
+	rc = reg_audit_append(r, who, "create", name, details);
+	if (rc < 0)
+		goto fail;
+	if (do_activate) {
+		rc = reg_activate(r, tool_id, name, sv->version, "activate", who);
+		if (rc < 0)
+			goto fail;
+	}
+	return reg_commit(r); /* a failed commit rolls back */
+fail:
+	reg_rollback(r); /* also moves refs/active back if this run moved it */
+	return rc;
+}
+
 static int create_version(json_t **out, tg_registry *r, const tg_submission *sub,
 			  const tg_actor *who)
 {
@@ -444,11 +534,8 @@ static int create_version(json_t **out, tg_registry *r, const tg_submission *sub
 	tg_store_version *sv = NULL;
 	int recorded = 0; /* the SQLite transaction committed */
 	outcome o = { 0 };
-	reg_version_rec rec = { 0 };
-	int64_t tool_id = 0;
 	size_t ncaps = json_array_size(capj), i;
-	int rc, ws_read, ws_write, inserted, do_activate = 0;
-	unsigned cur = 0;
+	int rc, ws_read, ws_write;
 
 	*out = NULL;
 	if (!submitter)
@@ -532,78 +619,7 @@ static int create_version(json_t **out, tg_registry *r, const tg_submission *sub
 	}
 
 	/* one transaction: the version, its results, activation, audit */
-	rc = reg_begin(r);
-	if (rc < 0)
-		goto out;
-	rc = reg_tool_id(r, name, 1, &tool_id);
-	if (rc < 0)
-		goto fail;
-	rec.version = sv->version;
-	rec.status = strcmp(o.status, "active") == 0 ? "inactive" : o.status;
-	rec.verdict = o.verdict;
-	rec.reason = o.reason;
-	rec.commit = sv->commit;
-	rec.content_hash = o.hash;
-	rec.submitter = submitter;
-	rec.time = sv->time;
-	rec.manifest = sub->manifest;
-	details = json_pack("{s:s, s:s}", "verdict", o.verdict, "commit", sv->commit);
-	rec.analysis = details ? json_pack("{s:s, s:O}", "verdict", o.verdict, "findings",
-					   o.findings)
-			       : NULL;
-	if (!details || !rec.analysis) {
-		rc = tg_error_set(TG_ERR_NOMEM, "out of memory");
-		goto fail;
-	}
-	rec.tests = o.tests;
-	rc = reg_insert_version(r, tool_id, &rec, &inserted);
-	if (rc == 0 && inserted) /* quota_tool_mb, quota_session_mb (usage.c) */
-		rc = reg_usage_record(r, tool_id, sv->version, sub->source_len, sub->manifest,
-				      rec.analysis);
-	json_decref((json_t *)rec.analysis);
-	if (rc < 0)
-		goto fail;
-	if (strcmp(o.status, "active") == 0) {
-		rc = reg_active_version(r, tool_id, &cur);
-		if (rc < 0)
-			goto fail;
-		if (cur > sv->version) {
-			/* a newer version was activated meanwhile by another process */
-			o.status = "inactive";
-			rc = set_reason(&o, "passed; not activated because v%u, submitted later, is "
-					    "already active", cur);
-			if (rc < 0)
-				goto fail;
-		} else {
-			do_activate = 1;
-		}
-		if (strcmp(o.status, "active") != 0) {
-			_cleanup_stmt_ sqlite3_stmt *st = NULL;
-			rc = reg_prepare(r, &st, "UPDATE versions SET status = ?3, reason = ?4 WHERE "
-						 "tool_id = ?1 AND version = ?2");
-			if (rc < 0)
-				goto fail;
-			sqlite3_bind_int64(st, 1, tool_id);
-			sqlite3_bind_int64(st, 2, sv->version);
-			reg_bind_text(st, 3, o.status);
-			reg_bind_text(st, 4, o.reason ? o.reason : "");
-			if ((rc = reg_step(st)) != SQLITE_DONE) {
-				rc = reg_sqlerr(r, rc, "update status");
-				goto fail;
-			}
-		}
-	}
-	json_object_set_new(details, "version", json_integer(sv->version));
-	json_object_set_new(details, "status", json_string(o.status));
-	rc = reg_audit_append(r, who, "create", name, details);
-	if (rc < 0)
-		goto fail;
-	if (do_activate) {
-		rc = reg_activate(r, tool_id, name, sv->version, "activate", who);
-		if (rc < 0)
-			goto fail;
-	}
-	rc = reg_commit(r);
+	rc = record_version(r, who, name, sub, &o, sv, submitter);
 	if (rc < 0)
 		goto out;
 	recorded = 1;
@@ -627,9 +643,6 @@ static int create_version(json_t **out, tg_registry *r, const tg_submission *sub
 	}
 	*out = TG_TAKE_PTR(res);
 	rc = 0;
-	goto out;
-fail:
-	reg_rollback(r); /* also moves refs/active back if this run moved it */
 out:
 	if (rc < 0 && sv && !recorded) {
 		/* the version was committed but the registry write failed: take it

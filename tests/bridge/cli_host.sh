@@ -41,16 +41,18 @@ config() { # APPROVAL_TIMEOUT_MS
 }
 EOC
 }
-# wait_pending N: the id of the Nth pending call (1-based), waiting for it
+# wait_pending ACCOUNT: the id of the pending call whose args name that
+# account ("" for any), waiting up to 30 s for it. By its arguments, not its
+# place in the queue: on a loaded machine an earlier call may have timed out
+# and left the queue before the next one is queued.
 wait_pending() {
-	i=0
-	while [ $i -lt 200 ]; do
+	end=$(($(date +%s) + 30))
+	while [ "$(date +%s)" -le "$end" ]; do
 		id=$(t approvals --json | python3 -c "
-import json,sys; a=json.load(sys.stdin)
-print(a[$1-1]['id'] if len(a) >= $1 else '')")
+import json,sys; a=[c for c in json.load(sys.stdin) if '$1' in ('', c['args'].get('account'))]
+print(a[0]['id'] if a else '')")
 		[ -n "$id" ] && { echo "$id"; return 0; }
 		sleep 0.05
-		i=$((i + 1))
 	done
 	return 1
 }
@@ -103,7 +105,7 @@ import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('DROP TRIGGER test
 # a large one waits for a person: approved
 t call refund '{"account":"a2","amount":"250"}' >"$H/out2" 2>"$H/err2" &
 p2=$!
-id=$(wait_pending 1) || fail "the large refund was not queued"
+id=$(wait_pending a2) || fail "the large refund was not queued"
 t approvals --json >"$H/q.json"
 python3 - "$H/q.json" <<'PY' || fail "approvals listing: $(cat "$H/q.json")"
 import json, sys, hashlib
@@ -129,7 +131,7 @@ grep -q "call $id is no longer pending (approved)" "$H/err" || fail "twice: $(ca
 # denied
 t call refund '{"account":"a3","amount":"300"}' >"$H/out3" 2>"$H/err3" &
 p3=$!
-id3=$(wait_pending 1) || fail "not queued (deny)"
+id3=$(wait_pending a3) || fail "not queued (deny)"
 t deny-call "$id3" >/dev/null || fail "deny-call"
 rc=0; wait $p3 || rc=$?
 [ $rc -eq 1 ] || fail "denied call: exit $rc"
@@ -137,13 +139,14 @@ grep -q "ledger_append: a person denied this call (call approval $id3)" "$H/err3
 [ "$(lines)" -eq 2 ] || fail "a denied call reached the ledger"
 
 # an approval for other args approves nothing else; the other times out
-config 1500
+# (4 s: long enough for a5 to be queued and approved on a loaded machine)
+config 4000
 t call refund '{"account":"a4","amount":"500"}' >"$H/out4" 2>"$H/err4" &
 p4=$!
-id4=$(wait_pending 1) || fail "not queued (a4)"
+id4=$(wait_pending a4) || fail "not queued (a4)"
 t call refund '{"account":"a5","amount":"600"}' >"$H/out5" 2>"$H/err5" &
 p5=$!
-id5=$(wait_pending 2) || fail "not queued (a5)"
+id5=$(wait_pending a5) || fail "not queued (a5)"
 t approve-call "$id5" >/dev/null || fail "approve a5"
 wait $p5 || fail "a5: $(cat "$H/err5")"
 [ "$(cat "$H/out5")" = '{"entry":3}' ] || fail "a5 result: $(cat "$H/out5")"
@@ -169,7 +172,7 @@ done
 config 120000
 t run "$SRC/tests/bridge/run/caller.c" '{"tool":"host:fixed","n":1}' --calls host:fixed >"$H/out6" 2>"$H/err6" &
 p6=$!
-id6=$(wait_pending 1) || fail "one-off host call not queued"
+id6=$(wait_pending "") || fail "one-off host call not queued"
 t approvals --json | grep -q '"caller": "program:' || fail "one-off caller"
 t deny-call "$id6" >/dev/null
 wait $p6 || fail "one-off run: $(cat "$H/err6")"
