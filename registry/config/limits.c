@@ -25,8 +25,7 @@ static const struct limit_key {
 	{ "output_kb", offsetof(reg_limits, output_kb), offsetof(tg_config, max_output_kb),
 	  REG_LIMITS_DEF_OUTPUT_KB, REG_LIMITS_MIN_OUTPUT_KB },
 	{ "max_tool_calls", offsetof(reg_limits, max_tool_calls),
-	  offsetof(tg_config, max_tool_calls), REG_LIMITS_DEF_TOOL_CALLS,
-	  REG_LIMITS_MIN_TOOL_CALLS },
+	  offsetof(tg_config, max_tool_calls), REG_LIMITS_DEF_TOOL_CALLS, REG_LIMITS_MIN_TOOL_CALLS },
 };
 #define NKEYS TG_ARRAY_SIZE(keys_tab)
 
@@ -40,8 +39,7 @@ static uint32_t *field_of(reg_limits *l, const struct limit_key *k)
 	return (uint32_t *)(void *)((char *)l + k->field);
 }
 
-int reg_limits_parse(reg_limits *out, const tg_config *cfg, const json_t *limits,
-		     const char *where)
+int reg_limits_parse(reg_limits *out, const tg_config *cfg, const json_t *limits, const char *where)
 {
 	const char *names[NKEYS + 1];
 	size_t i;
@@ -63,15 +61,15 @@ int reg_limits_parse(reg_limits *out, const tg_config *cfg, const json_t *limits
 		if (!x)
 			continue;
 		if (!json_is_integer(x))
-			return tg_error_set(TG_ERR_INVALID, "%s.%s: must be an integer", where,
-					    k->key);
+			return tg_error_set(TG_ERR_INVALID, "%s.%s: must be an integer", where, k->key);
 		v = json_integer_value(x);
 		if (v < (json_int_t)k->lo)
 			return tg_error_set(TG_ERR_INVALID, "%s.%s: must be at least %lld", where,
 					    k->key, (long long)k->lo);
 		if (v > (json_int_t)hi)
-			return tg_error_set(TG_ERR_LIMIT, "%s.%s: %lld exceeds this home's maximum "
-							  "of %u (config.json max_%s)",
+			return tg_error_set(TG_ERR_LIMIT,
+					    "%s.%s: %lld exceeds this home's maximum "
+					    "of %u (config.json max_%s)",
 					    where, k->key, (long long)v, hi, k->key);
 	}
 	if (out)

@@ -122,8 +122,8 @@ static void test_parse_refusals(void **state)
 		else
 			n = strlen(got) > n ? strlen(got) : n;
 		if (rc != cases[i].code || strncmp(got, msg, n) != 0)
-			fail_msg("case %zu (%s): rc %d, \"%s\"; want %d, \"%s\"", i, cases[i].limits,
-				 rc, got, cases[i].code, msg);
+			fail_msg("case %zu (%s): rc %d, \"%s\"; want %d, \"%s\"", i,
+				 cases[i].limits, rc, got, cases[i].code, msg);
 	}
 	reg_config_clear(&cfg);
 }
@@ -203,10 +203,8 @@ static void test_read_stored(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_parse_defaults),
-		cmocka_unit_test(test_parse_refusals),
-		cmocka_unit_test(test_parse_where),
-		cmocka_unit_test(test_ceilings_cut_defaults),
+		cmocka_unit_test(test_parse_defaults), cmocka_unit_test(test_parse_refusals),
+		cmocka_unit_test(test_parse_where),    cmocka_unit_test(test_ceilings_cut_defaults),
 		cmocka_unit_test(test_read_stored),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
