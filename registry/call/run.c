@@ -19,36 +19,6 @@
 #include <string.h>
 #include "registry/call/call.h"
 
-static int check_limits(const tg_config *cfg, const json_t *limits)
-{
-	static const char *const keys[] = { "timeout_ms", "memory_mb", "output_kb",
-					    "max_tool_calls", NULL };
-	uint32_t hi[4] = { cfg->max_timeout_ms, cfg->max_memory_mb, cfg->max_output_kb,
-			   cfg->max_tool_calls };
-	uint32_t lo[4] = { 10, 16, 1, 0 };
-	size_t i;
-
-	if (!limits)
-		return 0;
-	if (!json_is_object(limits))
-		return tg_error_set(TG_ERR_INVALID, "limits: must be an object");
-	if (tg_json_check_keys(limits, keys, "limits") < 0)
-		return tg_error_last()->code;
-	for (i = 0; keys[i]; i++) {
-		json_t *x = json_object_get(limits, keys[i]);
-		if (!x)
-			continue;
-		if (!json_is_integer(x) || json_integer_value(x) < lo[i])
-			return tg_error_set(TG_ERR_INVALID, "limits.%s: must be an integer, at least "
-							    "%u", keys[i], lo[i]);
-		if (json_integer_value(x) > (json_int_t)hi[i])
-			return tg_error_set(TG_ERR_LIMIT, "limits.%s: %lld exceeds this home's "
-							  "maximum of %u (config.json max_%s)",
-					    keys[i], (long long)json_integer_value(x), hi[i], keys[i]);
-	}
-	return 0;
-}
-
 /* A callee of a one-off program: an active tool holding no capabilities. */
 static int check_callee(tg_registry *r, const char *name, size_t i)
 {
@@ -192,7 +162,7 @@ int tg_registry_run_program(json_t **out, tg_registry *r, const tg_program *p,
 		return rc;
 	if (!json_is_object(p->args))
 		return tg_error_set(TG_ERR_INVALID, "arguments: must be a JSON object");
-	if ((rc = check_limits(&r->cfg, p->limits)) < 0)
+	if ((rc = reg_limits_parse(NULL, &r->cfg, p->limits, "limits")) < 0)
 		return rc;
 	if ((rc = reg_need_sdk(r)) < 0)
 		return rc;

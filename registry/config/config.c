@@ -128,12 +128,17 @@ int reg_config_load(tg_config *cfg, const char *home)
 	rc = tg_json_check_keys(j, keys, "config.json");
 	if (rc < 0)
 		goto bad;
-	if ((rc = get_u32(&cfg->max_timeout_ms, j, "max_timeout_ms", 10, CFG_CEIL_TIMEOUT_MS)) < 0 ||
-	    (rc = get_u32(&cfg->max_memory_mb, j, "max_memory_mb", 16, CFG_CEIL_MEMORY_MB)) < 0 ||
-	    (rc = get_u32(&cfg->max_output_kb, j, "max_output_kb", 1, CFG_CEIL_OUTPUT_KB)) < 0 ||
+	/* a ceiling of a run's limits is never below the limit's floor (limits.c) */
+	if ((rc = get_u32(&cfg->max_timeout_ms, j, "max_timeout_ms", REG_LIMITS_MIN_TIMEOUT_MS,
+			  CFG_CEIL_TIMEOUT_MS)) < 0 ||
+	    (rc = get_u32(&cfg->max_memory_mb, j, "max_memory_mb", REG_LIMITS_MIN_MEMORY_MB,
+			  CFG_CEIL_MEMORY_MB)) < 0 ||
+	    (rc = get_u32(&cfg->max_output_kb, j, "max_output_kb", REG_LIMITS_MIN_OUTPUT_KB,
+			  CFG_CEIL_OUTPUT_KB)) < 0 ||
 	    (rc = get_u32(&cfg->session_max_calls, j, "session_max_calls", 0, UINT32_MAX)) < 0 ||
 	    (rc = get_u32(&cfg->session_max_creates, j, "session_max_creates", 0, UINT32_MAX)) < 0 ||
-	    (rc = get_u32(&cfg->max_tool_calls, j, "max_tool_calls", 0, 4096)) < 0 ||
+	    (rc = get_u32(&cfg->max_tool_calls, j, "max_tool_calls", REG_LIMITS_MIN_TOOL_CALLS,
+			  4096)) < 0 ||
 	    (rc = get_u32(&cfg->max_call_depth, j, "max_call_depth", 0, 8)) < 0 ||
 	    (rc = get_u32(&cfg->pull_test_max_tool_calls, j, "pull_test_max_tool_calls", 0,
 			  4096)) < 0 ||

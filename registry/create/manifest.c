@@ -68,47 +68,6 @@ static int control_char(const char *s, size_t len, const char *allowed, size_t *
 	return 0;
 }
 
-static int check_limits(const tg_config *cfg, const json_t *limits)
-{
-	static const char *const keys[] = { "timeout_ms", "memory_mb", "output_kb",
-					    "max_tool_calls", NULL };
-	static const struct {
-		const char *key;
-		int64_t lo;
-	} lim[] = { { "timeout_ms", 10 }, { "memory_mb", 16 }, { "output_kb", 1 },
-		    { "max_tool_calls", 0 } };
-	uint32_t hi[4];
-	size_t i;
-	int rc;
-
-	if (!limits)
-		return 0;
-	hi[0] = cfg->max_timeout_ms;
-	hi[1] = cfg->max_memory_mb;
-	hi[2] = cfg->max_output_kb;
-	hi[3] = cfg->max_tool_calls;
-	rc = tg_json_check_keys(limits, keys, "limits");
-	if (rc < 0)
-		return rc;
-	for (i = 0; i < TG_ARRAY_SIZE(lim); i++) {
-		int64_t v;
-		json_t *x = json_object_get(limits, lim[i].key);
-		if (!x)
-			continue;
-		if (!json_is_integer(x))
-			return tg_error_set(TG_ERR_INVALID, "limits.%s: must be an integer", lim[i].key);
-		v = json_integer_value(x);
-		if (v < lim[i].lo)
-			return tg_error_set(TG_ERR_INVALID, "limits.%s: must be at least %lld",
-					    lim[i].key, (long long)lim[i].lo);
-		if (v > (int64_t)hi[i])
-			return tg_error_set(TG_ERR_LIMIT, "limits.%s: %lld exceeds this home's maximum "
-							  "of %u (config.json max_%s)",
-					    lim[i].key, (long long)v, hi[i], lim[i].key);
-	}
-	return 0;
-}
-
 static int check_capabilities(const tg_config *cfg, const json_t *caps)
 {
 	size_t i, k;
@@ -277,7 +236,7 @@ int tg_manifest_validate(const tg_registry *r, const json_t *m, const char *sour
 		return rc;
 	if ((rc = tg_json_get_object(&limits, m, "limits", 0)) < 0)
 		return rc;
-	if ((rc = check_limits(&r->cfg, limits)) < 0)
+	if ((rc = reg_limits_parse(NULL, &r->cfg, limits, "limits")) < 0)
 		return rc;
 	if ((rc = check_capabilities(&r->cfg, json_object_get(m, "capabilities"))) < 0)
 		return rc;

@@ -38,8 +38,9 @@ int reg_bridge_init(reg_bridge *b, tg_registry *r, const tg_actor *who, const ch
 		    unsigned version, const json_t *caps, const json_t *limits,
 		    const reg_bridge *parent)
 {
-	json_t *mc = limits ? json_object_get(limits, "max_tool_calls") : NULL;
+	reg_limits lim;
 
+	reg_limits_read(&lim, &r->cfg, limits);
 	memset(b, 0, sizeof(*b));
 	b->r = r;
 	b->who = who;
@@ -49,12 +50,7 @@ int reg_bridge_init(reg_bridge *b, tg_registry *r, const tg_actor *who, const ch
 	else
 		snprintf(b->caller, sizeof(b->caller), "%s@test", name);
 	b->caps = caps;
-	b->max_calls = REG_BRIDGE_DEF_CALLS;
-	if (r->cfg.max_tool_calls && b->max_calls > r->cfg.max_tool_calls)
-		b->max_calls = r->cfg.max_tool_calls;
-	if (mc && json_is_integer(mc) && json_integer_value(mc) >= 0 &&
-	    json_integer_value(mc) <= (json_int_t)r->cfg.max_tool_calls)
-		b->max_calls = (uint32_t)json_integer_value(mc);
+	b->max_calls = lim.max_tool_calls;
 	b->parent = parent;
 	b->depth = parent ? parent->depth + 1 : 0;
 	b->deadline_ms = parent ? parent->deadline_ms : 0;

@@ -17,7 +17,7 @@
 
 
 #define REG_BRIDGE_MAX_FRAME (1u << 20)   /* bytes of one frame's JSON */
-#define REG_BRIDGE_DEF_CALLS 16u          /* limits.max_tool_calls default */
+#define REG_BRIDGE_DEF_CALLS REG_LIMITS_DEF_TOOL_CALLS /* config/limits.c */
 #define REG_BRIDGE_DEF_DEPTH 2u           /* nested bridged calls, default */
 
 typedef struct reg_bridge reg_bridge;
@@ -150,9 +150,9 @@ void reg_slot_give(int slot);
  * "wall_ms","reason"}. With ws_read or ws_write, workspace (the configured
  * host folder, or a pending version's empty scratch folder; NULL: none) is
  * bound at /workspace. */
-/* The limits a run of a version with these manifest limits gets: its own
- * where within config.json's ceilings, else the defaults (build.c);
- * {"timeout_ms","memory_mb","output_kb"}. */
+/* The limits a run of a version with these manifest limits gets
+ * (reg_limits_read: its own where within config.json's ceilings, else the
+ * defaults) as reg_limits_json gives them: {"timeout_ms","memory_mb","output_kb"}. */
 json_t *reg_limits_applied(const tg_registry *r, const json_t *limits);
 int reg_run_tool(json_t **out, tg_registry *r, const char *binary, const json_t *limits,
 		 int ws_read, int ws_write, const char *workspace, const json_t *args);

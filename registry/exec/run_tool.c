@@ -12,10 +12,6 @@
 #include <string.h>
 #include "registry/exec/exec.h"
 
-#define DEF_TIMEOUT_MS 2000u
-#define DEF_MEMORY_MB 64u
-#define DEF_OUTPUT_KB 1024u
-
 static char *clean_text(const char *s, size_t len, size_t cap)
 {
 	char *o = tg_term_scrub(s, len, TG_TERM_BLOCK);
@@ -35,25 +31,12 @@ static char *clean_text(const char *s, size_t len, size_t cap)
 	return o;
 }
 
-static uint32_t limit_of(const json_t *limits, const char *key, uint32_t def, uint32_t max)
-{
-	json_t *v = limits ? json_object_get(limits, key) : NULL;
-	if (v && json_is_integer(v) && json_integer_value(v) > 0 &&
-	    json_integer_value(v) <= (json_int_t)max)
-		return (uint32_t)json_integer_value(v);
-	return def < max ? def : max;
-}
-
 json_t *reg_limits_applied(const tg_registry *r, const json_t *limits)
 {
-	return json_pack("{s:I,s:I,s:I}", "timeout_ms",
-			 (json_int_t)limit_of(limits, "timeout_ms", DEF_TIMEOUT_MS,
-					      r->cfg.max_timeout_ms),
-			 "memory_mb",
-			 (json_int_t)limit_of(limits, "memory_mb", DEF_MEMORY_MB, r->cfg.max_memory_mb),
-			 "output_kb",
-			 (json_int_t)limit_of(limits, "output_kb", DEF_OUTPUT_KB,
-					      r->cfg.max_output_kb));
+	reg_limits lim;
+
+	reg_limits_read(&lim, &r->cfg, limits);
+	return reg_limits_json(&lim);
 }
 
 int reg_run_tool(json_t **out, tg_registry *r, const char *binary, const json_t *limits,
@@ -74,6 +57,7 @@ int reg_run_tool_ex(json_t **out, tg_registry *r, const char *binary, const json
 	tg_run_result *rr = NULL;
 	json_t *value = NULL;
 	tg_json_limits jl = { 0, 256 };
+	reg_limits lim;
 	int rc, slot = -1;
 
 	*out = NULL;
@@ -82,9 +66,10 @@ int reg_run_tool_ex(json_t **out, tg_registry *r, const char *binary, const json
 	so.program = binary;
 	so.stdin_data = in;
 	so.stdin_len = strlen(in);
-	so.timeout_ms = limit_of(limits, "timeout_ms", DEF_TIMEOUT_MS, r->cfg.max_timeout_ms);
-	so.memory_mb = limit_of(limits, "memory_mb", DEF_MEMORY_MB, r->cfg.max_memory_mb);
-	so.output_kb = limit_of(limits, "output_kb", DEF_OUTPUT_KB, r->cfg.max_output_kb);
+	reg_limits_read(&lim, &r->cfg, limits);
+	so.timeout_ms = lim.timeout_ms;
+	so.memory_mb = lim.memory_mb;
+	so.output_kb = lim.output_kb;
 	so.cpu_percent = r->cfg.cpu_percent;
 	so.cancel = r->cancel;
 	if ((ws_read || ws_write) && workspace) {
