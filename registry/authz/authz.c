@@ -31,6 +31,11 @@ int reg_authorize_call(tg_registry *r, const char *name, unsigned v, const json_
 	return REG_RUN_REAL;
 }
 
+int reg_authorize_name(tg_registry *r, const char *name)
+{
+	return tg_authorize(r->hooks ? r->hooks->principal : NULL, TG_ACTION_CALL, name, NULL, NULL);
+}
+
 int reg_charge_attempt(tg_registry *r, const char *caller, const char *callee, char *why,
 		       size_t whylen)
 {

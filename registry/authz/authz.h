@@ -27,6 +27,13 @@ enum {
 int reg_authorize_call(tg_registry *r, const char *name, unsigned v, const json_t *caps,
 		       unsigned depth, int oneoff_caller, int *hidden);
 
+/* Whether the principal of the handle's operation may use the name at
+ * all, asked before the tool is looked up so that a refused name gets the
+ * same answer whether or not such a tool exists: 0, or TG_ERR_DENIED with
+ * the reason in the error. The capabilities (hidden write tools) are
+ * reg_authorize_call's. */
+int reg_authorize_name(tg_registry *r, const char *name);
+
 /* Charge one bridged call attempt of caller to callee to the budgets of
  * the handle's operation: the MCP session's (its attempt hook) and, in a
  * pull's re-tests, the pull's (pull_test_max_tool_calls). 1 charged, 0

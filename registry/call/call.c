@@ -148,6 +148,10 @@ int reg_call_ex(json_t **out, tg_registry *r, const char *name, const json_t *ar
 	*out = NULL;
 	if (!tg_name_valid(name))
 		return tg_error_set(TG_ERR_INVALID, "not a valid tool name");
+	/* a name outside the principal's patterns is refused before the
+	 * lookup: a bridged call must not tell it whether such a tool exists */
+	if ((rc = reg_authorize_name(r, name)) < 0)
+		return rc;
 	rc = reg_prepare(r, &st, "SELECT v.version, v.input_schema, v.limits, v.capabilities, "
 				 "v.content_hash, v.commit_id, t.id, o.schema, v.id FROM tools t JOIN "
 				 "versions v ON v.tool_id = t.id AND v.version = t.active_version "

@@ -19,15 +19,23 @@
 #include <string.h>
 #include "registry/call/call.h"
 
-/* A callee of a one-off program: an active tool holding no capabilities. */
+/* A callee of a one-off program: an active tool holding no capabilities.
+ * The answer tells the principal nothing it may not know (the one
+ * decision, authz.c): a name outside its patterns is not looked up (the
+ * bridge refuses each call to it, whether or not such a tool exists), and
+ * a tool hidden from it (hide_write_tools) is answered as absent. */
 static int check_callee(tg_registry *r, const char *name, size_t i)
 {
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
 	_cleanup_json_ json_t *caps = NULL;
-	int rc = reg_prepare(r, &st, "SELECT v.capabilities FROM tools t JOIN versions v ON "
-				     "v.tool_id = t.id AND v.version = t.active_version WHERE "
-				     "t.name = ?1");
+	int rc, hidden = 0;
 
+	if (reg_authorize_name(r, name) < 0) {
+		tg_error_clear();
+		return 0;
+	}
+	rc = reg_prepare(r, &st, "SELECT v.capabilities FROM tools t JOIN versions v ON "
+			 "v.tool_id = t.id AND v.version = t.active_version WHERE t.name = ?1");
 	if (rc < 0)
 		return rc;
 	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
@@ -37,6 +45,10 @@ static int check_callee(tg_registry *r, const char *name, size_t i)
 	if (rc != SQLITE_ROW)
 		return reg_sqlerr(r, rc, "find tool");
 	caps = reg_col_json(st, 0);
+	if (tg_authorize(r->hooks ? r->hooks->principal : NULL, TG_ACTION_CALL, name, caps,
+			 &hidden) < 0 && hidden)
+		return tg_error_set(TG_ERR_INVALID, "calls[%zu]: no active tool named %s", i, name);
+	tg_error_clear();
 	if (json_array_size(caps) > 0)
 		return tg_error_set(TG_ERR_DENIED, "calls[%zu]: %s holds capabilities a person "
 						   "approved; a one-off program may call only tools "
