@@ -26,7 +26,7 @@
 #define TG_SCHEMA_MAX_REFS 1024          /* $ref keywords */
 /* Limits on one validation (the arguments are the agent's too). */
 #define TG_SCHEMA_MAX_STACK 512         /* nested schema applications */
-#define TG_SCHEMA_MAX_STEPS 20000000L   /* schema applications per validation */
+#define TG_SCHEMA_MAX_STEPS 5000000L    /* schema applications per validation */
 #define TG_SCHEMA_MAX_MS 2000           /* wall time of one validation */
 #define TG_SCHEMA_MATCH_LIMIT 1000000   /* PCRE2 match limit per match */
 #define TG_SCHEMA_DEPTH_LIMIT 10000     /* PCRE2 backtracking depth per match */

@@ -338,6 +338,7 @@ static int node_body(tg_sctx *c, const tg_snode *n, const json_t *v, tg_seval *e
 int tg_svalidate_node(tg_sctx *c, const tg_snode *n, const json_t *v, tg_seval *ev)
 {
 	tg_seval mine;
+	size_t at = c->path.len;
 	int r;
 	if ((r = budget(c)) < 0)
 		return r;
@@ -356,6 +357,7 @@ int tg_svalidate_node(tg_sctx *c, const tg_snode *n, const json_t *v, tg_seval *
 		r = node_body(c, n, v, NULL);
 	}
 	c->depth--;
+	tg_spath_pop(&c->path, at); /* a failure leaves its path pushed: the message has it */
 	return r;
 }
 
