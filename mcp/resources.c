@@ -32,8 +32,9 @@ const char tg_mcp_create_tool_text[] =
 	"CONTRACT: one C11 source file. Arguments: one JSON object on stdin. Result: one JSON "
 	"value on stdout. Exit 0 = success; anything else is a tool error whose message is "
 	"stderr. tests: [{name, args, expect}] or [{name, args, expect_error: true}], at "
-	"least one with expect (compared as JSON). Optional output_schema (same JSON Schema "
-	"subset as input_schema, any top-level type) is checked on every test and call; the "
+	"least one with expect (compared as JSON). input_schema and the optional output_schema "
+	"(any top-level type) are JSON Schema 2020-12 without remote $ref, $dynamicRef or "
+	"custom vocabularies; output_schema is checked on every test and call; the "
 	"result then also comes as structuredContent.\n"
 	"\n"
 	"SDK: #include <toolgate/tool.h> does the JSON on both sides; do not write a parser:\n"
@@ -93,7 +94,7 @@ void tg_mcp_describe_create_tool(json_t *meta_tools)
 			json_object_set_new(
 				props, "output_schema",
 				json_pack("{s:s,s:s}", "type", "object", "description",
-					  "optional JSON Schema of the result (same subset as "
+					  "optional JSON Schema 2020-12 of the result (as "
 					  "input_schema, any top-level type): every test and call "
 					  "result is checked against it, and MCP results carry it as "
 					  "structuredContent"));

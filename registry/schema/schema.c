@@ -1,73 +1,45 @@
 /*
- * registry/schema/schema.c: the JSON Schema subset of tool input schemas
- * (registry/schema.h, docs/SCHEMA.md).
- *
- * tg_schema_check() accepts a schema only if every keyword is in the subset
- * (type, properties, required, additionalProperties as a boolean, enum,
- * minimum, maximum, exclusiveMinimum, exclusiveMaximum, minLength, maxLength,
- * items as one schema, minItems, maxItems; description, title, default and
- * $schema as annotations), each keyword is well formed and applicable to the
- * declared type, bounds are consistent, and nesting stays within 32 schema
- * levels; the top is {"type":"object"}. tg_schema_validate() checks a value
- * against a checked schema and names the first violation by its path.
- * "integer" follows JSON Schema: any number with a zero fractional part
- * (1.0 too) that fits a signed 64-bit integer.
+ * registry/schema/schema.c: the public side of the JSON Schema module
+ * (schema.h, docs/SCHEMA.md) and what its files share. tg_schema_compile()
+ * checks the top (an input schema is {"type":"object",...}, an output schema
+ * names a type), bounds the document's size, compiles it into nodes
+ * (schema_compile.c) and links its references (schema_ref.c);
+ * tg_schema_run() validates a value against the nodes (schema_validate.c).
+ * The older entry points compile, use and free a schema on each call.
+ * Paths in messages write plain keys as ".key", others as ["a b"] with JSON
+ * escapes cut at 150 bytes, array positions as [3]. Numbers compare
+ * exactly (two integers as 64-bit integers, else as long double) and
+ * "integer" is any number with a zero fractional part that fits 64 bits.
  */
-#include "registry/schema/schema.h"
+#include "registry/schema/schema_int.h"
 
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
-
-#define SCHEMA_MAX_DEPTH 32
-#define SCHEMA_MAX_LIST 1024 /* enum values, required names (checked pairwise) */
-#define PATH_MAX_LEN 480
-
-enum {
-	T_OBJECT = 1 << 0,
-	T_ARRAY = 1 << 1,
-	T_STRING = 1 << 2,
-	T_INTEGER = 1 << 3,
-	T_NUMBER = 1 << 4,
-	T_BOOLEAN = 1 << 5,
-	T_NULL = 1 << 6,
-};
 
 static const struct {
 	const char *name;
 	const char *article; /* for messages: "must be a string" */
 	int bit;
 } type_names[] = {
-	{"object", "an object", T_OBJECT},   {"array", "an array", T_ARRAY},
-	{"string", "a string", T_STRING},    {"integer", "an integer", T_INTEGER},
-	{"number", "a number", T_NUMBER},    {"boolean", "a boolean", T_BOOLEAN},
-	{"null", "null", T_NULL},
-};
-
-static const char *const keywords[] = {
-	"type", "properties", "required", "additionalProperties", "enum",
-	"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
-	"minLength", "maxLength", "items", "minItems", "maxItems",
-	"description", "title", "default", "$schema", NULL,
+	{"object", "an object", TG_T_OBJECT},   {"array", "an array", TG_T_ARRAY},
+	{"string", "a string", TG_T_STRING},    {"integer", "an integer", TG_T_INTEGER},
+	{"number", "a number", TG_T_NUMBER},    {"boolean", "a boolean", TG_T_BOOLEAN},
+	{"null", "null", TG_T_NULL},
 };
 
 /* ---- paths in messages -------------------------------------------------- */
 
-typedef struct path {
-	char s[PATH_MAX_LEN + 16];
-	size_t len;
-} path;
-
-static void path_init(path *p, const char *root)
+void tg_spath_init(tg_spath *p, const char *root)
 {
-	p->len = 0;
-	p->s[0] = '\0';
 	snprintf(p->s, sizeof(p->s), "%s", root);
 	p->len = strlen(p->s);
 }
 
-static void path_append(path *p, const char *text, size_t n)
+static void path_append(tg_spath *p, const char *text, size_t n)
 {
-	if (p->len + n > PATH_MAX_LEN) {
-		if (p->len < PATH_MAX_LEN) {
+	if (p->len + n > TG_SPATH_MAX) {
+		if (p->len < TG_SPATH_MAX) {
 			memcpy(p->s + p->len, "...", 3);
 			p->len += 3;
 			p->s[p->len] = '\0';
@@ -80,7 +52,7 @@ static void path_append(path *p, const char *text, size_t n)
 }
 
 /* Append ".key" for plain keys, else ["key"] with escapes, truncated. */
-static size_t path_push_key(path *p, const char *key)
+size_t tg_spath_key(tg_spath *p, const char *key)
 {
 	size_t old = p->len, n = strlen(key), k;
 	int plain = n > 0 && n <= 64;
@@ -123,7 +95,7 @@ static size_t path_push_key(path *p, const char *key)
 	return old;
 }
 
-static size_t path_push_index(path *p, size_t i)
+size_t tg_spath_index(tg_spath *p, size_t i)
 {
 	size_t old = p->len;
 	char buf[32];
@@ -132,45 +104,44 @@ static size_t path_push_index(path *p, size_t i)
 	return old;
 }
 
-static void path_pop(path *p, size_t old)
+void tg_spath_pop(tg_spath *p, size_t old)
 {
 	p->len = old;
 	p->s[old] = '\0';
 }
 
-/* ---- numbers and equality ----------------------------------------------- */
+/* ---- numbers, types and equality ----------------------------------------- */
 
 static int real_is_int64(double d)
 {
 	return d >= -9223372036854775808.0 && d < 9223372036854775808.0 && (double)(int64_t)d == d;
 }
 
-static int is_integer(const json_t *v)
+int tg_sjson_is_int(const json_t *v)
 {
 	return json_is_integer(v) || (json_is_real(v) && real_is_int64(json_real_value(v)));
 }
 
-static long double num_ld(const json_t *v)
+long double tg_sjson_ld(const json_t *v)
 {
 	return json_is_integer(v) ? (long double)json_integer_value(v) : (long double)json_real_value(v);
 }
 
-/* -1, 0, 1 for two numbers (exact for int64 on both sides). */
-static int num_cmp(const json_t *a, const json_t *b)
+int tg_sjson_cmp(const json_t *a, const json_t *b)
 {
 	if (json_is_integer(a) && json_is_integer(b)) {
 		json_int_t x = json_integer_value(a), y = json_integer_value(b);
 		return x < y ? -1 : x > y;
 	}
-	long double x = num_ld(a), y = num_ld(b);
+	long double x = tg_sjson_ld(a), y = tg_sjson_ld(b);
 	return x < y ? -1 : x > y;
 }
 
 /* JSON Schema equality: numbers by value (1 == 1.0), else structural. */
-static int values_equal(const json_t *a, const json_t *b)
+int tg_sjson_equal(const json_t *a, const json_t *b)
 {
 	if (json_is_number(a) && json_is_number(b))
-		return num_cmp(a, b) == 0;
+		return tg_sjson_cmp(a, b) == 0;
 	if (json_typeof(a) != json_typeof(b))
 		return 0;
 	switch (json_typeof(a)) {
@@ -182,7 +153,7 @@ static int values_equal(const json_t *a, const json_t *b)
 		if (n != json_array_size(b))
 			return 0;
 		for (i = 0; i < n; i++)
-			if (!values_equal(json_array_get(a, i), json_array_get(b, i)))
+			if (!tg_sjson_equal(json_array_get(a, i), json_array_get(b, i)))
 				return 0;
 		return 1;
 	}
@@ -193,7 +164,7 @@ static int values_equal(const json_t *a, const json_t *b)
 			return 0;
 		json_object_foreach((json_t *)a, key, v) {
 			json_t *w = json_object_get(b, key);
-			if (!w || !values_equal(v, w))
+			if (!w || !tg_sjson_equal(v, w))
 				return 0;
 		}
 		return 1;
@@ -203,8 +174,61 @@ static int values_equal(const json_t *a, const json_t *b)
 	}
 }
 
+static uint64_t mix(uint64_t h)
+{
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ULL;
+	return h ^ (h >> 33);
+}
+
+static uint64_t bytes_hash(const char *s, size_t n)
+{
+	uint64_t h = 1469598103934665603ULL;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
+	return h;
+}
+
+/* A hash consistent with tg_sjson_equal (for uniqueItems). */
+uint64_t tg_sjson_hash(const json_t *v)
+{
+	switch (json_typeof(v)) {
+	case JSON_INTEGER:
+		return mix((uint64_t)json_integer_value(v));
+	case JSON_REAL: {
+		double d = json_real_value(v);
+		uint64_t bits;
+		if (real_is_int64(d))
+			return mix((uint64_t)(int64_t)d);
+		memcpy(&bits, &d, sizeof(bits));
+		return mix(bits ^ 0x5bd1e995ULL);
+	}
+	case JSON_STRING:
+		return mix(bytes_hash(json_string_value(v), json_string_length(v)) + 3);
+	case JSON_ARRAY: {
+		uint64_t h = 7;
+		for (size_t i = 0; i < json_array_size(v); i++)
+			h = mix(h * 31 + tg_sjson_hash(json_array_get(v, i)));
+		return h;
+	}
+	case JSON_OBJECT: {
+		uint64_t h = 11;
+		const char *key;
+		json_t *m;
+		json_object_foreach((json_t *)v, key, m) /* order-independent */
+			h += mix(bytes_hash(key, strlen(key)) ^ tg_sjson_hash(m));
+		return mix(h);
+	}
+	case JSON_TRUE: return 13;
+	case JSON_FALSE: return 17;
+	default: return 19;
+	}
+}
+
 /* Shortest text of a number for messages. */
-static void num_text(char *buf, size_t size, const json_t *v)
+void tg_sjson_num_text(char *buf, size_t size, const json_t *v)
 {
 	if (json_is_integer(v)) {
 		snprintf(buf, size, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
@@ -218,22 +242,30 @@ static void num_text(char *buf, size_t size, const json_t *v)
 	}
 }
 
-static int value_mask(const json_t *v)
+int tg_stype_bit(const char *name)
+{
+	for (size_t i = 0; i < TG_ARRAY_SIZE(type_names); i++)
+		if (!strcmp(name, type_names[i].name))
+			return type_names[i].bit;
+	return 0;
+}
+
+int tg_svalue_mask(const json_t *v)
 {
 	switch (json_typeof(v)) {
-	case JSON_OBJECT: return T_OBJECT;
-	case JSON_ARRAY: return T_ARRAY;
-	case JSON_STRING: return T_STRING;
-	case JSON_INTEGER: return T_INTEGER | T_NUMBER;
-	case JSON_REAL: return is_integer(v) ? T_INTEGER | T_NUMBER : T_NUMBER;
+	case JSON_OBJECT: return TG_T_OBJECT;
+	case JSON_ARRAY: return TG_T_ARRAY;
+	case JSON_STRING: return TG_T_STRING;
+	case JSON_INTEGER: return TG_T_INTEGER | TG_T_NUMBER;
+	case JSON_REAL: return tg_sjson_is_int(v) ? TG_T_INTEGER | TG_T_NUMBER : TG_T_NUMBER;
 	case JSON_TRUE:
-	case JSON_FALSE: return T_BOOLEAN;
-	default: return T_NULL;
+	case JSON_FALSE: return TG_T_BOOLEAN;
+	default: return TG_T_NULL;
 	}
 }
 
 /* "a string", "a string or null", "an integer, a string or null". */
-static void mask_text(char *buf, size_t size, int mask)
+void tg_smask_text(char *buf, size_t size, int mask)
 {
 	size_t n = 0, i, total = 0, seen = 0;
 	buf[0] = '\0';
@@ -249,8 +281,8 @@ static void mask_text(char *buf, size_t size, int mask)
 	}
 }
 
-/* "integer, null": the names of the types in mask (buf of size >= 64). */
-static const char *mask_name(char *buf, size_t size, int mask)
+/* "integer, null": the names of the types in mask. */
+const char *tg_smask_name(char *buf, size_t size, int mask)
 {
 	size_t n = 0;
 	buf[0] = '\0';
@@ -261,434 +293,131 @@ static const char *mask_name(char *buf, size_t size, int mask)
 	return buf;
 }
 
-/* ---- checking a schema -------------------------------------------------- */
+/* ---- the compiled schema -------------------------------------------------- */
 
-static int type_bit(const char *name)
+int tg_sschema_add_node(tg_schema *s, tg_snode *n)
 {
-	for (size_t i = 0; i < TG_ARRAY_SIZE(type_names); i++)
-		if (!strcmp(name, type_names[i].name))
-			return type_names[i].bit;
+	if (s->nnodes >= TG_SCHEMA_MAX_NODES)
+		return tg_error_set(TG_ERR_LIMIT, "%s: more than %d schemas in the document", n->where,
+				    TG_SCHEMA_MAX_NODES);
+	if (s->nnodes == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 32;
+		tg_snode **v = realloc(s->nodes, cap * sizeof(*v));
+		if (!v)
+			return tg_error_set(TG_ERR_NOMEM, "schema: out of memory");
+		s->nodes = v;
+		s->cap = cap;
+	}
+	s->nodes[s->nnodes++] = n;
 	return 0;
 }
 
-/* The declared types of a schema (0 = any); -1 with the error set. */
-static int schema_mask(const json_t *schema, path *p)
+tg_snode *tg_sschema_find(const tg_schema *s, const json_t *json)
+{
+	for (size_t i = 0; i < s->nnodes; i++)
+		if (s->nodes[i]->json == json)
+			return s->nodes[i];
+	return NULL;
+}
+
+void tg_schema_free(tg_schema *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->nnodes; i++)
+		tg_snode_free(s->nodes[i]);
+	for (size_t i = 0; i < s->nres; i++)
+		free(s->res[i].uri);
+	free(s->res);
+	free(s->nodes);
+	json_decref(s->doc);
+	free(s);
+}
+
+static int check_top(const json_t *schema, const char *root, unsigned flags)
 {
 	const json_t *t = json_object_get(schema, "type");
-	int mask = 0;
-	size_t old, at_type;
-	if (!t)
-		return 0;
-	old = path_push_key(p, "type");
-	at_type = p->len;
-	if (json_is_string(t)) {
-		mask = type_bit(json_string_value(t));
-		if (!mask)
-			goto bad_name;
-	} else if (json_is_array(t) && json_array_size(t) > 0) {
-		for (size_t i = 0; i < json_array_size(t); i++) {
-			const json_t *e = json_array_get(t, i);
-			int bit = json_is_string(e) ? type_bit(json_string_value(e)) : 0;
-			path_push_index(p, i);
-			if (!bit)
-				goto bad_name;
-			if (mask & bit) {
-				tg_error_set(TG_ERR_INVALID, "%s: duplicate type \"%s\"", p->s,
-					     json_string_value(e));
-				return -1;
-			}
-			mask |= bit;
-			path_pop(p, at_type);
-		}
-	} else {
-		tg_error_set(TG_ERR_INVALID, "%s: must be a type name or a non-empty array of type names",
-			     p->s);
-		return -1;
-	}
-	path_pop(p, old);
-	return mask;
-bad_name:
-	tg_error_set(TG_ERR_INVALID,
-		     "%s: must be one of \"object\", \"array\", \"string\", \"integer\", \"number\", "
-		     "\"boolean\", \"null\"", p->s);
-	return -1;
-}
-
-static int is_count(const json_t *v)
-{
-	return is_integer(v) && num_ld(v) >= 0;
-}
-
-static int check_schema(const json_t *schema, path *p, unsigned depth);
-
-/* The keyword-by-keyword check of one schema object. */
-static int check_keyword(const char *key, const json_t *v, int mask, path *p, unsigned depth)
-{
-	static const struct {
-		const char *key;
-		int needs;
-		const char *what;
-	} applies[] = {
-		{"properties", T_OBJECT, "objects"},   {"required", T_OBJECT, "objects"},
-		{"additionalProperties", T_OBJECT, "objects"},
-		{"items", T_ARRAY, "arrays"},          {"minItems", T_ARRAY, "arrays"},
-		{"maxItems", T_ARRAY, "arrays"},       {"minLength", T_STRING, "strings"},
-		{"maxLength", T_STRING, "strings"},    {"minimum", T_INTEGER | T_NUMBER, "numbers"},
-		{"maximum", T_INTEGER | T_NUMBER, "numbers"},
-		{"exclusiveMinimum", T_INTEGER | T_NUMBER, "numbers"},
-		{"exclusiveMaximum", T_INTEGER | T_NUMBER, "numbers"},
-	};
-	size_t i;
-	char types[120];
-	for (i = 0; i < TG_ARRAY_SIZE(applies); i++)
-		if (mask && !strcmp(key, applies[i].key) && !(mask & applies[i].needs))
-			return tg_error_set(TG_ERR_INVALID, "%s: applies only to %s, but type is %s",
-					    p->s, applies[i].what, mask_name(types, sizeof(types), mask));
-
-	if (!strcmp(key, "type") || !strcmp(key, "default"))
-		return 0; /* type: checked by schema_mask; default: an ignored annotation */
-	if (!strcmp(key, "description") || !strcmp(key, "title") || !strcmp(key, "$schema")) {
-		if (!json_is_string(v))
-			return tg_error_set(TG_ERR_INVALID, "%s: must be a string", p->s);
-		return 0;
-	}
-	if (!strcmp(key, "properties")) {
-		const char *name;
-		json_t *sub;
-		if (!json_is_object(v))
-			return tg_error_set(TG_ERR_INVALID, "%s: must be an object of schemas", p->s);
-		json_object_foreach((json_t *)v, name, sub) {
-			size_t old = path_push_key(p, name);
-			int r = check_schema(sub, p, depth + 1);
-			if (r < 0)
-				return r;
-			path_pop(p, old);
-		}
-		return 0;
-	}
-	if (!strcmp(key, "required")) {
-		if (!json_is_array(v))
-			return tg_error_set(TG_ERR_INVALID, "%s: must be an array of property names", p->s);
-		if (json_array_size(v) > SCHEMA_MAX_LIST)
-			return tg_error_set(TG_ERR_LIMIT, "%s: more than %d names", p->s, SCHEMA_MAX_LIST);
-		for (i = 0; i < json_array_size(v); i++) {
-			const json_t *e = json_array_get(v, i);
-			if (!json_is_string(e)) {
-				path_push_index(p, i);
-				return tg_error_set(TG_ERR_INVALID, "%s: must be a string", p->s);
-			}
-			for (size_t j = 0; j < i; j++)
-				if (values_equal(json_array_get(v, j), e))
-					return tg_error_set(TG_ERR_INVALID, "%s: duplicate name \"%s\"",
-							    p->s, json_string_value(e));
-		}
-		return 0;
-	}
-	if (!strcmp(key, "additionalProperties")) {
-		if (!json_is_boolean(v))
-			return tg_error_set(TG_ERR_INVALID,
-					    "%s: must be true or false (a schema here is not supported)",
-					    p->s);
-		return 0;
-	}
-	if (!strcmp(key, "enum")) {
-		if (!json_is_array(v) || json_array_size(v) == 0)
-			return tg_error_set(TG_ERR_INVALID, "%s: must be a non-empty array", p->s);
-		if (json_array_size(v) > SCHEMA_MAX_LIST)
-			return tg_error_set(TG_ERR_LIMIT, "%s: more than %d values", p->s, SCHEMA_MAX_LIST);
-		for (i = 0; i < json_array_size(v); i++) {
-			const json_t *e = json_array_get(v, i);
-			size_t old = path_push_index(p, i);
-			if (mask && !(value_mask(e) & mask))
-				return tg_error_set(TG_ERR_INVALID, "%s: is not of the schema's type (%s)",
-						    p->s, mask_name(types, sizeof(types), mask));
-			for (size_t j = 0; j < i; j++)
-				if (values_equal(json_array_get(v, j), e))
-					return tg_error_set(TG_ERR_INVALID, "%s: duplicate value", p->s);
-			path_pop(p, old);
-		}
-		return 0;
-	}
-	if (!strcmp(key, "minimum") || !strcmp(key, "maximum")) {
-		if (!json_is_number(v))
-			return tg_error_set(TG_ERR_INVALID, "%s: must be a number", p->s);
-		return 0;
-	}
-	if (!strcmp(key, "exclusiveMinimum") || !strcmp(key, "exclusiveMaximum")) {
-		if (json_is_boolean(v))
-			return tg_error_set(TG_ERR_INVALID,
-					    "%s: must be a number (the draft-04 boolean form is not supported)",
-					    p->s);
-		if (!json_is_number(v))
-			return tg_error_set(TG_ERR_INVALID, "%s: must be a number", p->s);
-		return 0;
-	}
-	if (!strcmp(key, "minLength") || !strcmp(key, "maxLength") || !strcmp(key, "minItems") ||
-	    !strcmp(key, "maxItems")) {
-		if (!is_count(v))
-			return tg_error_set(TG_ERR_INVALID, "%s: must be a non-negative integer", p->s);
-		return 0;
-	}
-	if (!strcmp(key, "items")) {
-		if (json_is_array(v))
-			return tg_error_set(TG_ERR_INVALID,
-					    "%s: must be one schema object (the tuple form is not supported)",
-					    p->s);
-		return check_schema(v, p, depth + 1);
-	}
-	return tg_error_set(TG_ERR_INVALID,
-			    "%s: unsupported keyword (supported: type, properties, required, "
-			    "additionalProperties, enum, minimum, maximum, exclusiveMinimum, "
-			    "exclusiveMaximum, minLength, maxLength, items, minItems, maxItems, "
-			    "description, title, default, $schema)", p->s);
-}
-
-static int check_bounds(const json_t *schema, path *p, const char *lo, const char *hi)
-{
-	const json_t *a = json_object_get(schema, lo), *b = json_object_get(schema, hi);
-	if (a && b && num_cmp(a, b) > 0)
-		return tg_error_set(TG_ERR_INVALID, "%s: %s is greater than %s", p->s, lo, hi);
+	size_t size;
+	if (!json_is_object(schema) &&
+	    (!json_is_boolean(schema) || (flags & (TG_SCHEMA_TOP_OBJECT | TG_SCHEMA_TOP_TYPED))))
+		return tg_error_set(TG_ERR_INVALID, "%s: must be an object", root);
+	if ((flags & TG_SCHEMA_TOP_OBJECT) && (!json_is_string(t) || strcmp(json_string_value(t), "object")))
+		return tg_error_set(TG_ERR_INVALID,
+				    "%s.type: must be \"object\" (the arguments are one JSON object)", root);
+	if ((flags & TG_SCHEMA_TOP_TYPED) && !json_is_string(t))
+		return tg_error_set(TG_ERR_INVALID,
+				    "%s.type: is required (object, array, string, integer, number, "
+				    "boolean or null)", root);
+	size = json_dumpb(schema, NULL, 0, JSON_COMPACT);
+	if (size > TG_SCHEMA_MAX_BYTES)
+		return tg_error_set(TG_ERR_LIMIT, "%s: larger than %d bytes", root, TG_SCHEMA_MAX_BYTES);
 	return 0;
 }
 
-static int check_schema(const json_t *schema, path *p, unsigned depth)
+/* The base URI of a document without $id: relative references resolve
+ * against it, and anything that leaves it is a remote reference. */
+#define DEFAULT_BASE "tg-schema://document/root.json"
+
+int tg_schema_compile(tg_schema **out, const json_t *schema, const char *root, unsigned flags)
 {
-	const char *key;
-	json_t *v;
-	int mask, r;
-	if (!json_is_object(schema))
-		return tg_error_set(TG_ERR_INVALID, "%s: must be a schema object", p->s);
-	if (depth >= SCHEMA_MAX_DEPTH)
-		return tg_error_set(TG_ERR_LIMIT, "%s: schemas nested deeper than %d levels", p->s,
-				    SCHEMA_MAX_DEPTH);
-	json_object_foreach((json_t *)schema, key, v) {
-		size_t k;
-		for (k = 0; keywords[k] && strcmp(keywords[k], key); k++)
-			;
-		if (!keywords[k]) {
-			path_push_key(p, key);
-			return check_keyword(key, v, 0, p, depth); /* the unsupported message */
-		}
+	tg_schema *s;
+	tg_spath p;
+	int r;
+	*out = NULL;
+	if ((r = check_top(schema, root, flags)) < 0)
+		return r;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return tg_error_set(TG_ERR_NOMEM, "schema: out of memory");
+	s->doc = json_incref((json_t *)schema);
+	s->flags = flags;
+	tg_spath_init(&p, root);
+	s->root = tg_scompile_node(s, schema, &p, DEFAULT_BASE, 0);
+	if (!s->root || (r = tg_sref_link(s)) < 0) {
+		r = tg_error_last()->code;
+		tg_schema_free(s);
+		return r < 0 ? r : TG_ERR_INVALID;
 	}
-	mask = schema_mask(schema, p);
-	if (mask < 0)
-		return TG_ERR_INVALID;
-	json_object_foreach((json_t *)schema, key, v) {
-		size_t old = path_push_key(p, key);
-		r = check_keyword(key, v, mask, p, depth);
-		if (r < 0)
-			return r;
-		path_pop(p, old);
-	}
-	if (check_bounds(schema, p, "minimum", "maximum") < 0 ||
-	    check_bounds(schema, p, "minLength", "maxLength") < 0 ||
-	    check_bounds(schema, p, "minItems", "maxItems") < 0)
-		return TG_ERR_INVALID;
-	if (json_is_false(json_object_get(schema, "additionalProperties"))) {
-		const json_t *req = json_object_get(schema, "required");
-		const json_t *props = json_object_get(schema, "properties");
-		for (size_t i = 0; i < json_array_size(req); i++) {
-			const char *name = json_string_value(json_array_get(req, i));
-			if (!json_object_get(props, name)) {
-				path_push_key(p, "required");
-				return tg_error_set(TG_ERR_INVALID,
-						    "%s: \"%s\" is not in properties and additionalProperties is false",
-						    p->s, name);
-			}
-		}
-	}
+	*out = s;
 	return 0;
 }
 
 int tg_schema_check(const json_t *schema)
 {
-	path p;
-	const json_t *t;
-	path_init(&p, "input_schema");
-	if (!json_is_object(schema))
-		return tg_error_set(TG_ERR_INVALID, "input_schema: must be an object");
-	t = json_object_get(schema, "type");
-	if (!json_is_string(t) || strcmp(json_string_value(t), "object"))
-		return tg_error_set(TG_ERR_INVALID,
-				    "input_schema.type: must be \"object\" (the arguments are one JSON object)");
-	return check_schema(schema, &p, 0);
+	tg_schema *s;
+	int r = tg_schema_compile(&s, schema, "input_schema", TG_SCHEMA_TOP_OBJECT);
+	tg_schema_free(s);
+	return r;
 }
 
 int tg_schema_check_output(const json_t *schema)
 {
-	path p;
-	path_init(&p, "output_schema");
-	if (!json_is_object(schema))
-		return tg_error_set(TG_ERR_INVALID, "output_schema: must be an object");
-	if (!json_is_string(json_object_get(schema, "type")))
-		return tg_error_set(TG_ERR_INVALID,
-				    "output_schema.type: is required (object, array, string, integer, "
-				    "number, boolean or null)");
-	return check_schema(schema, &p, 0);
+	tg_schema *s;
+	int r = tg_schema_compile(&s, schema, "output_schema", TG_SCHEMA_TOP_TYPED);
+	tg_schema_free(s);
+	return r;
 }
 
-/* ---- validating a value -------------------------------------------------- */
-
-static size_t utf8_codepoints(const char *s, size_t len)
+int tg_schema_validate_flags(const json_t *schema, const json_t *value, const char *root,
+			     unsigned flags)
 {
-	size_t n = 0;
-	for (size_t i = 0; i < len; i++)
-		n += ((unsigned char)s[i] & 0xC0) != 0x80;
-	return n;
-}
-
-static int validate(const json_t *schema, const json_t *value, path *p);
-
-static int validate_number(const json_t *schema, const json_t *value, path *p)
-{
-	static const struct {
-		const char *key;
-		int bad_if; /* num_cmp(value, bound) result that violates */
-		int or_equal;
-		const char *op;
-	} bounds[] = {
-		{"minimum", -1, 0, ">="},
-		{"maximum", 1, 0, "<="},
-		{"exclusiveMinimum", -1, 1, ">"},
-		{"exclusiveMaximum", 1, 1, "<"},
-	};
-	for (size_t i = 0; i < TG_ARRAY_SIZE(bounds); i++) {
-		const json_t *b = json_object_get(schema, bounds[i].key);
-		int c;
-		char num[64];
-		if (!b)
-			continue;
-		c = num_cmp(value, b);
-		if (c == bounds[i].bad_if || (bounds[i].or_equal && c == 0)) {
-			num_text(num, sizeof(num), b);
-			return tg_error_set(TG_ERR_INVALID, "%s: must be %s %s", p->s, bounds[i].op, num);
-		}
-	}
-	return 0;
-}
-
-static int validate_object(const json_t *schema, const json_t *value, path *p)
-{
-	const json_t *props = json_object_get(schema, "properties");
-	const json_t *req = json_object_get(schema, "required");
-	int closed = json_is_false(json_object_get(schema, "additionalProperties"));
-	const char *key;
-	json_t *v;
-	for (size_t i = 0; i < json_array_size(req); i++) {
-		const char *name = json_string_value(json_array_get(req, i));
-		if (!json_object_get(value, name)) {
-			path_push_key(p, name);
-			return tg_error_set(TG_ERR_INVALID, "%s: required property is missing", p->s);
-		}
-	}
-	json_object_foreach((json_t *)value, key, v) {
-		const json_t *sub = json_object_get(props, key);
-		size_t old = path_push_key(p, key);
-		if (sub) {
-			int r = validate(sub, v, p);
-			if (r < 0)
-				return r;
-		} else if (closed) {
-			return tg_error_set(TG_ERR_INVALID,
-					    "%s: property not allowed (additionalProperties is false)", p->s);
-		}
-		path_pop(p, old);
-	}
-	return 0;
-}
-
-static int validate_array(const json_t *schema, const json_t *value, path *p)
-{
-	const json_t *mn = json_object_get(schema, "minItems"), *mx = json_object_get(schema, "maxItems");
-	const json_t *items = json_object_get(schema, "items");
-	size_t n = json_array_size(value);
-	if (mn && (long double)n < num_ld(mn))
-		return tg_error_set(TG_ERR_INVALID, "%s: must have at least %.0Lf item%s", p->s,
-				    num_ld(mn), num_ld(mn) == 1 ? "" : "s");
-	if (mx && (long double)n > num_ld(mx))
-		return tg_error_set(TG_ERR_INVALID, "%s: must have at most %.0Lf item%s", p->s,
-				    num_ld(mx), num_ld(mx) == 1 ? "" : "s");
-	for (size_t i = 0; items && i < n; i++) {
-		size_t old = path_push_index(p, i);
-		int r = validate(items, json_array_get(value, i), p);
-		if (r < 0)
-			return r;
-		path_pop(p, old);
-	}
-	return 0;
-}
-
-static int validate_string(const json_t *schema, const json_t *value, path *p)
-{
-	const json_t *mn = json_object_get(schema, "minLength"), *mx = json_object_get(schema, "maxLength");
-	long double n = (long double)utf8_codepoints(json_string_value(value), json_string_length(value));
-	if (mn && n < num_ld(mn))
-		return tg_error_set(TG_ERR_INVALID, "%s: must be at least %.0Lf character%s long", p->s,
-				    num_ld(mn), num_ld(mn) == 1 ? "" : "s");
-	if (mx && n > num_ld(mx))
-		return tg_error_set(TG_ERR_INVALID, "%s: must be at most %.0Lf character%s long", p->s,
-				    num_ld(mx), num_ld(mx) == 1 ? "" : "s");
-	return 0;
-}
-
-static int validate(const json_t *schema, const json_t *value, path *p)
-{
-	int mask = 0;
-	const json_t *t = json_object_get(schema, "type"), *en = json_object_get(schema, "enum");
-	if (json_is_string(t)) {
-		mask = type_bit(json_string_value(t));
-	} else if (json_is_array(t)) {
-		for (size_t i = 0; i < json_array_size(t); i++)
-			mask |= type_bit(json_string_value(json_array_get(t, i)));
-	}
-	if (mask && !(value_mask(value) & mask)) {
-		char want[160];
-		mask_text(want, sizeof(want), mask);
-		return tg_error_set(TG_ERR_INVALID, "%s: must be %s", p->s, want);
-	}
-	if (en) {
-		size_t i, n = json_array_size(en);
-		tg_buf list = TG_BUF_INIT(0);
-		int r;
-		for (i = 0; i < n; i++)
-			if (values_equal(json_array_get(en, i), value))
-				break;
-		if (i < n)
-			goto checked_enum;
-		for (i = 0; i < n && list.len < 200; i++) {
-			char *s = tg_json_dump(json_array_get(en, i));
-			if (s)
-				tg_buf_printf(&list, "%s%s", i ? ", " : "", s);
-			free(s);
-		}
-		if (i < n)
-			tg_buf_puts(&list, ", ...");
-		r = tg_error_set(TG_ERR_INVALID, "%s: must be one of %s", p->s, list.ptr ? list.ptr : "");
-		tg_buf_free(&list);
-		return r;
-	}
-checked_enum:
-	if (json_is_number(value))
-		return validate_number(schema, value, p);
-	if (json_is_string(value))
-		return validate_string(schema, value, p);
-	if (json_is_array(value))
-		return validate_array(schema, value, p);
-	if (json_is_object(value))
-		return validate_object(schema, value, p);
-	return 0;
+	tg_schema *s;
+	int r;
+	if (!json_is_object(schema) || !value)
+		return tg_error_set(TG_ERR_INTERNAL, "schema validation: no schema or no value");
+	if ((r = tg_schema_compile(&s, schema, "schema", flags)) < 0)
+		return tg_error_prefix("schema validation");
+	r = tg_schema_run(s, value, root);
+	tg_schema_free(s);
+	return r;
 }
 
 int tg_schema_validate(const json_t *schema, const json_t *value)
 {
-	return tg_schema_validate_at(schema, value, "args");
+	return tg_schema_validate_flags(schema, value, "args", 0);
 }
 
 int tg_schema_validate_at(const json_t *schema, const json_t *value, const char *root)
 {
-	path p;
-	if (!json_is_object(schema) || !value)
-		return tg_error_set(TG_ERR_INTERNAL, "schema validation: no schema or no value");
-	path_init(&p, root);
-	return validate(schema, value, &p);
+	return tg_schema_validate_flags(schema, value, root, 0);
 }
