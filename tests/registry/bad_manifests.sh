@@ -57,7 +57,7 @@ bad_case "reserved name" "$(sub '"word_count"' '"create_tool"')" 'reserved'
 bad_case "name wrong type" "$(sub '"name": "word_count"' '"name": 7')" 'name: must be a string'
 bad_case "description missing" "$(sub '"description": "Count words in a text",' '')" 'description: is required'
 bad_case "schema top type not object" "$(sub '"type": "object"' '"type": "array"')" 'input_schema'
-bad_case "schema keyword outside the subset" "$(sub '"type": "string"' '"type": "string", "pattern": "a*"')" 'pattern'
+bad_case "schema keyword unknown" "$(sub '"type": "string"' '"type": "string", "patern": "a*"')" 'patern'
 bad_case "tests wrong type" "$(sub '"tests": \[' '"tests": {"a": [')" ''
 bad_case "test without expect" "$(sub '"expect": {"words": 0}' '"exp": 0')" 'tests\[1\]'
 # a version must be tested to be active: some test must run the tool to

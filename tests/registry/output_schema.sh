@@ -95,8 +95,8 @@ run tg create "$d"
 expect_rc 2 "expect not matching output_schema"
 expect_err 'tests\[0\] \(expect does not match output_schema\): expect\.n: must be an integer' "expect mismatch message"
 
-# the schema itself: only the documented subset, and a type is required
-d=$(mk half_kw '{"type": "object", "properties": {"n": {"type": "string", "pattern": "^a"}}}' '[{"name": "four", "args": {"x": 4}, "expect": {"n": 2}}]')
+# the schema itself: only the documented keywords, and a type is required
+d=$(mk half_kw '{"type": "object", "properties": {"n": {"type": "string", "patern": "^a"}}}' '[{"name": "four", "args": {"x": 4}, "expect": {"n": 2}}]')
 run tg create "$d"
 expect_rc 2 "an unsupported keyword in output_schema"
 expect_err 'output_schema\.properties\.n' "the keyword's path"
