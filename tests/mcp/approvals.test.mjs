@@ -26,7 +26,7 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { RawServer, tempHomeWithProcs, toolgateBin } from './lib.mjs';
+import { RawServer, tempHomeWithProcs, toolgateBin, serveHttp as serveHttpLib } from './lib.mjs';
 import { META_KEYS, MODERN } from './fixtures.mjs';
 
 const exec = promisify(execFile);
@@ -52,21 +52,7 @@ async function refundHome(t, timeoutMs = 20000) {
 
 const ledgerLines = (ledger) => (existsSync(ledger) ? readFileSync(ledger, 'utf8').trim().split('\n') : []);
 
-function serveHttp(t, home, procs) {
-  const proc = spawn(toolgateBin(), ['--home', home, 'serve', '--http', '127.0.0.1:0'], { stdio: ['ignore', 'ignore', 'pipe'] });
-  let err = '';
-  procs.push(proc);
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`not listening: ${err}`)), 15000);
-    proc.stderr.setEncoding('utf8');
-    proc.stderr.on('data', (d) => {
-      err += d;
-      const m = err.match(/listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/);
-      if (m) { clearTimeout(timer); resolve(m[1]); }
-    });
-    proc.on('exit', (code) => reject(new Error(`exited ${code}: ${err}`)));
-  });
-}
+const serveHttp = async (t, home, procs) => (await serveHttpLib(home, { procs })).url;
 
 async function sdkClient(t, url, token, elicit) {
   const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } });

@@ -19,7 +19,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { RawServer, tempHome, toolgateBin } from './lib.mjs';
+import { RawServer, tempHome, toolgateBin, serveHttp as serveHttpLib } from './lib.mjs';
 import { META_KEYS, MODERN } from './fixtures.mjs';
 
 const exec = promisify(execFile);
@@ -262,21 +262,7 @@ test('2026-07-28 era on stdio: run_program is served statelessly', async (t) => 
   assert.deepEqual(m.result.structuredContent.result, { words: 2, count: 8 });
 });
 
-function serveHttp(t, home) {
-  const proc = spawn(toolgateBin(), ['--home', home, 'serve', '--http', '127.0.0.1:0'], { stdio: ['ignore', 'ignore', 'pipe'] });
-  let err = '';
-  t.after(() => proc.kill('SIGKILL'));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`not listening: ${err}`)), 15000);
-    proc.stderr.setEncoding('utf8');
-    proc.stderr.on('data', (d) => {
-      err += d;
-      const m = err.match(/listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/);
-      if (m) { clearTimeout(timer); resolve(m[1]); }
-    });
-    proc.on('exit', (code) => reject(new Error(`exited ${code}: ${err}`)));
-  });
-}
+const serveHttp = async (t, home) => (await serveHttpLib(home, { t })).url;
 
 test('over Streamable HTTP: run_program, and the principal\'s budget counts bridged calls', async (t) => {
   const home = await homeWithTools(t);

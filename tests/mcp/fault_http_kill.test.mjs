@@ -15,27 +15,14 @@ import { execFile, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { tempHome, toolgateBin } from './lib.mjs';
+import { tempHome, toolgateBin, serveHttp as serveHttpLib } from './lib.mjs';
 import { wcManifest } from './fixtures.mjs';
 
 const run = promisify(execFile);
 const tg = async (home, ...args) => (await run(toolgateBin(), ['--home', home, ...args], { maxBuffer: 1 << 28 })).stdout;
 const SESSIONS = 8;
 
-function serve(home) {
-  const proc = spawn(toolgateBin(), ['--home', home, 'serve', '--http', '127.0.0.1:0', '--workers', '4'], { stdio: ['ignore', 'ignore', 'pipe'] });
-  let err = '';
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`not listening: ${err}`)), 15000);
-    proc.stderr.setEncoding('utf8');
-    proc.stderr.on('data', (d) => {
-      err += d;
-      const m = err.match(/listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/);
-      if (m) { clearTimeout(timer); resolve({ url: m[1], proc }); }
-    });
-    proc.on('exit', (code) => reject(new Error(`exited ${code}: ${err}`)));
-  });
-}
+const serve = (home) => serveHttpLib(home, { extra: ['--workers', '4'] });
 
 test('kill -9 of serve --http mid-batch: no acknowledged call without its entries', async (t) => {
   const home = tempHome(t);

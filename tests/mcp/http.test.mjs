@@ -15,7 +15,7 @@ import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { tempHome, toolgateBin } from './lib.mjs';
+import { tempHome, toolgateBin, serveHttp as serveHttpLib } from './lib.mjs';
 import { META_KEYS, MODERN, wcManifest } from './fixtures.mjs';
 
 const run = promisify(execFile);
@@ -26,21 +26,7 @@ async function token(home, name, ...opts) {
 }
 
 // Start the server; resolves with { url, port, proc, stderr() } once listening.
-function serve(t, home, extra = []) {
-  const proc = spawn(toolgateBin(), ['--home', home, 'serve', '--http', '127.0.0.1:0', ...extra], { stdio: ['ignore', 'ignore', 'pipe'] });
-  let err = '';
-  t.after(() => proc.kill('SIGKILL'));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`not listening: ${err}`)), 15000);
-    proc.stderr.setEncoding('utf8');
-    proc.stderr.on('data', (d) => {
-      err += d;
-      const m = err.match(/listening on (http:\/\/127\.0\.0\.1:(\d+)\/mcp)/);
-      if (m) { clearTimeout(timer); resolve({ url: m[1], port: Number(m[2]), proc, stderr: () => err }); }
-    });
-    proc.on('exit', (code) => reject(new Error(`exited ${code}: ${err}`)));
-  });
-}
+const serve = (t, home, extra = []) => serveHttpLib(home, { extra, t });
 
 const auth = (tok) => ({ Authorization: `Bearer ${tok}` });
 const JSONH = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };

@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { tempHome, toolgateBin } from './lib.mjs';
+import { tempHome, toolgateBin, serveHttp as serveHttpLib } from './lib.mjs';
 import { SPIN } from './fixtures.mjs';
 
 const run = promisify(execFile);
@@ -45,22 +45,7 @@ async function home30s(t) {
   return home;
 }
 
-function serve(t, home) {
-  const proc = spawn(toolgateBin(), ['--home', home, 'serve', '--http', '127.0.0.1:0'],
-    { stdio: ['ignore', 'ignore', 'pipe'] });
-  let err = '';
-  t.after(() => proc.kill('SIGKILL'));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`not listening: ${err}`)), 15000);
-    proc.stderr.setEncoding('utf8');
-    proc.stderr.on('data', (d) => {
-      err += d;
-      const m = err.match(/listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/);
-      if (m) { clearTimeout(timer); resolve({ url: m[1], proc }); }
-    });
-    proc.on('exit', (code) => reject(new Error(`exited ${code}: ${err}`)));
-  });
-}
+const serve = (t, home) => serveHttpLib(home, { t });
 
 const auth = (tok) => ({ Authorization: `Bearer ${tok}` });
 const JSONH = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };

@@ -122,3 +122,26 @@ export class RawServer {
     return this.exited;
   }
 }
+
+// Start `toolgate serve --http 127.0.0.1:0` on home with extra flags;
+// resolves with { url, port, proc, stderr() } once the server says where it
+// listens. The process is killed by the test's after hook (t) or pushed on
+// procs for tempHomeWithProcs to kill; neither: the caller kills it.
+export function serveHttp(home, { extra = [], t = null, procs = null } = {}) {
+  const proc = spawn(toolgateBin(), ['--home', home, 'serve', '--http', '127.0.0.1:0', ...extra],
+    { stdio: ['ignore', 'ignore', 'pipe'] });
+  let err = '';
+  if (procs) procs.push(proc);
+  if (t) t.after(() => proc.kill('SIGKILL'));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`not listening: ${err}`)), 15000);
+    proc.stderr.setEncoding('utf8');
+    proc.stderr.on('data', (d) => {
+      err += d;
+      const m = err.match(/listening on (http:\/\/127\.0\.0\.1:(\d+)\/mcp)/);
+      if (m) { clearTimeout(timer); resolve({ url: m[1], port: Number(m[2]), proc, stderr: () => err }); }
+    });
+    proc.on('exit', (code) => { clearTimeout(timer); reject(new Error(`exited ${code}: ${err}`)); });
+  });
+}
+

@@ -29,7 +29,7 @@ import { promisify } from 'node:util';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { RawServer, tempHomeWithProcs, toolgateBin } from './lib.mjs';
+import { RawServer, tempHomeWithProcs, toolgateBin, serveHttp as serveHttpLib } from './lib.mjs';
 import { META_KEYS, MODERN } from './fixtures.mjs';
 
 const exec = promisify(execFile);
@@ -141,21 +141,7 @@ const bridgeCalls = (log, callee) => log.filter((e) => e.event === 'bridge_call'
 const decisions = (log) => log.filter((e) => /^call_(approved|denied|timeout)$/.test(e.event))
   .map((e) => [e.event, e.details.via ?? null]);
 
-function serveHttp(home, procs) {
-  const proc = spawn(toolgateBin(), ['--home', home, 'serve', '--http', '127.0.0.1:0'], { stdio: ['ignore', 'ignore', 'pipe'] });
-  let err = '';
-  procs.push(proc);
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`not listening: ${err}`)), 15000);
-    proc.stderr.setEncoding('utf8');
-    proc.stderr.on('data', (d) => {
-      err += d;
-      const m = err.match(/listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/);
-      if (m) { clearTimeout(timer); resolve(m[1]); }
-    });
-    proc.on('exit', (code) => reject(new Error(`exited ${code}: ${err}`)));
-  });
-}
+const serveHttp = async (home, procs) => (await serveHttpLib(home, { procs })).url;
 
 // tools/call NAME ARGS of the 2026-07-28 era over HTTP
 function httpCaller(url, token) {
