@@ -16,7 +16,8 @@ tg=${1:-build/cli/toolgate}
 here=$(cd "$(dirname "$0")/.." && pwd)
 ex="$here/examples"
 out=$(mktemp)
-trap 'rm -f "$out"' EXIT
+scratch=$(mktemp -d)
+trap 'rm -rf "$out" "$scratch"' EXIT
 
 [ -x "$tg" ] || { echo "demo: $tg is not an executable (build first: make build)" >&2; exit 2; }
 command -v node >/dev/null 2>&1 || { echo "demo: node is needed (scripts/install-deps.sh)" >&2; exit 2; }
@@ -156,6 +157,62 @@ header "Call word_pair: two calls to word_count through the bridge (fd 3), each 
 run call word_pair '{"a": "one two", "b": "three"}'
 expect_rc 0 "call word_pair"
 [ "$(json words <"$out")" = 3 ] || die "word_pair gave a wrong result"
+
+header "A test never reaches real authority: pair_sum's test calls word_pair (which holds tools:word_count) without a fixture"
+mkdir -p "$scratch/pair_sum"
+cat >"$scratch/pair_sum/tool.c" <<'EOC'
+#include <toolgate/tool.h>
+int main(void)
+{
+	tg_tool_args *a = tg_tool_read_args();
+	tg_args x = TG_ARGS_INIT;
+	tg_value *r = NULL;
+	tg_args_str(&x, "a", tg_arg_str(a, "text", ""));
+	tg_args_str(&x, "b", "");
+	if (tg_call_tool("word_pair", tg_args_json(&x), &r) != 0)
+		tg_tool_fail("word_pair: %s", r ? tg_arg_str(r, "message", "?") : "bridge");
+	tg_out_object_begin();
+	tg_out_key_int("words", tg_arg_int(r, "words", -1));
+	tg_out_end();
+	tg_value_free(r);
+	tg_args_free(&x);
+	tg_tool_args_free(a);
+	return 0;
+}
+EOC
+pair_sum() { # TEST_EXTRA: the test's fields after "expect"
+	cat >"$scratch/pair_sum/tool.json" <<EOJ
+{"name": "pair_sum", "description": "Count words through word_pair.",
+ "input_schema": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]},
+ "source": "tool.c", "calls": ["word_pair"],
+ "tests": [{"name": "two words", "args": {"text": "a b"}, "expect": {"words": 2}$1}]}
+EOJ
+}
+pair_sum ""
+run create "$scratch/pair_sum"
+expect_rc 1 "create pair_sum without a fixture"
+grep -q 'unexpected call to tools:word_pair: the test declares no tool_results for it' "$out" ||
+	die "the test of pair_sum was not stopped at its call of word_pair"
+
+header "The same test with a tool_results fixture for word_pair: it passes, word_pair never ran for it"
+pair_sum ', "tool_results": {"word_pair": {"words": 2}}'
+run create "$scratch/pair_sum"
+expect_rc 0 "create pair_sum with a fixture"
+[ "$(created status <"$out")" = pending ] || die "pair_sum is not pending (it calls a tool: a person approves it)"
+
+header "The analyzer refuses a %n format (a write primitive even under FORTIFY)"
+cat >"$scratch/count_n.c" <<'EOC'
+#include <stdio.h>
+int main(void)
+{
+	int n = 0;
+	printf("hello%n\n", &n);
+	return n;
+}
+EOC
+run check "$scratch/count_n.c"
+expect_rc 1 "check count_n.c"
+grep -q 'format_n' "$out" || die "the %n format was not found"
 
 header "A one-off program (code action): vetted, built and run once with the bridge, never registered"
 run run "$ex/programs/longest_line.c" '{"text": "a b\nc d e\nf"}' --calls word_count
