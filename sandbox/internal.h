@@ -326,6 +326,10 @@ struct sbx_run {
 			      * unmapped by the tracer once the child is reaped */
 };
 
+/* trace.c: the tracer thread's loop once the child is cloned and seized:
+ * sync messages, reaping, and the run's kill facts (a denied call, a
+ * fatal signal). */
+void sbx_trace_loop(struct sbx_run *r);
 /* run.c: set up r for spec s and start its tracer, which clones the child
  * (waiter_fd >= 0: pooled, the child prepares and then waits for its run as
  * the waiter program at that descriptor). 0 or < 0. */
