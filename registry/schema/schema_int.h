@@ -4,10 +4,11 @@
  * boolean schema, keyword values checked and pre-parsed, $ref resolved to a
  * node, patterns compiled once), the limits that bound what an agent's schema
  * and arguments can cost, and the helpers shared by the module's files:
- * schema.c (public API, paths, numbers, equality), schema_compile.c (checking
- * keywords into nodes), schema_ref.c (URIs, $id, $anchor, $ref, cycles),
- * schema_validate.c and schema_apply.c (validation), schema_format.c
- * (format), schema_regex.c (pattern through PCRE2).
+ * lowest first, schema_util.c (paths, numbers, equality, the node list),
+ * schema_regex.c (pattern through PCRE2), schema_format.c (format),
+ * schema_ref.c (URIs, $id, $anchor, $ref, cycles), schema_compile.c
+ * (checking keywords into nodes), schema_validate.c (validation), schema.c
+ * (the public API). Calls go down that list only.
  */
 #ifndef TG_REGISTRY_SCHEMA_INT_H
 #define TG_REGISTRY_SCHEMA_INT_H
@@ -144,10 +145,15 @@ void tg_snode_free(tg_snode *n);
 int tg_sref_register(tg_schema *s, tg_snode *n, const char *id_uri, const char *anchor);
 /* Resolve ref against base into a malloc'd absolute URI; NULL if malformed. */
 char *tg_suri_resolve(const char *base, const char *ref);
-/* Resolve every $ref, then refuse cycles of references that consume no input. */
-int tg_sref_link(tg_schema *s);
+/* Resolve every $ref, then refuse cycles of references that consume no
+ * input. A pointer into the document that no node was compiled for yet is
+ * compiled with compile (schema.c hands in tg_scompile_node: the reference
+ * side sits below the compiler and never calls it). */
+typedef tg_snode *(*tg_scompile_fn)(tg_schema *s, const json_t *json, tg_spath *p,
+				    const char *base, unsigned depth);
+int tg_sref_link(tg_schema *s, tg_scompile_fn compile);
 
-/* ---- validation (schema_validate.c, schema_apply.c) ---- */
+/* ---- validation (schema_validate.c) ---- */
 typedef struct tg_seval {
 	uint8_t *props; /* bit per member, in the instance's iteration order */
 	size_t nprops;

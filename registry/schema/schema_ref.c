@@ -264,7 +264,7 @@ static const json_t *pointer_get(const json_t *doc, char *ptr)
 	return *ptr ? NULL : doc;
 }
 
-static int resolve_one(tg_schema *s, tg_snode *n)
+static int resolve_one(tg_schema *s, tg_snode *n, tg_scompile_fn compile)
 {
 	char *abs = tg_suri_resolve(n->base, n->ref_text), *frag;
 	size_t ulen;
@@ -293,7 +293,7 @@ static int resolve_one(tg_schema *s, tg_snode *n)
 			tg_spath p;
 			tg_spath_init(&p, n->where);
 			tg_spath_key(&p, "$ref");
-			n->ref = tg_scompile_node(s, at, &p, res->base, 0);
+			n->ref = compile(s, at, &p, res->base, 0);
 			r = n->ref ? 0 : tg_error_last()->code;
 		}
 	} else {
@@ -346,7 +346,7 @@ static int inplace_cycle(tg_snode *n)
 	return 0;
 }
 
-int tg_sref_link(tg_schema *s)
+int tg_sref_link(tg_schema *s, tg_scompile_fn compile)
 {
 	const char *b = s->root->base;
 	int r;
@@ -355,7 +355,7 @@ int tg_sref_link(tg_schema *s)
 		return r;
 	/* resolve_one may compile more nodes: they are appended and visited */
 	for (size_t i = 0; i < s->nnodes; i++)
-		if (s->nodes[i]->ref_text && !s->nodes[i]->ref && (r = resolve_one(s, s->nodes[i])) < 0)
+		if (s->nodes[i]->ref_text && !s->nodes[i]->ref && (r = resolve_one(s, s->nodes[i], compile)) < 0)
 			return r;
 	for (size_t i = 0; i < s->nnodes; i++)
 		if (s->nodes[i]->mark == 0 && (r = inplace_cycle(s->nodes[i])) < 0)
