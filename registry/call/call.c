@@ -244,8 +244,15 @@ int reg_call_ex(json_t **out, tg_registry *r, const char *name, const json_t *ar
 	json_object_set_new(res, "version", json_integer(v));
 	if (parent && commit)
 		json_object_set_new(res, "commit", json_string(commit));
+	/* a real top-level call that ran its tool is sampled with its outcome
+	 * (record/samples.c); never a test's, a re-test's or a callee's, and a
+	 * workspace tool's only when config.json allows it */
+	if (call_id && !parent && r->authority == TG_AUTHORITY_REAL && r->cfg.record_calls &&
+	    (!(ws_read || ws_write) || r->cfg.record_workspace_calls))
+		r->sample_args = args;
 	rc = call_id ? reg_call_outcome(r, call_id, name, v, res, who, after, deferred)
 		     : reg_call_record(r, name, v, res, who, after);
+	r->sample_args = NULL;
 	if (rc < 0)
 		return rc; /* never the result without its record */
 	*out = TG_TAKE_PTR(res);
