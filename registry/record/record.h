@@ -102,6 +102,8 @@ int reg_sample_put(tg_registry *r, const char *name, unsigned v, const json_t *a
 /* The tool's newest limit samples (0: all), oldest first, as
  * tg_registry_samples lists them. */
 int reg_samples_list(json_t **out, tg_registry *r, const char *name, unsigned limit);
+/* The shadow runs' report of NAME vV (create/shadow.c), or *out = NULL. */
+int reg_shadow_report(json_t **out, tg_registry *r, const char *name, unsigned v);
 
 /* One note per unfinished call (for verify). */
 int reg_calls_unfinished(tg_registry *r, json_t *notes);

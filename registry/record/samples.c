@@ -206,3 +206,22 @@ fail:
 	reg_rollback(r);
 	return rc;
 }
+
+int reg_shadow_report(json_t **out, tg_registry *r, const char *name, unsigned v)
+{
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	int rc = reg_prepare(r, &st, "SELECT report FROM shadow_reports WHERE tool = ?1 AND "
+				     "version = ?2");
+
+	*out = NULL;
+	if (rc < 0)
+		return rc;
+	reg_bind_text(st, 1, name);
+	sqlite3_bind_int64(st, 2, v);
+	rc = reg_step(st);
+	if (rc == SQLITE_ROW)
+		*out = reg_col_json(st, 0);
+	else if (rc != SQLITE_DONE)
+		return reg_sqlerr(r, rc, "read the shadow report");
+	return 0;
+}
