@@ -207,7 +207,7 @@ static const char *const migrations[] = {
 	" wall_ms INTEGER NOT NULL,"
 	" bytes INTEGER NOT NULL,"
 	" at INTEGER NOT NULL) STRICT;"
-	"CREATE INDEX IF NOT EXISTS call_samples_tool ON call_samples(tool, id);"
+	"CREATE INDEX IF NOT EXISTS call_samples_tool ON call_samples(tool, id, bytes);"
 	"CREATE TABLE IF NOT EXISTS call_samples_total(id INTEGER PRIMARY KEY CHECK(id = 1),"
 	" bytes INTEGER NOT NULL) STRICT;"
 	"INSERT OR IGNORE INTO call_samples_total VALUES(1, 0);"

@@ -16,20 +16,41 @@
 
 #include <string.h>
 
-/* Keep the tool's newest rows within the count and byte caps. */
+/* Keep the tool's newest rows within the count and byte caps. Both common
+ * checks read the index (tool, id, bytes) only; the window over the rows
+ * runs only when the tool is over its bytes. */
 static int prune_tool(tg_registry *r, const char *name)
 {
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
-	int rc = reg_prepare(r, &st, "DELETE FROM call_samples WHERE tool = ?1 AND id NOT IN "
-				     "(SELECT id FROM (SELECT id, sum(bytes) OVER (ORDER BY id DESC) "
-				     "AS s FROM call_samples WHERE tool = ?1 ORDER BY id DESC "
-				     "LIMIT ?2) WHERE s <= ?3)");
+	sqlite3_int64 cap = (sqlite3_int64)r->cfg.record_tool_kb * 1024;
+	int rc = reg_prepare(r, &st, "DELETE FROM call_samples WHERE tool = ?1 AND id <= (SELECT "
+				     "id FROM call_samples WHERE tool = ?1 ORDER BY id DESC LIMIT 1 "
+				     "OFFSET ?2)");
 
 	if (rc < 0)
 		return rc;
 	reg_bind_text(st, 1, name);
 	sqlite3_bind_int64(st, 2, r->cfg.record_calls);
-	sqlite3_bind_int64(st, 3, (sqlite3_int64)r->cfg.record_tool_kb * 1024);
+	if ((rc = reg_step(st)) != SQLITE_DONE)
+		return reg_sqlerr(r, rc, "prune samples");
+	reg_finalizep(&st);
+	st = NULL;
+	if ((rc = reg_prepare(r, &st, "SELECT sum(bytes) FROM call_samples WHERE tool = ?1")) < 0)
+		return rc;
+	reg_bind_text(st, 1, name);
+	if ((rc = reg_step(st)) != SQLITE_ROW)
+		return reg_sqlerr(r, rc, "sample bytes");
+	if (sqlite3_column_int64(st, 0) <= cap)
+		return 0;
+	reg_finalizep(&st);
+	st = NULL;
+	rc = reg_prepare(r, &st, "DELETE FROM call_samples WHERE tool = ?1 AND id NOT IN (SELECT id "
+				 "FROM (SELECT id, sum(bytes) OVER (ORDER BY id DESC) AS s FROM "
+				 "call_samples WHERE tool = ?1) WHERE s <= ?2)");
+	if (rc < 0)
+		return rc;
+	reg_bind_text(st, 1, name);
+	sqlite3_bind_int64(st, 2, cap);
 	rc = reg_step(st);
 	return rc == SQLITE_DONE ? 0 : reg_sqlerr(r, rc, "prune samples");
 }

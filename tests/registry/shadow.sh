@@ -92,6 +92,8 @@ checks=$((checks + 1))
 [ "$(calls)" = "$before" ] || fail "shadow runs wrote calls rows: $before -> $(calls)"
 run tg call probe '{"x": 3}'
 expect_out '^\{"y":7,' "v4 stays active"
+run tg verify
+expect_rc 0 "verify agrees with a held version (its commit says it passed)"
 
 # promote: a person activates the held version; only a held one
 run tg promote probe@1
