@@ -7,8 +7,9 @@
  * under a test's authority. The fields in which the two runs of the active
  * version differ are noise and ignored. Each sample ends "same", "differs"
  * (the JSON paths that differ), "regression" (the active one succeeded,
- * the candidate failed: crashed, was killed, exited non-zero, broke its
- * output_schema or refused the arguments) or "fixed" (the reverse). Under
+ * the candidate failed: crashed, was killed, exited non-zero or broke its
+ * output_schema) or "fixed" (the reverse); arguments that the candidate's
+ * input_schema refuses are a difference (a changed interface). Under
  * promotion "shadow" a regression holds the candidate out of the active
  * slot (status held), under "strict" any difference does. Versions that
  * hold capabilities (workspace:*, calls) are never shadow-run: they wait for
@@ -175,11 +176,18 @@ static const char *classify(const json_t *o1, const json_t *o2, const json_t *c,
 {
 	int ook = json_is_true(json_object_get(o1, "ok"));
 	int cok = json_is_true(json_object_get(c, "ok"));
+	const char *cwhy = json_string_value(json_object_get(c, "reason"));
 	_cleanup_json_ json_t *nd = json_array(), *cd = json_array();
 	size_t i;
 	json_t *x;
 
 	*paths = NULL;
+	/* arguments the new input_schema refuses: a changed interface, which
+	 * its author chose; a difference, not a regression */
+	if (ook && !cok && cwhy && strcmp(cwhy, "invalid_args") == 0) {
+		*paths = json_pack("[s]", "(arguments refused by the new input_schema)");
+		return "differs";
+	}
 	if (ook && !cok)
 		return "regression";
 	if (!ook && cok)
@@ -363,17 +371,17 @@ char *reg_shadow_reason(const json_t *rep, const char *name, unsigned v)
 		    < 0)
 			first = NULL;
 	}
-	if (asprintf(&s, "passed its tests; held by shadow runs against v%d (promotion \"%s\"): "
-			 "%lld regression%s, %lld difference%s on %lld recorded calls; first: %s; "
-			 "a person may activate it: toolgate promote %s@%u",
+	if (asprintf(&s, "held by shadow runs against v%d: %s (%lld regression%s, %lld "
+			 "difference%s on %lld recorded calls; promotion \"%s\"); a person may "
+			 "activate it: toolgate promote %s@%u",
 		     (int)json_integer_value(json_object_get(rep, "against_version")),
-		     json_string_value(json_object_get(rep, "policy")),
+		     first ? first : "-",
 		     (long long)json_integer_value(json_object_get(rep, "regression")),
 		     json_integer_value(json_object_get(rep, "regression")) == 1 ? "" : "s",
 		     (long long)json_integer_value(json_object_get(rep, "differs")),
 		     json_integer_value(json_object_get(rep, "differs")) == 1 ? "" : "s",
 		     (long long)json_integer_value(json_object_get(rep, "samples_run")),
-		     first ? first : "-", name, v) < 0)
+		     json_string_value(json_object_get(rep, "policy")), name, v) < 0)
 		s = NULL;
 	free(first);
 	return s;

@@ -80,7 +80,9 @@ before=$(calls)
 run tg create "$(mk v5 'if (x == 5) abort();')"
 expect_rc 0 "create v5"
 expect_out '^probe v5: held' "a regression holds v5"
-expect_out '1 regression, 2 differences on 5 recorded calls; first: regression on args \{"x":5\}' "the crashing input is named"
+expect_out '^  held by shadow runs against v4: regression on args \{"x":5\}: .* \(1 regression, 2 differences on 5 recorded calls; promotion "shadow"\); a person may activate it: toolgate promote probe@5$' "the crashing input is named"
+run tg history probe
+expect_out '^  v5 +held .*held by shadow runs against v4: regression on args \{"x":5\}' "history says why, with the input"
 run tg history probe --json
 expect_out '"status": "held"' "history shows the held version"
 expect_out '"regression": 1' "with its report"
