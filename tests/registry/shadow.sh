@@ -115,4 +115,14 @@ run tg create "$(mk v6 'if (x == 2) return 3;')"
 expect_out '^probe v6: active' "tests alone decide under promotion tests"
 checks=$((checks + 1))
 grep -q 'shadow runs' "$OUT" && fail "shadow runs under promotion tests"
+
+# a new input_schema that refuses the recorded arguments: a changed
+# interface, reported as a difference (held under strict only)
+echo '{}' >"$HOME_DIR/config.json"
+d=$(mk v7 '')
+sed -i 's/"x": {"type": "integer"}/"x": {"type": "integer", "maximum": 1}/' "$d/tool.json"
+run tg create --json "$d"
+expect_out '"status": "active"' "a refused argument does not hold under shadow"
+expect_out '"\(arguments refused by the new input_schema\)"' "it is a difference"
+expect_out '"regression": 0' "not a regression"
 finish shadow
