@@ -11,6 +11,28 @@
 #include <string.h>
 
 
+/* The shadow runs against the active version (registry/create/shadow.c). */
+static void print_shadow(const json_t *sh)
+{
+	if (!sh)
+		return;
+	if (json_object_get(sh, "skipped")) {
+		printf("  shadow runs against v%lld skipped: %s\n",
+		       (long long)json_integer_value(json_object_get(sh, "against_version")),
+		       cli_jline(json_object_get(sh, "skipped")));
+		return;
+	}
+	printf("  shadow runs against v%lld on %lld recorded calls: %lld same, %lld differ, "
+	       "%lld regressions, %lld fixed (%lld ms)\n",
+	       (long long)json_integer_value(json_object_get(sh, "against_version")),
+	       (long long)json_integer_value(json_object_get(sh, "samples_run")),
+	       (long long)json_integer_value(json_object_get(sh, "same")),
+	       (long long)json_integer_value(json_object_get(sh, "differs")),
+	       (long long)json_integer_value(json_object_get(sh, "regression")),
+	       (long long)json_integer_value(json_object_get(sh, "fixed")),
+	       (long long)json_integer_value(json_object_get(sh, "wall_ms")));
+}
+
 static void print_text(const json_t *res)
 {
 	const char *status = json_string_value(json_object_get(res, "status"));
@@ -44,6 +66,7 @@ static void print_text(const json_t *res)
 	if (reason && reason[0]) {
 		printf("  %s\n", cli_line(reason));
 	}
+	print_shadow(json_object_get(res, "shadow"));
 }
 
 int cmd_create(tg_cli *cli, int argc, char **argv)

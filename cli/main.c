@@ -37,6 +37,14 @@ static const tg_cli_command commands[] = {
 	  "grant the capabilities one pending version asks for",
 	  "The approval binds that version's code and capability set. When a newer\n"
 	  "version is active, the approved one is not activated unless --activate." },
+	{ "promote", cmd_promote, "NAME@V",
+	  "activate a version that shadow runs held (a person's decision, audited)",
+	  "A held version passed its tests but did worse than the active one on the\n"
+	  "recorded calls (toolgate history shows why). Its approval must stand." },
+	{ "samples", cmd_samples, "NAME | purge [NAME]",
+	  "list a tool's recorded calls, or delete them (audited)",
+	  "The last calls of each tool (config.json record_calls), which a new version\n"
+	  "is run on before it replaces the active one. Only in registry.db." },
 	{ "deny", cmd_deny, "NAME@V [--reason TEXT]", "refuse a version for good (audited)", NULL },
 	{ "remove", cmd_remove, "NAME", "disable a tool: no version active, history kept (audited)",
 	  "Every version, report and event stays; calls and tools/list no longer see\n"

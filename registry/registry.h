@@ -53,7 +53,17 @@ typedef struct tg_config {
 	uint32_t cpu_percent;        /* CPU share of one build or run sandbox (100) */
 	uint32_t quota_session_mb;   /* store + cache bytes charged to one session (256) */
 	uint32_t quota_tool_mb;      /* store + cache bytes charged to one tool (128) */
+	/* recorded calls and shadow runs (config/record_config.c) */
+	uint32_t record_calls;       /* samples kept per tool (64; 0: none recorded) */
+	uint32_t record_tool_kb;     /* their bytes per tool (2048 KiB) */
+	uint32_t record_home_mb;     /* their bytes per home (64 MiB) */
+	int record_workspace_calls;  /* record tools holding workspace:* (false) */
+	uint32_t shadow_samples;     /* samples a candidate is run on (32; 0: none) */
+	int promotion;               /* TG_PROMOTION_* (shadow) */
 } tg_config;
+
+/* config.json "promotion": what keeps a new version out of the active slot */
+enum { TG_PROMOTION_TESTS = 0, TG_PROMOTION_SHADOW, TG_PROMOTION_STRICT };
 
 /* Open the home (create=1: create it if missing): store.git, registry.db,
  * cache/. Re-indexes from the store whatever the database lacks, unless the
@@ -148,6 +158,19 @@ int tg_registry_list(json_t **out, tg_registry *r);
 int tg_registry_show(json_t **out, tg_registry *r, const char *name, unsigned version);
 /* Every version with status, time, verdict, commit, plus activation events. */
 int tg_registry_history(json_t **out, tg_registry *r, const char *name);
+/* The recorded calls of a tool (docs/REGISTRY.md, "A new version earns its
+ * place"): {"name","samples":[{"id","version","args","ok","result"|"error",
+ * "reason","wall_ms","at"}],"max_calls","max_tool_kb","recording"}. */
+int tg_registry_samples(json_t **out, tg_registry *r, const char *name);
+/* Delete the samples of NAME (NULL: every tool), audited "samples_purged";
+ * *out = {"deleted","all_tools"}. */
+int tg_registry_samples_purge(json_t **out, tg_registry *r, const char *name,
+			      const tg_actor *who);
+/* Activate a version that shadow runs held (status "held"), a person's
+ * decision: its approval must stand (reg_activate). *out = {"name",
+ * "version","from_version"}; audited "promote". */
+int tg_registry_promote(json_t **out, tg_registry *r, const char *name, unsigned v,
+			const tg_actor *who);
 int tg_registry_diff(char **out, tg_registry *r, const char *name, unsigned v1, unsigned v2);
 /* to = 0: the version active before the current one. Only a version that
  * passed, is not denied and whose approval stands (it asks for no

@@ -143,7 +143,7 @@ int reg_call_ex(json_t **out, tg_registry *r, const char *name, const json_t *ar
 	reg_approval ap;
 	int64_t tool_id, call_id = 0;
 	unsigned v;
-	int rc, ws_read = 0, ws_write = 0, deferred = 0, hidden = 0;
+	int rc, ws_read = 0, ws_write = 0, deferred = 0, hidden = 0, sampled = 0;
 
 	*out = NULL;
 	if (!tg_name_valid(name))
@@ -244,10 +244,22 @@ int reg_call_ex(json_t **out, tg_registry *r, const char *name, const json_t *ar
 	json_object_set_new(res, "version", json_integer(v));
 	if (parent && commit)
 		json_object_set_new(res, "commit", json_string(commit));
+	/* a real top-level call that ran its tool is sampled with its outcome
+	 * (record/samples.c); never a test's, a re-test's or a callee's, and a
+	 * workspace tool's only when config.json allows it */
+	if (call_id && !parent && r->authority == TG_AUTHORITY_REAL && r->cfg.record_calls &&
+	    (!(ws_read || ws_write) || r->cfg.record_workspace_calls))
+		r->sample_args = args;
 	rc = call_id ? reg_call_outcome(r, call_id, name, v, res, who, after, deferred)
 		     : reg_call_record(r, name, v, res, who, after);
+	sampled = r->sample_args != NULL;
+	r->sample_args = NULL;
 	if (rc < 0)
 		return rc; /* never the result without its record */
+	/* the canary of a newly active version (canary.c): a failure of its
+	 * own never fails the call, whose outcome is recorded */
+	if (sampled && reg_canary_after_call(r, name, res, who) < 0)
+		tg_error_clear();
 	*out = TG_TAKE_PTR(res);
 	return 0;
 }

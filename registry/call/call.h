@@ -13,4 +13,11 @@
 int reg_call_ex(json_t **out, tg_registry *r, const char *name, const json_t *args,
 		const tg_actor *who, const reg_bridge *parent, const char *after);
 
+/* canary.c: after a recorded real call that failed, re-activate the
+ * previous version when the newly active one failed 3 of its first 20
+ * recorded calls and the previous one none of its own (audited
+ * "auto_revert"). */
+int reg_canary_after_call(tg_registry *r, const char *name, const json_t *res,
+			  const tg_actor *who);
+
 #endif

@@ -82,7 +82,9 @@ int reg_config_load(tg_config *cfg, const char *home)
 					    "session_max_creates_per_minute",
 					    "home_max_creates_per_minute", "max_concurrent_builds",
 					    "max_concurrent_runs", "cpu_percent", "quota_session_mb",
-					    "quota_tool_mb", "signing_key", NULL };
+					    "quota_tool_mb", "signing_key", "record_calls",
+					    "record_workspace_calls", "shadow_samples",
+					    "promotion", NULL };
 	_cleanup_free_ char *path = tg_path_join(home, "config.json");
 	_cleanup_json_ json_t *j = NULL;
 	const char *ws = NULL;
@@ -113,6 +115,7 @@ int reg_config_load(tg_config *cfg, const char *home)
 	cfg->cpu_percent = CFG_DEF_CPU_PERCENT;
 	cfg->quota_session_mb = CFG_DEF_QUOTA_SESSION_MB;
 	cfg->quota_tool_mb = CFG_DEF_QUOTA_TOOL_MB;
+	reg_record_config_defaults(cfg);
 	if (!path)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
 	if (access(path, F_OK) != 0) {
@@ -161,7 +164,8 @@ int reg_config_load(tg_config *cfg, const char *home)
 	    (rc = get_u32(&cfg->cpu_percent, j, "cpu_percent", 0, 6400)) < 0 ||
 	    (rc = get_u32(&cfg->quota_session_mb, j, "quota_session_mb", 0, 16u << 20)) < 0 ||
 	    (rc = get_u32(&cfg->quota_tool_mb, j, "quota_tool_mb", 0, 16u << 20)) < 0 ||
-	    (rc = reg_host_config(cfg, json_object_get(j, "host_tools"))) < 0)
+	    (rc = reg_host_config(cfg, json_object_get(j, "host_tools"))) < 0 ||
+	    (rc = reg_record_config(cfg, j)) < 0)
 		goto bad;
 	rc = tg_json_get_bool(&b, j, "session_hide_write_tools", 0);
 	if (rc < 0)

@@ -19,6 +19,12 @@ const json_t *reg_host_find(const tg_config *cfg, const char *name);
 /* The digest of host tool NAME's config entry, or -1 (""). */
 int reg_host_version(char out[65], const tg_config *cfg, const char *name);
 
+/* record_config.c: "record_calls", "record_workspace_calls",
+ * "shadow_samples", "promotion" (docs/CONFIG.md). The defaults first, then
+ * the keys of j (NULL: none). */
+void reg_record_config_defaults(tg_config *cfg);
+int reg_record_config(tg_config *cfg, const json_t *j);
+
 /* limits.c: a manifest's or a one-off program's "limits" (docs/REGISTRY.md,
  * docs/BRIDGE.md). Each key's default (what a run gets when the key is
  * absent) and floor (the least a manifest may ask for); the ceiling is

@@ -245,7 +245,7 @@ int reg_cache_drop_unused(tg_registry *r, const char *content_hash)
 	int rc;
 
 	rc = reg_prepare(r, &st, "SELECT 1 FROM versions WHERE content_hash = ?1 AND status IN "
-				 "('active', 'inactive', 'pending') LIMIT 1");
+				 "('active', 'inactive', 'pending', 'held') LIMIT 1");
 	if (rc < 0)
 		return rc;
 	sqlite3_bind_text(st, 1, content_hash, -1, SQLITE_STATIC);

@@ -222,6 +222,7 @@ typedef struct outcome {
 	char *reason;
 	json_t *findings;
 	json_t *tests;
+	json_t *shadow;       /* the shadow runs' report (shadow.c), or NULL */
 	char hash[65];
 } outcome;
 
@@ -230,6 +231,7 @@ static void outcome_clear(outcome *o)
 	free(o->reason);
 	json_decref(o->findings);
 	json_decref(o->tests);
+	json_decref(o->shadow);
 }
 
 static int set_reason(outcome *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -509,6 +511,8 @@ static int record_version(tg_registry *r, const tg_actor *who, const char *name,
 	json_object_set_new(details, "version", json_integer(sv->version));
 	json_object_set_new(details, "status", json_string(o->status));
 	rc = reg_audit_append(r, who, "create", name, details);
+	if (rc == 0 && o->shadow) /* its report row and "shadow" entry (shadow.c) */
+		rc = reg_shadow_save(r, who, name, sv->version, o->shadow);
 	if (rc < 0)
 		goto fail;
 	if (do_activate) {
@@ -535,7 +539,7 @@ static int create_version(json_t **out, tg_registry *r, const tg_submission *sub
 	int recorded = 0; /* the SQLite transaction committed */
 	outcome o = { 0 };
 	size_t ncaps = json_array_size(capj), i;
-	int rc, ws_read, ws_write;
+	int rc, ws_read, ws_write, hold = 0;
 
 	*out = NULL;
 	if (!submitter)
@@ -608,9 +612,22 @@ static int create_version(json_t **out, tg_registry *r, const tg_submission *sub
 		if (rc < 0)
 			goto out;
 	}
+	/* a new version that passed earns its place on the recorded calls */
+	if (strcmp(o.status, "active") == 0 &&
+	    (rc = reg_shadow_run(&o.shadow, &hold, r, name, sub->manifest, o.hash, ncaps)) < 0)
+		goto out;
 	rc = commit_version(&sv, r, sub, &o, submitter);
 	if (rc < 0)
 		goto out;
+	if (hold) {
+		/* the store's trailer says it passed; the registry holds it */
+		o.status = "held";
+		free(o.reason);
+		if (!(o.reason = reg_shadow_reason(o.shadow, name, sv->version))) {
+			rc = tg_error_set(TG_ERR_NOMEM, "out of memory");
+			goto out;
+		}
+	}
 	if (o.reason && strcmp(o.status, "pending") == 0) {
 		rc = set_reason(&o, "passed; its capabilities need approval: toolgate approve %s@%u",
 				name, sv->version);
@@ -637,7 +654,7 @@ static int create_version(json_t **out, tg_registry *r, const tg_submission *sub
 			"commit", sv->commit, "content_hash", o.hash, "findings", o.findings,
 			"tests", o.tests, "reason", o.reason ? o.reason : "", "capabilities",
 			capj ? capj : emptycaps);
-	if (!res) {
+	if (!res || (o.shadow && json_object_set(res, "shadow", o.shadow) < 0)) {
 		rc = tg_error_set(TG_ERR_NOMEM, "out of memory");
 		goto out;
 	}

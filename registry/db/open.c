@@ -188,6 +188,64 @@ static const char *const migrations[] = {
 	" created_at INTEGER NOT NULL,"
 	" expires_at INTEGER NOT NULL) STRICT;"
 	"CREATE INDEX IF NOT EXISTS replay_journals_expiry ON replay_journals(expires_at);",
+	/* 8: recorded calls and shadow runs (record/samples.c, create/shadow.c).
+	 * call_samples: a bounded sample of each tool's real calls, their bytes
+	 * summed into call_samples_total by triggers (the home's cap is one row
+	 * read). shadow_reports: what a new version did on them. The versions
+	 * table is rebuilt for the status 'held' (a regression kept it out of
+	 * the active slot; registry only, like 'denied'). Idempotent, as the
+	 * tests replay migrations on a lowered user_version. */
+	"CREATE TABLE IF NOT EXISTS call_samples("
+	" id INTEGER PRIMARY KEY,"
+	" tool TEXT NOT NULL,"
+	" version INTEGER NOT NULL,"
+	" args TEXT NOT NULL,"
+	" ok INTEGER NOT NULL,"
+	" result TEXT,"
+	" error TEXT,"
+	" reason TEXT NOT NULL,"
+	" wall_ms INTEGER NOT NULL,"
+	" bytes INTEGER NOT NULL,"
+	" at INTEGER NOT NULL) STRICT;"
+	"CREATE INDEX IF NOT EXISTS call_samples_tool ON call_samples(tool, id, bytes);"
+	"CREATE TABLE IF NOT EXISTS call_samples_total(id INTEGER PRIMARY KEY CHECK(id = 1),"
+	" bytes INTEGER NOT NULL) STRICT;"
+	"INSERT OR IGNORE INTO call_samples_total VALUES(1, 0);"
+	"CREATE TRIGGER IF NOT EXISTS call_samples_add AFTER INSERT ON call_samples BEGIN"
+	" UPDATE call_samples_total SET bytes = bytes + NEW.bytes; END;"
+	"CREATE TRIGGER IF NOT EXISTS call_samples_del AFTER DELETE ON call_samples BEGIN"
+	" UPDATE call_samples_total SET bytes = bytes - OLD.bytes; END;"
+	"CREATE TABLE IF NOT EXISTS shadow_reports("
+	" id INTEGER PRIMARY KEY,"
+	" tool TEXT NOT NULL,"
+	" version INTEGER NOT NULL,"
+	" held INTEGER NOT NULL,"
+	" report TEXT NOT NULL,"
+	" at INTEGER NOT NULL,"
+	" UNIQUE(tool, version)) STRICT;"
+	"DROP TABLE IF EXISTS versions_new;"
+	"CREATE TABLE versions_new("
+	" id INTEGER PRIMARY KEY,"
+	" tool_id INTEGER NOT NULL REFERENCES tools(id),"
+	" version INTEGER NOT NULL CHECK(version > 0),"
+	" status TEXT NOT NULL CHECK(status IN ('rejected','failed','pending','active','inactive',"
+	"'denied','held')),"
+	" verdict TEXT NOT NULL CHECK(verdict IN ('pass','reject')),"
+	" reason TEXT NOT NULL DEFAULT '',"
+	" commit_id TEXT NOT NULL,"
+	" content_hash TEXT NOT NULL,"
+	" submitter TEXT NOT NULL DEFAULT '',"
+	" created_at INTEGER NOT NULL,"
+	" description TEXT NOT NULL,"
+	" input_schema TEXT NOT NULL,"
+	" capabilities TEXT NOT NULL,"
+	" limits TEXT NOT NULL,"
+	" analysis TEXT NOT NULL,"
+	" tests TEXT NOT NULL,"
+	" UNIQUE(tool_id, version)) STRICT;"
+	"INSERT INTO versions_new SELECT * FROM versions;"
+	"DROP TABLE versions;"
+	"ALTER TABLE versions_new RENAME TO versions;",
 };
 
 static int get_user_version(tg_registry *r, int *out)

@@ -168,6 +168,9 @@ int reg_call_outcome(tg_registry *r, int64_t id, const char *name, unsigned v,
 	}
 	if ((rc = reg_audit_append(r, who, "call_result", name, d)) == 0)
 		rc = append_after(r, who, after, name, v, res);
+	/* a real top-level call's sample (samples.c), in the same transaction */
+	if (rc == 0 && r->sample_args)
+		rc = reg_sample_put(r, name, v, r->sample_args, res);
 end:
 	rc = outcome_end(r, rc, after || durable);
 out:

@@ -94,6 +94,17 @@ int reg_call_outcome(tg_registry *r, int64_t id, const char *name, unsigned v,
  * (and after, as above). */
 int reg_call_record(tg_registry *r, const char *name, unsigned v, const json_t *res,
 		    const tg_actor *who, const char *after);
+/* ---- samples.c -------------------------------------------------------- */
+/* Record one real call (inside the caller's transaction) and keep the
+ * tool's and the home's samples within config.json's caps. */
+int reg_sample_put(tg_registry *r, const char *name, unsigned v, const json_t *args,
+		   const json_t *res);
+/* The tool's newest limit samples (0: all), oldest first, as
+ * tg_registry_samples lists them. */
+int reg_samples_list(json_t **out, tg_registry *r, const char *name, unsigned limit);
+/* The shadow runs' report of NAME vV (create/shadow.c), or *out = NULL. */
+int reg_shadow_report(json_t **out, tg_registry *r, const char *name, unsigned v);
+
 /* One note per unfinished call (for verify). */
 int reg_calls_unfinished(tg_registry *r, json_t *notes);
 

@@ -35,8 +35,8 @@
  * inactive; an approval turns pending into active, later inactive. */
 static int status_agrees(const char *tr, const char *reg)
 {
-	if (!strcmp(tr, "active") || !strcmp(tr, "inactive"))
-		return !strcmp(reg, "active") || !strcmp(reg, "inactive");
+	if (!strcmp(tr, "active") || !strcmp(tr, "inactive")) /* held: shadow runs (shadow.c) */
+		return !strcmp(reg, "active") || !strcmp(reg, "inactive") || !strcmp(reg, "held");
 	if (!strcmp(tr, "pending"))
 		return !strcmp(reg, "pending") || !strcmp(reg, "active") || !strcmp(reg, "inactive");
 	return !strcmp(tr, reg);

@@ -110,6 +110,16 @@ int tg_registry_history(json_t **out, tg_registry *r, const char *name)
 		if (r2 < 0)
 			return r2;
 		json_object_del(v, "name");
+		{ /* why shadow runs held it, or what they found (create/shadow.c) */
+			json_t *sh = NULL;
+			if ((r2 = reg_shadow_report(&sh, r, name,
+						    (unsigned)sqlite3_column_int64(st, 0))) < 0) {
+				json_decref(v);
+				return r2;
+			}
+			if (sh)
+				json_object_set_new(v, "shadow", sh);
+		}
 		json_array_append_new(versions, v);
 	}
 	if (rc != SQLITE_DONE)

@@ -1,0 +1,128 @@
+#!/bin/sh
+# tests/registry/shadow.sh TOOLGATE SQLEXEC: shadow runs at create
+# (docs/REGISTRY.md, "A new version earns its place"). A new version that
+# passed its tests is run on the recorded calls, the active one twice on the
+# same calls (a field that changes from run to run, here a clock, is noise
+# and ignored). Under promotion "strict" a version that changes its output
+# on some recorded inputs is held; under "shadow" (the default) the same is
+# only reported, and a version that crashes on a recorded input is held
+# with that input named (create result, history). promote NAME@V activates
+# a held version (audited); shadow runs write no calls row.
+. "$(dirname "$0")/lib.sh"
+
+mk() { # VERSION_TAG BODY: a tool probe doubling x; for x >= 2 it adds "t",
+       # nanoseconds of the clock (never equal in two runs)
+	d=$WORK/src/probe_$1
+	rm -rf "$d"
+	mkdir -p "$d"
+	cat >"$d/tool.c" <<C
+#include <stdlib.h>
+#include <time.h>
+#include <toolgate/tool.h>
+int main(void)
+{
+	tg_tool_args *a = tg_tool_read_args();
+	long long x = tg_arg_int(a, "x", 0), y = 2 * x;
+	struct timespec ts;
+	$2
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	tg_out_object_begin();
+	tg_out_key_int("y", y);
+	if (x >= 2)
+		tg_out_key_int("t", (long long)ts.tv_nsec + ts.tv_sec);
+	tg_out_object_end();
+	tg_out_end();
+	return 0;
+}
+C
+	cat >"$d/tool.json" <<J
+{"name": "probe", "description": "Double x",
+ "input_schema": {"type": "object", "properties": {"x": {"type": "integer"}}, "required": ["x"]},
+ "source": "tool.c",
+ "tests": [{"name": "one", "args": {"x": 1}, "expect": {"y": 2}}]}
+J
+	echo "$d"
+}
+calls() { "$SQLX" "$HOME_DIR/registry.db" "SELECT count(*) FROM calls"; }
+
+run tg create "$(mk v1 '')"
+expect_rc 0 "create v1"
+expect_out '^probe v1: active' "v1 active"
+for x in 2 3 4 5; do
+	tg call probe "{\"x\": $x}" >/dev/null || fail "call x=$x"
+done
+
+# strict: v2 answers 7 for x=3 (the clock field differs on every sample,
+# and is ignored as noise): held, the difference named
+echo '{"promotion": "strict"}' >"$HOME_DIR/config.json"
+run tg create "$(mk v2 'if (x == 3) y = 7;')"
+expect_rc 0 "create v2 under strict"
+expect_out '^probe v2: held' "a difference holds v2 under strict"
+expect_out 'shadow runs against v1 on 4 recorded calls: 3 same, 1 differ, 0 regressions, 0 fixed' "the summary line"
+expect_out 'differs on args \{"x":3\}: \["\$\.y"\]' "the reason names the input and the path"
+expect_out 'toolgate promote probe@2' "the reason says how to activate it"
+run tg create --json "$(mk v2b 'if (x == 3) y = 7; else y = 2 * x + 0;')"
+expect_out '"noise": \[' "the report lists the noise"
+expect_out '"\$\.t"' "the clock field is noise"
+run tg call probe '{"x": 3}'
+expect_out '^\{"y":6,' "v1 still answers"
+
+# shadow (the default): the same change is reported, not held
+echo '{}' >"$HOME_DIR/config.json"
+run tg create "$(mk v4 'if (x == 3) y = 7;')"
+expect_rc 0 "create v4 under shadow"
+expect_out '^probe v4: active' "a difference does not hold under shadow"
+expect_out 'on 5 recorded calls: 3 same, 2 differ, 0 regressions' "but it is reported (x=3 was called twice)"
+
+# a crash on a recorded input (x=5, abort): held under shadow, the input
+# named; x=5 was recorded on v1, and v4 runs it too
+before=$(calls)
+run tg create "$(mk v5 'if (x == 5) abort();')"
+expect_rc 0 "create v5"
+expect_out '^probe v5: held' "a regression holds v5"
+expect_out '^  held by shadow runs against v4: regression on args \{"x":5\}: .* \(1 regression, 2 differences on 5 recorded calls; promotion "shadow"\); a person may activate it: toolgate promote probe@5$' "the crashing input is named"
+run tg history probe
+expect_out '^  v5 +held .*held by shadow runs against v4: regression on args \{"x":5\}' "history says why, with the input"
+run tg history probe --json
+expect_out '"status": "held"' "history shows the held version"
+expect_out '"regression": 1' "with its report"
+expect_out '"kind": "regression"' "and the case"
+expect_out '"x": 5' "naming the input"
+run tg log --event shadow --json
+expect_out '"held": true' "the shadow runs are audited"
+checks=$((checks + 1))
+[ "$(calls)" = "$before" ] || fail "shadow runs wrote calls rows: $before -> $(calls)"
+run tg call probe '{"x": 3}'
+expect_out '^\{"y":7,' "v4 stays active"
+run tg verify
+expect_rc 0 "verify agrees with a held version (its commit says it passed)"
+
+# promote: a person activates the held version; only a held one
+run tg promote probe@1
+expect_rc 2 "promote of a version that is not held"
+expect_err 'probe v1 is inactive, not held' "says why"
+run tg promote probe@5
+expect_rc 0 "promote probe@5"
+expect_out '^probe: v5 is active \(promoted by a person; was v4\)$' "promote says what it did"
+run tg log --event promote --json
+expect_out '"version": 5' "promote is audited"
+run tg call probe '{"x": 4}'
+expect_out '^\{"y":8,' "v5 answers"
+
+# promotion "tests": no shadow run at all
+echo '{"promotion": "tests"}' >"$HOME_DIR/config.json"
+run tg create "$(mk v6 'if (x == 2) return 3;')"
+expect_out '^probe v6: active' "tests alone decide under promotion tests"
+checks=$((checks + 1))
+grep -q 'shadow runs' "$OUT" && fail "shadow runs under promotion tests"
+
+# a new input_schema that refuses the recorded arguments: a changed
+# interface, reported as a difference (held under strict only)
+echo '{}' >"$HOME_DIR/config.json"
+d=$(mk v7 '')
+sed -i 's/"x": {"type": "integer"}/"x": {"type": "integer", "maximum": 1}/' "$d/tool.json"
+run tg create --json "$d"
+expect_out '"status": "active"' "a refused argument does not hold under shadow"
+expect_out '"\(arguments refused by the new input_schema\)"' "it is a difference"
+expect_out '"regression": 0' "not a regression"
+finish shadow
