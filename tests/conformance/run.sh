@@ -22,7 +22,8 @@ cleanup() {
 	[ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
 	rm -rf "$work"
 }
-trap cleanup EXIT INT TERM
+trap cleanup EXIT
+trap "exit 1" INT TERM
 
 for t in "$here"/tools/*/; do
 	"$toolgate" --home "$work/home" create "$t" >"$work/create.log" 2>&1 || {
