@@ -407,6 +407,7 @@ static enum MHD_Result answer(struct MHD_Connection *c, tg_mcp_server *srv, cons
 	int code = 0;
 
 	srv->forbidden = 0;
+	srv->bad_meta = 0;
 	if (tg_mcp_server_handle(srv, body, len) < 0) {
 		tg_buf_clear(out);
 		return send_rpc_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL,
@@ -433,6 +434,7 @@ static enum MHD_Result answer(struct MHD_Connection *c, tg_mcp_server *srv, cons
 	if (srv->forbidden)
 		status = MHD_HTTP_FORBIDDEN;
 	else if (code == TG_RPC_UNSUPPORTED_VERSION || code == TG_RPC_HEADER_MISMATCH ||
+		 (code == TG_RPC_INVALID_PARAMS && srv->bad_meta) ||
 		 code == TG_RPC_PARSE_ERROR ||
 		 (code == TG_RPC_INVALID_REQUEST && json_is_null(json_object_get(reply, "id"))))
 		status = MHD_HTTP_BAD_REQUEST; /* not a request at all */

@@ -185,6 +185,8 @@ struct tg_mcp_server {
 	int toolset_dirty;       /* a request may have changed the toolset */
 	int forbidden;           /* the last request asked for a tool the principal may not use */
 	int modern;              /* the request being handled is of the 2026-07-28 era */
+	int bad_meta;            /* that request's _meta lacked or garbled its version or
+				  * client capabilities (-32602; HTTP 400) */
 	int modern_started;      /* a modern request was served (audited once) */
 	const json_t *client_caps; /* the modern request's clientCapabilities (borrowed) */
 	json_t *subs;            /* ids of open subscriptions/listen (stdio) */
