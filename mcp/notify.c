@@ -14,8 +14,8 @@
 
 #include <string.h>
 
-static const char *const levels[] = { "debug",	  "info",     "notice", "warning",
-				      "error",	  "critical", "alert",  "emergency" };
+static const char *const levels[] = { "debug", "info",     "notice", "warning",
+				      "error", "critical", "alert",  "emergency" };
 
 static int level_of(const char *name)
 {

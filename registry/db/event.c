@@ -25,8 +25,8 @@ static void emit(tg_registry *r, const char *level, const char *logger, unsigned
 	r->hooks->event(r->hooks->ctx, &ev);
 }
 
-void reg_event(tg_registry *r, const char *level, const char *logger, unsigned step,
-	       unsigned total, const char *fmt, ...)
+void reg_event(tg_registry *r, const char *level, const char *logger, unsigned step, unsigned total,
+	       const char *fmt, ...)
 {
 	char msg[1024];
 	va_list ap;
