@@ -24,23 +24,6 @@
 #include <string.h>
 
 
-static int write_out(tg_mcp_server *s)
-{
-	size_t off = 0;
-
-	while (off < s->out.len) {
-		ssize_t n = write(s->io_out, s->out.ptr + off, s->out.len - off);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			tg_buf_clear(&s->out);
-			return tg_error_errno(TG_ERR_IO, errno, "write");
-		}
-		off += (size_t)n;
-	}
-	tg_buf_clear(&s->out);
-	return 0;
-}
 
 json_t *tg_mcp_elicit_params(tg_mcp_server *s, const tg_call_question *q)
 {
@@ -185,7 +168,7 @@ static int elicit_locked(tg_mcp_server *s, const tg_call_question *q, const char
 	if (!s->io_rd)
 		return elicit_exchange(s, q, rid, why);
 	r = tg_mcp_queue(s, elicit_request(s, q, rid));
-	if (r < 0 || (r = write_out(s)) < 0)
+	if (r < 0 || (r = tg_mcp_write_out(s)) < 0)
 		return r;
 	for (;;) {
 		const char *line;
@@ -202,7 +185,7 @@ static int elicit_locked(tg_mcp_server *s, const tg_call_question *q, const char
 			continue;
 		}
 		if (got == TG_MCP_READ_OVERSIZE) {
-			if ((r = tg_mcp_server_oversize(s)) < 0 || (r = write_out(s)) < 0)
+			if ((r = tg_mcp_server_oversize(s)) < 0 || (r = tg_mcp_write_out(s)) < 0)
 				return r;
 			continue;
 		}

@@ -353,6 +353,49 @@ static enum MHD_Result open_stream(tg_http *h, struct MHD_Connection *c, http_re
 
 /* ---- POST -------------------------------------------------------------------- */
 
+/* Where the last line of the output begins (the answer; lines before it
+ * are notifications queued while the request ran, notify.c). */
+static size_t last_line(const tg_buf *out)
+{
+	size_t i = out->len;
+
+	while (i && out->ptr[i - 1] == '\n')
+		i--;
+	while (i && out->ptr[i - 1] != '\n')
+		i--;
+	return i;
+}
+
+/* The notifications and then the answer as one SSE response (Streamable
+ * HTTP lets a POST's answer be a text/event-stream): one "message" event a
+ * line. The client must accept it; else it gets the answer alone. */
+static enum MHD_Result send_events(struct MHD_Connection *c, tg_buf *out, const char *session_hdr)
+{
+	tg_buf sse = TG_BUF_INIT(0);
+	enum MHD_Result ret;
+	size_t i = 0;
+
+	while (i < out->len) {
+		const char *nl = memchr(out->ptr + i, '\n', out->len - i);
+		size_t end = nl ? (size_t)(nl - out->ptr) : out->len;
+		if (end > i && (tg_buf_puts(&sse, "event: message\ndata: ") < 0 ||
+				tg_buf_append(&sse, out->ptr + i, end - i) < 0 ||
+				tg_buf_puts(&sse, "\n\n") < 0)) {
+			tg_buf_free(&sse);
+			tg_buf_clear(out);
+			return send_rpc_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL,
+					      TG_RPC_INTERNAL_ERROR, "internal error", NULL, NULL);
+		}
+		i = end + 1;
+	}
+	tg_buf_clear(out);
+	ret = send_text(c, MHD_HTTP_OK, "text/event-stream", sse.ptr ? sse.ptr : "",
+			session_hdr ? "Mcp-Session-Id" : NULL, session_hdr, "Cache-Control",
+			"no-cache");
+	tg_buf_free(&sse);
+	return ret;
+}
+
 /* Run one message through a session; answer with its output. */
 static enum MHD_Result answer(struct MHD_Connection *c, tg_mcp_server *srv, const char *body,
 			      size_t len, int modern, const char *session_hdr)
@@ -364,6 +407,7 @@ static enum MHD_Result answer(struct MHD_Connection *c, tg_mcp_server *srv, cons
 	int code = 0;
 
 	srv->forbidden = 0;
+	srv->bad_meta = 0;
 	if (tg_mcp_server_handle(srv, body, len) < 0) {
 		tg_buf_clear(out);
 		return send_rpc_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL,
@@ -374,7 +418,15 @@ static enum MHD_Result answer(struct MHD_Connection *c, tg_mcp_server *srv, cons
 				session_hdr, NULL, NULL);
 		return ret;
 	}
-	/* one message per request: the output is one line */
+	/* one message per request: its answer is the last line */
+	if (last_line(out) > 0) {
+		const char *accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept");
+		size_t from = last_line(out);
+		if (accept && strstr(accept, "text/event-stream"))
+			return send_events(c, out, session_hdr);
+		memmove(out->ptr, out->ptr + from, out->len - from);
+		out->len -= from;
+	}
 	reply = json_loadb(out->ptr, out->len, 0, NULL);
 	if (reply && json_is_object(json_object_get(reply, "error")))
 		code = (int)json_integer_value(
@@ -382,6 +434,7 @@ static enum MHD_Result answer(struct MHD_Connection *c, tg_mcp_server *srv, cons
 	if (srv->forbidden)
 		status = MHD_HTTP_FORBIDDEN;
 	else if (code == TG_RPC_UNSUPPORTED_VERSION || code == TG_RPC_HEADER_MISMATCH ||
+		 (code == TG_RPC_INVALID_PARAMS && srv->bad_meta) ||
 		 code == TG_RPC_PARSE_ERROR ||
 		 (code == TG_RPC_INVALID_REQUEST && json_is_null(json_object_get(reply, "id"))))
 		status = MHD_HTTP_BAD_REQUEST; /* not a request at all */

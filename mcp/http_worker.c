@@ -104,6 +104,22 @@ static int worker_ask(void *ctx, const tg_call_question *q, const char **why)
 	return rc == 1;
 }
 
+/* An event of the operation (tg_op_event: logging and progress, notify.c)
+ * goes to the server one way ({"hook":"event",...}, no answer); events are
+ * made on the worker's main thread only (never a bridged callee's run), so
+ * they never cross the bridge thread's frames. */
+static void worker_event(void *ctx, const tg_op_event *ev)
+{
+	int fd = *(int *)ctx;
+	_cleanup_json_ json_t *m = json_pack("{s:s, s:s?, s:s, s:s, s:i, s:i}", "hook", "event",
+					     "level", ev->level, "logger", ev->logger ?: "",
+					     "message", ev->message ?: "", "step", (int)ev->step,
+					     "total", (int)ev->total);
+
+	if (m && tg_frame_write(fd, m) < 0)
+		tg_error_clear(); /* the server is gone: the operation's answer fails too */
+}
+
 static int worker_fd = -1;
 /* The journal of the operation in progress (replay.c), sent back with its
  * answer: the session seals it into a requestState. */
@@ -155,6 +171,8 @@ static json_t *serve_one(tg_registry *reg, const json_t *q)
 		/* the tests' bridged calls: the session's principal and budget */
 		tg_call_hooks hooks = { .ctx = &worker_fd, .attempt = worker_attempt };
 		hooks.principal = principal_of(&pr, q);
+		if (json_is_true(json_object_get(q, "events")))
+			hooks.event = worker_event;
 		if (json_is_true(json_object_get(q, "hooks")))
 			tg_registry_set_call_hooks(reg, &hooks);
 		rc = tg_registry_create(&out, reg, &sub, &who);
@@ -163,6 +181,8 @@ static json_t *serve_one(tg_registry *reg, const json_t *q)
 		tg_call_hooks hooks = { .ctx = &worker_fd, .attempt = worker_attempt,
 					.ask = worker_ask };
 		hooks.principal = principal_of(&pr, q);
+		if (json_is_true(json_object_get(q, "events")))
+			hooks.event = worker_event;
 		hooks.replay = json_is_array(json_object_get(q, "replay")) ? json_object_get(q, "replay")
 									 : NULL;
 		if (json_is_true(json_object_get(q, "journal")))
@@ -474,6 +494,20 @@ static json_t *read_answer(int fd, const tg_call_hooks *hooks)
 		int ok = 1;
 		_cleanup_json_ json_t *r = NULL;
 
+		if (strcmp(json_string_value(json_object_get(a, "hook")) ?: "", "event") == 0) {
+			/* one way: the session's log and progress (notify.c) */
+			tg_op_event ev = {
+				json_string_value(json_object_get(a, "level")),
+				json_string_value(json_object_get(a, "logger")),
+				json_string_value(json_object_get(a, "message")),
+				(unsigned)json_integer_value(json_object_get(a, "step")),
+				(unsigned)json_integer_value(json_object_get(a, "total")),
+			};
+			if (hooks && hooks->event && ev.message)
+				hooks->event(hooks->ctx, &ev);
+			json_decref(a);
+			continue;
+		}
 		if (strcmp(json_string_value(json_object_get(a, "hook")) ?: "", "ask") == 0) {
 			r = answer_ask(a, hooks);
 			json_decref(a);
@@ -505,6 +539,11 @@ int http_worker_call_hooked(tg_http *h, json_t *q /* stolen */, json_t **out,
 		*out = NULL;
 	if (!q)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	/* the session wants the operation's events (logging, progress) */
+	if (hooks && hooks->event && json_object_set_new(q, "events", json_true()) < 0) {
+		json_decref(q);
+		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	}
 	i = acquire(h);
 	if (i == (unsigned)-1) {
 		json_decref(q);

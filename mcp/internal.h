@@ -57,6 +57,9 @@ void tg_mcp_modern_cancel(tg_mcp_server *s, const json_t *params);
 int tg_mcp_modern_list_changed(tg_mcp_server *s);
 /* The server/discover result (a new object, without resultType). */
 json_t *tg_mcp_discover_result(const tg_mcp_server *s);
+/* Write what is queued to the stdio loop's output now (s->io_out) and
+ * clear the queue; for the call thread while a request is in flight. */
+int tg_mcp_write_out(tg_mcp_server *s);
 /* Queue a notification (steals msg). */
 int tg_mcp_queue(tg_mcp_server *s, json_t *msg);
 /* With a shared quota: count one more call (creates 0) or create (1) in it
@@ -97,6 +100,22 @@ int tg_mcp_resources_read(tg_mcp_server *s, const json_t *id, const json_t *para
 #define TG_MCP_HISTORY_PAGE 50
 int tg_mcp_history_page(json_t **out, const json_t *history, const char *cursor, int details,
 			int versions_only);
+
+/* notify.c: logging and progress (docs/MCP.md, "Logging and progress").
+ * logging/setLevel (params an object or NULL); a log line at level (an
+ * RFC 5424 name) sent when the client's level lets it through; progress
+ * for the tools/call in flight: begin reads params._meta.progressToken,
+ * each step must grow (else it is not sent), end sends the last step and
+ * forgets the token. tg_mcp_op_event is the hooks' event (ctx: the
+ * session); tg_mcp_events_wanted says whether to hand it down at all. */
+int tg_mcp_set_level(tg_mcp_server *s, const json_t *id, const json_t *params);
+void tg_mcp_log(tg_mcp_server *s, const char *level, const char *logger, const char *message);
+void tg_mcp_progress_begin(tg_mcp_server *s, const json_t *params);
+void tg_mcp_progress(tg_mcp_server *s, unsigned step, unsigned total, const char *message);
+/* end: the last step goes before the answer queued since begin. */
+void tg_mcp_progress_end(tg_mcp_server *s, const char *message);
+void tg_mcp_op_event(void *ctx, const tg_op_event *ev);
+int tg_mcp_events_wanted(const tg_mcp_server *s);
 
 /* program.c: the run_program meta-tool (listed when the backend can run
  * programs) and the session's hooks into bridged calls. */
@@ -166,6 +185,8 @@ struct tg_mcp_server {
 	int toolset_dirty;       /* a request may have changed the toolset */
 	int forbidden;           /* the last request asked for a tool the principal may not use */
 	int modern;              /* the request being handled is of the 2026-07-28 era */
+	int bad_meta;            /* that request's _meta lacked or garbled its version or
+				  * client capabilities (-32602; HTTP 400) */
 	int modern_started;      /* a modern request was served (audited once) */
 	const json_t *client_caps; /* the modern request's clientCapabilities (borrowed) */
 	json_t *subs;            /* ids of open subscriptions/listen (stdio) */
@@ -197,6 +218,13 @@ struct tg_mcp_server {
 	tg_cancel *cancel;
 	const json_t *inflight_id;
 	uint64_t cancelled;      /* requests cancelled in this session */
+	/* notify.c: the client's log level (0 none set, else 1 + index of
+	 * debug..emergency) and the progress of the tools/call in flight */
+	int log_level;
+	const json_t *progress_token; /* borrowed from the request's params, or NULL */
+	int progress_sent;
+	unsigned progress_last, progress_total;
+	size_t progress_mark;    /* the queue's length at begin (0 once written) */
 };
 
 #endif

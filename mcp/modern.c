@@ -136,8 +136,10 @@ int tg_mcp_modern_handle(tg_mcp_server *s, const json_t *id, const char *method,
 
 	s->modern = 1;
 	s->client_caps = NULL;
+	s->bad_meta = 0;
 	if (v && !json_is_string(v)) {
 		s->modern = 0;
+		s->bad_meta = 1;
 		return tg_mcp_reply_error(s, id, TG_RPC_INVALID_PARAMS,
 					  "Invalid params: _meta %s must be a string",
 					  TG_MCP_META_VERSION);
@@ -146,14 +148,24 @@ int tg_mcp_modern_handle(tg_mcp_server *s, const json_t *id, const char *method,
 		return unsupported(s, id, json_string_value(v));
 	if (!v && strcmp(method, "server/discover") != 0) {
 		s->modern = 0;
+		s->bad_meta = 1;
 		return tg_mcp_reply_error(s, id, TG_RPC_INVALID_PARAMS,
 					  "Invalid params: %s needs _meta %s", method,
 					  TG_MCP_META_VERSION);
 	}
-	if (caps && !json_is_object(caps))
+	if (caps && !json_is_object(caps)) {
+		s->bad_meta = 1;
 		return tg_mcp_reply_error(s, id, TG_RPC_INVALID_PARAMS,
 					  "Invalid params: _meta %s must be an object",
 					  TG_MCP_META_CAPS);
+	}
+	if (!caps && strcmp(method, "server/discover") != 0) {
+		/* every request of the era says what its client can do */
+		s->bad_meta = 1;
+		return tg_mcp_reply_error(s, id, TG_RPC_INVALID_PARAMS,
+					  "Invalid params: %s needs _meta %s", method,
+					  TG_MCP_META_CAPS);
+	}
 	s->client_caps = caps;
 	if (strcmp(method, "server/discover") == 0)
 		return tg_mcp_reply(s, id, tg_mcp_discover_result(s));
@@ -164,8 +176,7 @@ int tg_mcp_modern_handle(tg_mcp_server *s, const json_t *id, const char *method,
 		return tg_mcp_call_cancellable(s, id, params, tg_mcp_tools_call);
 	if (strcmp(method, "subscriptions/listen") == 0)
 		return sub_listen(s, id, params);
-	if (strcmp(method, "ping") == 0)
-		return tg_mcp_reply(s, id, json_object());
+	/* no ping in this era: a request is its own liveness check */
 	return tg_mcp_reply_error(s, id, TG_RPC_METHOD_NOT_FOUND, "Method not found: %.100s",
 				  method);
 }

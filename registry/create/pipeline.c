@@ -31,6 +31,22 @@ static json_t *findings_of(const tg_report *rep, const char *stage)
 	return json_incref(fs);
 }
 
+/* The findings of one stage as the session's log: errors and warnings
+ * (the analyzer's and the object check's diagnostics). */
+static void findings_events(tg_registry *r, const tg_report *rep, const char *logger)
+{
+	size_t i;
+
+	for (i = 0; rep && reg_events_on(r) && i < rep->nfindings; i++) {
+		const tg_finding *f = &rep->findings[i];
+		if (f->severity != TG_SEV_ERROR && f->severity != TG_SEV_WARNING)
+			continue;
+		reg_event(r, f->severity == TG_SEV_ERROR ? "error" : "warning", logger, 0, 0,
+			  "tool.c:%u:%u: %s [%s]", f->line, f->column, f->message ? f->message : "",
+			  f->rule ? f->rule : "?");
+	}
+}
+
 /* JSON equality for `expect`: like json_equal, except that numbers compare
  * by value, so 4 equals 4.0 (JSON has one number type; jansson has two). */
 static int values_equal(const json_t *a, const json_t *b)
@@ -99,6 +115,7 @@ static int run_tests(json_t **out, int *all_passed, char **first_failure, tg_reg
 	json_t *oschema = json_object_get(m, "output_schema");
 	json_t *limits = json_object_get(m, "limits");
 	uint64_t start = tg_now_ms();
+	size_t ntests = json_array_size(json_object_get(m, "tests"));
 	json_t *t;
 	size_t i;
 	int rc;
@@ -200,6 +217,8 @@ static int run_tests(json_t **out, int *all_passed, char **first_failure, tg_reg
 		}
 		if (!detail)
 			return tg_error_set(TG_ERR_NOMEM, "out of memory");
+		reg_event(r, "info", "create", 3 + (unsigned)i, 3 + (unsigned)ntests,
+			  "test \"%s\": %s", name, skipped ? "skipped" : passed ? "passed" : "failed");
 		if (!passed && *all_passed) {
 			*all_passed = 0;
 			if (asprintf(first_failure, "test \"%s\" failed: %s", name, detail) < 0)
@@ -263,7 +282,7 @@ static int vet_build_test(outcome *o, tg_registry *r, const tg_submission *sub,
 	json_t *more;
 	tg_authority prev;
 	int rc, ok = 0, all = 0;
-	size_t nerr = 0, i;
+	size_t nerr = 0, i, ntests;
 
 	o->status = "rejected";
 	o->verdict = "reject";
@@ -275,10 +294,13 @@ static int vet_build_test(outcome *o, tg_registry *r, const tg_submission *sub,
 	ao.ncapabilities = ncaps;
 	ao.sdk_include_dir = r->sdk_include;
 	ao.timeout_ms = r->cfg.analyze_timeout_ms;
+	ntests = json_array_size(json_object_get(sub->manifest, "tests"));
+	reg_event(r, "info", "create", 1, 3 + (unsigned)ntests, "vet: analysing tool.c");
 	rc = tg_analyze(&rep, pol, "tool.c", sub->source, sub->source_len, &ao);
 	if (rc < 0)
 		return tg_error_prefix("analysis");
 	o->findings = findings_of(rep, "source");
+	findings_events(r, rep, "vet");
 	for (i = 0; i < rep->nfindings; i++)
 		nerr += rep->findings[i].severity == TG_SEV_ERROR;
 	if (!rep->pass) {
@@ -291,16 +313,19 @@ static int vet_build_test(outcome *o, tg_registry *r, const tg_submission *sub,
 	if (!o->findings || !o->tests)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
 	reg_content_hash(o->hash, sub->source, sub->source_len);
+	reg_event(r, "info", "create", 2, 3 + (unsigned)ntests, "build: compiling tool.c");
 	rc = reg_build(r, o->hash, sub->source, sub->source_len, caps, ncaps, &ok, &orep, &log,
 		       &binary);
 	if (rc < 0)
 		return rc;
 	if (log) {
+		reg_event_lines(r, "error", "build", log, strlen(log), 64);
 		o->status = "failed";
 		o->verdict = "pass";
 		return set_reason(o, "the build failed: %.2000s", log);
 	}
 	more = findings_of(orep, "object");
+	findings_events(r, orep, "build");
 	if (more) {
 		json_array_extend(o->findings, more);
 		json_decref(more);

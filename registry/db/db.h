@@ -169,4 +169,14 @@ int reg_bump_generation(tg_registry *r);
 /* tools.id for name; create=1 inserts it. 0 and *out = 0 when absent. */
 int reg_tool_id(tg_registry *r, const char *name, int create, int64_t *out);
 
+/* event.c: an event of the operation in progress to the session's hooks
+ * (tg_call_hooks.event, tg_op_event); nothing is formatted when no hook
+ * takes events. reg_event_lines makes one event per line of text (a
+ * tool's stderr, a build log), at most max lines (the rest summarised). */
+int reg_events_on(const tg_registry *r);
+void reg_event(tg_registry *r, const char *level, const char *logger, unsigned step,
+	       unsigned total, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+void reg_event_lines(tg_registry *r, const char *level, const char *logger, const char *text,
+		     size_t len, unsigned max);
+
 #endif

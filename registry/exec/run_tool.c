@@ -96,6 +96,14 @@ int reg_run_tool_ex(json_t **out, tg_registry *r, const char *binary, const json
 	reg_slot_give(slot);
 	if (rc < 0)
 		return tg_error_prefix("sandbox");
+	/* what the tool said on stderr, for the session's log (not for a
+	 * bridged callee's run: its caller's log would mix two tools) */
+	if (!deadline_ms && rr->err_len > 0 && reg_events_on(r)) {
+		_cleanup_free_ char *said = tg_term_scrub(rr->err, rr->err_len, TG_TERM_BLOCK);
+		int fine = rr->reason == TG_REASON_EXITED && rr->exit_code == 0;
+		if (said)
+			reg_event_lines(r, fine ? "debug" : "info", "tool", said, strlen(said), 64);
+	}
 	jl.max_bytes = (size_t)so.output_kb * 1024u + 1;
 	if (rr->reason == TG_REASON_EXITED && rr->exit_code == 0) {
 		rc = tg_json_parse(&value, rr->out ? rr->out : "", rr->out_len, &jl);

@@ -174,6 +174,17 @@ test('rights and eras over HTTP: 403 for a tool outside the principal, -32020/-3
   r = await post(srv.url, modernHeaders('prompts/list', carol), modern(6, 'prompts/list'));
   assert.equal(r.status, 404);
   assert.equal(r.json.error.code, -32601);
+  // 2026-07-28: no ping (404 -32601); no client capabilities in _meta: 400 -32602
+  r = await post(srv.url, modernHeaders('ping', carol), modern(61, 'ping'));
+  assert.equal(r.status, 404);
+  assert.equal(r.json.error.code, -32601);
+  {
+    const body = modern(62, 'tools/list');
+    delete body.params._meta['io.modelcontextprotocol/clientCapabilities'];
+    r = await post(srv.url, modernHeaders('tools/list', carol), body);
+    assert.equal(r.status, 400);
+    assert.deepEqual(r.json.error, { code: -32602, message: 'Invalid params: tools/list needs _meta io.modelcontextprotocol/clientCapabilities' });
+  }
   r = await post(srv.url, modernHeaders('server/discover', carol), modern(7, 'server/discover'));
   assert.equal(r.status, 200);
   assert.deepEqual(r.json.result.supportedVersions, [MODERN, '2025-11-25', '2025-06-18']);

@@ -51,7 +51,13 @@ test('an unsupported version is -32022 with the supported list; the process keep
   assert.equal(listen.error.code, -32602); // no _meta version
   const nf = await s.request(req(10, 'resources/list'));
   assert.deepEqual(nf.error.code, -32601);
-  assert.equal((await s.request(req(11, 'ping'))).result.resultType, 'complete');
+  // no ping in this era; every request carries its client's capabilities
+  assert.deepEqual(await s.request(req(11, 'ping')),
+    { jsonrpc: '2.0', id: 11, error: { code: -32601, message: 'Method not found: ping' } });
+  const nocaps = { ...META_KEYS() };
+  delete nocaps['io.modelcontextprotocol/clientCapabilities'];
+  assert.deepEqual(await s.request({ jsonrpc: '2.0', id: 12, method: 'tools/list', params: { _meta: nocaps } }),
+    { jsonrpc: '2.0', id: 12, error: { code: -32602, message: 'Invalid params: tools/list needs _meta io.modelcontextprotocol/clientCapabilities' } });
   assert.equal((await s.close()).code, 0);
 });
 

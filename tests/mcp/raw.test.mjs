@@ -32,7 +32,7 @@ test('handshake: version echoed when spoken, ours otherwise', async (t) => {
     const m = await s.initialize(asked);
     assert.equal(m.id, 'init');
     assert.equal(m.result.protocolVersion, want);
-    assert.deepEqual(m.result.capabilities, { tools: { listChanged: true }, resources: {} });
+    assert.deepEqual(m.result.capabilities, { tools: { listChanged: true }, logging: {}, resources: {} });
     assert.equal(m.result.serverInfo.name, 'toolgate');
     assert.equal((await s.close()).code, 0);
   }
