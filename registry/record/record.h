@@ -69,6 +69,9 @@ int reg_audit_note_rebuild(tg_registry *r, const tg_actor *who);
 void reg_audit_entry_hash(char out[65], int64_t seq, int64_t at, const char *actor,
 			  const char *event, const char *tool, const char *details,
 			  const char *prev);
+/* ---- calls_audit.c ----------------------------------------------------- */
+/* verify: every call's audit entry has its calls row and the reverse. */
+int reg_calls_cross_check(tg_registry *r, json_t *problems);
 /* ---- audit_guard.c ----------------------------------------------------- */
 /* Before an append onto head (seq, hash): 1 and *out the details of a
  * chain_break entry when meta or the anchor disagree with it, else 0. */
