@@ -149,6 +149,22 @@ int reg_quota_before_create(tg_registry *r, const char *name)
 	return 0;
 }
 
+uint64_t reg_quota_binary_bytes(const tg_registry *r)
+{
+	return (uint64_t)r->cfg.max_binary_mb * MIB;
+}
+
+int reg_quota_binary_stopped(tg_registry *r)
+{
+	char lim[32];
+
+	fmt_mib(lim, sizeof(lim), reg_quota_binary_bytes(r));
+	return tg_error_set(TG_ERR_DENIED, "quota exceeded: max_binary_mb: the build's output "
+					   "grew past the %s limit (the compiler was stopped there): "
+					   "nothing was cached or stored",
+			    lim);
+}
+
 int reg_quota_binary(tg_registry *r, const char *binary)
 {
 	uint64_t limit = (uint64_t)r->cfg.max_binary_mb * MIB;

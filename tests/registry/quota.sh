@@ -1,9 +1,10 @@
 #!/bin/sh
 # tests/registry/quota.sh TOOLGATE SQLEXEC: the quotas of docs/CONFIG.md.
 # With the default config a tool carrying a 60 MB static array passes
-# vetting but its binary is refused by max_binary_mb (16 MiB) right after
-# the build: exit 1, the quota named, nothing cached or stored, a
-# create_refused audit entry. max_rejected_per_tool_hour refuses the next
+# vetting but its build is stopped at max_binary_mb (16 MiB: the compiler's
+# RLIMIT_FSIZE in the sandbox) and refused in well under 3 s: exit 1, the
+# quota named, nothing cached or stored, a create_refused audit entry; with
+# max_binary_mb 1 and a 1 MB array the object fits and the link is stopped. max_rejected_per_tool_hour refuses the next
 # submission of a tool after N rejected ones, before any build;
 # quota_home_mb refuses a create once store + cache reach it. `status`
 # shows use against each quota (text and --json).
@@ -25,11 +26,16 @@ expect_out '^rejected +0 in the last hour of 20 \(max_rejected_per_tool_hour\)$'
 expect_out '^cache +0\.0 MiB in 0 builds of 256\.0 MiB \(cache_budget_mb\)$' "cache line"
 expect_out '^store +0 loose objects, 0 packs, packed past 1000 \(pack_loose_objects\)$' "store line"
 
-# 1. a 60 MB static array: refused after the build, before the cache
+# 1. a 60 MB static array: the build stopped at the limit, refused fast
+t0=$(date +%s%N)
 run tg create "$(mk big_array)"
+ms=$((($(date +%s%N) - t0) / 1000000))
+echo "big_array create refused in $ms ms"
 expect_rc 1 "the big binary is refused"
-expect_err '^toolgate: create: quota exceeded: max_binary_mb: the built binary is [0-9.]+ MiB \([0-9]+ bytes\), over the 16\.0 MiB limit: nothing was cached or stored$' "the refusal names the quota"
+expect_err '^toolgate: create: quota exceeded: max_binary_mb: the build'"'"'s output grew past the 16\.0 MiB limit \(the compiler was stopped there\): nothing was cached or stored$' "the refusal names the quota"
 expect_one_line_err "binary refusal"
+checks=$((checks + 1))
+[ "$ms" -lt 3000 ] || fail "the refusal took $ms ms (the whole 60 MB build ran?)"
 checks=$((checks + 1))
 [ -z "$(ls -A "$HOME_DIR/cache")" ] || fail "the refused build left something in the cache: $(ls -A "$HOME_DIR/cache")"
 checks=$((checks + 1))
@@ -38,6 +44,17 @@ run tg log --limit 1
 expect_out ' create_refused +big_array +\{"reason":"quota exceeded: max_binary_mb: ' "the refusal is audited"
 run tg history big_array
 expect_rc 2 "no tool registered"
+
+# 1b. the object fits the limit, the binary does not: the link is stopped
+printf '{"max_binary_mb": 1}\n' >"$HOME_DIR/config.json"
+d1=$(mk big_array)
+sed -i 's/60u \* 1000u \* 1000u/1000u * 1000u/' "$d1/big_array.c"
+run tg create "$d1"
+expect_rc 1 "a 1 MB array under max_binary_mb 1 is refused"
+expect_err '^toolgate: create: quota exceeded: max_binary_mb: the build'"'"'s output grew past the 1\.0 MiB limit \(the compiler was stopped there\): nothing was cached or stored$' "the link stopped at the limit"
+checks=$((checks + 1))
+[ -z "$(ls -A "$HOME_DIR/cache")" ] || fail "the stopped link left something in the cache"
+printf '{}\n' >"$HOME_DIR/config.json"
 
 # 2. rejected submissions per tool per hour
 printf '{"max_rejected_per_tool_hour": 2}\n' >"$HOME_DIR/config.json"
