@@ -12,7 +12,9 @@
 /* ---- quota.c ----------------------------------------------------------- */
 /* Allocated bytes (st_blocks) and files below path (0 when it is absent). */
 int reg_dir_usage(const char *path, uint64_t *bytes, uint64_t *files);
-int reg_home_usage(tg_registry *r, uint64_t *store, uint64_t *cache);
+/* The home's use in disk blocks: store.git, cache/ and registry.db with
+ * its -wal and -shm (db). */
+int reg_home_usage(tg_registry *r, uint64_t *store, uint64_t *cache, uint64_t *db);
 /* quota_home_mb and max_rejected_per_tool_hour: TG_ERR_DENIED naming the
  * quota when a create of name must be refused. */
 int reg_quota_before_create(tg_registry *r, const char *name);

@@ -20,7 +20,7 @@ mk() { # NAME: a folder with tests/registry/tools/NAME.{c,json}
 run tg init
 run tg status
 expect_rc 0 "status on a new home"
-expect_out '^home +[0-9.]+ MiB of 1024\.0 MiB \(quota_home_mb\): store [0-9.]+ MiB, cache 0\.0 MiB$' "home line with the default quota"
+expect_out '^home +[0-9.]+ MiB of 1024\.0 MiB \(quota_home_mb\): store [0-9.]+ MiB, cache 0\.0 MiB, registry\.db [0-9.]+ MiB$' "home line with the default quota"
 expect_out '^binary +largest cached 0\.0 MiB of 16\.0 MiB \(max_binary_mb\)$' "binary line"
 expect_out '^rejected +0 in the last hour of 20 \(max_rejected_per_tool_hour\)$' "rejected line"
 expect_out '^cache +0\.0 MiB in 0 builds of 256\.0 MiB \(cache_budget_mb\)$' "cache line"
@@ -88,7 +88,7 @@ sed -i 's/"Count words in a text"/"Count words, again"/' "$d2/tool.json"
 before=$(git --git-dir="$HOME_DIR/store.git" for-each-ref)
 run tg create "$d2"
 expect_rc 1 "a create past the home quota is refused"
-expect_err '^toolgate: create: quota exceeded: quota_home_mb: the home holds [0-9.]+ MiB \(store and cache\) of its 1\.0 MiB: nothing was built or stored$' "the exact home refusal"
+expect_err '^toolgate: create: quota exceeded: quota_home_mb: the home holds [0-9.]+ MiB \(store, cache and registry\.db\) of its 1\.0 MiB: nothing was built or stored$' "the exact home refusal"
 checks=$((checks + 1))
 [ "$before" = "$(git --git-dir="$HOME_DIR/store.git" for-each-ref)" ] || fail "the refused create changed the store"
 # an operator lifts it (0 = unlimited)
@@ -100,6 +100,21 @@ expect_out '^home .*\(quota_home_mb: unlimited\)' "unlimited shown"
 run tg --json status
 expect_out '"quota_bytes": 0' "json: unlimited is 0"
 expect_out '"builds": 2' "json: two cached builds"
+# 4. registry.db and its WAL count: padded by 4 MiB it alone passes a
+# quota that store and cache stay under
+printf '{}\n' >"$HOME_DIR/config.json"
+run tg --json status
+sc=$(( $(sed -n 's/.*"store_bytes": *\([0-9]*\).*/\1/p' "$OUT") + $(sed -n 's/.*"cache_bytes": *\([0-9]*\).*/\1/p' "$OUT") ))
+expect_out '"db_bytes": [1-9][0-9]*' "json: registry.db counted"
+"$SQLX" "$HOME_DIR/registry.db" "CREATE TABLE pad(x); INSERT INTO pad VALUES(randomblob(4194304))" >/dev/null
+q=$((sc / 1048576 + 2))
+printf '{"quota_home_mb": %d}\n' "$q" >"$HOME_DIR/config.json"
+sed -i 's/"Count words, again"/"Count words, a third time"/' "$d2/tool.json"
+run tg create "$d2"
+expect_rc 1 "registry.db past the home quota refuses a create"
+expect_err "^toolgate: create: quota exceeded: quota_home_mb: the home holds [0-9.]+ MiB \\(store, cache and registry\\.db\\) of its $q\\.0 MiB: nothing was built or stored\$" "the refusal counts registry.db"
+run tg status
+expect_out '^home .* registry\.db [4-9]\.[0-9] MiB$' "status shows registry.db"
 printf '{"quota_home_mb": -1}\n' >"$HOME_DIR/config.json"
 run tg status
 expect_rc 2 "a bad quota value is refused"
