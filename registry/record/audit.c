@@ -176,7 +176,7 @@ int reg_audit_append(tg_registry *r, const tg_actor *who, const char *event,
 	_cleanup_json_ json_t *brk = NULL;
 	char prev[65], hash[65];
 	int64_t seq = 0;
-	int rc;
+	int rc, placeholder = 0;
 
 	if (!actor || (details && !det))
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
@@ -186,8 +186,10 @@ int reg_audit_append(tg_registry *r, const tg_actor *who, const char *event,
 		return rc;
 	/* a head that disagrees with meta or the anchor is recorded before
 	 * anything chains onto it (audit_guard.c) */
-	if ((rc = reg_audit_guard(r, seq, prev, &brk)) < 0)
+	if ((rc = reg_audit_guard(r, seq, prev, &brk, &placeholder)) < 0)
 		return rc;
+	if (placeholder && reg_audit_anchor_write(r, 0, NULL) < 0)
+		return tg_error_prefix("audit anchor");
 	if (rc > 0) {
 		_cleanup_free_ char *bd = tg_json_dump(brk);
 		if (!bd)

@@ -18,10 +18,25 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/file.h>
 
 #define GUARD_ANCHOR_MAX 1024
+
+/* One problem line (audit.c's reg_add_line, kept here: audit.c calls this
+ * file, never the reverse). */
+static void guard_line(json_t *arr, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	json_array_append_new(arr, json_string(buf));
+}
 
 typedef struct {
 	int state; /* 0 missing, 1 a record, -1 unreadable or malformed */
@@ -102,12 +117,12 @@ static int guard_check_anchor(tg_registry *r, const guard_anchor *a, int64_t hea
 
 	if (a->state == 0) {
 		if (head_seq > 0)
-			reg_add_line(problems, "the anchor file was missing beside a log of %lld "
+			guard_line(problems, "the anchor file was missing beside a log of %lld "
 					       "entries", (long long)head_seq);
 		return 0;
 	}
 	if (a->state < 0) {
-		reg_add_line(problems, "the anchor file was unreadable or malformed");
+		guard_line(problems, "the anchor file was unreadable or malformed");
 		return 0;
 	}
 	if (strcmp(a->id, r->db_id) != 0) {
@@ -115,18 +130,18 @@ static int guard_check_anchor(tg_registry *r, const guard_anchor *a, int64_t hea
 		if ((rc = reg_meta_get_text(r, "rebuilt_at", &rebuilt)) < 0)
 			return rc;
 		if (rc == 0)
-			reg_add_line(problems, "the anchor file named another registry database "
+			guard_line(problems, "the anchor file named another registry database "
 					       "(%.32s, this one is %s)", a->id, r->db_id);
 		return 0;
 	}
 	if (a->seq > head_seq) {
-		reg_add_line(problems, "the anchor recorded entry %lld but the log ended at entry "
+		guard_line(problems, "the anchor recorded entry %lld but the log ended at entry "
 				       "%lld", (long long)a->seq, (long long)head_seq);
 		return 0;
 	}
 	if (a->seq == head_seq) {
 		if (strcmp(a->hash, head_hash) != 0)
-			reg_add_line(problems, "entry %lld did not match the anchor's hash",
+			guard_line(problems, "entry %lld did not match the anchor's hash",
 				     (long long)a->seq);
 		return 0;
 	}
@@ -137,10 +152,10 @@ static int guard_check_anchor(tg_registry *r, const guard_anchor *a, int64_t hea
 	if ((rc = guard_entry_hash(r, a->seq, h)) < 0)
 		return rc;
 	if (rc == 0)
-		reg_add_line(problems, "entry %lld, which the anchor recorded, was missing",
+		guard_line(problems, "entry %lld, which the anchor recorded, was missing",
 			     (long long)a->seq);
 	else if (strcmp(a->hash, h) != 0)
-		reg_add_line(problems, "entry %lld did not match the anchor's hash",
+		guard_line(problems, "entry %lld did not match the anchor's hash",
 			     (long long)a->seq);
 	return 0;
 }
@@ -151,7 +166,7 @@ static json_t *guard_head(int64_t seq, const char *hash)
 }
 
 int reg_audit_guard(tg_registry *r, int64_t head_seq, const char head_hash[65],
-		    json_t **out)
+		    json_t **out, int *placeholder)
 {
 	_cleanup_json_ json_t *problems = json_array(), *d = NULL;
 	_cleanup_free_ char *meta_head = NULL, *accepted = NULL;
@@ -160,16 +175,17 @@ int reg_audit_guard(tg_registry *r, int64_t head_seq, const char head_hash[65],
 	int rc;
 
 	*out = NULL;
+	*placeholder = 0;
 	if (!problems)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
 	if ((rc = reg_meta_get_int(r, "audit_seq", &meta_seq)) < 0 ||
 	    (rc = reg_meta_get_text(r, "audit_head", &meta_head)) < 0)
 		return rc;
 	if (meta_seq != head_seq)
-		reg_add_line(problems, "the log ended at entry %lld but its recorded head was "
+		guard_line(problems, "the log ended at entry %lld but its recorded head was "
 				       "entry %lld", (long long)head_seq, (long long)meta_seq);
 	else if (head_seq > 0 && (!meta_head || strcmp(meta_head, head_hash) != 0))
-		reg_add_line(problems, "entry %lld did not match the recorded head hash",
+		guard_line(problems, "entry %lld did not match the recorded head hash",
 			     (long long)head_seq);
 	if ((rc = guard_read_anchor(r, &a)) < 0)
 		return rc;
@@ -185,8 +201,9 @@ int reg_audit_guard(tg_registry *r, int64_t head_seq, const char head_hash[65],
 		    (rc = reg_meta_set_text(r, "audit_break_anchor", "")) < 0)
 			return rc;
 	}
-	if (a.state == 0 && head_seq == 0 && (rc = reg_audit_anchor_write(r, 0, NULL)) < 0)
-		return rc;
+	/* a chain with no entry and no anchor: the caller writes the
+	 * placeholder (seq 0) now, under the write lock */
+	*placeholder = a.state == 0 && head_seq == 0;
 	if (json_array_size(problems) == 0)
 		return 0;
 	d = json_pack("{s:O, s:o, s:o, s:o*}", "problems", problems, "found",

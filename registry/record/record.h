@@ -74,9 +74,10 @@ void reg_audit_entry_hash(char out[65], int64_t seq, int64_t at, const char *act
 int reg_calls_cross_check(tg_registry *r, json_t *problems);
 /* ---- audit_guard.c ----------------------------------------------------- */
 /* Before an append onto head (seq, hash): 1 and *out the details of a
- * chain_break entry when meta or the anchor disagree with it, else 0. */
+ * chain_break entry when meta or the anchor disagree with it, else 0;
+ * *placeholder 1 when no anchor and no entry exist yet (write one). */
 int reg_audit_guard(tg_registry *r, int64_t head_seq, const char head_hash[65],
-		    json_t **out);
+		    json_t **out, int *placeholder);
 /* ---- archive.c --------------------------------------------------------- */
 /* verify: the archived start of the chain. *expect_seq / prev: where the
  * table's chain must start (1 / zeros without an archive); problems and
