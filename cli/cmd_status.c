@@ -91,7 +91,7 @@ int cmd_status(tg_cli *cli, int argc, char **argv)
 {
 	_cleanup_json_ json_t *res = NULL;
 	tg_registry *r = NULL;
-	char a[32], b[32], c[32], lim[96];
+	char a[32], b[32], c[32], dbs[32], lim[96];
 	const char *tool;
 	int rc;
 
@@ -111,8 +111,9 @@ int cmd_status(tg_cli *cli, int argc, char **argv)
 	cli_mib(a, sizeof(a), num(res, "home", "used_bytes"));
 	cli_mib(b, sizeof(b), num(res, "home", "store_bytes"));
 	cli_mib(c, sizeof(c), num(res, "home", "cache_bytes"));
+	cli_mib(dbs, sizeof(dbs), num(res, "home", "db_bytes"));
 	limit_text(lim, sizeof(lim), num(res, "home", "quota_bytes"), "quota_home_mb");
-	printf("home      %s %s: store %s, cache %s\n", a, lim, b, c);
+	printf("home      %s %s: store %s, cache %s, registry.db %s\n", a, lim, b, c, dbs);
 	{
 		const char *top = json_string_value(json_object_get(json_object_get(res,
 										  "tool_bytes"),

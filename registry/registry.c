@@ -175,6 +175,9 @@ int tg_registry_open(tg_registry **out, const char *home, int create)
 		goto fail;
 	/* build and scratch folders of processes that died (cache.c) */
 	reg_sweep_workdirs(r);
+	/* a killed pull's quarantine, a killed gc's temporary pack: commands
+	 * such as list and call never open the store (store/open.c) */
+	tg_store_sweep(r->store_path);
 	rc = reg_config_load(&r->cfg, home);
 	if (rc < 0)
 		goto fail;

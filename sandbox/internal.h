@@ -89,6 +89,7 @@ struct sbx_spec {
 	const char *stdin_data;
 	size_t stdin_len;
 	uint32_t timeout_ms, memory_mb, output_kb, tmp_mb, max_procs, max_files;
+	uint64_t fsize_bytes; /* RLIMIT_FSIZE when below the tmpfs (builds); 0: tmp_mb */
 	uint32_t cpu_percent;        /* CPU share (100 = one core), 0: none */
 	const tg_cancel *cancel;     /* kill the run when it fires, or NULL */
 	uint32_t cpu_s;              /* as asked; 0: see sbx_cpu_limit_s() */
@@ -138,7 +139,7 @@ static inline uint64_t sbx_rlimit_value(const struct sbx_spec *s, int res, uint6
 {
 	switch (res) {
 	case RLIMIT_CPU: return sbx_cpu_limit_s(s);
-	case RLIMIT_FSIZE: return (uint64_t)s->tmp_mb << 20;
+	case RLIMIT_FSIZE: return s->fsize_bytes ? s->fsize_bytes : (uint64_t)s->tmp_mb << 20;
 	case RLIMIT_DATA: return as_bytes;
 	case RLIMIT_STACK: return SBX_RLIMIT_STACK;
 	case RLIMIT_RSS: return (uint64_t)s->memory_mb << 20;

@@ -108,6 +108,9 @@ typedef struct tg_build_opts {
 	uint32_t cpu_percent;      /* CPU share of the compiler (100 = one
 				    * core); 0 = none */
 	const tg_cancel *cancel;   /* kills the compiler when it fires */
+	uint64_t max_output_bytes; /* RLIMIT_FSIZE of the compiler and the
+				    * linker: no file they write (tool.o,
+				    * tool) grows past it; 0 = the tmpfs */
 } tg_build_opts;
 
 typedef struct tg_build_result {
@@ -116,6 +119,7 @@ typedef struct tg_build_result {
 	char *binary_path;         /* out_dir/tool: static, hardened */
 	char *log;                 /* compiler diagnostics (capped) */
 	tg_run_result *run;        /* how the compiler run ended */
+	int output_limit;          /* a step was stopped at max_output_bytes */
 } tg_build_result;
 
 int tg_sandbox_build(tg_build_result **out, const tg_build_opts *o);

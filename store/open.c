@@ -182,7 +182,7 @@ int tg_store_open(tg_store **out, const char *path, int create)
 		goto fail;
 	}
 	st_clear_stale_locks(s);
-	st_quarantine_sweep(s);
+	tg_store_sweep(path);
 	if ((rc = configure(s)) < 0)
 		goto fail;
 	*out = s;
@@ -190,6 +190,12 @@ int tg_store_open(tg_store **out, const char *path, int create)
 fail:
 	tg_store_free(s);
 	return rc;
+}
+
+void tg_store_sweep(const char *path)
+{
+	st_quarantine_sweep(path);
+	st_pack_sweep(path);
 }
 
 void tg_store_free(tg_store *s)

@@ -12,7 +12,11 @@
  * values (packrefs.c). One packer at a time (an flock on
  * <store>/toolgate-pack.lock; a second one returns at once, packing
  * nothing). tg_store_object_counts counts loose objects and packs by
- * reading the folders, without libgit2.
+ * reading the folders, without libgit2. A packer killed mid-write leaves
+ * libgit2's temporary pack (objects/pack/pack_git2_*, the prefix is
+ * libgit2's alone; only the packer writes into the store's pack folder, a
+ * pull's pack is written in its quarantine and renamed in whole):
+ * st_pack_sweep removes it at every open when the pack lock is free.
  */
 #include "store_internal.h"
 
@@ -172,6 +176,47 @@ static void remove_old_packs(const char *packdir, const char *keep_name, const p
 		snprintf(p, sizeof(p), "%s.pack", base);
 		(void)unlink(p);
 	}
+}
+
+#define PACK_TMP_PREFIX "pack_git2_"
+
+/* 1 when objects/pack holds a libgit2 temporary pack; with rm, removes them. */
+static int pack_tmp_scan(const char *packdir, int rm)
+{
+	DIR *d = opendir(packdir);
+	struct dirent *e;
+	int found = 0;
+
+	if (!d)
+		return 0;
+	while ((e = readdir(d))) {
+		struct stat st;
+		if (strncmp(e->d_name, PACK_TMP_PREFIX, strlen(PACK_TMP_PREFIX)) != 0 ||
+		    fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+		    !S_ISREG(st.st_mode))
+			continue;
+		found = 1;
+		if (rm)
+			(void)unlinkat(dirfd(d), e->d_name, 0);
+	}
+	closedir(d);
+	return found;
+}
+
+void st_pack_sweep(const char *store)
+{
+	_cleanup_free_ char *packdir = tg_path_join(store, "objects/pack");
+	_cleanup_free_ char *lockpath = tg_path_join(store, "toolgate-pack.lock");
+	_cleanup_close_ int lfd = -1;
+
+	/* the lock only when there is something to sweep: an open costs one
+	 * readdir of the pack folder */
+	if (!packdir || !lockpath || !pack_tmp_scan(packdir, 0))
+		return;
+	lfd = open(lockpath, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+	if (lfd < 0 || flock(lfd, LOCK_EX | LOCK_NB) < 0)
+		return; /* no lock file: never packed here; held: a live packer's */
+	(void)pack_tmp_scan(packdir, 1);
 }
 
 int tg_store_pack(tg_store *s, tg_store_pack_stats *out)

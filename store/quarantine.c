@@ -18,9 +18,11 @@
  * objects are byte for byte what they were.
  * Ownership: the quarantine holds <dir>/toolgate.lock, flocked for its whole
  * life (made as lock.tmp, flocked, then renamed, so the name only ever
- * appears locked). At every open, st_quarantine_sweep removes a quarantine
- * whose lock can be taken (its owner died: the kernel dropped the flock) or,
- * without a lock file, one older than an hour.
+ * appears locked). At every open of the store, and at every open of the
+ * registry (tg_store_sweep: `list` and `call` never open the store),
+ * st_quarantine_sweep removes a quarantine whose lock can be taken (its
+ * owner died: the kernel dropped the flock) or, without a lock file, one
+ * older than an hour.
  */
 #include "store_internal.h"
 
@@ -55,9 +57,9 @@ static void rm_tree(const char *dir)
 	(void)nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
-void st_quarantine_sweep(tg_store *s)
+void st_quarantine_sweep(const char *store)
 {
-	DIR *d = opendir(s->path);
+	DIR *d = opendir(store);
 	struct dirent *e;
 	time_t now = time(NULL);
 
@@ -70,7 +72,7 @@ void st_quarantine_sweep(tg_store *s)
 
 		if (strncmp(e->d_name, Q_PREFIX, strlen(Q_PREFIX)) != 0)
 			continue;
-		if ((size_t)snprintf(p, sizeof(p), "%s/%.64s", s->path, e->d_name) >= sizeof(p) ||
+		if ((size_t)snprintf(p, sizeof(p), "%s/%.64s", store, e->d_name) >= sizeof(p) ||
 		    lstat(p, &st) != 0 || !S_ISDIR(st.st_mode))
 			continue;
 		if ((size_t)snprintf(lp, sizeof(lp), "%s/%s", p, Q_LOCK) >= sizeof(lp))

@@ -63,6 +63,11 @@ typedef struct tg_store_problem_list {
  * stale ref lock files left by a crash (under an flock of its own). */
 int tg_store_open(tg_store **out, const char *path, int create);
 void tg_store_free(tg_store *s);
+/* Remove what killed processes left in the store at path and no live
+ * process owns (the flock conventions of quarantine.c and pack.c): a pull's
+ * quarantine, a packer's libgit2 temporary pack. Plain file system calls,
+ * no libgit2: the registry runs it at every open (tg_store_open too). */
+void tg_store_sweep(const char *path);
 /* fsync of objects, refs and reflogs (GIT_OPT_ENABLE_FSYNC_GITDIR) for the
  * whole process, for stores opened afterwards; on by default. Only tests
  * and benchmarks turn it off. */

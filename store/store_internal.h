@@ -169,7 +169,10 @@ int st_quarantine_admit(size_t *nobjects, st_quarantine *q, tg_store *s, const g
 /* Remove the quarantine (NULL is fine). */
 void st_quarantine_free(st_quarantine *q);
 /* Remove quarantines whose owner died (at every open). */
-void st_quarantine_sweep(tg_store *s);
+void st_quarantine_sweep(const char *store);
+/* pack.c: libgit2's temporary packs (objects/pack/pack_git2_*) of a packer
+ * that died, removed when no packer holds toolgate-pack.lock. */
+void st_pack_sweep(const char *store);
 
 /* fetch_refs.c: take one advertised ref into f (a tool's tip or active
  * pointer) or refuse it by name. */

@@ -224,6 +224,10 @@ int reg_build(tg_registry *r, const char *hash, const char *source, size_t len,
 		bo.timeout_ms = BUILD_TIMEOUT_MS;
 		bo.cpu_percent = r->cfg.cpu_percent;
 		bo.cancel = r->cancel;
+		/* max_binary_mb inside the sandbox: the compiler and linker stop
+		 * at the limit (RLIMIT_FSIZE) instead of writing a 60 MB
+		 * object and binary that are refused afterwards */
+		bo.max_output_bytes = reg_quota_binary_bytes(r);
 		rc = tg_sandbox_build(&b, &bo);
 		reg_slot_give(slot);
 		if (rc < 0) {
@@ -235,6 +239,11 @@ int reg_build(tg_registry *r, const char *hash, const char *source, size_t len,
 			reg_workdir_release(&w, 1);
 			return tg_error_set(TG_ERR_DENIED, "cancelled by the client: the build was "
 							   "stopped");
+		}
+		if (!b->ok && b->output_limit) {
+			tg_build_result_free(b);
+			reg_workdir_release(&w, 1);
+			return reg_quota_binary_stopped(r);
 		}
 		if (!b->ok || !is_file(w.dir, "tool") || !is_file(w.dir, "tool.o")) {
 			*out_log = strdup(b->log && b->log[0] ? b->log : "the compiler failed");

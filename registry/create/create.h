@@ -12,7 +12,9 @@
 /* ---- quota.c ----------------------------------------------------------- */
 /* Allocated bytes (st_blocks) and files below path (0 when it is absent). */
 int reg_dir_usage(const char *path, uint64_t *bytes, uint64_t *files);
-int reg_home_usage(tg_registry *r, uint64_t *store, uint64_t *cache);
+/* The home's use in disk blocks: store.git, cache/ and registry.db with
+ * its -wal and -shm (db). */
+int reg_home_usage(tg_registry *r, uint64_t *store, uint64_t *cache, uint64_t *db);
 /* quota_home_mb and max_rejected_per_tool_hour: TG_ERR_DENIED naming the
  * quota when a create of name must be refused. */
 int reg_quota_before_create(tg_registry *r, const char *name);
@@ -20,6 +22,10 @@ int reg_quota_before_create(tg_registry *r, const char *name);
 int reg_rate_before_create(tg_registry *r, const tg_actor *who);
 /* max_binary_mb for a freshly built binary: TG_ERR_DENIED when over. */
 int reg_quota_binary(tg_registry *r, const char *binary);
+/* max_binary_mb in bytes (0: no limit), the build's RLIMIT_FSIZE. */
+uint64_t reg_quota_binary_bytes(const tg_registry *r);
+/* The refusal of a build the sandbox stopped at that limit. */
+int reg_quota_binary_stopped(tg_registry *r);
 /* usage.c: the store bytes a create charges to its version (in the
  * create's transaction), the per-tool and per-session quotas
  * (TG_ERR_DENIED naming the key), and their largest use for status

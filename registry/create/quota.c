@@ -1,8 +1,8 @@
 /*
  * registry/create/quota.c: what a home may hold (docs/CONFIG.md, "Quotas"), and
  * `toolgate status`. Three quotas, each a config.json key (0 = unlimited):
- * quota_home_mb (store.git + cache/, in disk blocks, checked before any
- * build), max_binary_mb (one built binary, checked right after the build,
+ * quota_home_mb (store.git + cache/ + registry.db with its -wal and -shm,
+ * in disk blocks, checked before any build), max_binary_mb (one built binary, checked right after the build,
  * before anything is cached or stored), max_rejected_per_tool_hour
  * (versions of one tool that were rejected or failed in the last hour,
  * checked before any build). Past a quota the submission is refused with
@@ -17,17 +17,30 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #define MIB (1024ull * 1024ull)
-int reg_home_usage(tg_registry *r, uint64_t *store, uint64_t *cache)
+int reg_home_usage(tg_registry *r, uint64_t *store, uint64_t *cache, uint64_t *db)
 {
+	static const char *const sfx[] = { "", "-wal", "-shm" };
 	int rc = reg_dir_usage(r->store_path, store, NULL);
+	size_t i;
 
-	if (rc < 0)
+	if (rc < 0 || (rc = reg_dir_usage(r->cache_dir, cache, NULL)) < 0)
 		return rc;
-	return reg_dir_usage(r->cache_dir, cache, NULL);
+	/* registry.db grows with the audit and call logs: a flood of calls
+	 * fills the disk as surely as a flood of versions */
+	*db = 0;
+	for (i = 0; i < TG_ARRAY_SIZE(sfx); i++) {
+		char p[PATH_MAX];
+		struct stat st;
+		if ((size_t)snprintf(p, sizeof(p), "%s%s", r->db_path, sfx[i]) < sizeof(p) &&
+		    lstat(p, &st) == 0 && S_ISREG(st.st_mode))
+			*db += (uint64_t)st.st_blocks * 512u;
+	}
+	return 0;
 }
 
 /* Versions of tool_id rejected or failed since 'since' (unix time). */
@@ -119,16 +132,16 @@ int reg_quota_before_create(tg_registry *r, const char *name)
 	int rc;
 
 	if (c->quota_home_mb) {
-		uint64_t store = 0, cache = 0, limit = (uint64_t)c->quota_home_mb * MIB;
+		uint64_t store = 0, cache = 0, db = 0, limit = (uint64_t)c->quota_home_mb * MIB;
 		char used[32], lim[32];
-		if ((rc = reg_home_usage(r, &store, &cache)) < 0)
+		if ((rc = reg_home_usage(r, &store, &cache, &db)) < 0)
 			return rc;
-		if (store + cache >= limit) {
-			fmt_mib(used, sizeof(used), store + cache);
+		if (store + cache + db >= limit) {
+			fmt_mib(used, sizeof(used), store + cache + db);
 			fmt_mib(lim, sizeof(lim), limit);
 			return tg_error_set(TG_ERR_DENIED, "quota exceeded: quota_home_mb: the home "
-							   "holds %s (store and cache) of its %s: "
-							   "nothing was built or stored",
+							   "holds %s (store, cache and registry.db) "
+							   "of its %s: nothing was built or stored",
 					    used, lim);
 		}
 	}
@@ -147,6 +160,22 @@ int reg_quota_before_create(tg_registry *r, const char *name)
 					    n, name, c->max_rejected_per_tool_hour);
 	}
 	return 0;
+}
+
+uint64_t reg_quota_binary_bytes(const tg_registry *r)
+{
+	return (uint64_t)r->cfg.max_binary_mb * MIB;
+}
+
+int reg_quota_binary_stopped(tg_registry *r)
+{
+	char lim[32];
+
+	fmt_mib(lim, sizeof(lim), reg_quota_binary_bytes(r));
+	return tg_error_set(TG_ERR_DENIED, "quota exceeded: max_binary_mb: the build's output "
+					   "grew past the %s limit (the compiler was stopped there): "
+					   "nothing was cached or stored",
+			    lim);
 }
 
 int reg_quota_binary(tg_registry *r, const char *binary)
@@ -200,14 +229,14 @@ int tg_registry_status(json_t **out, tg_registry *r)
 	_cleanup_json_ json_t *res = NULL, *top = json_null();
 	_cleanup_free_ char *rebuilt = NULL, *ack = NULL;
 	const tg_config *c = &r->cfg;
-	uint64_t store = 0, cache = 0, largest = 0, builds = 0;
+	uint64_t store = 0, cache = 0, db = 0, largest = 0, builds = 0;
 	int64_t highest = 0;
 	size_t loose = 0, packs = 0;
 	tg_store *s;
 	int rc, unacked = 0;
 
 	*out = NULL;
-	if ((rc = reg_home_usage(r, &store, &cache)) < 0)
+	if ((rc = reg_home_usage(r, &store, &cache, &db)) < 0)
 		return rc;
 	cache_builds(r, &largest, &builds);
 	rc = reg_prepare(r, &st, "SELECT t.name, count(*) AS n FROM versions v JOIN tools t ON "
@@ -235,10 +264,11 @@ int tg_registry_status(json_t **out, tg_registry *r)
 			return rc;
 		unacked = !(rc > 0 && strcmp(ack, rebuilt) == 0);
 	}
-	res = json_pack("{s:{s:I, s:I, s:I, s:I}, s:{s:I, s:I}, s:{s:I, s:O, s:I},"
+	res = json_pack("{s:{s:I, s:I, s:I, s:I, s:I}, s:{s:I, s:I}, s:{s:I, s:O, s:I},"
 			" s:{s:I, s:I, s:I}, s:{s:I, s:I, s:I}, s:b}",
-			"home", "used_bytes", (json_int_t)(store + cache), "store_bytes",
-			(json_int_t)store, "cache_bytes", (json_int_t)cache, "quota_bytes",
+			"home", "used_bytes", (json_int_t)(store + cache + db), "store_bytes",
+			(json_int_t)store, "cache_bytes", (json_int_t)cache, "db_bytes",
+			(json_int_t)db, "quota_bytes",
 			(json_int_t)((uint64_t)c->quota_home_mb * MIB),
 			"binary", "largest_bytes", (json_int_t)largest, "limit_bytes",
 			(json_int_t)((uint64_t)c->max_binary_mb * MIB),

@@ -110,45 +110,14 @@ void reg_audit_entry_hash(char out[65], int64_t seq, int64_t at, const char *act
 	tg_sha256_final_hex(&s, out);
 }
 
-int reg_audit_append(tg_registry *r, const tg_actor *who, const char *event,
-		     const char *tool, const json_t *details)
+/* Insert entry seq linked to prev; its hash into hash. */
+static int insert_entry(tg_registry *r, int64_t seq, const char *actor, const char *event,
+			const char *tool, const char *det, const char prev[65], char hash[65])
 {
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
-	_cleanup_free_ char *actor = reg_actor_string(who);
-	_cleanup_free_ char *det = details ? tg_json_dump(details) : NULL;
-	char prev[65], hash[65];
-	int64_t seq = 0, at = tg_time_now();
+	int64_t at = tg_time_now();
 	int rc;
 
-	if (!actor || (details && !det))
-		return tg_error_set(TG_ERR_NOMEM, "out of memory");
-	if (!r->in_txn)
-		return tg_error_set(TG_ERR_INTERNAL, "audit append outside a transaction");
-	memcpy(prev, zero_hash, sizeof(prev));
-	rc = reg_prepare(r, &st, "SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1");
-	if (rc < 0)
-		return rc;
-	rc = reg_step(st);
-	if (rc == SQLITE_ROW) {
-		const char *h = (const char *)sqlite3_column_text(st, 1);
-		seq = sqlite3_column_int64(st, 0);
-		if (h && strlen(h) == 64)
-			memcpy(prev, h, 65);
-	} else if (rc != SQLITE_DONE) {
-		return reg_sqlerr(r, rc, "read audit head");
-	} else {
-		/* an empty table after an archive (archive.c): the chain goes on
-		 * from the last archived entry */
-		_cleanup_free_ char *ah = NULL;
-		if ((rc = reg_meta_get_int(r, "audit_archived_through", &seq)) < 0 ||
-		    (rc = reg_meta_get_text(r, "audit_archived_hash", &ah)) < 0)
-			return rc;
-		if (ah && strlen(ah) == 64)
-			memcpy(prev, ah, 65);
-	}
-	reg_finalizep(&st);
-	st = NULL;
-	seq++;
 	reg_audit_entry_hash(hash, seq, at, actor, event, tool, det, prev);
 	rc = reg_prepare(r, &st, "INSERT INTO audit(seq, at, actor, event, tool, details, "
 				 "prev_hash, hash) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
@@ -165,6 +134,72 @@ int reg_audit_append(tg_registry *r, const tg_actor *who, const char *event,
 	rc = reg_step(st);
 	if (rc != SQLITE_DONE)
 		return reg_sqlerr(r, rc, "append audit entry");
+	return 0;
+}
+
+/* The head the table ends at: its last entry, or after an archive that
+ * emptied it the last archived entry (archive.c); 0 and zeros when empty. */
+static int read_head(tg_registry *r, int64_t *seq, char prev[65])
+{
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	_cleanup_free_ char *ah = NULL;
+	int rc;
+
+	*seq = 0;
+	memcpy(prev, zero_hash, 65);
+	rc = reg_prepare(r, &st, "SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1");
+	if (rc < 0)
+		return rc;
+	rc = reg_step(st);
+	if (rc == SQLITE_ROW) {
+		const char *h = (const char *)sqlite3_column_text(st, 1);
+		*seq = sqlite3_column_int64(st, 0);
+		if (h && strlen(h) == 64)
+			memcpy(prev, h, 65);
+		return 0;
+	}
+	if (rc != SQLITE_DONE)
+		return reg_sqlerr(r, rc, "read audit head");
+	if ((rc = reg_meta_get_int(r, "audit_archived_through", seq)) < 0 ||
+	    (rc = reg_meta_get_text(r, "audit_archived_hash", &ah)) < 0)
+		return rc;
+	if (ah && strlen(ah) == 64)
+		memcpy(prev, ah, 65);
+	return 0;
+}
+
+int reg_audit_append(tg_registry *r, const tg_actor *who, const char *event,
+		     const char *tool, const json_t *details)
+{
+	_cleanup_free_ char *actor = reg_actor_string(who);
+	_cleanup_free_ char *det = details ? tg_json_dump(details) : NULL;
+	_cleanup_json_ json_t *brk = NULL;
+	char prev[65], hash[65];
+	int64_t seq = 0;
+	int rc, placeholder = 0;
+
+	if (!actor || (details && !det))
+		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	if (!r->in_txn)
+		return tg_error_set(TG_ERR_INTERNAL, "audit append outside a transaction");
+	if ((rc = read_head(r, &seq, prev)) < 0)
+		return rc;
+	/* a head that disagrees with meta or the anchor is recorded before
+	 * anything chains onto it (audit_guard.c) */
+	if ((rc = reg_audit_guard(r, seq, prev, &brk, &placeholder)) < 0)
+		return rc;
+	if (placeholder && reg_audit_anchor_write(r, 0, NULL) < 0)
+		return tg_error_prefix("audit anchor");
+	if (rc > 0) {
+		_cleanup_free_ char *bd = tg_json_dump(brk);
+		if (!bd)
+			return tg_error_set(TG_ERR_NOMEM, "out of memory");
+		if ((rc = insert_entry(r, ++seq, "system", "chain_break", NULL, bd, prev, hash)) < 0)
+			return rc;
+		memcpy(prev, hash, sizeof(hash));
+	}
+	if ((rc = insert_entry(r, ++seq, actor, event, tool, det, prev, hash)) < 0)
+		return rc;
 	if ((rc = reg_meta_set_int(r, "audit_seq", seq)) < 0 ||
 	    (rc = reg_meta_set_text(r, "audit_head", hash)) < 0)
 		return rc;
@@ -203,6 +238,11 @@ static int anchor_read(tg_registry *r, json_t **out, int *found)
 
 int reg_audit_anchor_update(tg_registry *r)
 {
+	return reg_audit_anchor_write(r, r->audit_seq_pending, r->audit_hash_pending);
+}
+
+int reg_audit_anchor_write(tg_registry *r, int64_t seq, const char *hash)
+{
 	_cleanup_close_ int fd = -1;
 	_cleanup_json_ json_t *cur = NULL, *next = NULL;
 	_cleanup_free_ char *text = NULL;
@@ -230,12 +270,12 @@ int reg_audit_anchor_update(tg_registry *r)
 		tg_error_clear(); /* a damaged anchor is replaced; verify reports it before */
 	if (cur && json_is_object(cur)) {
 		const char *id = json_string_value(json_object_get(cur, "db_id"));
-		json_int_t seq = json_integer_value(json_object_get(cur, "seq"));
-		if (id && strcmp(id, r->db_id) == 0 && seq >= r->audit_seq_pending)
+		json_int_t have = json_integer_value(json_object_get(cur, "seq"));
+		if (id && strcmp(id, r->db_id) == 0 && have >= seq)
 			return 0; /* monotonic: never moved back */
 	}
-	next = json_pack("{s:s, s:I, s:s}", "db_id", r->db_id, "seq",
-			 (json_int_t)r->audit_seq_pending, "hash", r->audit_hash_pending);
+	next = json_pack("{s:s, s:I, s:s}", "db_id", r->db_id, "seq", (json_int_t)seq, "hash",
+			 hash ? hash : zero_hash);
 	text = next ? tg_json_dump(next) : NULL;
 	if (!text)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
@@ -273,6 +313,27 @@ void reg_add_line(json_t *arr, const char *fmt, ...)
 	json_array_append_new(arr, json_string(buf));
 }
 
+/* A chain_break entry (audit_guard.c) is a problem for good: what an
+ * append found, in the entry's own words. */
+static void report_break(json_t *problems, int64_t seq, const char *details)
+{
+	_cleanup_json_ json_t *d = NULL;
+	char text[768] = "";
+	size_t i, len = 0;
+	json_t *p;
+
+	if (details && tg_json_parse(&d, details, strlen(details), NULL) < 0)
+		tg_error_clear();
+	json_array_foreach(json_object_get(d, "problems"), i, p) {
+		const char *t = json_string_value(p);
+		if (t && len < sizeof(text))
+			len += (size_t)snprintf(text + len, sizeof(text) - len, "%s%s",
+						i ? "; " : "", t);
+	}
+	reg_add_line(problems, "audit: entry %lld records a broken chain found at an append: %s",
+		     (long long)seq, text[0] ? text : "(no details)");
+}
+
 int reg_audit_verify(tg_registry *r, int64_t start_seq, const char start_prev[65],
 		     json_t *problems, json_t *notes)
 {
@@ -293,7 +354,7 @@ int reg_audit_verify(tg_registry *r, int64_t start_seq, const char start_prev[65
 		anchor_id = json_string_value(json_object_get(anchor, "db_id"));
 		anchor_hash = json_string_value(json_object_get(anchor, "hash"));
 		anchor_seq = json_integer_value(json_object_get(anchor, "seq"));
-		if (!anchor_id || !anchor_hash || anchor_seq <= 0) {
+		if (!anchor_id || !anchor_hash || anchor_seq < 0) {
 			reg_add_line(problems, "audit: anchor file %s is malformed", r->anchor_path);
 			found = 0;
 		} else if (strcmp(anchor_id, r->db_id) != 0) {
@@ -335,6 +396,9 @@ int reg_audit_verify(tg_registry *r, int64_t start_seq, const char start_prev[65
 					      "its content)", (long long)seq);
 			broken = 1;
 		}
+		if (sqlite3_column_text(st, 3) &&
+		    strcmp((const char *)sqlite3_column_text(st, 3), "chain_break") == 0)
+			report_break(problems, seq, (const char *)sqlite3_column_text(st, 5));
 		if (found && seq == anchor_seq)
 			snprintf(anchor_entry_hash, sizeof(anchor_entry_hash), "%s", stored ? stored : "");
 		memcpy(prev, stored && strlen(stored) == 64 ? stored : hash, 65);

@@ -55,6 +55,8 @@ int reg_audit_append(tg_registry *r, const tg_actor *who, const char *event,
 		     const char *tool, const json_t *details);
 /* After COMMIT: advance the anchor file to the head written (monotonic). */
 int reg_audit_anchor_update(tg_registry *r);
+/* Write the anchor record (seq, hash; NULL hash: zeros), never backwards. */
+int reg_audit_anchor_write(tg_registry *r, int64_t seq, const char *hash);
 /* Check the chain, the meta head and the anchor; append problems and notes.
  * The table's chain starts at start_seq linked to start_prev: after the
  * entries moved to archive files (reg_archive_verify says where; 1 and
@@ -67,6 +69,15 @@ int reg_audit_note_rebuild(tg_registry *r, const tg_actor *who);
 void reg_audit_entry_hash(char out[65], int64_t seq, int64_t at, const char *actor,
 			  const char *event, const char *tool, const char *details,
 			  const char *prev);
+/* ---- calls_audit.c ----------------------------------------------------- */
+/* verify: every call's audit entry has its calls row and the reverse. */
+int reg_calls_cross_check(tg_registry *r, json_t *problems);
+/* ---- audit_guard.c ----------------------------------------------------- */
+/* Before an append onto head (seq, hash): 1 and *out the details of a
+ * chain_break entry when meta or the anchor disagree with it, else 0;
+ * *placeholder 1 when no anchor and no entry exist yet (write one). */
+int reg_audit_guard(tg_registry *r, int64_t head_seq, const char head_hash[65],
+		    json_t **out, int *placeholder);
 /* ---- archive.c --------------------------------------------------------- */
 /* verify: the archived start of the chain. *expect_seq / prev: where the
  * table's chain must start (1 / zeros without an archive); problems and

@@ -699,6 +699,9 @@ static int verify_all(json_t **out, tg_registry *r, json_t *problems, json_t *no
 	rc = reg_calls_unfinished(r, notes);
 	if (rc < 0)
 		goto out;
+	rc = reg_calls_cross_check(r, problems);
+	if (rc < 0)
+		goto out;
 	json_array_foreach(r->repairs, i, rep)
 		json_array_append(notes, rep);
 	json_array_foreach(r->reindex_problems, i, rep)
