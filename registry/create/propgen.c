@@ -56,9 +56,9 @@ static const json_t *deref(gen *g, const json_t *s)
 		const json_t *t = g->root;
 		if (!ref || ref[0] != '#')
 			return s;
-		char buf[256];
+		char buf[256], *save = NULL;
 		snprintf(buf, sizeof(buf), "%s", ref + 1);
-		for (char *p = strtok(buf, "/"); p && t; p = strtok(NULL, "/"))
+		for (char *p = strtok_r(buf, "/", &save); p && t; p = strtok_r(NULL, "/", &save))
 			t = json_object_get(t, p);
 		if (!t)
 			return s;
@@ -169,7 +169,6 @@ static void str_cands(gen *g, json_t *c, const json_t *s, const char *where)
 	json_int_t minl = json_integer_value(json_object_get(s, "minLength"));
 	json_t *mx = json_object_get(s, "maxLength");
 	json_int_t maxl = json_is_integer(mx) ? json_integer_value(mx) : 0;
-	size_t start = json_array_size(c);
 
 	if (json_object_get(s, "pattern")) {
 		/* only what the schema itself names */
@@ -178,7 +177,6 @@ static void str_cands(gen *g, json_t *c, const json_t *s, const char *where)
 				       "or enum is not generated");
 		return;
 	}
-	(void)start;
 	if (maxl <= 0 || maxl > PROPGEN_MAX_STR)
 		maxl = json_is_integer(mx) && json_integer_value(mx) == 0 ? 0 : PROPGEN_MAX_STR;
 	if (minl > PROPGEN_MAX_STR)
@@ -192,7 +190,6 @@ static void str_cands(gen *g, json_t *c, const json_t *s, const char *where)
 	push(c, json_string("\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e \xf0\x9f\x98\x80"));
 	push(c, json_string(" a\tb\nc \"q\" \\ "));
 	push(c, json_string("0"));
-	(void)g;
 }
 
 static json_t *gen_value(gen *g, const json_t *s, int depth, int mode, const char *where);

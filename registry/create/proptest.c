@@ -126,7 +126,8 @@ static void smaller(json_t *out, const json_t *v, int depth)
 		if (d == 0)
 			return;
 		json_array_append_new(out, json_integer(0));
-		json_array_append_new(out, json_real((double)(json_int_t)d));
+		if (d > -9e15 && d < 9e15)
+			json_array_append_new(out, json_real((double)(json_int_t)d));
 		json_array_append_new(out, json_real(d / 2));
 	} else if (json_is_array(v) && depth < 8) {
 		size_t n = json_array_size(v);
@@ -335,6 +336,8 @@ int reg_proptest(json_t **summary, json_t *tests, char **reason, tg_registry *r,
 	p.out = out;
 	json_array_foreach(inputs, i, args) {
 		char *why = NULL;
+		if (tg_cancel_fired(r->cancel))
+			break; /* the pipeline sees it and stores nothing */
 		if (tg_now_ms() >= deadline) {
 			json_object_set_new(sum, "budget", json_string("used up: the rest were not run"));
 			break;
