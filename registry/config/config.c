@@ -84,7 +84,8 @@ int reg_config_load(tg_config *cfg, const char *home)
 					    "max_concurrent_runs", "cpu_percent", "quota_session_mb",
 					    "quota_tool_mb", "signing_key", "record_calls",
 					    "record_workspace_calls", "shadow_samples",
-					    "promotion", NULL };
+					    "promotion", "property_tests",
+					    "property_test_budget_ms", NULL };
 	_cleanup_free_ char *path = tg_path_join(home, "config.json");
 	_cleanup_json_ json_t *j = NULL;
 	const char *ws = NULL;
@@ -100,6 +101,8 @@ int reg_config_load(tg_config *cfg, const char *home)
 	cfg->pull_test_max_tool_calls = 64;
 	cfg->call_approval_timeout_ms = 120000;
 	cfg->analyze_timeout_ms = 5000;
+	cfg->property_tests = 16;
+	cfg->property_test_budget_ms = 3000;
 	cfg->sandbox_pool = 2; /* serve; over HTTP per worker, at most 8 in all: docs/SANDBOX.md, "The pool" */
 	cfg->quota_home_mb = CFG_DEF_QUOTA_HOME_MB;
 	cfg->max_binary_mb = CFG_DEF_MAX_BINARY_MB;
@@ -155,6 +158,9 @@ int reg_config_load(tg_config *cfg, const char *home)
 	    (rc = get_u32(&cfg->cache_budget_mb, j, "cache_budget_mb", 0, 16u << 20)) < 0 ||
 	    (rc = get_u32(&cfg->pack_loose_objects, j, "pack_loose_objects", 0, 100000)) < 0 ||
 	    (rc = get_u32(&cfg->analyze_timeout_ms, j, "analyze_timeout_ms", 1000, 600000)) < 0 ||
+	    (rc = get_u32(&cfg->property_tests, j, "property_tests", 0, 4096)) < 0 ||
+	    (rc = get_u32(&cfg->property_test_budget_ms, j, "property_test_budget_ms", 100,
+			  600000)) < 0 ||
 	    (rc = get_u32(&cfg->session_max_creates_per_minute, j,
 			  "session_max_creates_per_minute", 0, 100000)) < 0 ||
 	    (rc = get_u32(&cfg->home_max_creates_per_minute, j, "home_max_creates_per_minute", 0,

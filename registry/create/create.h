@@ -80,6 +80,21 @@ int reg_caps_from_json(const json_t *caps, int *read, int *write);
 int reg_revet(json_t **out, tg_registry *r, const json_t *manifest, const char *source,
 	      size_t len, const char *skip_tests);
 
+/* ---- propgen.c, proptest.c: property tests (docs/REGISTRY.md) -------- */
+/* At most n distinct inputs generated from input_schema, each conforming,
+ * the same for the same content hash; *notes = strings naming what was
+ * not generated (a pattern without examples). */
+int reg_propgen(json_t **out, json_t **notes, const json_t *schema, const char *hash,
+		unsigned n);
+/* Run the generated inputs of manifest m's tool (binary) as its tests run.
+ * *summary = {"inputs", "passed", "runs", "wall_ms", optional "skipped",
+ * "notes", "budget", "failed", "shrunk_args", "test"}. On a failure a
+ * failed entry (with "suggested_test") is appended to tests and *reason
+ * names it; *reason stays NULL when none failed. */
+int reg_proptest(json_t **summary, json_t *tests, char **reason, tg_registry *r,
+		 const char *binary, const json_t *m, int ws_read, int ws_write,
+		 const char *workspace, const char *hash);
+
 /* ---- build.c ----------------------------------------------------------- */
 int reg_policy(tg_registry *r, const tg_policy **out);
 /* Build source into the cache (cache/<hash>/tool), checking the object

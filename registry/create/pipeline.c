@@ -242,6 +242,7 @@ typedef struct outcome {
 	json_t *findings;
 	json_t *tests;
 	json_t *shadow;       /* the shadow runs' report (shadow.c), or NULL */
+	json_t *props;        /* the property tests' summary (proptest.c) */
 	char hash[65];
 } outcome;
 
@@ -251,6 +252,7 @@ static void outcome_clear(outcome *o)
 	json_decref(o->findings);
 	json_decref(o->tests);
 	json_decref(o->shadow);
+	json_decref(o->props);
 }
 
 static int set_reason(outcome *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -362,6 +364,19 @@ static int vet_build_test(outcome *o, tg_registry *r, const tg_submission *sub,
 		o->status = "failed";
 		return set_reason(o, "%zu of %zu tests failed; %s", nf, json_array_size(o->tests),
 				  first_fail ? first_fail : "");
+	}
+	/* then the inputs generated from input_schema, under the same authority */
+	_cleanup_free_ char *pfail = NULL;
+	prev = reg_authority_set(r, r->authority == TG_AUTHORITY_RETEST ? TG_AUTHORITY_RETEST
+									  : TG_AUTHORITY_TEST, 0);
+	rc = reg_proptest(&o->props, o->tests, &pfail, r, binary, sub->manifest, ws_read, ws_write,
+			  workspace, o->hash);
+	reg_authority_set(r, prev, 0);
+	if (rc < 0)
+		return rc;
+	if (pfail) {
+		o->status = "failed";
+		return set_reason(o, "%s", pfail);
 	}
 	o->status = "active";
 	return 0;
@@ -679,6 +694,8 @@ static int create_version(json_t **out, tg_registry *r, const tg_submission *sub
 			"commit", sv->commit, "content_hash", o.hash, "findings", o.findings,
 			"tests", o.tests, "reason", o.reason ? o.reason : "", "capabilities",
 			capj ? capj : emptycaps);
+	if (res && o.props)
+		json_object_set(res, "property_tests", o.props);
 	if (!res || (o.shadow && json_object_set(res, "shadow", o.shadow) < 0)) {
 		rc = tg_error_set(TG_ERR_NOMEM, "out of memory");
 		goto out;
@@ -748,6 +765,8 @@ int reg_revet(json_t **out, tg_registry *r, const json_t *manifest, const char *
 			 "reason", o.reason ? o.reason : "", "content_hash", o.hash, "findings",
 			 o.findings ? json_incref(o.findings) : json_array(), "tests",
 			 o.tests ? json_incref(o.tests) : json_array());
+	if (*out && o.props)
+		json_object_set(*out, "property_tests", o.props);
 	rc = *out ? 0 : tg_error_set(TG_ERR_NOMEM, "out of memory");
 out:
 	outcome_clear(&o);

@@ -41,7 +41,7 @@ async function home30s(t) {
   const home = tempHome(t);
   await tg(home, 'init');
   // a 30 s tool timeout, and a CPU share that keeps the spin from taking a core
-  writeFileSync(join(home, 'config.json'), '{"max_timeout_ms": 60000, "cpu_percent": 50}\n');
+  writeFileSync(join(home, 'config.json'), '{"max_timeout_ms": 60000, "cpu_percent": 50, "property_tests": 0}\n');
   return home;
 }
 

@@ -157,7 +157,7 @@ test('serve --http: calls come from the workers\' pools, limits hold, sandbox_po
   await until('worker 0\'s sandboxes end', () => !w0entries.some(alive) && !alive(workers[0]));
 
   // ---- sandbox_pool 0 ----
-  writeFileSync(join(home, 'config.json'), JSON.stringify({ sandbox_pool: 0 }));
+  writeFileSync(join(home, 'config.json'), JSON.stringify({ sandbox_pool: 0, property_tests: 0 }));
   const prof0 = join(dir, 'profile.nopool');
   const srv0 = await serve(t, home, prof0);
   const without = await calls(t, srv0.url, tok);

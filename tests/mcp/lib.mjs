@@ -3,7 +3,7 @@
 // line client that writes exact bytes to `toolgate serve` and reads its
 // newline-delimited answers.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -43,7 +43,14 @@ export function tempHomeWithProcs(t, prefix = 'tg-mcp-') {
     for (const p of procs) p.kill('SIGKILL');
     await removeDir(dir);
   });
-  return { dir, home: join(dir, 'home'), procs };
+  // The fixtures here misbehave on some valid inputs by design (word_count's
+  // unbounded sleep_ms, half's output, spin): no property tests, which would
+  // find exactly that (docs/REGISTRY.md, "Property tests"). A test that
+  // writes its own config.json and creates such a fixture says it too.
+  const home = join(dir, 'home');
+  mkdirSync(home);
+  writeFileSync(join(home, 'config.json'), '{"property_tests": 0}\n');
+  return { dir, home, procs };
 }
 
 export function tempHome(t) {

@@ -1,0 +1,424 @@
+/*
+ * registry/create/propgen.c: the inputs of a submission's property tests,
+ * generated from its input_schema (docs/REGISTRY.md, "Property tests").
+ * Boundaries first (each property at its minimum and maximum, exclusive
+ * bounds, empty and longest strings (at most PROPGEN_MAX_STR code points),
+ * empty and longest arrays, each enum and const value, non-ASCII and
+ * multi-byte text, optional properties absent and present), then random
+ * values, from a generator seeded by the version's content hash, so one
+ * version always gets the same inputs. A string with a `pattern` is taken
+ * only from the schema's examples, default, const or enum; without them the
+ * property is left out and a note says so. Every input is checked against
+ * the compiled input_schema and dropped when it does not conform.
+ */
+
+#include <string.h>
+#include "registry/create/create.h"
+
+#define PROPGEN_MAX_STR 10000   /* code points of one generated string */
+#define PROPGEN_MAX_ITEMS 64    /* items of one generated array */
+#define PROPGEN_DEPTH 6         /* nesting of generated values */
+
+typedef struct gen {
+	uint64_t s;              /* xorshift64* state */
+	const json_t *root;      /* the input_schema, for $ref */
+	json_t *notes;           /* strings: what was left out and why */
+} gen;
+
+static uint64_t rnd(gen *g)
+{
+	g->s ^= g->s >> 12;
+	g->s ^= g->s << 25;
+	g->s ^= g->s >> 27;
+	return g->s * 2685821657736338717ull;
+}
+
+/* A note "WHERE: WHAT", once. */
+static void note(gen *g, const char *where, const char *what)
+{
+	char m[300];
+	size_t i;
+	json_t *n;
+
+	snprintf(m, sizeof(m), "%s: %s", where, what);
+	json_array_foreach(g->notes, i, n) {
+		if (strcmp(json_string_value(n), m) == 0)
+			return;
+	}
+	json_array_append_new(g->notes, json_string(m));
+}
+
+/* A local $ref ("#/$defs/x"), else s itself. */
+static const json_t *deref(gen *g, const json_t *s)
+{
+	for (int hops = 0; hops < 8 && json_is_object(s); hops++) {
+		const char *ref = json_string_value(json_object_get(s, "$ref"));
+		const json_t *t = g->root;
+		if (!ref || ref[0] != '#')
+			return s;
+		char buf[256], *save = NULL;
+		snprintf(buf, sizeof(buf), "%s", ref + 1);
+		for (char *p = strtok_r(buf, "/", &save); p && t; p = strtok_r(NULL, "/", &save))
+			t = json_object_get(t, p);
+		if (!t)
+			return s;
+		s = t;
+	}
+	return s;
+}
+
+static json_t *rep_str(const char *unit, size_t n)
+{
+	size_t ul = strlen(unit);
+	char *b = malloc(ul * n + 1);
+	json_t *j;
+
+	if (!b)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		memcpy(b + i * ul, unit, ul);
+	b[ul * n] = 0;
+	j = json_string(b);
+	free(b);
+	return j;
+}
+
+static int num_of(const json_t *s, const char *k, double *v)
+{
+	json_t *j = json_object_get(s, k);
+	if (!json_is_number(j))
+		return 0;
+	*v = json_number_value(j);
+	return 1;
+}
+
+/* The type a schema asks for (first of a list), guessed from its keywords
+ * when it says none. */
+static const char *type_of(const json_t *s, size_t pick)
+{
+	json_t *t = json_object_get(s, "type");
+	if (json_is_string(t))
+		return json_string_value(t);
+	if (json_is_array(t) && json_array_size(t) > 0)
+		return json_string_value(json_array_get(t, pick % json_array_size(t)));
+	if (json_object_get(s, "properties") || json_object_get(s, "required"))
+		return "object";
+	if (json_object_get(s, "items") || json_object_get(s, "minItems"))
+		return "array";
+	if (json_object_get(s, "minimum") || json_object_get(s, "maximum"))
+		return "number";
+	return "string";
+}
+
+static void push(json_t *a, json_t *v)
+{
+	if (v)
+		json_array_append_new(a, v);
+}
+
+/* The values a schema names itself: const, enum, default, examples. */
+static void named_values(json_t *c, const json_t *s)
+{
+	json_t *v;
+	size_t i;
+
+	if ((v = json_object_get(s, "const")))
+		push(c, json_deep_copy(v));
+	json_array_foreach(json_object_get(s, "enum"), i, v)
+		push(c, json_deep_copy(v));
+	if ((v = json_object_get(s, "default")))
+		push(c, json_deep_copy(v));
+	json_array_foreach(json_object_get(s, "examples"), i, v)
+		push(c, json_deep_copy(v));
+}
+
+static void int_cands(json_t *c, const json_t *s, int integer)
+{
+	double lo = -1e300, hi = 1e300, v;
+	int bounded_lo = 0, bounded_hi = 0;
+
+	if (num_of(s, "minimum", &v))
+		lo = v, bounded_lo = 1;
+	if (num_of(s, "exclusiveMinimum", &v) && (!bounded_lo || v >= lo))
+		lo = integer ? v + 1 : v + 0.5, bounded_lo = 1;
+	if (num_of(s, "maximum", &v))
+		hi = v, bounded_hi = 1;
+	if (num_of(s, "exclusiveMaximum", &v) && (!bounded_hi || v <= hi))
+		hi = integer ? v - 1 : v - 0.5, bounded_hi = 1;
+	if (bounded_lo && lo > -9e15)
+		push(c, integer ? json_integer((json_int_t)lo) : json_real(lo));
+	if (bounded_hi && hi < 9e15)
+		push(c, integer ? json_integer((json_int_t)hi) : json_real(hi));
+	if (bounded_lo && lo > -9e15)
+		push(c, integer ? json_integer((json_int_t)lo + 1) : json_real(lo + 0.25));
+	if (bounded_hi && hi < 9e15)
+		push(c, integer ? json_integer((json_int_t)hi - 1) : json_real(hi - 0.25));
+	push(c, json_integer(0));
+	push(c, json_integer(1));
+	push(c, json_integer(-1));
+	if (!integer)
+		push(c, json_real(0.5));
+	if (!bounded_hi)
+		push(c, json_integer(2147483647));
+	if (!bounded_lo)
+		push(c, json_integer(-2147483647 - 1));
+}
+
+static void str_cands(gen *g, json_t *c, const json_t *s, const char *where)
+{
+	json_int_t minl = json_integer_value(json_object_get(s, "minLength"));
+	json_t *mx = json_object_get(s, "maxLength");
+	json_int_t maxl = json_is_integer(mx) ? json_integer_value(mx) : 0;
+
+	if (json_object_get(s, "pattern")) {
+		/* only what the schema itself names */
+		if (json_array_size(c) == 0)
+			note(g, where, "a string with a pattern and no examples, default, const "
+				       "or enum is not generated");
+		return;
+	}
+	if (maxl <= 0 || maxl > PROPGEN_MAX_STR)
+		maxl = json_is_integer(mx) && json_integer_value(mx) == 0 ? 0 : PROPGEN_MAX_STR;
+	if (minl > PROPGEN_MAX_STR)
+		minl = PROPGEN_MAX_STR;
+	push(c, json_string(""));
+	push(c, rep_str("a", (size_t)minl));
+	push(c, rep_str("a", (size_t)maxl));
+	push(c, rep_str("\xc3\xa9", (size_t)maxl));        /* é: two bytes */
+	push(c, rep_str("\xf0\x9f\x98\x80", (size_t)maxl)); /* an emoji: four */
+	push(c, json_string("h\xc3\xa9llo w\xc3\xb6rld"));
+	push(c, json_string("\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e \xf0\x9f\x98\x80"));
+	push(c, json_string(" a\tb\nc \"q\" \\ "));
+	push(c, json_string("0"));
+}
+
+static json_t *gen_value(gen *g, const json_t *s, int depth, int mode, const char *where);
+
+/* An object: required properties, plus optional ones when all != 0 (or at
+ * random when all < 0). NULL when a required one cannot be generated. */
+static json_t *gen_object(gen *g, const json_t *s, int depth, int mode, int all)
+{
+	json_t *props = json_object_get(s, "properties"), *req = json_object_get(s, "required");
+	json_t *o = json_object(), *ps;
+	const char *k;
+	size_t i;
+	json_t *rk;
+
+	if (!o)
+		return NULL;
+	json_object_foreach(props, k, ps) {
+		int required = 0;
+		json_array_foreach(req, i, rk)
+			required |= json_is_string(rk) && strcmp(json_string_value(rk), k) == 0;
+		if (!required && (all == 0 || (all < 0 && (rnd(g) & 1))))
+			continue;
+		json_t *v = gen_value(g, ps, depth + 1, mode, k);
+		if (!v) {
+			if (required) {
+				json_decref(o);
+				return NULL;
+			}
+			continue;
+		}
+		json_object_set_new(o, k, v);
+	}
+	return o;
+}
+
+/* Candidates of one schema: named values, then its boundaries. */
+static json_t *cands(gen *g, const json_t *s, int depth, const char *where)
+{
+	json_t *c = json_array();
+	const char *t;
+
+	s = deref(g, s);
+	if (!c)
+		return NULL;
+	if (json_is_true(s) || (json_is_object(s) && json_object_size(s) == 0)) {
+		push(c, json_string("x"));
+		push(c, json_integer(0));
+		push(c, json_null());
+		return c;
+	}
+	if (!json_is_object(s))
+		return c;
+	named_values(c, s);
+	if (json_object_get(s, "const") || json_object_get(s, "enum"))
+		return c;
+	json_t *br = json_object_get(s, "anyOf") ? json_object_get(s, "anyOf")
+						  : json_object_get(s, "oneOf");
+	if (json_is_array(br) && !json_object_get(s, "type")) {
+		json_t *b;
+		size_t i;
+		json_array_foreach(br, i, b) {
+			json_t *sub = cands(g, b, depth + 1, where);
+			json_array_extend(c, sub);
+			json_decref(sub);
+		}
+		return c;
+	}
+	for (size_t ti = 0; ti < 4; ti++) {
+		t = type_of(s, ti);
+		if (!t)
+			break;
+		if (strcmp(t, "integer") == 0 || strcmp(t, "number") == 0)
+			int_cands(c, s, strcmp(t, "integer") == 0);
+		else if (strcmp(t, "string") == 0)
+			str_cands(g, c, s, where);
+		else if (strcmp(t, "boolean") == 0)
+			push(c, json_true()), push(c, json_false());
+		else if (strcmp(t, "null") == 0)
+			push(c, json_null());
+		else if (strcmp(t, "array") == 0 && depth < PROPGEN_DEPTH) {
+			json_t *it = json_object_get(s, "items");
+			json_int_t mx = json_integer_value(json_object_get(s, "maxItems"));
+			json_int_t mn = json_integer_value(json_object_get(s, "minItems"));
+			if (mx <= 0 || mx > PROPGEN_MAX_ITEMS)
+				mx = PROPGEN_MAX_ITEMS;
+			push(c, json_array());
+			for (int m = 0; m < 3; m++) {
+				json_int_t n = m == 0 ? (mn > 0 ? mn : 1) : m == 1 ? mx : mx / 2;
+				json_t *a = json_array();
+				for (json_int_t i = 0; a && i < n && i < PROPGEN_MAX_ITEMS; i++) {
+					json_t *v = gen_value(g, it ? it : json_true(), depth + 1,
+							      m == 1 ? 0 : 1, where);
+					if (v)
+						json_array_append_new(a, v);
+				}
+				push(c, a);
+			}
+		} else if (strcmp(t, "object") == 0 && depth < PROPGEN_DEPTH) {
+			push(c, gen_object(g, s, depth, 0, 0));
+			push(c, gen_object(g, s, depth, 0, 1));
+		}
+		if (!json_is_array(json_object_get(s, "type")))
+			break;
+	}
+	return c;
+}
+
+/* One value of s: a random one of its candidates (mode 0), or random text
+ * or number within its bounds (mode 1). NULL when none can be made. */
+static json_t *gen_value(gen *g, const json_t *s, int depth, int mode, const char *where)
+{
+	_cleanup_json_ json_t *c = NULL;
+	const json_t *d = deref(g, s);
+	const char *t = json_is_object(d) ? type_of(d, rnd(g)) : NULL;
+
+	if (mode == 1 && t && !json_object_get(d, "pattern") && !json_object_get(d, "enum") &&
+	    !json_object_get(d, "const") && !json_object_get(d, "anyOf") &&
+	    !json_object_get(d, "oneOf")) {
+		static const char *const pool[] = { "a", "b", "z", " ", "0", "\xc3\xa9",
+						    "\xe2\x82\xac", "\xf0\x9f\x98\x80", "-", "\n" };
+		double lo = -1000, hi = 1000, v;
+		if (strcmp(t, "string") == 0) {
+			json_int_t mn = json_integer_value(json_object_get(d, "minLength"));
+			json_t *mxj = json_object_get(d, "maxLength");
+			json_int_t mx = json_is_integer(mxj) ? json_integer_value(mxj) : 40;
+			if (mx > 40 + mn)
+				mx = 40 + mn;
+			if (mn > PROPGEN_MAX_STR)
+				mn = PROPGEN_MAX_STR;
+			if (mx < mn)
+				mx = mn;
+			size_t n = (size_t)mn + rnd(g) % (size_t)(mx - mn + 1);
+			char *b = malloc(n * 4 + 1);
+			size_t l = 0;
+			if (!b)
+				return NULL;
+			for (size_t i = 0; i < n; i++) {
+				const char *u = pool[rnd(g) % (sizeof(pool) / sizeof(*pool))];
+				memcpy(b + l, u, strlen(u));
+				l += strlen(u);
+			}
+			b[l] = 0;
+			json_t *j = json_string(b);
+			free(b);
+			return j;
+		}
+		if (strcmp(t, "integer") == 0 || strcmp(t, "number") == 0) {
+			if (num_of(d, "minimum", &v) || num_of(d, "exclusiveMinimum", &v))
+				lo = v;
+			if (num_of(d, "maximum", &v) || num_of(d, "exclusiveMaximum", &v))
+				hi = v;
+			if (hi - lo > 2e6)
+				hi = lo + 2e6;
+			double x = lo + (hi - lo) * (double)(rnd(g) >> 11) / 9007199254740992.0;
+			return strcmp(t, "integer") == 0 ? json_integer((json_int_t)x) : json_real(x);
+		}
+		if (strcmp(t, "object") == 0 && depth < PROPGEN_DEPTH)
+			return gen_object(g, d, depth, 1, -1);
+	}
+	c = cands(g, s, depth, where);
+	if (!c || json_array_size(c) == 0)
+		return NULL;
+	return json_deep_copy(json_array_get(c, rnd(g) % json_array_size(c)));
+}
+
+/* Add v to out when it conforms and is new; consumes v. */
+static void keep(json_t *out, const tg_schema *cs, json_t *v, size_t n)
+{
+	json_t *o;
+	size_t i;
+
+	if (!v)
+		return;
+	if (json_array_size(out) >= n || tg_schema_run(cs, v, "args") < 0) {
+		tg_error_clear();
+		json_decref(v);
+		return;
+	}
+	json_array_foreach(out, i, o) {
+		if (json_equal(o, v)) {
+			json_decref(v);
+			return;
+		}
+	}
+	json_array_append_new(out, v);
+}
+
+int reg_propgen(json_t **out, json_t **notes, const json_t *schema, const char *hash,
+		unsigned n)
+{
+	_cleanup_json_ json_t *res = json_array(), *ns = json_array();
+	json_t *props = json_object_get(schema, "properties"), *ps;
+	tg_schema *cs = NULL;
+	gen g = { 0x9e3779b97f4a7c15ull, schema, ns };
+	const char *k;
+	unsigned tries;
+	int rc;
+
+	*out = *notes = NULL;
+	if (!res || !ns)
+		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	for (size_t i = 0; hash[i]; i++)
+		g.s = (g.s ^ (unsigned char)hash[i]) * 1099511628211ull;
+	if (!g.s)
+		g.s = 1;
+	rc = tg_schema_compile(&cs, schema, "input_schema", TG_SCHEMA_TOP_OBJECT);
+	if (rc < 0)
+		return rc;
+	/* optional properties absent, then all present */
+	keep(res, cs, gen_object(&g, schema, 0, 0, 0), n);
+	keep(res, cs, gen_object(&g, schema, 0, 0, 1), n);
+	/* each property at each of its boundaries, the others as few as may be */
+	json_object_foreach(props, k, ps) {
+		_cleanup_json_ json_t *c = cands(&g, ps, 1, k);
+		json_t *v;
+		size_t i;
+		json_array_foreach(c, i, v) {
+			json_t *base = gen_object(&g, schema, 0, 0, 0);
+			if (!base)
+				break;
+			json_object_set(base, k, v);
+			keep(res, cs, base, n);
+		}
+	}
+	/* random ones; bounded tries, since some schemas reject most of them */
+	for (tries = 0; json_array_size(res) < n && tries < n * 8; tries++)
+		keep(res, cs, gen_object(&g, schema, 0, tries & 1, -1), n);
+	tg_schema_free(cs);
+	*out = TG_TAKE_PTR(res);
+	*notes = TG_TAKE_PTR(ns);
+	return 0;
+}
