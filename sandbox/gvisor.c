@@ -241,7 +241,10 @@ static tg_reason gv_reason(struct gv_run *g, int killed, int *code, int *sig)
 	/* runsc exits 128 + n when the container's init died of signal n */
 	if (WEXITSTATUS(st) > 128 && WEXITSTATUS(st) < 128 + 65) {
 		*sig = WEXITSTATUS(st) - 128;
-		return *sig == SIGXFSZ ? TG_REASON_FILE_SIZE : TG_REASON_SIGNALED;
+		/* the OCI seccomp rules kill with SIGSYS (the call is not named) */
+		return *sig == SIGXFSZ	 ? TG_REASON_FILE_SIZE
+		       : *sig == SIGSYS ? TG_REASON_SECCOMP
+					: TG_REASON_SIGNALED;
 	}
 	*code = WEXITSTATUS(st);
 	return TG_REASON_EXITED;

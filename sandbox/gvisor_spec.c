@@ -7,8 +7,9 @@
  * working folder /tmp (a tmpfs of tmp_mb, nosuid, nodev, noexec), the root
  * read-only, empty read-only tmpfs over the /proc and /sys runsc always
  * mounts, hostname toolgate, the native rlimits (sbx_rlimit_value) applied
- * by gVisor's own kernel, and an OCI seccomp rule (runsc --oci-seccomp)
- * refusing socket and socketpair with EACCES as the native filter does.
+ * by gVisor's own kernel, and OCI seccomp rules (runsc --oci-seccomp):
+ * socket and socketpair refused, a few calls the native filter kills killed
+ * (killed_calls).
  */
 #include "sandbox/internal.h"
 #include "sandbox/gvisor.h"
@@ -81,6 +82,28 @@ static json_t *mounts_json(const struct sbx_spec *s)
 			 "ro", "nosuid", "nodev", "noexec", "mode=0555", "size=4k");
 }
 
+/* Calls the native filter kills and gVisor's kernel would answer: killed
+ * here too (SCMP_ACT_KILL: this runsc has no KILL_PROCESS; a tool under
+ * gVisor has one thread, so the thread is the process). */
+static json_t *killed_calls(void)
+{
+	static const char *const names[] = {
+		"ptrace", "process_vm_readv", "process_vm_writev", "io_uring_setup",
+		"io_uring_enter", "io_uring_register", "unshare", "setns", "mount", "umount2",
+		"pivot_root", "chroot", "bpf", "perf_event_open", "keyctl", "add_key",
+		"request_key", "userfaultfd",
+	};
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; a && i < sizeof(names) / sizeof(names[0]); i++)
+		if (json_array_append_new(a, json_string(names[i])) < 0) {
+			json_decref(a);
+			return NULL;
+		}
+	return a ? json_pack("{s:o,s:s}", "names", a, "action", "SCMP_ACT_KILL") : NULL;
+}
+
 static json_t *spec_json(const struct sbx_spec *s, uint64_t as_bytes)
 {
 	json_t *args = json_array(), *caps, *j;
@@ -108,6 +131,12 @@ static json_t *spec_json(const struct sbx_spec *s, uint64_t as_bytes)
 		      "type", "mount", "seccomp", "defaultAction", "SCMP_ACT_ALLOW",
 		      "architectures", "SCMP_ARCH_X86_64", "syscalls", "names", "socket",
 		      "socketpair", "action", "SCMP_ACT_ERRNO", "errnoRet", EACCES);
+	if (j && json_array_append_new(json_object_get(json_object_get(json_object_get(j, "linux"),
+								       "seccomp"), "syscalls"),
+				       killed_calls()) < 0) {
+		json_decref(j);
+		return NULL;
+	}
 	return j;
 }
 

@@ -144,6 +144,49 @@ static void gv_fork_refused(void **st)
 	tg_run_result_free(r);
 }
 
+/* Attack programs (attacks/) and their outcome under gVisor. */
+static void gv_attacks(void **st)
+{
+	static const char *const killed[] = { "ptrace", "process_vm", "io_uring" };
+	tg_sandbox_opts o = { 0 };
+	tg_run_result *r;
+	size_t i;
+	(void)st;
+	/* killed by the OCI seccomp rules (SIGSYS, reason seccomp, call unnamed) */
+	for (i = 0; i < 3; i++) {
+		memset(&o, 0, sizeof(o));
+		r = gv_run(&o, killed[i], NULL);
+		if (r->reason != TG_REASON_SECCOMP)
+			fail_msg("%s: reason %s, out [%s]", killed[i], tg_reason_name(r->reason), r->out);
+		assert_null(strstr(r->out, "survived"));
+		tg_run_result_free(r);
+	}
+	/* no host file: /etc, /proc/self, /sys/kernel, /home do not exist */
+	memset(&o, 0, sizeof(o));
+	r = gv_run(&o, "read_files", NULL);
+	assert_string_equal(r->out, "/etc/passwd: ENOENT\n/etc/shadow: ENOENT\n"
+				    "/proc/self/status: ENOENT\n/sys/kernel: ENOENT\n/home: ENOENT\n");
+	tg_run_result_free(r);
+	/* uid 65534, the root read-only, /tmp writable but not executable */
+	memset(&o, 0, sizeof(o));
+	r = gv_run(&o, "identity", NULL);
+	assert_non_null(strstr(r->out, "uid=65534 euid=65534 gid=65534 groups=0\n"));
+	assert_non_null(strstr(r->out, "create /x: EACCES\n"));
+	assert_non_null(strstr(r->out, "create /tmp/copy: ok\nexec /tmp/copy: EACCES\n"));
+	tg_run_result_free(r);
+	/* alone in its pid namespace: pid 1, nothing to signal */
+	memset(&o, 0, sizeof(o));
+	r = gv_run(&o, "kill_all", NULL);
+	assert_non_null(strstr(r->out, "kill(-1): ESRCH\n"));
+	assert_non_null(strstr(r->out, "pid=1 ppid=0\n"));
+	tg_run_result_free(r);
+	/* an empty environment */
+	memset(&o, 0, sizeof(o));
+	r = gv_run(&o, "env_secret", NULL);
+	assert_non_null(strstr(r->out, "leak=0"));
+	tg_run_result_free(r);
+}
+
 static void gv_refusals(void **st)
 {
 	tg_sandbox_opts o = { .program = ATTACK("echo_stdin"), .backend = TG_SANDBOX_GVISOR };
@@ -168,7 +211,7 @@ int main(void)
 		cmocka_unit_test(gv_root_listing),     cmocka_unit_test(gv_uname),
 		cmocka_unit_test(gv_timeout),          cmocka_unit_test(gv_output_cap),
 		cmocka_unit_test(gv_memory),           cmocka_unit_test(gv_fork_refused),
-		cmocka_unit_test(gv_refusals),
+		cmocka_unit_test(gv_attacks),          cmocka_unit_test(gv_refusals),
 	};
 	uint64_t ms = 0;
 
