@@ -127,7 +127,7 @@ static void gv_memory(void **st)
 	tg_sandbox_opts o = { .memory_mb = 64, .timeout_ms = 10000 };
 	tg_run_result *r = gv_run(&o, "memory_bomb", NULL);
 	(void)st;
-	/* the cgroup (64 MB + gVisor's 96 MB) is reached before RLIMIT_AS (384 MB) */
+	/* the cgroup (64 MB + gVisor's 32 MB) is reached before RLIMIT_AS (384 MB) */
 	assert_int_equal(r->reason, TG_REASON_MEMORY);
 	tg_run_result_free(r);
 }
