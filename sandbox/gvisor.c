@@ -84,7 +84,7 @@ static int gv_refuse(const tg_sandbox_opts *o)
 		      "not apply RLIMIT_CPU)";
 	else if (geteuid() != 0)
 		why = "gVisor runs need root (rootless runsc is not built)";
-	return why ? tg_error_set(TG_ERR_UNAVAILABLE, "sandbox: %s", why) : 0;
+	return why ? tg_error_set(TG_ERR_UNAVAILABLE, "gvisor: %s", why) : 0;
 }
 
 /* SIGKILL every process of the run's cgroup (runsc, sentry, gofer, the
@@ -123,7 +123,7 @@ static int gv_spawn(struct gv_run *g, const char *runsc, const char *dir)
 	snprintf(bundle, sizeof(bundle), "%s", dir);
 	g->pid = fork();
 	if (g->pid < 0)
-		return tg_error_errno(TG_ERR_IO, errno, "sandbox: gvisor: fork");
+		return tg_error_errno(TG_ERR_IO, errno, "gvisor: fork");
 	if (g->pid == 0) {
 		snprintf(pidtxt, sizeof(pidtxt), "%d\n", (int)getpid());
 		for (i = 0; i < g->nprocs; i++) {
@@ -141,7 +141,7 @@ static int gv_spawn(struct gv_run *g, const char *runsc, const char *dir)
 		_exit(127);
 	}
 	g->pidfd = (int)syscall(SYS_pidfd_open, g->pid, 0);
-	return g->pidfd < 0 ? tg_error_errno(TG_ERR_IO, errno, "sandbox: gvisor: pidfd_open") : 0;
+	return g->pidfd < 0 ? tg_error_errno(TG_ERR_IO, errno, "gvisor: pidfd_open") : 0;
 }
 
 /* Read what is there; 1 at EOF. Counts against cap as run.c's pump. */
@@ -265,7 +265,7 @@ static int gv_limits(struct gv_run *g, const struct sbx_spec *s)
 
 	if (r < 0 || g->cg.version == 0)
 		return tg_error_set(TG_ERR_UNAVAILABLE,
-				    "sandbox: gVisor runs need a memory cgroup for their limit (%s)",
+				    "gvisor: runs need a memory cgroup for their limit (%s)",
 				    g->cg.why[0] ? g->cg.why : "none");
 	if (g->cg.version == 2) {
 		snprintf(g->procs[g->nprocs++], sizeof(g->procs[0]), "%s/cgroup.procs", g->cg.mem);
@@ -319,7 +319,7 @@ int sbx_gvisor_execute(tg_run_result **out, const struct sbx_spec *s)
 		goto out;
 	g.in = sbx_make_stdin(s->stdin_data ? s->stdin_data : "", s->stdin_len);
 	if (g.in < 0 || pipe2(g.outp, O_CLOEXEC) < 0 || pipe2(g.errp, O_CLOEXEC) < 0) {
-		r = tg_error_errno(TG_ERR_IO, g.in < 0 ? -g.in : errno, "sandbox: gvisor: pipes");
+		r = tg_error_errno(TG_ERR_IO, g.in < 0 ? -g.in : errno, "gvisor: pipes");
 		goto out;
 	}
 	if ((r = gv_spawn(&g, runsc, dir)) < 0)
@@ -331,13 +331,13 @@ int sbx_gvisor_execute(tg_run_result **out, const struct sbx_spec *s)
 	killed = gv_wait(&g, s, &ob, &eb, t0);
 	gv_kill_all(&g);
 	if (wait4(g.pid, &g.status, 0, &g.ru) < 0) {
-		r = tg_error_errno(TG_ERR_IO, errno, "sandbox: gvisor: wait");
+		r = tg_error_errno(TG_ERR_IO, errno, "gvisor: wait");
 		goto out;
 	}
 	g.pid = 0;
 	if (killed < 0 && WIFEXITED(g.status) && WEXITSTATUS(g.status) >= 126 &&
 	    WEXITSTATUS(g.status) <= 128 && !sbx_cgroup_oom(&g.cg) && eb.len == 0) {
-		r = tg_error_set(TG_ERR_UNAVAILABLE, "sandbox: gvisor: cannot start %s", runsc);
+		r = tg_error_set(TG_ERR_UNAVAILABLE, "gvisor: cannot start %s", runsc);
 		goto out;
 	}
 	r = gv_result(out, &g, &ob, &eb, killed, t0);

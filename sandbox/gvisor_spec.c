@@ -31,15 +31,15 @@ static int copy_tool(const char *src, const char *dst)
 	off_t off = 0;
 
 	if (in < 0 || fstat(in, &st) < 0)
-		return tg_error_errno(TG_ERR_NOTFOUND, errno, "sandbox: gvisor: %s", src);
+		return tg_error_errno(TG_ERR_NOTFOUND, errno, "gvisor: %s", src);
 	out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0555);
 	if (out < 0)
-		return tg_error_errno(TG_ERR_IO, errno, "sandbox: gvisor: %s", dst);
+		return tg_error_errno(TG_ERR_IO, errno, "gvisor: %s", dst);
 	while (off < st.st_size) {
 		ssize_t k = sendfile(out, in, &off, (size_t)(st.st_size - off));
 		if (k <= 0)
 			return tg_error_errno(TG_ERR_IO, k < 0 ? errno : EIO,
-					      "sandbox: gvisor: copy of %s", src);
+					      "gvisor: copy of %s", src);
 	}
 	return 0;
 }
@@ -150,14 +150,14 @@ int sbx_gvisor_bundle(char dir[SBX_GVISOR_DIR], const struct sbx_spec *s, uint64
 	snprintf(dir, SBX_GVISOR_DIR, "%s/tg-gvisor-XXXXXX", base && *base ? base : "/tmp");
 	if (!mkdtemp(dir)) {
 		dir[0] = '\0';
-		return tg_error_errno(TG_ERR_IO, errno, "sandbox: gvisor: private folder");
+		return tg_error_errno(TG_ERR_IO, errno, "gvisor: private folder");
 	}
 	snprintf(path, sizeof(path), "%s/rootfs", dir);
 	if (mkdir(path, 0755) < 0)
-		return tg_error_errno(TG_ERR_IO, errno, "sandbox: gvisor: %s", path);
+		return tg_error_errno(TG_ERR_IO, errno, "gvisor: %s", path);
 	snprintf(path, sizeof(path), "%s/state", dir);
 	if (mkdir(path, 0700) < 0)
-		return tg_error_errno(TG_ERR_IO, errno, "sandbox: gvisor: %s", path);
+		return tg_error_errno(TG_ERR_IO, errno, "gvisor: %s", path);
 	snprintf(path, sizeof(path), "%s/rootfs/tool", dir);
 	r = copy_tool(s->tool_src, path);
 	if (r < 0)
@@ -167,6 +167,6 @@ int sbx_gvisor_bundle(char dir[SBX_GVISOR_DIR], const struct sbx_spec *s, uint64
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
 	snprintf(path, sizeof(path), "%s/config.json", dir);
 	if (json_dump_file(j, path, JSON_COMPACT) < 0)
-		return tg_error_set(TG_ERR_IO, "sandbox: gvisor: cannot write %s", path);
+		return tg_error_set(TG_ERR_IO, "gvisor: cannot write %s", path);
 	return 0;
 }
