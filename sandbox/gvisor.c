@@ -125,7 +125,15 @@ static int gv_spawn(struct gv_run *g, const char *runsc, const char *dir)
 	if (g->pid < 0)
 		return tg_error_errno(TG_ERR_IO, errno, "gvisor: fork");
 	if (g->pid == 0) {
-		snprintf(pidtxt, sizeof(pidtxt), "%d\n", (int)getpid());
+		/* async-signal-safe from here: no stdio in the child of a threaded
+		 * process */
+		unsigned v = (unsigned)getpid(), k = sizeof(pidtxt) - 1;
+		pidtxt[k] = '\0';
+		pidtxt[--k] = '\n';
+		do
+			pidtxt[--k] = (char)('0' + v % 10);
+		while ((v /= 10) && k > 0);
+		memmove(pidtxt, pidtxt + k, sizeof(pidtxt) - k);
 		for (i = 0; i < g->nprocs; i++) {
 			int fd = open(g->procs[i], O_WRONLY | O_CLOEXEC);
 			if (fd < 0 || write(fd, pidtxt, strlen(pidtxt)) < 0)
