@@ -12,8 +12,9 @@
 #define SBX_GVISOR_DIR 256
 /* What the gVisor sandbox's own processes (runsc, its sentry and gofer)
  * take of the run's memory cgroup, on top of the tool's memory_mb
- * (a trivial run peaks at 17 MB in all: docs/SANDBOX.md). */
-#define SBX_GVISOR_OVERHEAD_MB 32u
+ * (a trivial run peaks at 17 MB in all; a tool under 64 MB reaches 68:
+ * docs/SANDBOX.md, "gVisor backend"). */
+#define SBX_GVISOR_OVERHEAD_MB 20u
 
 /* Make the private bundle folder dir (a fresh mkdtemp under $TMPDIR or
  * /tmp) for spec s: rootfs/tool, state/, config.json. On failure dir may

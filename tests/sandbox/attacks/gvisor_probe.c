@@ -1,7 +1,9 @@
 /* What a run can see of its kernel and root (test_gvisor.c): "uname"
  * prints the five uname fields; "ls" lists /, /dev, /tmp, /proc and /sys,
  * one "dir/name" a line (sorted by the test); "socket" tries an INET, a
- * UNIX and an INET6 socket and a TCP connect to 1.1.1.1:80. */
+ * UNIX and an INET6 socket and a TCP connect to 1.1.1.1:80; "alloc"
+ * touches 1 MB after another, printing the running total ("mb=N") each time,
+ * until it is killed or malloc fails. */
 #include "attack.h"
 #include <dirent.h>
 #include <netinet/in.h>
@@ -37,6 +39,15 @@ int main(int argc, char **argv)
 		list("/tmp");
 		list("/proc");
 		list("/sys");
+	} else if (!strcmp(m, "alloc")) {
+		int mb = 0;
+		char *p;
+		while ((p = malloc(1 << 20))) {
+			memset(p, 1, 1 << 20);
+			printf("mb=%d\n", ++mb);
+			fflush(stdout);
+		}
+		puts("malloc failed");
 	} else if (!strcmp(m, "socket")) {
 		struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(80),
 					 .sin_addr.s_addr = htonl(0x01010101) };
