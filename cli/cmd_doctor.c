@@ -6,7 +6,8 @@
  * end-to-end sandbox probe, seccomp, cgroups (version, memory and pids
  * controllers, a delegated folder), the compiler, libclang, the SDK header,
  * the home's permissions, the store and the registry, the signing key
- * when there is one. Exit 0 when nothing
+ * when there is one, and gVisor's runsc (installed, a timed real run; a
+ * failure only when config.json's sandbox_backend is gvisor). Exit 0 when nothing
  * fails (warnings allowed), 1 when an item fails.
  */
 #include "cli.h"
@@ -161,6 +162,33 @@ static void check_cpu(struct doc *d, const tg_config *cfg)
 	     "no CPU limit (%s): a spinning tool may use a whole core until its timeout", why);
 }
 
+/* gVisor (docs/SANDBOX.md, "gVisor backend"): installed, and a real run
+ * of /bin/true under runsc, timed. Needed only with sandbox_backend gvisor. */
+static void check_gvisor(struct doc *d, const tg_config *cfg)
+{
+	int want = cfg && cfg->sandbox_backend == TG_SANDBOX_GVISOR;
+	char path[512];
+	uint64_t ms = 0;
+
+	if (tg_sandbox_runsc(path, sizeof(path)) < 0) {
+		item(d, "gvisor", want ? FAIL : OK,
+		     want ? "apt-get install runsc, or set sandbox_backend to native" : NULL,
+		     "runsc is not installed%s",
+		     want ? " but config.json sets sandbox_backend gvisor"
+			  : " (only sandbox_backend gvisor needs it)");
+		return;
+	}
+	if (tg_sandbox_gvisor_available(&ms) == 0) {
+		item(d, "gvisor", OK, NULL, "%s works: runsc do /bin/true in %llu ms%s", path,
+		     (unsigned long long)ms, want ? " (sandbox_backend gvisor)" : "");
+		return;
+	}
+	item(d, "gvisor", want ? FAIL : WARN,
+	     "run as root on a kernel where runsc --platform=ptrace works, or set "
+	     "sandbox_backend to native",
+	     "%s", tg_error_last()->message);
+}
+
 static void check_compiler(struct doc *d)
 {
 	char line[200] = "";
@@ -301,6 +329,7 @@ int cmd_doctor(tg_cli *cli, int argc, char **argv)
 	check_sandbox(&d);
 	check_cgroups(&d, reg ? tg_registry_config(reg) : NULL);
 	check_cpu(&d, reg ? tg_registry_config(reg) : NULL);
+	check_gvisor(&d, reg ? tg_registry_config(reg) : NULL);
 	check_compiler(&d);
 	check_libclang(&d);
 	check_sdk(&d);

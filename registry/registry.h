@@ -31,6 +31,8 @@ typedef struct tg_config {
 	int session_hide_write_tools; /* keep workspace:write tools out of a session
 					 until approved */
 	int require_cgroups;         /* refuse to run tools with rlimits only */
+	int sandbox_backend;         /* tg_sandbox_backend of tool runs (calls and
+				      * tests; builds stay native): 0 native */
 	/* the tool bridge (docs/BRIDGE.md) */
 	uint32_t max_tool_calls;     /* ceiling for limits.max_tool_calls (64) */
 	uint32_t max_call_depth;     /* nested bridged calls (2) */

@@ -8,6 +8,7 @@
  * (dynamic programs) or a workspace folder.
  */
 #include "sandbox/internal.h"
+#include "sandbox/gvisor.h"
 
 #include <elf.h>
 #include <errno.h>
@@ -66,6 +67,8 @@ int sbx_run_with(tg_run_result **out, const tg_sandbox_opts *o, unsigned test_fl
 		return tg_error_set(TG_ERR_INVALID, "sandbox: %s: not a regular file", o->program);
 	if (o->stdin_len > 0 && !o->stdin_data)
 		return tg_error_set(TG_ERR_INVALID, "sandbox: stdin_len without stdin_data");
+	if (o->backend == TG_SANDBOX_GVISOR)
+		return sbx_gvisor_run(out, o, real); /* gvisor.c */
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");

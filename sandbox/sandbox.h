@@ -31,6 +31,14 @@ typedef enum tg_reason {
 				   * cancelled the request) */
 } tg_reason;
 
+/* Added: which kernel runs the tool (docs/SANDBOX.md, "gVisor backend"). */
+typedef enum tg_sandbox_backend {
+	TG_SANDBOX_NATIVE = 0,    /* namespaces + seccomp on the host kernel */
+	TG_SANDBOX_GVISOR,        /* gVisor's runsc (ptrace platform): static
+				   * tools without fd 3, workspace or threads;
+				   * anything else is refused */
+} tg_sandbox_backend;
+
 typedef struct tg_sandbox_opts {
 	const char *program;       /* host path of the program to run */
 	const char *const *argv;   /* argv inside (NULL: { basename, NULL }) */
@@ -56,6 +64,7 @@ typedef struct tg_sandbox_opts {
 				    * bridge_protocol. <= 0: fd 3 stays closed. */
 	uint32_t cpu_s;            /* added: RLIMIT_CPU in seconds (reason cpu),
 				    * 0 = the timeout's whole seconds + 1 */
+	tg_sandbox_backend backend; /* added: 0 = native */
 } tg_sandbox_opts;
 
 typedef struct tg_run_result {
@@ -149,6 +158,14 @@ void tg_sandbox_pool_stop(void);
 /* Ready entries now, or -1 when making one failed (why says why; runs then
  * take the ordinary path). */
 int tg_sandbox_pool_ready(char *why, size_t n);
+
+/* Added, gVisor: the path of runsc (TG_RUNSC, else PATH) or
+ * TG_ERR_UNAVAILABLE saying it is not installed. */
+int tg_sandbox_runsc(char *path, size_t n);
+/* Added, gVisor: 0 when `runsc --network=none --platform=ptrace do
+ * /bin/true` (a private state folder, 20 s at most) exited 0, *ms its wall
+ * time; else TG_ERR_UNAVAILABLE saying why (doctor). */
+int tg_sandbox_gvisor_available(uint64_t *ms);
 
 /* 0 if this machine can run the sandbox, else TG_ERR_UNAVAILABLE saying why. */
 int tg_sandbox_available(void);

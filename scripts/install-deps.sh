@@ -2,12 +2,15 @@
 # scripts/install-deps.sh: install the Debian 12 packages that the build, the
 # tests, the demo and the benchmarks need, and the npm packages of the MCP
 # client tests and of the conformance suite. Idempotent: does nothing when everything is present.
+# runsc (gVisor) is for config.json's sandbox_backend "gvisor" and its tests
+# (tests/sandbox: sandbox_gvisor*, skipped without it).
 set -eu
 
 PKGS="cmake make gcc clang-14 libclang-14-dev libclang-rt-14-dev pkg-config \
 libseccomp-dev libgit2-dev libmicrohttpd-dev libsqlite3-dev libssl-dev libjansson-dev libcmocka-dev libpcre2-dev git openssh-client \
 qemu-system-x86 busybox-static cpio \
-dpkg-dev debhelper fakeroot lintian man-db bash-completion"
+dpkg-dev debhelper fakeroot lintian man-db bash-completion \
+runsc"
 BENCH_PKGS="hyperfine bubblewrap clang-tidy cppcheck"
 
 missing=""

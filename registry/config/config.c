@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "registry/config/config.h"
+#include "sandbox/sandbox.h"
 
 /* Defaults and the hard ceilings a config may raise them to. */
 #define CFG_DEF_TIMEOUT_MS 10000u
@@ -85,7 +86,7 @@ int reg_config_load(tg_config *cfg, const char *home)
 					    "quota_tool_mb", "signing_key", "record_calls",
 					    "record_workspace_calls", "shadow_samples",
 					    "promotion", "property_tests",
-					    "property_test_budget_ms", NULL };
+					    "property_test_budget_ms", "sandbox_backend", NULL };
 	_cleanup_free_ char *path = tg_path_join(home, "config.json");
 	_cleanup_json_ json_t *j = NULL;
 	const char *ws = NULL;
@@ -198,6 +199,16 @@ int reg_config_load(tg_config *cfg, const char *home)
 		if (!cfg->workspace)
 			return tg_error_set(TG_ERR_NOMEM, "out of memory");
 	}
+	/* "native" (default) or "gvisor": the kernel tool runs get
+	 * (docs/SANDBOX.md, "gVisor backend") */
+	ws = NULL;
+	if ((rc = tg_json_get_string(&ws, j, "sandbox_backend", 0)) < 0)
+		goto bad;
+	if (ws && strcmp(ws, "native") != 0 && strcmp(ws, "gvisor") != 0) {
+		rc = tg_error_set(TG_ERR_INVALID, "sandbox_backend: must be \"native\" or \"gvisor\"");
+		goto bad;
+	}
+	cfg->sandbox_backend = ws && !strcmp(ws, "gvisor") ? TG_SANDBOX_GVISOR : TG_SANDBOX_NATIVE;
 	/* the key itself is checked when the store is opened (keys.c): a
 	 * missing or wrong key is the environment's fault, exit 3 */
 	ws = NULL;

@@ -72,6 +72,9 @@ int reg_run_tool_ex(json_t **out, tg_registry *r, const char *binary, const json
 	so.output_kb = lim.output_kb;
 	so.cpu_percent = r->cfg.cpu_percent;
 	so.cancel = r->cancel;
+	/* config.json sandbox_backend; under gVisor a bridged run (fd 3) is
+	 * refused by the sandbox with its reason */
+	so.backend = (tg_sandbox_backend)r->cfg.sandbox_backend;
 	if ((ws_read || ws_write) && workspace) {
 		so.workspace = workspace;
 		so.workspace_write = ws_write;

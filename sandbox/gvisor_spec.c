@@ -1,0 +1,172 @@
+/*
+ * sandbox/gvisor_spec.c: the OCI bundle of one gVisor run (gvisor.c runs
+ * it). A private folder (mode 0700) holds config.json, an empty state folder
+ * for runsc's --root and rootfs/ with a copy of the program at /tool (mode
+ * 0555) and nothing else. The spec keeps the native contract where runsc
+ * can: uid/gid 65534, no capability, no_new_privs, an empty environment,
+ * working folder /tmp (a tmpfs of tmp_mb, nosuid, nodev, noexec), the root
+ * read-only, empty read-only tmpfs over the /proc and /sys runsc always
+ * mounts, hostname toolgate, the native rlimits (sbx_rlimit_value) applied
+ * by gVisor's own kernel, and OCI seccomp rules (runsc --oci-seccomp):
+ * socket and socketpair refused, a few calls the native filter kills killed
+ * (killed_calls).
+ */
+#include "sandbox/internal.h"
+#include "sandbox/gvisor.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/sendfile.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int copy_tool(const char *src, const char *dst)
+{
+	_cleanup_close_ int in = open(src, O_RDONLY | O_CLOEXEC);
+	_cleanup_close_ int out = -1;
+	struct stat st;
+	off_t off = 0;
+
+	if (in < 0 || fstat(in, &st) < 0)
+		return tg_error_errno(TG_ERR_NOTFOUND, errno, "gvisor: %s", src);
+	out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0555);
+	if (out < 0)
+		return tg_error_errno(TG_ERR_IO, errno, "gvisor: %s", dst);
+	while (off < st.st_size) {
+		ssize_t k = sendfile(out, in, &off, (size_t)(st.st_size - off));
+		if (k <= 0)
+			return tg_error_errno(TG_ERR_IO, k < 0 ? errno : EIO,
+					      "gvisor: copy of %s", src);
+	}
+	return 0;
+}
+
+static json_t *rlimits_json(const struct sbx_spec *s, uint64_t as_bytes)
+{
+	static const struct { const char *name; int res; } lim[] = {
+		{ "RLIMIT_CPU", RLIMIT_CPU }, { "RLIMIT_AS", RLIMIT_AS },
+		{ "RLIMIT_DATA", RLIMIT_DATA }, { "RLIMIT_FSIZE", RLIMIT_FSIZE },
+		{ "RLIMIT_NOFILE", RLIMIT_NOFILE }, { "RLIMIT_NPROC", RLIMIT_NPROC },
+		{ "RLIMIT_STACK", RLIMIT_STACK }, { "RLIMIT_CORE", RLIMIT_CORE },
+		{ "RLIMIT_MEMLOCK", RLIMIT_MEMLOCK }, { "RLIMIT_MSGQUEUE", RLIMIT_MSGQUEUE },
+	};
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; a && i < sizeof(lim) / sizeof(lim[0]); i++) {
+		json_int_t v = (json_int_t)sbx_rlimit_value(s, lim[i].res, as_bytes);
+		if (json_array_append_new(a, json_pack("{s:s,s:I,s:I}", "type", lim[i].name,
+						       "hard", v, "soft", v)) < 0) {
+			json_decref(a);
+			return NULL;
+		}
+	}
+	return a;
+}
+
+static json_t *mounts_json(const struct sbx_spec *s)
+{
+	char tmp[48];
+
+	snprintf(tmp, sizeof(tmp), "size=%um", s->tmp_mb);
+	return json_pack("[{s:s,s:s,s:s,s:[s,s,s,s,s]},{s:s,s:s,s:s,s:[s,s,s,s,s,s]},"
+			 "{s:s,s:s,s:s,s:[s,s,s,s,s,s]}]",
+			 "destination", "/tmp", "type", "tmpfs", "source", "tmpfs", "options",
+			 "nosuid", "nodev", "noexec", "mode=1777", tmp,
+			 "destination", "/proc", "type", "tmpfs", "source", "tmpfs", "options",
+			 "ro", "nosuid", "nodev", "noexec", "mode=0555", "size=4k",
+			 "destination", "/sys", "type", "tmpfs", "source", "tmpfs", "options",
+			 "ro", "nosuid", "nodev", "noexec", "mode=0555", "size=4k");
+}
+
+/* Calls the native filter kills and gVisor's kernel would answer: killed
+ * here too (SCMP_ACT_KILL: this runsc has no KILL_PROCESS; a tool under
+ * gVisor has one thread, so the thread is the process). */
+static json_t *killed_calls(void)
+{
+	static const char *const names[] = {
+		"ptrace", "process_vm_readv", "process_vm_writev", "io_uring_setup",
+		"io_uring_enter", "io_uring_register", "unshare", "setns", "mount", "umount2",
+		"pivot_root", "chroot", "bpf", "perf_event_open", "keyctl", "add_key",
+		"request_key", "userfaultfd",
+	};
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; a && i < sizeof(names) / sizeof(names[0]); i++)
+		if (json_array_append_new(a, json_string(names[i])) < 0) {
+			json_decref(a);
+			return NULL;
+		}
+	return a ? json_pack("{s:o,s:s}", "names", a, "action", "SCMP_ACT_KILL") : NULL;
+}
+
+static json_t *spec_json(const struct sbx_spec *s, uint64_t as_bytes)
+{
+	json_t *args = json_array(), *caps, *j;
+	size_t i = 1;
+
+	/* runsc executes args[0]: the tool sees "/tool" as its argv[0] */
+	if (args && json_array_append_new(args, json_string("/tool")) < 0)
+		json_decref(args), args = NULL;
+	for (; args && s->argv[0] && s->argv[i]; i++)
+		if (json_array_append_new(args, json_string(s->argv[i])) < 0)
+			break;
+	if (!args || (s->argv[0] && s->argv[i])) {
+		json_decref(args);
+		return NULL;
+	}
+	caps = json_pack("{s:[],s:[],s:[],s:[],s:[]}", "bounding", "effective", "inheritable",
+			 "permitted", "ambient");
+	j = json_pack("{s:s,s:{s:b,s:{s:i,s:i},s:o,s:[],s:s,s:o,s:o,s:b},s:{s:s,s:b},s:s,"
+		      "s:o,s:{s:[{s:s},{s:s},{s:s},{s:s},{s:s}],s:{s:s,s:[s],s:[{s:[s,s],s:s,s:i}]}}}",
+		      "ociVersion", "1.0.0", "process", "terminal", 0, "user", "uid", 65534, "gid",
+		      65534, "args", args, "env", "cwd", "/tmp", "capabilities", caps, "rlimits",
+		      rlimits_json(s, as_bytes), "noNewPrivileges", 1, "root", "path", "rootfs",
+		      "readonly", 1, "hostname", "toolgate", "mounts", mounts_json(s), "linux",
+		      "namespaces", "type", "pid", "type", "network", "type", "ipc", "type", "uts",
+		      "type", "mount", "seccomp", "defaultAction", "SCMP_ACT_ALLOW",
+		      "architectures", "SCMP_ARCH_X86_64", "syscalls", "names", "socket",
+		      "socketpair", "action", "SCMP_ACT_ERRNO", "errnoRet", EACCES);
+	if (j && json_array_append_new(json_object_get(json_object_get(json_object_get(j, "linux"),
+								       "seccomp"), "syscalls"),
+				       killed_calls()) < 0) {
+		json_decref(j);
+		return NULL;
+	}
+	return j;
+}
+
+int sbx_gvisor_bundle(char dir[SBX_GVISOR_DIR], const struct sbx_spec *s, uint64_t as_bytes)
+{
+	char path[SBX_GVISOR_DIR + 32];
+	_cleanup_json_ json_t *j = NULL;
+	const char *base = getenv("TMPDIR");
+	int r;
+
+	snprintf(dir, SBX_GVISOR_DIR, "%s/tg-gvisor-XXXXXX", base && *base ? base : "/tmp");
+	if (!mkdtemp(dir)) {
+		dir[0] = '\0';
+		return tg_error_errno(TG_ERR_IO, errno, "gvisor: private folder");
+	}
+	snprintf(path, sizeof(path), "%s/rootfs", dir);
+	if (mkdir(path, 0755) < 0)
+		return tg_error_errno(TG_ERR_IO, errno, "gvisor: %s", path);
+	snprintf(path, sizeof(path), "%s/state", dir);
+	if (mkdir(path, 0700) < 0)
+		return tg_error_errno(TG_ERR_IO, errno, "gvisor: %s", path);
+	snprintf(path, sizeof(path), "%s/rootfs/tool", dir);
+	r = copy_tool(s->tool_src, path);
+	if (r < 0)
+		return r;
+	j = spec_json(s, as_bytes);
+	if (!j)
+		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	snprintf(path, sizeof(path), "%s/config.json", dir);
+	if (json_dump_file(j, path, JSON_COMPACT) < 0)
+		return tg_error_set(TG_ERR_IO, "gvisor: cannot write %s", path);
+	return 0;
+}
