@@ -113,9 +113,13 @@ static void gv_kill_all(struct gv_run *g)
 static int gv_spawn(struct gv_run *g, const char *runsc, const char *dir)
 {
 	char root[SBX_GVISOR_DIR + 16], bundle[SBX_GVISOR_DIR + 16], pidtxt[24];
+	/* the container's id: the run's own folder's name (mkdtemp), unique on
+	 * the host, since runsc names its control socket after it and two runs
+	 * with one id collide ("address already in use") */
+	const char *id = strrchr(dir, '/') ? strrchr(dir, '/') + 1 : dir;
 	const char *argv[] = { runsc, "--root", root, "--network=none", "--platform=ptrace",
 			       "--rootless=false", "--ignore-cgroups", "--oci-seccomp",
-			       "run", "--bundle", bundle, "tool", NULL };
+			       "run", "--bundle", bundle, id, NULL };
 	const char *envp[] = { "PATH=/usr/sbin:/usr/bin:/sbin:/bin", NULL };
 	int i;
 
