@@ -33,6 +33,13 @@ echo "== sandbox exec -- hello: A = $old, B = $new"
 
 for side in old new; do
 	eval "b=\$$side"
+	"$b/cli/toolgate" --home "$work/$side" init >/dev/null
+	# TG_BENCH_NEW_CONFIG: config.json of the new build's home (keys the old
+	# build may not know, e.g. {"property_tests":0,"promotion":"tests"} to
+	# compare the pipelines without the new build's extra steps)
+	if [ "$side" = new ] && [ -n "${TG_BENCH_NEW_CONFIG:-}" ]; then
+		printf '%s\n' "$TG_BENCH_NEW_CONFIG" >"$work/new/config.json"
+	fi
 	"$b/cli/toolgate" --home "$work/$side" create "$src/examples/word_count" >/dev/null
 	# create wrapper: a fresh source each run
 	mkdir -p "$work/$side-tool"
