@@ -19,7 +19,7 @@ done
 grep -q -- "-> word_count v4 is active" "$tmp/out2" || { echo "FAIL: round 2 did not create v4"; fail=1; }
 grep -q -- "-> word_count v6 is active" "$tmp/out2" || { echo "FAIL: round 2 did not create v6"; fail=1; }
 grep -q -- "rollback word_count --to 4" "$tmp/out2" || { echo "FAIL: round 2 did not roll back to v4"; fail=1; }
-grep -q "^demo: all 19 steps done" "$tmp/out2" || { echo "FAIL: round 2 incomplete"; fail=1; }
+grep -q "^demo: all 22 steps done" "$tmp/out2" || { echo "FAIL: round 2 incomplete"; fail=1; }
 # a toolgate whose create fails: the demo must stop, loudly, non-zero
 cat >"$tmp/broken" <<'EOS'
 #!/bin/sh
