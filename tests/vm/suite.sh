@@ -137,8 +137,10 @@ tests_of() { sed -n 's/^  test "\(.*\)": \(.*\)$/\1=\2/p' "$tmp/out" | tr '\n' '
 verdict() { head -n 1 "$tmp/out" | sed 's/, commit [0-9a-f]*)$/)/'; }
 tgr init
 check "flow: init" 0 "$rc"
-# libclang under TCG takes seconds: the analyzer's 5 s budget is too tight
-echo '{"analyze_timeout_ms": 60000}' >"$tmp/flow/config.json"
+# libclang under TCG takes seconds: the analyzer's 5 s budget is too tight.
+# No property tests: mem_hog asks for memory past its limit on purpose (its
+# calls below assert the kill), and each generated input costs seconds here
+echo '{"analyze_timeout_ms": 60000, "property_tests": 0}' >"$tmp/flow/config.json"
 tgr create /tg/tools/word_count
 check "flow: create v1 exits 0" 0 "$rc"
 check "flow: v1 active" "word_count v1: active (verdict pass)" "$(verdict)"
@@ -161,7 +163,7 @@ if [ "$who" = nocg ]; then
 	# (no mem_hog here: a third create costs 20-40 s under TCG, and the
 	# memory rlimit's outcome is checked above on attack_memory_bomb)
 	# config.json "require_cgroups": true: nothing runs, exit 3, one line
-	echo '{"analyze_timeout_ms": 60000, "require_cgroups": true}' >"$tmp/flow/config.json"
+	echo '{"analyze_timeout_ms": 60000, "property_tests": 0, "require_cgroups": true}' >"$tmp/flow/config.json"
 	gated=0
 	refusal="no cgroup limits can be applied here ($nocg_why) and config.json sets require_cgroups: refusing to run tools; delegate a cgroup v2 folder (TOOLGATE_CGROUP, docs/SANDBOX.md) or run \`toolgate doctor\`"
 	tgr call word_count '{"text":"a b"}'
