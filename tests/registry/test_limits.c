@@ -190,8 +190,7 @@ static void test_read_stored(void **state)
 	assert_int_equal(json_integer_value(json_object_get(j, "timeout_ms")), 2000);
 	assert_int_equal(json_integer_value(json_object_get(j, "memory_mb")), 64);
 	assert_int_equal(json_integer_value(json_object_get(j, "output_kb")), 1024);
-	json_decref(j);
-	reg_config_clear(&cfg);
+	reg_config_clear(&cfg); /* j goes with the cleanup */
 
 	/* a ceiling lowered after the limits were stored: the default, cut */
 	load_config(&cfg, "{\"max_timeout_ms\":2500,\"max_memory_mb\":100}");
