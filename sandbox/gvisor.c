@@ -156,29 +156,6 @@ static int gv_spawn(struct gv_run *g, const char *runsc, const char *dir)
 	return g->pidfd < 0 ? tg_error_errno(TG_ERR_IO, errno, "gvisor: pidfd_open") : 0;
 }
 
-/* Read what is there; 1 at EOF. Counts against cap as run.c's pump. */
-static int gv_pump(int fd, tg_buf *b, size_t *total, size_t cap, int *over)
-{
-	char tmp[65536];
-
-	for (;;) {
-		ssize_t k = read(fd, tmp, sizeof(tmp));
-		if (k == 0)
-			return 1;
-		if (k < 0)
-			return errno == EAGAIN || errno == EINTR ? 0 : 1;
-		if (*total + (size_t)k > cap) {
-			if (cap > *total)
-				tg_buf_append(b, tmp, cap - *total);
-			*total = cap;
-			*over = 1;
-			return 0;
-		}
-		tg_buf_append(b, tmp, (size_t)k);
-		*total += (size_t)k;
-	}
-}
-
 /* The supervisor's loop: output, timeout, cap, cancel; returns the kill
  * reason (-1: runsc ended on its own). */
 static int gv_wait(struct gv_run *g, const struct sbx_spec *s, tg_buf *ob, tg_buf *eb,
@@ -216,9 +193,9 @@ static int gv_wait(struct gv_run *g, const struct sbx_spec *s, tg_buf *ob, tg_bu
 		if (i_cancel >= 0 && (p[i_cancel].revents & POLLIN) && tg_cancel_fired(s->cancel))
 			killed = TG_REASON_CANCELLED;
 		if (i_out >= 0 && (p[i_out].revents & (POLLIN | POLLHUP | POLLERR)))
-			out_eof = gv_pump(g->outp[0], ob, &total, cap, &over);
+			out_eof = sbx_pump(g->outp[0], ob, &total, cap, &over);
 		if (i_err >= 0 && (p[i_err].revents & (POLLIN | POLLHUP | POLLERR)))
-			err_eof = gv_pump(g->errp[0], eb, &total, cap, &over);
+			err_eof = sbx_pump(g->errp[0], eb, &total, cap, &over);
 		if (over && killed < 0) {
 			killed = TG_REASON_OUTPUT_LIMIT;
 			out_eof = err_eof = 1;

@@ -331,6 +331,10 @@ struct sbx_run {
  * sync messages, reaping, and the run's kill facts (a denied call, a
  * fatal signal). */
 void sbx_trace_loop(struct sbx_run *r);
+/* run.c: read what a run's output pipe holds now into b: 1 at EOF, 0
+ * otherwise; past cap (counted in *total over both pipes) the rest is
+ * dropped and *over set (also the gVisor supervisor's, gvisor.c). */
+int sbx_pump(int fd, tg_buf *b, size_t *total, size_t cap, int *over);
 /* run.c: set up r for spec s and start its tracer, which clones the child
  * (waiter_fd >= 0: pooled, the child prepares and then waits for its run as
  * the waiter program at that descriptor). 0 or < 0. */

@@ -358,8 +358,7 @@ static void kill_child(struct sbx_run *r)
 		syscall(SYS_pidfd_send_signal, fd, SIGKILL, NULL, 0);
 }
 
-/* Read what is there; returns 1 at EOF, 0 otherwise. Counts against cap. */
-static int pump(int fd, tg_buf *b, size_t *total, size_t cap, int *over)
+int sbx_pump(int fd, tg_buf *b, size_t *total, size_t cap, int *over)
 {
 	char tmp[65536];
 
@@ -643,9 +642,9 @@ int sbx_run_wait(tg_run_result **out, struct sbx_run *r, int *tmpfd)
 		if (k < 0 && errno != EINTR)
 			break;
 		if (i_out >= 0 && (p[i_out].revents & (POLLIN | POLLHUP | POLLERR)))
-			out_eof = pump(r->outp[0], &ob, &total, cap, &over);
+			out_eof = sbx_pump(r->outp[0], &ob, &total, cap, &over);
 		if (i_err >= 0 && (p[i_err].revents & (POLLIN | POLLHUP | POLLERR)))
-			err_eof = pump(r->errp[0], &eb, &total, cap, &over);
+			err_eof = sbx_pump(r->errp[0], &eb, &total, cap, &over);
 		if (over && killed < 0) {
 			killed = TG_REASON_OUTPUT_LIMIT;
 			kill_child(r);
@@ -679,9 +678,9 @@ int sbx_run_wait(tg_run_result **out, struct sbx_run *r, int *tmpfd)
 		if (done && ((out_eof && err_eof) || now >= drain_until)) {
 			/* every writer is dead: what is left sits in the pipe buffers */
 			if (!out_eof)
-				pump(r->outp[0], &ob, &total, cap, &over);
+				sbx_pump(r->outp[0], &ob, &total, cap, &over);
 			if (!err_eof)
-				pump(r->errp[0], &eb, &total, cap, &over);
+				sbx_pump(r->errp[0], &eb, &total, cap, &over);
 			break;
 		}
 	}
