@@ -48,18 +48,45 @@ function manifest(source, name = 'noisy') {
 }
 
 // A client that records the log lines and the progress notifications it
-// gets without asking (the SDK routes those of its own tokens to onprogress).
+// gets without asking (the SDK routes those of its own tokens to onprogress),
+// and every message as the transport read it, in order (wire): the SDK hands
+// a notification to its handler a microtask later but forgets a request's
+// progress handler as soon as the answer is read, so on stdio a last step
+// read in the same chunk as the answer never reaches onprogress although
+// the server wrote it before the answer. The order the server wrote is
+// asserted on the wire.
 async function connect(t, transport) {
   const client = new Client({ name: 'toolgate-notify-test', version: '1.0.0' });
   const logs = [];
   const stray = [];
+  const wire = [];
   client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => logs.push(n.params));
   await client.connect(transport);
   t.after(() => client.close());
+  const inner = transport.onmessage;
+  transport.onmessage = (m, extra) => { wire.push(m); inner?.(m, extra); };
   client.fallbackNotificationHandler = async (n) => {
     if (n.method === 'notifications/progress') stray.push(n);
   };
-  return { client, logs, stray };
+  return { client, logs, stray, wire };
+}
+
+// The progress notifications the server wrote for one request, each before
+// its answer; what the SDK handed to onprogress (seen) is a prefix of them,
+// all of them over HTTP, where each SSE event is parsed on its own.
+function wroteBefore(wire, transport, seen) {
+  const answer = wire.findIndex((m) => m.id !== undefined && ('result' in m || 'error' in m));
+  assert.ok(answer > 0, JSON.stringify(wire));
+  const token = wire.find((m) => m.method === 'notifications/progress')?.params.progressToken;
+  const wrote = wire.filter((m) => m.method === 'notifications/progress')
+    .map((m) => [wire.indexOf(m), m.params]);
+  assert.ok(wrote.every(([at, p]) => at < answer && p.progressToken === token),
+    JSON.stringify(wire));
+  const params = wrote.map(([, p]) => p);
+  const handed = params.map(({ progressToken, ...rest }) => rest);
+  if (transport === 'http') assert.deepEqual(seen, handed);
+  else assert.deepEqual(seen, handed.slice(0, seen.length));
+  return params;
 }
 
 async function stdio(t) {
@@ -130,34 +157,30 @@ for (const [transport, open] of [['stdio', stdio], ['http', http]]) {
   });
 
   test(`${transport}: progress of create_tool and of a call in order with a token, none without`, async (t) => {
-    const { client, stray } = await open(t);
+    const { client, stray, wire } = await open(t);
     const seen = [];
+    wire.length = 0;
     let res = await create(client, NOISY, { onprogress: (p) => seen.push(p) });
     assert.equal(res.isError, undefined, JSON.stringify(res));
-    assert.deepEqual(seen.map((p) => p.progress), [0, 1, 2, 3, 4, 5]);
-    assert.deepEqual(seen.map((p) => p.message), [
+    let wrote = wroteBefore(wire, transport, seen);
+    assert.deepEqual(wrote.map((p) => p.progress), [0, 1, 2, 3, 4, 5]);
+    assert.deepEqual(wrote.map((p) => p.message), [
       'create_tool: started', 'vet: analysing tool.c', 'build: compiling tool.c',
       'test "one": passed', 'test "two": passed', 'create_tool: done',
     ]);
-    assert.equal(seen[0].total, undefined);
-    assert.ok(seen.slice(1).every((p) => p.total === 5), JSON.stringify(seen));
+    assert.equal(wrote[0].total, undefined);
+    assert.ok(wrote.slice(1).every((p) => p.total === 5), JSON.stringify(wrote));
 
     seen.length = 0;
+    wire.length = 0;
     res = await client.callTool({ name: 'noisy', arguments: { n: 1 } }, CallToolResultSchema,
       { onprogress: (p) => seen.push(p) });
     assert.deepEqual(res.structuredContent, { n: 2 });
-    // The SDK hands a notification to its handler a microtask later but
-    // drops the request's progress handler as soon as the answer is read:
-    // on stdio a last step read in the same chunk as the answer is lost on
-    // the client's side (it was written: raw.test.mjs-style clients see it).
-    // Over HTTP each SSE event is parsed on its own and all arrive.
-    const want = [0, 1, 2, 3];
-    const got = seen.map((p) => p.progress);
-    if (transport === 'stdio' && got.length === 3) want.pop();
-    assert.deepEqual(got, want);
-    assert.equal(seen[1].message, 'noisy v1: running');
-    assert.match(seen[2].message, /^noisy v1: ran after \d+ ms$/);
-    if (seen[3]) assert.equal(seen[3].message, 'noisy: done');
+    wrote = wroteBefore(wire, transport, seen);
+    assert.deepEqual(wrote.map((p) => p.progress), [0, 1, 2, 3]);
+    assert.equal(wrote[1].message, 'noisy v1: running');
+    assert.match(wrote[2].message, /^noisy v1: ran after \d+ ms$/);
+    assert.equal(wrote[3].message, 'noisy: done');
 
     // without a token: no progress at all
     res = await create(client, NOISY.replace('+ 1', '+ 1 + 0'));
