@@ -132,6 +132,23 @@ int tg_registry_call_logged(json_t **out, tg_registry *r, const char *name, cons
 	return reg_call_ex(out, r, name, args, who, NULL, event);
 }
 
+/* A real top-level call is sampled (record/samples.c); never a test's, a
+ * re-test's or a callee's, and a workspace tool's only when config.json
+ * allows it. */
+static int sample_wanted(const tg_registry *r, int ws)
+{
+	return r->authority == TG_AUTHORITY_REAL && r->cfg.record_calls &&
+	       (!ws || r->cfg.record_workspace_calls);
+}
+
+/* The bytes a sample's bridged replies may take: the tool's whole sample
+ * share, at most a replay journal's cap. */
+static size_t sample_tape_cap(const tg_registry *r)
+{
+	size_t cap = (size_t)r->cfg.record_tool_kb * 1024;
+	return cap < REG_REPLAY_MAX_BYTES ? cap : REG_REPLAY_MAX_BYTES;
+}
+
 int reg_call_ex(json_t **out, tg_registry *r, const char *name, const json_t *args,
 		const tg_actor *who, const reg_bridge *parent, const char *after)
 {
@@ -140,6 +157,8 @@ int reg_call_ex(json_t **out, tg_registry *r, const char *name, const json_t *ar
 	_cleanup_json_ json_t *oschema = NULL;
 	_cleanup_free_ char *hash = NULL, *bin = NULL, *commit = NULL;
 	reg_bridge br;
+	reg_tape tape = { 0 };
+	_cleanup_json_ json_t *tape_rec = NULL; /* tape.rec's owner */
 	reg_approval ap;
 	int64_t tool_id, call_id = 0;
 	unsigned v;
@@ -212,6 +231,13 @@ int reg_call_ex(json_t **out, tg_registry *r, const char *name, const json_t *ar
 			return rc;
 		tg_prof_mark(TG_PROF_CHECKED);
 		int bridged = reg_bridge_init(&br, r, who, name, v, caps, limits, parent);
+		/* a call that will be sampled keeps its direct bridged calls'
+		 * replies (replay.c's tape), within the tool's sample bytes */
+		if (bridged && !parent && sample_wanted(r, ws_read || ws_write)) {
+			tape.rec = tape_rec = json_array();
+			tape.max_bytes = sample_tape_cap(r);
+			br.tape = &tape;
+		}
 		/* fail closed: the tool runs only once its intent is recorded.
 		 * A run that can act outside its result (a workspace it may
 		 * write, calls through the bridge, a callee of such a run)
@@ -253,13 +279,16 @@ int reg_call_ex(json_t **out, tg_registry *r, const char *name, const json_t *ar
 	/* a real top-level call that ran its tool is sampled with its outcome
 	 * (record/samples.c); never a test's, a re-test's or a callee's, and a
 	 * workspace tool's only when config.json allows it */
-	if (call_id && !parent && r->authority == TG_AUTHORITY_REAL && r->cfg.record_calls &&
-	    (!(ws_read || ws_write) || r->cfg.record_workspace_calls))
+	if (call_id && !parent && sample_wanted(r, ws_read || ws_write) &&
+	    (!tape.rec || !tape.over)) {
 		r->sample_args = args;
+		r->sample_journal = tape.rec;
+	}
 	rc = call_id ? reg_call_outcome(r, call_id, name, v, res, who, after, deferred)
 		     : reg_call_record(r, name, v, res, who, after);
 	sampled = r->sample_args != NULL;
 	r->sample_args = NULL;
+	r->sample_journal = NULL;
 	if (rc < 0)
 		return rc; /* never the result without its record */
 	/* the canary of a newly active version (canary.c): a failure of its

@@ -114,12 +114,13 @@ int reg_cached_binary(char **out, tg_registry *r, const char *content_hash);
 int reg_cache_record(tg_registry *r, const char *key, char bin[65], char obj[65]);
 
 /* ---- shadow.c ---------------------------------------------------------- */
-/* Run a new version that passed (its build cached under hash, ncaps
- * capabilities) and the active one on the tool's recorded calls. *out: the
- * report (NULL when promotion is "tests" or no version is active); *hold:
- * config.json's promotion keeps it out of the active slot. */
+/* Run a new version that passed (its build cached under hash; pending: it
+ * waits for a person's approval) and the active one on the tool's recorded
+ * calls. *out: the report (NULL when promotion is "tests" or no version is
+ * active); *hold: config.json's promotion keeps it out of the active slot
+ * (never a pending one). */
 int reg_shadow_run(json_t **out, int *hold, tg_registry *r, const char *name,
-		   const json_t *manifest, const char *hash, size_t ncaps);
+		   const json_t *manifest, const char *hash, int pending);
 /* The held version's reason, naming its first regression's arguments. */
 char *reg_shadow_reason(const json_t *rep, const char *name, unsigned v);
 /* The shadow_reports row and the "shadow" audit entry (in the caller's

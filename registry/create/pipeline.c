@@ -653,8 +653,9 @@ static int create_version(json_t **out, tg_registry *r, const tg_submission *sub
 			goto out;
 	}
 	/* a new version that passed earns its place on the recorded calls */
-	if (strcmp(o.status, "active") == 0 &&
-	    (rc = reg_shadow_run(&o.shadow, &hold, r, name, sub->manifest, o.hash, ncaps)) < 0)
+	if ((strcmp(o.status, "active") == 0 || strcmp(o.status, "pending") == 0) &&
+	    (rc = reg_shadow_run(&o.shadow, &hold, r, name, sub->manifest, o.hash,
+				 strcmp(o.status, "pending") == 0)) < 0)
 		goto out;
 	rc = commit_version(&sv, r, sub, &o, submitter);
 	if (rc < 0)

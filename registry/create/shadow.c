@@ -11,9 +11,13 @@
  * output_schema) or "fixed" (the reverse); arguments that the candidate's
  * input_schema refuses are a difference (a changed interface). Under
  * promotion "shadow" a regression holds the candidate out of the active
- * slot (status held), under "strict" any difference does. Versions that
- * hold capabilities (workspace:*, calls) are never shadow-run: they wait for
- * a person anyway, and their runs could act or read outside their result.
+ * slot (status held), under "strict" any difference does. Bridged calls
+ * (tools:, host:) are answered from the sample's recorded journal
+ * (exec/replay.c's tape): no host tool, no callee runs; a call the
+ * recording does not hold is answered "unexpected" and makes the sample
+ * differ. A version that waits for a person's approval (its calls) is run
+ * too, never held: the report is the person's evidence. Versions with
+ * workspace access are never shadow-run: their runs read or write files.
  * The report is a shadow_reports row and a "shadow" audit entry; nothing
  * here writes a calls row.
  */
@@ -70,28 +74,56 @@ static int old_read(shadow_old *o, tg_registry *r, const char *name)
 	return 0;
 }
 
-/* One run, its result checked against the output schema as a call's is. */
-static int run_one(json_t **out, tg_registry *r, const char *bin, const json_t *limits,
-		   const json_t *ischema, const json_t *oschema, const json_t *args)
+/* What one run of one version needs (the candidate's or the active one's). */
+typedef struct shadow_side {
+	const char *name, *bin;
+	const json_t *limits, *caps, *ischema, *oschema;
+} shadow_side;
+
+/* One run, its result checked against the output schema as a call's is.
+ * A version that makes bridged calls gets them answered from the sample's
+ * journal (exec/replay.c's tape), never run; "unexpected" in *out counts
+ * the calls the journal did not hold, "unexpected_call" names the first. */
+static int run_one(json_t **out, tg_registry *r, const shadow_side *v, const json_t *sample)
 {
-	json_t *v;
-	int rc;
+	_cleanup_json_ json_t *none = NULL;
+	_cleanup_free_ char *used = NULL;
+	const json_t *args = json_object_get(sample, "args");
+	const json_t *journal = json_object_get(sample, "journal");
+	reg_tape tape = { 0 };
+	reg_bridge br;
+	json_t *x;
+	int rc, bridged;
 
 	*out = NULL;
-	if (ischema && tg_schema_validate(ischema, args) < 0) {
+	if (v->ischema && tg_schema_validate(v->ischema, args) < 0) {
 		char m[1100];
 		snprintf(m, sizeof(m), "invalid arguments: %s", tg_error_last()->message);
 		tg_error_clear();
 		*out = json_pack("{s:b, s:s, s:s}", "ok", 0, "error", m, "reason", "invalid_args");
 		return *out ? 0 : tg_error_set(TG_ERR_NOMEM, "out of memory");
 	}
-	rc = reg_run_tool_ex(out, r, bin, limits, 0, 0, NULL, args, NULL, 0);
+	bridged = reg_bridge_init(&br, r, NULL, v->name, 0, v->caps, v->limits, NULL);
+	if (bridged) {
+		tape.play = json_is_array(journal) ? journal : (none = json_array());
+		used = calloc(json_array_size(tape.play) + 1, 1);
+		if (!tape.play || !used)
+			return tg_error_set(TG_ERR_NOMEM, "out of memory");
+		tape.used = used;
+		br.tape = &tape;
+		snprintf(br.caller, sizeof(br.caller), "%s@shadow", v->name);
+	}
+	rc = reg_run_tool_ex(out, r, v->bin, v->limits, 0, 0, NULL, args, bridged ? &br : NULL, 0);
 	if (rc < 0)
 		return rc;
-	if (!json_is_true(json_object_get(*out, "ok")) || !json_is_object(oschema))
+	if (tape.unexpected &&
+	    (json_object_set_new(*out, "unexpected", json_integer(tape.unexpected)) < 0 ||
+	     json_object_set_new(*out, "unexpected_call", json_string(tape.first_unexpected)) < 0))
+		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	if (!json_is_true(json_object_get(*out, "ok")) || !json_is_object(v->oschema))
 		return 0;
-	v = json_object_get(*out, "result");
-	if (tg_schema_validate_at(oschema, v ? v : json_null(), "result") == 0)
+	x = json_object_get(*out, "result");
+	if (tg_schema_validate_at(v->oschema, x ? x : json_null(), "result") == 0)
 		return 0;
 	json_object_set_new(*out, "ok", json_false());
 	json_object_set_new(*out, "error", json_string(tg_error_last()->message));
@@ -185,6 +217,16 @@ static const char *classify(const json_t *o1, const json_t *o2, const json_t *c,
 	json_t *x;
 
 	*paths = NULL;
+	/* a bridged call the recording does not hold (and the active version
+	 * did not make): its answer was "unexpected", whatever followed */
+	if (json_integer_value(json_object_get(c, "unexpected")) > 0 &&
+	    !json_integer_value(json_object_get(o1, "unexpected"))) {
+		char m[160];
+		snprintf(m, sizeof(m), "(unexpected bridged call to %s)",
+			 json_string_value(json_object_get(c, "unexpected_call")));
+		*paths = json_pack("[s]", m);
+		return "differs";
+	}
 	/* arguments the new input_schema refuses: a changed interface, which
 	 * its author chose; a difference, not a regression */
 	if (ook && !cok && cwhy && strcmp(cwhy, "invalid_args") == 0) {
@@ -237,28 +279,30 @@ static json_t *case_of(const json_t *s, const char *kind, json_t *paths, const j
 	return k;
 }
 
-/* Why no shadow run happened, or NULL when they can run. */
-static const char *skip_reason(tg_registry *r, const shadow_old *old, const json_t *manifest,
-			       size_t ncaps)
+/* Why no shadow run happened, or NULL when they can run. A version with
+ * bridged calls (tools:, host:) is run, its calls answered from the
+ * recording; one with workspace access is not (its runs read files). */
+static const char *skip_reason(tg_registry *r, const shadow_old *old, const json_t *manifest)
 {
-	if (ncaps > 0 || json_array_size(json_object_get(manifest, "calls")) > 0)
-		return "the new version asks for capabilities or calls: a person approves it, and "
-		       "its runs could act outside their result";
-	if (json_array_size(old->caps) > 0)
-		return "the active version holds capabilities";
+	int rd = 0, wr = 0, ord = 0, owr = 0;
+
+	reg_caps_from_json(json_object_get(manifest, "capabilities"), &rd, &wr);
+	reg_caps_from_json(old->caps, &ord, &owr);
+	if (rd || wr)
+		return "the new version asks for workspace access: its runs would read or write "
+		       "files";
+	if (ord || owr)
+		return "the active version holds workspace access";
 	if (r->cfg.shadow_samples == 0)
 		return "config.json shadow_samples is 0";
 	return NULL;
 }
 
 /* Run every sample: counts, noise and cases into rep. */
-static int run_samples(json_t *rep, tg_registry *r, const json_t *samples, const char *obin,
-		       const shadow_old *old, const char *cbin, const json_t *manifest)
+static int run_samples(json_t *rep, tg_registry *r, const json_t *samples,
+		       const shadow_side *ov, const shadow_side *cv)
 {
 	_cleanup_json_ json_t *noise = json_array(), *cases = json_array();
-	const json_t *climits = json_object_get(manifest, "limits");
-	const json_t *ischema = json_object_get(manifest, "input_schema");
-	const json_t *coschema = json_object_get(manifest, "output_schema");
 	int n[4] = { 0 }; /* same, differs, regression, fixed */
 	static const char *const kinds[] = { "same", "differs", "regression", "fixed" };
 	/* a bound on what one create may spend here whatever the tool's
@@ -272,16 +316,14 @@ static int run_samples(json_t *rep, tg_registry *r, const json_t *samples, const
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
 	json_array_foreach(samples, i, s) {
 		_cleanup_json_ json_t *o1 = NULL, *o2 = NULL, *c = NULL, *paths = NULL;
-		const json_t *args = json_object_get(s, "args");
 		const char *kind;
 		if (tg_now_ms() >= deadline) {
 			cut = 1;
 			break;
 		}
 		ran++;
-		if ((rc = run_one(&o1, r, obin, old->limits, NULL, old->oschema, args)) < 0 ||
-		    (rc = run_one(&o2, r, obin, old->limits, NULL, old->oschema, args)) < 0 ||
-		    (rc = run_one(&c, r, cbin, climits, ischema, coschema, args)) < 0)
+		if ((rc = run_one(&o1, r, ov, s)) < 0 || (rc = run_one(&o2, r, ov, s)) < 0 ||
+		    (rc = run_one(&c, r, cv, s)) < 0)
 			return rc;
 		kind = classify(o1, o2, c, noise, &paths);
 		for (k = 0; k < 4; k++)
@@ -305,7 +347,7 @@ static int run_samples(json_t *rep, tg_registry *r, const json_t *samples, const
 }
 
 int reg_shadow_run(json_t **out, int *hold, tg_registry *r, const char *name,
-		   const json_t *manifest, const char *hash, size_t ncaps)
+		   const json_t *manifest, const char *hash, int pending)
 {
 	_cleanup_json_ json_t *rep = NULL, *samples = NULL;
 	_cleanup_free_ char *obin = NULL, *cbin = NULL;
@@ -328,7 +370,7 @@ int reg_shadow_run(json_t **out, int *hold, tg_registry *r, const char *name,
 		rc = tg_error_set(TG_ERR_NOMEM, "out of memory");
 		goto done;
 	}
-	skip = skip_reason(r, &old, manifest, ncaps);
+	skip = skip_reason(r, &old, manifest);
 	if (!skip && (rc = reg_samples_list(&samples, r, name, r->cfg.shadow_samples)) < 0)
 		goto done;
 	if (!skip && json_array_size(samples) == 0)
@@ -338,22 +380,37 @@ int reg_shadow_run(json_t **out, int *hold, tg_registry *r, const char *name,
 		goto done;
 	if (!skip && (!obin || !cbin))
 		skip = "a build is not in the cache";
+	if (skip && pending)
+		goto done; /* as before shadow runs: the person's review alone */
 	if (skip) {
 		json_object_set_new(rep, "skipped", json_string(skip));
 		*out = TG_TAKE_PTR(rep);
 		goto done;
 	}
-	/* under a test's authority: no callee with capabilities, no real
-	 * workspace (these versions hold none anyway) */
-	prev = reg_authority_set(r, TG_AUTHORITY_TEST, 0);
-	rc = run_samples(rep, r, samples, obin, &old, cbin, manifest);
-	reg_authority_set(r, prev, 0);
+	{
+		shadow_side ov = { name, obin, old.limits, old.caps, NULL, old.oschema };
+		shadow_side cv = { name, cbin, json_object_get(manifest, "limits"),
+				   json_object_get(manifest, "capabilities"),
+				   json_object_get(manifest, "input_schema"),
+				   json_object_get(manifest, "output_schema") };
+		/* under a test's authority, the bridged calls answered from
+		 * the recording: nothing runs but the two versions */
+		prev = reg_authority_set(r, TG_AUTHORITY_TEST, 0);
+		rc = run_samples(rep, r, samples, &ov, &cv);
+		reg_authority_set(r, prev, 0);
+	}
 	if (rc < 0)
 		goto done;
 	bad = json_integer_value(json_object_get(rep, "regression")) +
 	      (strict ? json_integer_value(json_object_get(rep, "differs")) : 0);
-	*hold = bad > 0;
+	/* a version that waits for a person's approval is never held: the
+	 * person decides, with this report in front of them */
+	*hold = bad > 0 && !pending;
 	json_object_set_new(rep, "held", json_boolean(*hold));
+	if (pending && json_object_set_new(rep, "awaits_approval", json_true()) < 0) {
+		rc = tg_error_set(TG_ERR_NOMEM, "out of memory");
+		goto done;
+	}
 	json_object_set_new(rep, "wall_ms", json_integer((json_int_t)(tg_now_ms() - t0)));
 	*out = TG_TAKE_PTR(rep);
 done:

@@ -37,7 +37,7 @@ typedef struct reg_txn_hooks {
 } reg_txn_hooks;
 
 /* The schema version this binary writes (PRAGMA user_version). */
-#define REG_SCHEMA_VERSION 8
+#define REG_SCHEMA_VERSION 9
 
 /* Caps on what the agent controls. */
 #define REG_MAX_SOURCE (256u * 1024u)
@@ -73,6 +73,7 @@ struct tg_registry {
 	int in_call_intent;    /* committing a call's intent (the call profile's stamps) */
 	const json_t *sample_args; /* a real top-level call to sample with its outcome
 				      (call.c sets it, calllog.c records it: samples.c) */
+	const json_t *sample_journal; /* its direct bridged calls' replies (or NULL) */
 	int test_fail_sync;    /* tg_registry_test_fail_sync */
 	/* audit head written in the current transaction, for the anchor */
 	int64_t audit_seq_pending;

@@ -246,6 +246,13 @@ static const char *const migrations[] = {
 	"INSERT INTO versions_new SELECT * FROM versions;"
 	"DROP TABLE versions;"
 	"ALTER TABLE versions_new RENAME TO versions;",
+	/* 9: the replies of a recorded call's bridged calls (record/samples.c),
+	 * a shadow run's answers (create/shadow.c); deleted with their sample. */
+	"CREATE TABLE IF NOT EXISTS sample_journals("
+	" sample_id INTEGER PRIMARY KEY,"
+	" entries TEXT NOT NULL) STRICT;"
+	"CREATE TRIGGER IF NOT EXISTS sample_journals_del AFTER DELETE ON call_samples BEGIN"
+	" DELETE FROM sample_journals WHERE sample_id = OLD.id; END;",
 };
 
 static int get_user_version(tg_registry *r, int *out)

@@ -20,6 +20,19 @@
 #define REG_BRIDGE_DEF_CALLS REG_LIMITS_DEF_TOOL_CALLS /* config/limits.c */
 #define REG_BRIDGE_DEF_DEPTH 2u           /* nested bridged calls, default */
 
+/* The tape of a run's direct bridged calls (replay.c): recorded with a
+ * sample of a real top-level call (rec), or played back in a shadow run
+ * (play), where it answers every call and nothing runs. */
+typedef struct reg_tape {
+	json_t *rec;          /* recording: the entries so far, or NULL */
+	size_t bytes, max_bytes;
+	int over;             /* recording passed max_bytes: not kept */
+	const json_t *play;   /* shadow run: the recorded entries, or NULL */
+	char *used;           /* play: one flag per entry (the caller's) */
+	unsigned unexpected;  /* play: calls the tape did not hold */
+	char first_unexpected[80];
+} reg_tape;
+
 typedef struct reg_bridge reg_bridge;
 struct reg_bridge {
 	/* set by reg_bridge_init */
@@ -45,6 +58,9 @@ struct reg_bridge {
 	char *unexpected;           /* test mode: first host call without a
 				       fixture ("" if none; the root's buffer) */
 	char unexpected_buf[80];
+	reg_tape *tape;             /* the root run's tape (replay.c), or NULL;
+				       never inherited: a callee's calls are
+				       part of its reply */
 	/* filled while serving */
 	uint32_t attempts;          /* every request, whatever its outcome */
 	uint32_t ok;                /* answered with a result */
@@ -136,6 +152,14 @@ int reg_journal_store(tg_registry *r, const char *sid, const char *principal, in
 		      const json_t *entries, char digest[65]);
 int reg_journal_take(tg_registry *r, const char *sid, const char *digest, json_t **out);
 int reg_journal_sweep(tg_registry *r);
+
+/* The tape (reg_tape above): keep call tool(args)'s reply frame, and, in
+ * a shadow run, the reply of the first unused entry with the same callee
+ * and arguments digest (with id), else an "unexpected" error reply counted
+ * in the tape. */
+void reg_tape_record(reg_tape *t, const char *tool, const json_t *args, const json_t *reply,
+		     const char *outcome);
+json_t *reg_tape_answer(reg_tape *t, json_int_t id, const char *tool, const json_t *args);
 
 /* ---- replay.c ----------------------------------------------------------- */
 /* Drop the handle's replay journal. */

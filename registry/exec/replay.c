@@ -23,6 +23,14 @@
  * The first entry that does not match (a program that is not
  * deterministic) ends replay mode: from there every call runs for real and
  * is governed as usual ("bridge_replay_diverged" in the audit).
+ *
+ * The tape (reg_tape_*) is the same kind of entry kept for a recorded call
+ * (record/samples.c): the root run's direct calls {callee, args_sha256,
+ * outcome, reply}, at most max_bytes of them (past it the call is not
+ * sampled). A shadow run (create/shadow.c) plays it back: a call is
+ * answered by the first entry not yet used with the same callee and
+ * arguments, so the recorded calls answer in their order; a call the tape
+ * does not hold is answered "unexpected". Nothing runs either way.
  */
 
 #include <string.h>
@@ -235,6 +243,62 @@ overflow:
 	p->overflow = 1;
 	json_decref(p->recorded);
 	p->recorded = NULL;
+}
+
+/* ---- the tape of a recorded call ------------------------------------------- */
+
+void reg_tape_record(reg_tape *t, const char *tool, const json_t *args, const json_t *reply,
+		     const char *outcome)
+{
+	_cleanup_free_ char *text = NULL;
+	char digest[65];
+	json_t *e, *rep;
+
+	if (!t || !t->rec || t->over || !reply)
+		return;
+	reg_replay_args_digest(digest, args ? args : json_null());
+	rep = json_deep_copy(reply);
+	if (rep)
+		json_object_del(rep, "id");
+	e = json_pack("{s:s, s:s, s:s, s:o?}", "callee", tool, "args_sha256", digest, "outcome",
+		      outcome ? outcome : "ok", "reply", rep);
+	text = e ? tg_json_dump(e) : NULL;
+	if (!text || t->bytes + strlen(text) + 1 > t->max_bytes) {
+		json_decref(e);
+		t->over = 1;
+		return;
+	}
+	if (json_array_append_new(t->rec, e) < 0) { /* e is freed */
+		t->over = 1;
+		return;
+	}
+	t->bytes += strlen(text) + 1;
+}
+
+json_t *reg_tape_answer(reg_tape *t, json_int_t id, const char *tool, const json_t *args)
+{
+	char digest[65], m[200];
+	const json_t *e;
+	json_t *reply;
+	size_t i;
+
+	reg_replay_args_digest(digest, args ? args : json_null());
+	json_array_foreach(t->play, i, e) {
+		if (t->used[i] || !same(e, "callee", tool) || !same(e, "args_sha256", digest))
+			continue;
+		t->used[i] = 1;
+		reply = json_deep_copy(json_object_get(e, "reply"));
+		if (reply && json_object_set_new(reply, "id", json_integer(id)) == 0)
+			return reply;
+		json_decref(reply);
+		return NULL;
+	}
+	if (!t->unexpected++)
+		snprintf(t->first_unexpected, sizeof(t->first_unexpected), "%s", tool);
+	snprintf(m, sizeof(m), "%.80s was called with arguments the recorded call does not hold "
+			       "(a shadow run answers only from the recording)", tool);
+	return json_pack("{s:I, s:{s:s, s:s}}", "id", id, "error", "code", "unexpected", "message",
+			 m);
 }
 
 /* ---- the stored journal (request_state.c) ---------------------------------- */

@@ -170,7 +170,7 @@ int reg_call_outcome(tg_registry *r, int64_t id, const char *name, unsigned v,
 		rc = append_after(r, who, after, name, v, res);
 	/* a real top-level call's sample (samples.c), in the same transaction */
 	if (rc == 0 && r->sample_args)
-		rc = reg_sample_put(r, name, v, r->sample_args, res);
+		rc = reg_sample_put(r, name, v, r->sample_args, r->sample_journal, res);
 end:
 	rc = outcome_end(r, rc, after || durable);
 out:

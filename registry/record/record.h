@@ -106,10 +106,11 @@ int reg_call_outcome(tg_registry *r, int64_t id, const char *name, unsigned v,
 int reg_call_record(tg_registry *r, const char *name, unsigned v, const json_t *res,
 		    const tg_actor *who, const char *after);
 /* ---- samples.c -------------------------------------------------------- */
-/* Record one real call (inside the caller's transaction) and keep the
- * tool's and the home's samples within config.json's caps. */
+/* Record one real call (inside the caller's transaction) with the replies
+ * of its bridged calls (journal: an array, or NULL) and keep the tool's and
+ * the home's samples within config.json's caps. */
 int reg_sample_put(tg_registry *r, const char *name, unsigned v, const json_t *args,
-		   const json_t *res);
+		   const json_t *journal, const json_t *res);
 /* The tool's newest limit samples (0: all), oldest first, as
  * tg_registry_samples lists them. */
 int reg_samples_list(json_t **out, tg_registry *r, const char *name, unsigned limit);

@@ -8,7 +8,9 @@
  * oldest past record_calls.home_mb (64 MiB; the total is kept by triggers
  * in call_samples_total, one row read). The samples live only in
  * registry.db: nothing here reaches the store, so push never carries them.
- * `toolgate samples NAME` lists them, `toolgate samples purge [NAME]`
+ * The replies of its direct bridged calls (exec/replay.c's tape) are a
+ * sample_journals row, counted in the sample's bytes and deleted with it
+ * (a trigger). `toolgate samples NAME` lists them, `toolgate samples purge [NAME]`
  * deletes them (audited "samples_purged"); create/shadow.c runs a new
  * version on them.
  */
@@ -82,11 +84,26 @@ static int prune_home(tg_registry *r)
 	return rc == SQLITE_DONE ? 0 : reg_sqlerr(r, rc, "prune the home's samples");
 }
 
-int reg_sample_put(tg_registry *r, const char *name, unsigned v, const json_t *args,
-		   const json_t *res)
+/* The sample's journal row (the replies of its bridged calls). */
+static int journal_put(tg_registry *r, sqlite3_int64 id, const char *text)
 {
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
-	_cleanup_free_ char *a = tg_json_dump(args), *val = NULL;
+	int rc = reg_prepare(r, &st, "INSERT INTO sample_journals(sample_id, entries) "
+				     "VALUES(?1, ?2)");
+
+	if (rc < 0)
+		return rc;
+	sqlite3_bind_int64(st, 1, id);
+	reg_bind_text(st, 2, text);
+	rc = reg_step(st);
+	return rc == SQLITE_DONE ? 0 : reg_sqlerr(r, rc, "record a sample's bridged calls");
+}
+
+int reg_sample_put(tg_registry *r, const char *name, unsigned v, const json_t *args,
+		   const json_t *journal, const json_t *res)
+{
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	_cleanup_free_ char *a = tg_json_dump(args), *val = NULL, *jt = NULL;
 	const json_t *result = json_object_get(res, "result");
 	const char *err = json_string_value(json_object_get(res, "error"));
 	const char *why = json_string_value(json_object_get(res, "reason"));
@@ -94,9 +111,12 @@ int reg_sample_put(tg_registry *r, const char *name, unsigned v, const json_t *a
 	size_t bytes;
 	int rc;
 
-	if (!a || (ok && result && !(val = tg_json_dump(result))))
+	if (!a || (ok && result && !(val = tg_json_dump(result))) ||
+	    (json_array_size(journal) > 0 && !(jt = tg_json_dump(journal))))
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
-	bytes = strlen(a) + (val ? strlen(val) : 0) + (err ? strlen(err) : 0);
+	/* the journal counts in the sample's bytes: the same caps bound it */
+	bytes = strlen(a) + (val ? strlen(val) : 0) + (err ? strlen(err) : 0) +
+		(jt ? strlen(jt) : 0);
 	if (bytes > (size_t)r->cfg.record_tool_kb * 1024)
 		return 0; /* one call larger than the tool's whole share: not kept */
 	rc = reg_prepare(r, &st, "INSERT INTO call_samples(tool, version, args, ok, result, error, "
@@ -117,13 +137,15 @@ int reg_sample_put(tg_registry *r, const char *name, unsigned v, const json_t *a
 	rc = reg_step(st);
 	if (rc != SQLITE_DONE)
 		return reg_sqlerr(r, rc, "record a sample");
+	if (jt && (rc = journal_put(r, sqlite3_last_insert_rowid(r->db), jt)) < 0)
+		return rc;
 	if ((rc = prune_tool(r, name)) < 0)
 		return rc;
 	return prune_home(r);
 }
 
 /* One row as {"id","version","args","ok","result"|"error","reason",
- * "wall_ms","at"}. */
+ * "wall_ms","at"} and "journal" when it made bridged calls. */
 static json_t *sample_row(sqlite3_stmt *st)
 {
 	json_t *o = json_pack("{s:I, s:I, s:o, s:b, s:s, s:I, s:I}", "id",
@@ -143,6 +165,13 @@ static json_t *sample_row(sqlite3_stmt *st)
 		const char *e = (const char *)sqlite3_column_text(st, 5);
 		json_object_set_new(o, "error", json_string(e ? e : ""));
 	}
+	if (sqlite3_column_type(st, 9) != SQLITE_NULL) {
+		json_t *j = reg_col_json(st, 9);
+		if (json_is_array(j))
+			json_object_set_new(o, "journal", j);
+		else
+			json_decref(j);
+	}
 	return o;
 }
 
@@ -155,8 +184,10 @@ int reg_samples_list(json_t **out, tg_registry *r, const char *name, unsigned li
 	*out = NULL;
 	if (!list)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
-	rc = reg_prepare(r, &st, "SELECT id, version, args, ok, result, error, reason, wall_ms, at "
-				 "FROM call_samples WHERE tool = ?1 ORDER BY id DESC LIMIT ?2");
+	rc = reg_prepare(r, &st, "SELECT s.id, s.version, s.args, s.ok, s.result, s.error, "
+				 "s.reason, s.wall_ms, s.at, j.entries FROM call_samples s LEFT JOIN "
+				 "sample_journals j ON j.sample_id = s.id WHERE s.tool = ?1 ORDER BY "
+				 "s.id DESC LIMIT ?2");
 	if (rc < 0)
 		return rc;
 	reg_bind_text(st, 1, name);
