@@ -41,12 +41,18 @@ static void print_one(const json_t *s)
 	_cleanup_free_ char *sv = tg_registry_scrub(
 		v ? v : json_string_value(json_object_get(s, "error")) ? json_string_value(json_object_get(s, "error")) : "");
 
-	printf("#%lld v%lld %lld ms %s %s -> %s\n",
+	size_t nj = json_array_size(json_object_get(s, "journal"));
+
+	printf("#%lld v%lld %lld ms %s %s -> %s",
 	       (long long)json_integer_value(json_object_get(s, "id")),
 	       (long long)json_integer_value(json_object_get(s, "version")),
 	       (long long)json_integer_value(json_object_get(s, "wall_ms")),
 	       v ? "ok" : json_string_value(json_object_get(s, "reason")), sa ? sa : "",
 	       sv ? sv : "");
+	/* the replies of its bridged calls, kept for shadow runs */
+	if (nj)
+		printf(" (%zu bridged call%s recorded)", nj, nj == 1 ? "" : "s");
+	putchar('\n');
 }
 
 int cmd_samples(tg_cli *cli, int argc, char **argv)

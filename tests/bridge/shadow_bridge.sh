@@ -80,6 +80,8 @@ for i, x in enumerate(s):
     assert j[0]["reply"] == {"result": {"entry": i + 1}}, j
     assert len(j[0]["args_sha256"]) == 64, j
 ' || fail "samples lack their journal: $s"
+t samples refund | grep -Eq '^#1 v1 [0-9]+ ms ok \{"account":"a1","amount":"5"\} -> \{"entry":1\} \(1 bridged call recorded\)$' ||
+	fail "samples' line: $(t samples refund)"
 
 # the same behaviour: each sample's call answered from its recording
 out=$(t create --json "$(refund_dir v2 '	/* v2 */' 1)") || fail "create v2: $out"
