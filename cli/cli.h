@@ -104,6 +104,7 @@ int cmd_deny_call(tg_cli *cli, int argc, char **argv);
 int cmd_token(tg_cli *cli, int argc, char **argv);
 int cmd_samples(tg_cli *cli, int argc, char **argv);
 int cmd_promote(tg_cli *cli, int argc, char **argv);
+int cmd_tests(tg_cli *cli, int argc, char **argv);
 /* cli/call_decide.c: approve (1) or deny (0) the queued call argv[1]
  * (approve-call, deny-call); returns the exit status. */
 int cli_decide_call(tg_cli *cli, int argc, char **argv, int approve);

@@ -45,6 +45,12 @@ static const tg_cli_command commands[] = {
 	  "list a tool's recorded calls, or delete them (audited)",
 	  "The last calls of each tool (config.json record_calls), which a new version\n"
 	  "is run on before it replaces the active one. Only in registry.db." },
+	{ "tests", cmd_tests, "add NAME --from-sample ID | list NAME | remove NAME TEST",
+	  "make a recorded call a test that every later create of the tool runs",
+	  "add: recorded call ID (toolgate samples NAME) becomes a test: its arguments,\n"
+	  "its result as expect (a failed call: expect_error), its bridged calls'\n"
+	  "results as fixtures. Every later create of NAME runs the stored tests with\n"
+	  "its manifest's and commits them in its tool.json. Audited." },
 	{ "deny", cmd_deny, "NAME@V [--reason TEXT]", "refuse a version for good (audited)", NULL },
 	{ "remove", cmd_remove, "NAME", "disable a tool: no version active, history kept (audited)",
 	  "Every version, report and event stays; calls and tools/list no longer see\n"

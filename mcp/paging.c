@@ -98,6 +98,11 @@ int tg_mcp_history_page(json_t **out, const json_t *history, const char *cursor,
 	if (parse_cursor(cursor, name, &after) < 0)
 		return TG_ERR_INVALID;
 	page = json_pack("{s:s, s:O?}", "name", name, "active", json_object_get(history, "active"));
+	/* the tests every later create runs (at most 16: on every page) */
+	if (page && !versions_only && json_object_get(history, "regression_tests") &&
+	    json_object_set(page, "regression_tests", json_object_get(history,
+								      "regression_tests")) < 0)
+		goto nomem;
 	list = json_array();
 	if (!page || !list)
 		goto nomem;

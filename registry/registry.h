@@ -164,12 +164,24 @@ int tg_registry_show(json_t **out, tg_registry *r, const char *name, unsigned ve
 int tg_registry_history(json_t **out, tg_registry *r, const char *name);
 /* The recorded calls of a tool (docs/REGISTRY.md, "A new version earns its
  * place"): {"name","samples":[{"id","version","args","ok","result"|"error",
- * "reason","wall_ms","at"}],"max_calls","max_tool_kb","recording"}. */
+ * "reason","wall_ms","at","journal"?}],"max_calls","max_tool_kb",
+ * "recording"}. */
 int tg_registry_samples(json_t **out, tg_registry *r, const char *name);
 /* Delete the samples of NAME (NULL: every tool), audited "samples_purged";
  * *out = {"deleted","all_tools"}. */
 int tg_registry_samples_purge(json_t **out, tg_registry *r, const char *name,
 			      const tg_actor *who);
+/* Tests from recorded calls (docs/REGISTRY.md, "Regression tests from real
+ * calls"): add recorded call #sample of NAME as a test that every later
+ * create of NAME runs (*out = {"name","test"}; audited "test_added"), list
+ * them ({"name","tests":[{"name","test","sample","actor","at"}]}), remove
+ * one by its test name (*out = {"name","removed"}; audited
+ * "test_removed"). */
+int tg_registry_tests_add(json_t **out, tg_registry *r, const char *name, int64_t sample,
+			  const tg_actor *who);
+int tg_registry_tests_list(json_t **out, tg_registry *r, const char *name);
+int tg_registry_tests_remove(json_t **out, tg_registry *r, const char *name, const char *test,
+			     const tg_actor *who);
 /* Activate a version that shadow runs held (status "held"), a person's
  * decision: its approval must stand (reg_activate). *out = {"name",
  * "version","from_version"}; audited "promote". */

@@ -566,6 +566,24 @@ fail:
 	return rc;
 }
 
+/* A copy of manifest with the tool's stored tests from recorded calls
+ * appended, or *out = NULL when it has none to add. */
+static int with_sample_tests(json_t **out, size_t *added, tg_registry *r, const json_t *manifest)
+{
+	_cleanup_json_ json_t *m = json_deep_copy(manifest);
+	int rc;
+
+	*out = NULL;
+	*added = 0;
+	if (!m)
+		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	if ((rc = reg_sample_tests_merge(r, m, added)) < 0)
+		return rc;
+	if (*added)
+		*out = TG_TAKE_PTR(m);
+	return 0;
+}
+
 static int create_version(json_t **out, tg_registry *r, const tg_submission *sub,
 			  const tg_actor *who)
 {
@@ -578,13 +596,31 @@ static int create_version(json_t **out, tg_registry *r, const tg_submission *sub
 	tg_store_version *sv = NULL;
 	int recorded = 0; /* the SQLite transaction committed */
 	outcome o = { 0 };
-	size_t ncaps = json_array_size(capj), i;
+	size_t ncaps = json_array_size(capj), i, added = 0;
 	int rc, ws_read, ws_write, hold = 0;
+	_cleanup_json_ json_t *merged = NULL;
+	tg_submission msub;
 
 	*out = NULL;
 	if (!submitter)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	/* the tests a person made of recorded calls join the manifest's
+	 * (record/sample_tests.c): checked, run and committed with it */
+	if ((rc = with_sample_tests(&merged, &added, r, sub->manifest)) < 0)
+		return rc;
+	if (merged) {
+		msub = *sub;
+		msub.manifest = merged;
+		sub = &msub;
+		capj = json_object_get(sub->manifest, "capabilities");
+	}
 	rc = tg_manifest_validate(r, sub->manifest, sub->source, sub->source_len);
+	if (rc < 0 && added) {
+		char m[1024];
+		snprintf(m, sizeof(m), "%s", tg_error_last()->message);
+		return tg_error_set(rc, "%s (the tests include %zu made of recorded calls by a "
+					"person: toolgate tests list NAME)", m, added);
+	}
 	if (rc < 0)
 		return rc;
 	/* no SDK: an environment error, nothing recorded against the tool */

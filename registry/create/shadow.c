@@ -264,8 +264,17 @@ static json_t *case_of(const json_t *s, const char *kind, json_t *paths, const j
 			      json_object_get(s, "args"), "kind", kind);
 	const json_t *bad = strcmp(kind, "fixed") == 0 ? o1 : c;
 
+	json_t *t = NULL;
+
 	if (!k)
 		return NULL;
+	/* the recorded call, with the outcome the active version gave it, as
+	 * a test the author may add to the manifest (record/samples.c), when
+	 * fixtures can hold its bridged calls; not for a fix */
+	if (strcmp(kind, "fixed") != 0 && reg_sample_as_test(&t, s) == 0)
+		json_object_set_new(k, "as_test", t);
+	else
+		tg_error_clear();
 	if (paths)
 		json_object_set(k, "paths", paths);
 	else {

@@ -247,12 +247,24 @@ static const char *const migrations[] = {
 	"DROP TABLE versions;"
 	"ALTER TABLE versions_new RENAME TO versions;",
 	/* 9: the replies of a recorded call's bridged calls (record/samples.c),
-	 * a shadow run's answers (create/shadow.c); deleted with their sample. */
+	 * a shadow run's answers (create/shadow.c); deleted with their sample.
+	 * Idempotent, as migration 8. */
 	"CREATE TABLE IF NOT EXISTS sample_journals("
 	" sample_id INTEGER PRIMARY KEY,"
 	" entries TEXT NOT NULL) STRICT;"
 	"CREATE TRIGGER IF NOT EXISTS sample_journals_del AFTER DELETE ON call_samples BEGIN"
-	" DELETE FROM sample_journals WHERE sample_id = OLD.id; END;",
+	" DELETE FROM sample_journals WHERE sample_id = OLD.id; END;"
+	/* the tests a person made of recorded calls (record/sample_tests.c):
+	 * each later create of the tool runs them */
+	"CREATE TABLE IF NOT EXISTS sample_tests("
+	" id INTEGER PRIMARY KEY,"
+	" tool TEXT NOT NULL,"
+	" name TEXT NOT NULL,"
+	" test TEXT NOT NULL,"
+	" sample INTEGER NOT NULL,"
+	" actor TEXT NOT NULL,"
+	" at INTEGER NOT NULL,"
+	" UNIQUE(tool, name)) STRICT;",
 };
 
 static int get_user_version(tg_registry *r, int *out)

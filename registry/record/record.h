@@ -114,6 +114,21 @@ int reg_sample_put(tg_registry *r, const char *name, unsigned v, const json_t *a
 /* The tool's newest limit samples (0: all), oldest first, as
  * tg_registry_samples lists them. */
 int reg_samples_list(json_t **out, tg_registry *r, const char *name, unsigned limit);
+/* Recorded call #id of NAME, as tg_registry_samples lists it (TG_ERR_NOTFOUND
+ * when NAME has none). */
+int reg_sample_get(json_t **out, tg_registry *r, const char *name, int64_t id);
+/* A sample as a manifest test: {"name": "recorded call #ID", "args",
+ * "expect" (its result) | "expect_error": true, "host_results"?,
+ * "tool_results"? (its bridged calls' recorded results)}; TG_ERR_INVALID
+ * when a fixture cannot hold its journal (a failed bridged call, two
+ * different replies of one callee). */
+int reg_sample_as_test(json_t **out, const json_t *sample);
+/* sample_tests.c: the tests a person added from recorded calls. The stored
+ * tests of NAME ({"name","test","sample","actor","at"}, oldest first). */
+int reg_sample_tests_list(json_t **out, tg_registry *r, const char *name);
+/* Append to manifest's "tests" the stored tests of its name that it does
+ * not already hold by name; *added: how many. */
+int reg_sample_tests_merge(tg_registry *r, json_t *manifest, size_t *added);
 /* The shadow runs' report of NAME vV (create/shadow.c), or *out = NULL. */
 int reg_shadow_report(json_t **out, tg_registry *r, const char *name, unsigned v);
 

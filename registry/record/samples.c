@@ -144,6 +144,11 @@ int reg_sample_put(tg_registry *r, const char *name, unsigned v, const json_t *a
 	return prune_home(r);
 }
 
+/* The columns sample_row reads, then a WHERE clause. */
+#define SAMPLE_SELECT                                                                      \
+	"SELECT s.id, s.version, s.args, s.ok, s.result, s.error, s.reason, s.wall_ms, s.at, " \
+	"j.entries FROM call_samples s LEFT JOIN sample_journals j ON j.sample_id = s.id "
+
 /* One row as {"id","version","args","ok","result"|"error","reason",
  * "wall_ms","at"} and "journal" when it made bridged calls. */
 static json_t *sample_row(sqlite3_stmt *st)
@@ -184,10 +189,7 @@ int reg_samples_list(json_t **out, tg_registry *r, const char *name, unsigned li
 	*out = NULL;
 	if (!list)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
-	rc = reg_prepare(r, &st, "SELECT s.id, s.version, s.args, s.ok, s.result, s.error, "
-				 "s.reason, s.wall_ms, s.at, j.entries FROM call_samples s LEFT JOIN "
-				 "sample_journals j ON j.sample_id = s.id WHERE s.tool = ?1 ORDER BY "
-				 "s.id DESC LIMIT ?2");
+	rc = reg_prepare(r, &st, SAMPLE_SELECT "WHERE s.tool = ?1 ORDER BY s.id DESC LIMIT ?2");
 	if (rc < 0)
 		return rc;
 	reg_bind_text(st, 1, name);
@@ -200,6 +202,86 @@ int reg_samples_list(json_t **out, tg_registry *r, const char *name, unsigned li
 	if (rc != SQLITE_DONE)
 		return reg_sqlerr(r, rc, "list samples");
 	*out = TG_TAKE_PTR(list);
+	return 0;
+}
+
+int reg_sample_get(json_t **out, tg_registry *r, const char *name, int64_t id)
+{
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	int rc;
+
+	*out = NULL;
+	rc = reg_prepare(r, &st, SAMPLE_SELECT "WHERE s.id = ?1 AND s.tool = ?2");
+	if (rc < 0)
+		return rc;
+	sqlite3_bind_int64(st, 1, id);
+	reg_bind_text(st, 2, name);
+	rc = reg_step(st);
+	if (rc == SQLITE_DONE)
+		return tg_error_set(TG_ERR_NOTFOUND, "%s has no recorded call #%lld (toolgate "
+						     "samples %s lists them)", name, (long long)id,
+				    name);
+	if (rc != SQLITE_ROW)
+		return reg_sqlerr(r, rc, "read a sample");
+	*out = sample_row(st);
+	return *out ? 0 : tg_error_set(TG_ERR_NOMEM, "out of memory");
+}
+
+/* Put the journal entry's result as fixtures[key]; one value per callee. */
+static int fixture_put(json_t *fixtures, const char *key, const json_t *e, json_int_t id)
+{
+	const json_t *res = json_object_get(json_object_get(e, "reply"), "result");
+	const json_t *had = json_object_get(fixtures, key);
+	const char *callee = json_string_value(json_object_get(e, "callee"));
+
+	if (!res)
+		return tg_error_set(TG_ERR_INVALID, "recorded call #%lld: its bridged call to %s "
+						    "failed, and a test's fixture holds only a "
+						    "result", (long long)id, callee);
+	if (had && !json_equal((json_t *)had, (json_t *)res))
+		return tg_error_set(TG_ERR_INVALID, "recorded call #%lld: two bridged calls to %s "
+						    "got different replies, and a test holds one "
+						    "fixture per callee", (long long)id, callee);
+	return json_object_set(fixtures, key, (json_t *)res) < 0
+		       ? tg_error_set(TG_ERR_NOMEM, "out of memory")
+		       : 0;
+}
+
+int reg_sample_as_test(json_t **out, const json_t *sample)
+{
+	_cleanup_json_ json_t *t = NULL, *host = json_object(), *tools = json_object();
+	json_int_t id = json_integer_value(json_object_get(sample, "id"));
+	const json_t *e;
+	char tname[40];
+	size_t i;
+	int rc;
+
+	*out = NULL;
+	snprintf(tname, sizeof(tname), "recorded call #%lld", (long long)id);
+	t = json_pack("{s:s, s:O}", "name", tname, "args", json_object_get(sample, "args"));
+	if (!t || !host || !tools)
+		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	if (json_is_true(json_object_get(sample, "ok"))) {
+		const json_t *v = json_object_get(sample, "result");
+		rc = json_object_set(t, "expect", v ? (json_t *)v : json_null());
+	} else {
+		rc = json_object_set_new(t, "expect_error", json_true());
+	}
+	if (rc < 0)
+		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	json_array_foreach(json_object_get(sample, "journal"), i, e) {
+		const char *c = json_string_value(json_object_get(e, "callee"));
+		if (!c)
+			continue;
+		rc = strncmp(c, "host:", 5) == 0 ? fixture_put(host, c + 5, e, id)
+						 : fixture_put(tools, c, e, id);
+		if (rc < 0)
+			return rc;
+	}
+	if ((json_object_size(host) && json_object_set(t, "host_results", host) < 0) ||
+	    (json_object_size(tools) && json_object_set(t, "tool_results", tools) < 0))
+		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	*out = TG_TAKE_PTR(t);
 	return 0;
 }
 

@@ -147,6 +147,16 @@ int tg_registry_history(json_t **out, tg_registry *r, const char *name)
 		      versions, "events", events);
 	if (!o)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	{ /* the tests a person made of recorded calls: every later create runs
+	   * them (record/sample_tests.c) */
+		json_t *rt = NULL;
+		if ((rc = reg_sample_tests_list(&rt, r, name)) < 0)
+			return rc;
+		if (json_array_size(rt) > 0)
+			json_object_set_new(o, "regression_tests", rt);
+		else
+			json_decref(rt);
+	}
 	*out = TG_TAKE_PTR(o);
 	return 0;
 }

@@ -9,7 +9,8 @@
 # no bridge_call_intent is written, the report says "same". A version that
 # makes a call the recording does not hold gets "unexpected" and each
 # sample differs, naming the call; a pending version is never held. The
-# journal counts in the sample's bytes (record_calls.tool_kb).
+# journal counts in the sample's bytes (record_calls.tool_kb); a sample
+# made a test (tests add) has its bridged call's reply as its fixture.
 set -eu
 TG=$1
 SRC=$2
@@ -137,4 +138,18 @@ b = sum(len(json.dumps(x["args"], separators=(",", ":"))) + len(json.dumps(x["re
 assert b <= 1024, b
 print(len(s))')
 [ "$n" -eq 5 ] || fail "1 KiB keeps 5 samples of ~190 bytes with their journals, got $n"
+
+# a recorded call with a bridged call as a test: its reply is the fixture
+id=$(t samples refund --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["samples"][0]["id"])')
+entry=$(t samples refund --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["samples"][0]["journal"][0]["reply"]["result"]["entry"])')
+out=$(t tests add refund --from-sample "$id" --json) || fail "tests add: $out"
+echo "$out" | python3 -c '
+import json, sys
+t = json.load(sys.stdin)["test"]
+assert t["host_results"] == {"ledger_append": {"entry": int(sys.argv[1])}}, t
+assert t["expect"] == {"entry": int(sys.argv[1])}, t
+' "$entry" || fail "the test's fixture: $out"
+out=$(t create "$(refund_dir v5 '	/* v5 */' 1)") || fail "create v5: $out"
+echo "$out" | grep -q "test \"recorded call #$id\": pass" || fail "v5 ran the added test on its fixture: $out"
+[ "$(wc -l <"$L/ledger.jsonl")" -eq 10 ] || fail "the added test reached the ledger"
 echo "shadow_bridge: ok"
