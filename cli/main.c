@@ -29,9 +29,11 @@ static const tg_cli_command commands[] = {
 	{ "show", cmd_show, "NAME[@V]", "show one version of a tool", NULL },
 	{ "history", cmd_history, "NAME", "every version of a tool, with activations and rollbacks",
 	  NULL },
-	{ "diff", cmd_diff, "NAME V1 V2", "unified diff between two versions",
+	{ "diff", cmd_diff, "NAME V1 V2 [--behaviour]", "unified diff between two versions",
 	  "The source first, then the manifest, the test results (timing left out)\n"
-	  "and the analysis report." },
+	  "and the analysis report. --behaviour: what V2 did on the recorded calls\n"
+	  "against V1 (its shadow report): per call same, differs (where, and both\n"
+	  "results when short), regression or fixed, and the noise fields ignored." },
 	{ "rollback", cmd_rollback, "NAME [--to V]", "re-activate an earlier passing version", NULL },
 	{ "approve", cmd_approve, "NAME@V [--activate]",
 	  "grant the capabilities one pending version asks for",

@@ -188,6 +188,11 @@ int tg_registry_tests_remove(json_t **out, tg_registry *r, const char *name, con
 int tg_registry_promote(json_t **out, tg_registry *r, const char *name, unsigned v,
 			const tg_actor *who);
 int tg_registry_diff(char **out, tg_registry *r, const char *name, unsigned v1, unsigned v2);
+/* The shadow report of NAME vB against vA (`diff --behaviour`): *out =
+ * {"name","from","to","status","report"}; TG_ERR_NOTFOUND when vB has no
+ * report or was run against another version (the message names it). */
+int tg_registry_behaviour(json_t **out, tg_registry *r, const char *name, unsigned a,
+			  unsigned b);
 /* to = 0: the version active before the current one. Only a version that
  * passed, is not denied and whose approval stands (it asks for no
  * capability, or a person approved that exact version) can be activated.

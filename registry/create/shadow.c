@@ -21,11 +21,16 @@
  * The report is a shadow_reports row and a "shadow" audit entry; nothing
  * here writes a calls row.
  */
+#include <stdlib.h>
 #include <string.h>
 #include "registry/create/create.h"
 
 #define SHADOW_MAX_PATHS 8
 #define SHADOW_MAX_CASES 16
+/* samples listed one by one with their kind (diff --behaviour) */
+#define SHADOW_MAX_LISTED 64
+/* bytes of each side's result a "differs" case shows in full */
+#define SHADOW_MAX_SHOWN 512
 /* Wall-clock budget of one create's shadow runs (32 samples of a small tool take
  * 1.4-2.2 s here; a slow tool stops being compared past it: cut_short). */
 #define SHADOW_BUDGET_MS 10000u
@@ -255,6 +260,17 @@ static const char *classify(const json_t *o1, const json_t *o2, const json_t *c,
 	return "same";
 }
 
+/* A difference's result as k[key] when it is short (the short diff of
+ * diff --behaviour; the paths say where). */
+static void shown(json_t *k, const char *key, const json_t *run)
+{
+	const json_t *v = json_object_get(run, "result");
+	_cleanup_free_ char *text = v ? tg_json_dump(v) : NULL;
+
+	if (text && strlen(text) <= SHADOW_MAX_SHOWN)
+		json_object_set(k, key, (json_t *)v);
+}
+
 /* A regression's or difference's case for the report. */
 static json_t *case_of(const json_t *s, const char *kind, json_t *paths, const json_t *o1,
 		       const json_t *c)
@@ -275,9 +291,11 @@ static json_t *case_of(const json_t *s, const char *kind, json_t *paths, const j
 		json_object_set_new(k, "as_test", t);
 	else
 		tg_error_clear();
-	if (paths)
+	if (paths) {
 		json_object_set(k, "paths", paths);
-	else {
+		shown(k, "old", o1);
+		shown(k, "new", c);
+	} else {
 		const char *e = json_string_value(json_object_get(bad, "error"));
 		const char *why = json_string_value(json_object_get(bad, "reason"));
 		char m[300];
@@ -286,6 +304,61 @@ static json_t *case_of(const json_t *s, const char *kind, json_t *paths, const j
 		json_object_set_new(k, "error", json_string(m));
 	}
 	return k;
+}
+
+/* The value at path ("$", "$.key", "$[2]", combined) in v, or NULL. */
+static const json_t *at_path(const json_t *v, const char *path)
+{
+	const char *p = path + 1;
+	char key[512];
+	size_t n;
+
+	while (v && *p) {
+		if (*p == '.') {
+			n = strcspn(p + 1, ".[");
+			if (n >= sizeof(key))
+				return NULL;
+			memcpy(key, p + 1, n);
+			key[n] = 0;
+			v = json_object_get(v, key);
+			p += 1 + n;
+		} else if (*p == '[') {
+			char *end;
+			unsigned long i = strtoul(p + 1, &end, 10);
+			if (*end != ']')
+				return NULL;
+			v = json_array_get(v, i);
+			p = end + 1;
+		} else {
+			return NULL;
+		}
+	}
+	return v;
+}
+
+/* A case's ready-to-add test is dropped when its expected result holds a
+ * noise field: a test's expect compares exactly, so it could never pass. */
+static int drop_noisy_tests(json_t *cases, const json_t *noise)
+{
+	size_t i, j;
+	json_t *c, *x;
+
+	json_array_foreach(cases, i, c) {
+		const json_t *e = json_object_get(json_object_get(c, "as_test"), "expect");
+		json_array_foreach(noise, j, x) {
+			if (!e || !at_path(e, json_string_value(x)))
+				continue;
+			json_object_del(c, "as_test");
+			if (json_object_set_new(c, "as_test_omitted",
+						json_pack("{s:s, s:O}", "why",
+							  "its result holds fields that differ from "
+							  "run to run, and a test's expect compares "
+							  "exactly", "noise", noise)) < 0)
+				return tg_error_set(TG_ERR_NOMEM, "out of memory");
+			break;
+		}
+	}
+	return 0;
 }
 
 /* Why no shadow run happened, or NULL when they can run. A version with
@@ -311,7 +384,7 @@ static const char *skip_reason(tg_registry *r, const shadow_old *old, const json
 static int run_samples(json_t *rep, tg_registry *r, const json_t *samples,
 		       const shadow_side *ov, const shadow_side *cv)
 {
-	_cleanup_json_ json_t *noise = json_array(), *cases = json_array();
+	_cleanup_json_ json_t *noise = json_array(), *cases = json_array(), *each = json_array();
 	int n[4] = { 0 }; /* same, differs, regression, fixed */
 	static const char *const kinds[] = { "same", "differs", "regression", "fixed" };
 	/* a bound on what one create may spend here whatever the tool's
@@ -321,7 +394,7 @@ static int run_samples(json_t *rep, tg_registry *r, const json_t *samples,
 	size_t i, ran = 0;
 	int rc = 0, k, cut = 0;
 
-	if (!noise || !cases)
+	if (!noise || !cases || !each)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
 	json_array_foreach(samples, i, s) {
 		_cleanup_json_ json_t *o1 = NULL, *o2 = NULL, *c = NULL, *paths = NULL;
@@ -338,19 +411,27 @@ static int run_samples(json_t *rep, tg_registry *r, const json_t *samples,
 		for (k = 0; k < 4; k++)
 			if (strcmp(kind, kinds[k]) == 0)
 				n[k]++;
+		if (json_array_size(each) < SHADOW_MAX_LISTED &&
+		    json_array_append_new(each, json_pack("{s:O, s:s}", "sample",
+							  json_object_get(s, "id"), "kind",
+							  kind)) < 0)
+			return tg_error_set(TG_ERR_NOMEM, "out of memory");
 		if (strcmp(kind, "same") != 0 && json_array_size(cases) < SHADOW_MAX_CASES) {
 			json_t *one = case_of(s, kind, paths, o1, c);
 			if (!one || json_array_append_new(cases, one) < 0)
 				return tg_error_set(TG_ERR_NOMEM, "out of memory");
 		}
 	}
+	if ((rc = drop_noisy_tests(cases, noise)) < 0)
+		return rc;
 	if (json_object_set_new(rep, "samples_run", json_integer((json_int_t)ran)) < 0 ||
 	    (cut && json_object_set_new(rep, "cut_short", json_integer(SHADOW_BUDGET_MS)) < 0) ||
 	    json_object_set_new(rep, "same", json_integer(n[0])) < 0 ||
 	    json_object_set_new(rep, "differs", json_integer(n[1])) < 0 ||
 	    json_object_set_new(rep, "regression", json_integer(n[2])) < 0 ||
 	    json_object_set_new(rep, "fixed", json_integer(n[3])) < 0 ||
-	    json_object_set(rep, "noise", noise) < 0 || json_object_set(rep, "cases", cases) < 0)
+	    json_object_set(rep, "noise", noise) < 0 || json_object_set(rep, "cases", cases) < 0 ||
+	    json_object_set(rep, "per_sample", each) < 0)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
 	return 0;
 }

@@ -7,7 +7,8 @@
 # on some recorded inputs is held; under "shadow" (the default) the same is
 # only reported, and a version that crashes on a recorded input is held
 # with that input named (create result, history). promote NAME@V activates
-# a held version (audited); shadow runs write no calls row.
+# a held version (audited); shadow runs write no calls row. diff --behaviour
+# prints the stored report per sample; show says held and why.
 . "$(dirname "$0")/lib.sh"
 
 mk() { # VERSION_TAG BODY: a tool probe doubling x; for x >= 2 it adds "t",
@@ -94,6 +95,27 @@ checks=$((checks + 1))
 [ "$(calls)" = "$before" ] || fail "shadow runs wrote calls rows: $before -> $(calls)"
 run tg call probe '{"x": 3}'
 expect_out '^\{"y":7,' "v4 stays active"
+# diff --behaviour: the stored report, sample by sample
+run tg diff probe 4 5 --behaviour
+expect_rc 0 "diff --behaviour"
+expect_out '^probe v5 against v4 on 5 recorded calls \(promotion "shadow"; v5 is held\): 2 same, 2 differ, 1 regression\(s\), 0 fixed$' "its summary"
+expect_out '^  noise ignored \(differed between two runs of v4\): \["\$\.t"\]$' "the noise fields"
+expect_out '^  #1 same$' "a same sample"
+expect_out '^  #2 differs on \{"x":3\}: \["\$\.y"\]$' "a difference, its path"
+expect_out '^      was \{"y":7,"t":[0-9]+\}$' "the active version's result"
+expect_out '^      now \{"y":6,"t":[0-9]+\}$' "the candidate's"
+expect_out '^  #4 regression on \{"x":5\}: signaled: the tool was killed by signal 6$' "the regression and why"
+run tg diff probe 4 5 --behaviour --json
+expect_out '"per_sample": \[' "--json: the report"
+expect_out '"as_test_omitted": \{' "a noisy result is no ready-to-add test"
+run tg diff probe 3 5 --behaviour
+expect_rc 2 "against another version"
+expect_err '^toolgate: diff: probe v5 was shadow-run against v4, not v3: toolgate diff probe 4 5 --behaviour$' "names the right one"
+run tg diff probe 1 2 --behaviour
+expect_out '^probe v2 against v1 on 4 recorded calls \(promotion "strict"; v2 is held\)' "a strict hold"
+run tg show probe@5
+expect_out '^status: +held$' "show says held"
+expect_out '^reason: +held by shadow runs against v4: regression on args \{"x":5\}' "and why"
 run tg verify
 expect_rc 0 "verify agrees with a held version (its commit says it passed)"
 
