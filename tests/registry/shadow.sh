@@ -65,6 +65,7 @@ expect_out 'toolgate promote probe@2' "the reason says how to activate it"
 run tg create --json "$(mk v2b 'if (x == 3) y = 7; else y = 2 * x + 0;')"
 expect_out '"noise": \[' "the report lists the noise"
 expect_out '"\$\.t"' "the clock field is noise"
+expect_out '"recorded_as_second_run": 4' "v1 made the 4 recorded calls: they are its second runs"
 run tg call probe '{"x": 3}'
 expect_out '^\{"y":6,' "v1 still answers"
 
@@ -108,6 +109,7 @@ expect_out '^  #4 regression on \{"x":5\}: signaled: the tool was killed by sign
 run tg diff probe 4 5 --behaviour --json
 expect_out '"per_sample": \[' "--json: the report"
 expect_out '"as_test_omitted": \{' "a noisy result is no ready-to-add test"
+expect_out '"recorded_as_second_run": 0' "v4 made none of them: it ran twice"
 run tg diff probe 3 5 --behaviour
 expect_rc 2 "against another version"
 expect_err '^toolgate: diff: probe v5 was shadow-run against v4, not v3: toolgate diff probe 4 5 --behaviour$' "names the right one"
