@@ -109,5 +109,11 @@ int cmd_history(tg_cli *cli, int argc, char **argv)
 		       cli_jline(json_object_get(e, "event")), now, was,
 		       cli_jline(json_object_get(e, "actor")));
 	}
+	/* the tests every later create runs (registry/record/sample_tests.c) */
+	if (json_array_size(json_object_get(res, "regression_tests"))) {
+		size_t n = json_array_size(json_object_get(res, "regression_tests"));
+		printf("tests made of recorded calls, run by every create: %zu (toolgate tests list "
+		       "%s)\n", n, cli_jline(json_object_get(res, "name")));
+	}
 	return TG_EXIT_OK;
 }

@@ -69,6 +69,8 @@ expect_out '^probe: 2 tests made of recorded calls$' "list counts them"
 expect_out '^  "recorded call #3": args \{"x":9\} -> an error$' "list shows the failed one"
 run tg history probe --json
 expect_out '"regression_tests": \[' "history lists them"
+run tg history probe
+expect_out '^tests made of recorded calls, run by every create: 2 \(toolgate tests list probe\)$' "history's text says so"
 run tg log --event test_added --json
 expect_out '"sample": 2' "adding is audited"
 
