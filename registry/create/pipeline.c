@@ -706,8 +706,25 @@ static int create_version(json_t **out, tg_registry *r, const tg_submission *sub
 		}
 	}
 	if (o.reason && strcmp(o.status, "pending") == 0) {
-		rc = set_reason(&o, "passed; its capabilities need approval: toolgate approve %s@%u",
-				name, sv->version);
+		json_int_t reg = json_integer_value(json_object_get(o.shadow, "regression"));
+		json_int_t dif = json_integer_value(json_object_get(o.shadow, "differs"));
+		/* what shadow runs found is the approver's to weigh (shadow.c) */
+		if (reg + dif > 0)
+			rc = set_reason(&o, "passed; its capabilities need approval: toolgate approve "
+					    "%s@%u; shadow runs against v%lld found %lld regression(s) "
+					    "and %lld difference(s): toolgate diff %s %lld %u "
+					    "--behaviour",
+					name, sv->version,
+					(long long)json_integer_value(json_object_get(
+						o.shadow, "against_version")),
+					(long long)reg, (long long)dif, name,
+					(long long)json_integer_value(json_object_get(
+						o.shadow, "against_version")),
+					sv->version);
+		else
+			rc = set_reason(&o, "passed; its capabilities need approval: toolgate "
+					    "approve %s@%u",
+					name, sv->version);
 		if (rc < 0)
 			goto out;
 	}

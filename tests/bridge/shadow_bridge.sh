@@ -123,6 +123,11 @@ out=$(t create "$(refund_dir v4 "$extra" 2)") || fail "create v4: $out"
 echo "$out" | grep -q '^refund v4: pending' || fail "v4 not pending under strict: $out"
 echo "$out" | grep -q 'shadow runs against v1 on 2 recorded calls: 0 same, 2 differ, 0 regressions, 0 fixed' ||
 	fail "v4 summary: $out"
+echo "$out" | grep -q 'toolgate approve refund@4; shadow runs against v1 found 0 regression(s) and 2 difference(s): toolgate diff refund 1 4 --behaviour$' ||
+	fail "the pending reason points the approver at the report: $out"
+out=$(t diff refund 1 4 --behaviour) || fail "diff --behaviour: $out"
+echo "$out" | grep -q '^  #[0-9]* differs on {"account":"a1","amount":"5"}: \["(unexpected bridged call to host:ledger_append)"\]$' ||
+	fail "diff --behaviour names the unexpected call: $out"
 
 # the journal counts in the sample's bytes: within 1 KiB, fewer samples
 config '"record_calls": {"calls": 64, "tool_kb": 1},'
