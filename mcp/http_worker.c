@@ -307,6 +307,10 @@ int http_workers_start(tg_http *h)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
 	if (tg_commit_group_new(&h->group) < 0)
 		return tg_error_last()->code;
+	/* the workers hash: libcrypto is loaded once here, not in a child of
+	 * a process that has threads */
+	if (tg_crypto_load() < 0)
+		return tg_error_last()->code;
 	for (i = 0; i < h->opt.workers; i++) {
 		int sv[2];
 		pid_t pid;
