@@ -146,6 +146,11 @@ int cmd_status(tg_cli *cli, int argc, char **argv)
 	cli_mib(a, sizeof(a), num(res, "cache", "bytes"));
 	limit_text(lim, sizeof(lim), num(res, "cache", "budget_bytes"), "cache_budget_mb");
 	printf("cache     %s in %lld builds %s\n", a, (long long)num(res, "cache", "builds"), lim);
+	if (num(res, "cache", "budget_bytes") > 0 &&
+	    num(res, "cache", "bytes") > num(res, "cache", "budget_bytes") * 4 / 5)
+		printf("          near or past its budget: builds unused for ten minutes are evicted, "
+		       "least recently used first, and a call of an evicted tool builds it again "
+		       "first (a second or more)\n");
 	if (num(res, "store", "pack_threshold") > 0)
 		snprintf(lim, sizeof(lim), "packed past %lld (pack_loose_objects)",
 			 (long long)num(res, "store", "pack_threshold"));

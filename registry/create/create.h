@@ -55,11 +55,16 @@ void reg_sweep_workdirs(tg_registry *r);
 /* A version that failed or was rejected keeps no binary: remove the cached
  * build of content_hash unless a passing version shares it. */
 int reg_cache_drop_unused(tg_registry *r, const char *content_hash);
+/* Mark cache/<key> used before running what it holds (cache.c: the
+ * protocol with eviction). 1 when it is there (and now marked), 0 when it
+ * is gone (a miss: build again), or an error. */
+int reg_cache_mark_used(tg_registry *r, const char *key);
 /* Evict builds until cache/ is at most budget bytes: inactive versions'
- * first, least recently used first. */
+ * first, least recently used first; a build in use or used in the last
+ * ten minutes is kept (kept_in_use), even over the budget. */
 typedef struct reg_evict_stats {
 	uint64_t bytes_before, bytes_after;
-	size_t evicted, evicted_active;
+	size_t evicted, evicted_active, kept_in_use;
 } reg_evict_stats;
 int reg_cache_evict(tg_registry *r, uint64_t budget, reg_evict_stats *out);
 
