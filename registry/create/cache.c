@@ -255,8 +255,10 @@ int reg_cache_mark_used(tg_registry *r, const char *key)
 	/* an eviction holds the lock exclusively from its look to its rename */
 	here = flock(fd, LOCK_SH) == 0 && fstat(fd, &a) == 0 && lstat(dir, &b) == 0 &&
 	       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
-	if (here)
-		(void)futimens(fd, NULL); /* a read-only home keeps no mark */
+	/* a mark younger than a minute stands (no inode write on every call);
+	 * a read-only home keeps no mark */
+	if (here && a.st_mtime < time(NULL) - 60)
+		(void)futimens(fd, NULL);
 	close(fd);
 	return here;
 }
