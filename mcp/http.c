@@ -486,7 +486,7 @@ static enum MHD_Result handle_post(tg_http *h, struct MHD_Connection *c, http_re
 	enum MHD_Result ret;
 	tg_mcp_server *srv = NULL;
 	http_session *s;
-	int r;
+	int r, ended;
 
 	principal_options(h, &o, principal);
 	msg = json_loadb(rq->body.ptr ? rq->body.ptr : "", rq->body.len, JSON_REJECT_DUPLICATES,
@@ -595,7 +595,12 @@ static enum MHD_Result handle_post(tg_http *h, struct MHD_Connection *c, http_re
 	ret = answer(c, s->srv, rq->body.ptr ? rq->body.ptr : "", rq->body.len, 0, s->id);
 	if (r > 0)
 		http_cancel_end(h, s);
+	ended = tg_mcp_server_ended(s->srv);
 	pthread_mutex_unlock(&s->lock);
+	/* refused on and on after a budget was spent (refusals.c): the
+	 * session goes, its next request is 404 */
+	if (ended)
+		session_remove(h, s);
 	http_session_unref(h, s);
 	return ret;
 }
