@@ -64,7 +64,14 @@ typedef struct tg_config {
 	int record_workspace_calls;  /* record tools holding workspace:* (false) */
 	uint32_t shadow_samples;     /* samples a candidate is run on (32; 0: none) */
 	int promotion;               /* TG_PROMOTION_* (shadow) */
+	/* the audit log's copy in the host's journal or syslog (record/audit_mirror.c) */
+	int audit_mirror;            /* TG_AUDIT_MIRROR_* (off) */
+	char *audit_mirror_socket;   /* datagram socket instead of the host's (tests), or NULL */
 } tg_config;
+
+/* config.json "audit_mirror": where every audit entry is copied to */
+enum { TG_AUDIT_MIRROR_OFF = 0, TG_AUDIT_MIRROR_JOURNAL, TG_AUDIT_MIRROR_SYSLOG,
+       TG_AUDIT_MIRROR_AUTO };
 
 /* config.json "promotion": what keeps a new version out of the active slot */
 enum { TG_PROMOTION_TESTS = 0, TG_PROMOTION_SHADOW, TG_PROMOTION_STRICT };
