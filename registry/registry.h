@@ -244,6 +244,14 @@ int tg_registry_verify(json_t **out, tg_registry *r);
  *  "session_defaults":{"max_calls","max_creates","hide_write_tools"}};
  *  a limit of 0 means unlimited. */
 int tg_registry_status(json_t **out, tg_registry *r);
+/* The figures of `serve --http`'s /metrics (registry/create/metrics.c):
+ * {"calls":[{"tool","outcome","count"}], "call_failures":[{"reason","count"}],
+ *  "sandbox_kills":[{"reason","count"}], "creates":[{"outcome","count"}],
+ *  "calls_queued", "audit_entries" (counts of the audit log's entries),
+ *  "latency":{"le_ms":[..],"counts":[cumulative..],"count","sum_ms"} (the
+ *  finished calls' wall_ms), "run_slots"/"build_slots":{"busy","max"},
+ *  "status": tg_registry_status's object}. */
+int tg_registry_metrics(json_t **out, tg_registry *r);
 /* Upkeep on demand (`toolgate gc`): pack the store's loose objects and old
  * packs into one pack (history untouched) and bring cache/ under
  * cache_budget_mb (inactive versions' binaries first), audited as "gc".

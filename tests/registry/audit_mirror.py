@@ -15,19 +15,12 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+from checks import check, finish  # noqa: E402
+
 TG = sys.argv[1]
 HERE = os.path.dirname(os.path.abspath(__file__))
 work = tempfile.mkdtemp(prefix="tg_mirror.")
-fails = 0
-checks = 0
-
-
-def check(ok, what):
-    global fails, checks
-    checks += 1
-    if not ok:
-        fails += 1
-        print("FAIL:", what)
 
 
 def tg(home, *args, want=0):
@@ -168,7 +161,4 @@ try:
 finally:
     shutil.rmtree(work, ignore_errors=True)
 
-if fails:
-    print("audit_mirror: %d of %d checks failed" % (fails, checks))
-    sys.exit(1)
-print("audit_mirror: ok (%d checks)" % checks)
+finish("audit_mirror")
