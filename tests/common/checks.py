@@ -1,6 +1,6 @@
 """tests/common/checks.py: the check counter of the Python tests (imported
 by tests/registry/audit_mirror.py, tests/mcp/metrics.py and
-tests/hygiene/fleet_status.py): check() counts and reports one assertion,
+tests/registry/fleet_status.py): check() counts and reports one assertion,
 finish() prints the tally and exits 1 when any failed."""
 import sys
 
