@@ -5,15 +5,18 @@ test's own stands in for journald's (config.json audit_mirror_socket): a
 create, two calls, a refused call (invalid arguments) and a call of a tool
 that does not exist; every entry of `toolgate log --json`
 arrives once, in order, with its fields and its hash, and nothing else
-arrives (the unknown tool's refusal writes no entry). Then the syslog form of one entry, "off" sending nothing, and a
+arrives (the unknown tool's refusal writes no entry); a call over
+`serve --http` names the token's principal. Then the syslog form of one entry, "off" sending nothing, and a
 socket nobody listens on failing no call."""
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
 import sys
 import tempfile
+import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
 from checks import check, finish  # noqa: E402
@@ -122,6 +125,44 @@ try:
     ok_calls = [f for f in got if f.get("TOOLGATE_EVENT") == "call_result"
                 and f.get("TOOLGATE_OUTCOME") == "ok"]
     check(len(ok_calls) == 2, "two calls ok: %r" % ok_calls)
+
+    # --- over HTTP: the entries of a call name the token's principal
+    tg(home, "token", "add", "carol")
+    tok = subprocess.run([TG, "--home", home, "token", "add", "dave"], capture_output=True,
+                         text=True).stdout.strip()
+    serve = subprocess.Popen([TG, "--home", home, "serve", "--http", "127.0.0.1:0"],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        m = re.search(r"listening on (http://127\.0\.0\.1:\d+/mcp)", serve.stderr.readline())
+        meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientInfo": {"name": "mirror-test", "version": "1"},
+                "io.modelcontextprotocol/clientCapabilities": {}}
+        body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                "params": {"name": "word_count", "arguments": {"text": "x y z"}, "_meta": meta}}
+        req = urllib.request.Request(m.group(1), data=json.dumps(body).encode(), method="POST", headers={
+            "Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+            "Authorization": "Bearer " + tok, "MCP-Protocol-Version": "2026-07-28",
+            "Mcp-Method": "tools/call"})
+        with urllib.request.urlopen(req, timeout=60) as r:
+            answer = json.loads(r.read())
+        check(answer.get("result", {}).get("structuredContent") == {"words": 3},
+              "the call over HTTP: %r" % answer)
+    finally:
+        serve.terminate()
+        serve.wait(timeout=30)
+    more = [journal_fields(d) for d in drain(s)]
+    log = json.loads(tg(home, "log", "--json"))[8:]
+    check([f.get("TOOLGATE_HASH") for f in more] == [e["hash"] for e in log] and len(log) >= 4,
+          "the entries after the run, in order: %r" % [f.get("TOOLGATE_EVENT") for f in more])
+    by_event = {}
+    for f in more:
+        by_event.setdefault(f.get("TOOLGATE_EVENT"), []).append(f)
+    check([f.get("TOOLGATE_PRINCIPAL") for f in by_event.get("token_add", [])] == ["carol", "dave"],
+          "token_add names its principal: %r" % by_event.get("token_add"))
+    calls = by_event.get("call", []) + by_event.get("call_result", [])
+    check(len(calls) == 2 and all(f.get("TOOLGATE_PRINCIPAL") == "dave"
+                                  and f.get("TOOLGATE_ACTOR") == "mcp:dave:modern" for f in calls),
+          "the HTTP call's entries: principal dave, actor mcp:dave:modern: %r" % calls)
 
     # --- syslog form: one RFC 3164 line with the same fields
     sock2 = os.path.join(work, "log.sock")
