@@ -161,15 +161,19 @@ static reg_mirror *mirror_get(tg_registry *r)
 	return m;
 }
 
-/* The syslog line's header: "<30>Mmm dd hh:mm:ss toolgate[pid]: audit". */
-static void syslog_head(mbuf *b, int64_t at)
+/* The syslog line's header: "<PRI>Mmm dd hh:mm:ss toolgate[pid]: audit",
+ * PRI LOG_DAEMON with the journal form's priority (err for chain_break,
+ * else info). */
+static void syslog_head(mbuf *b, int64_t at, int err)
 {
 	char head[96];
 	time_t t = (time_t)at;
 	struct tm tm;
+	size_t n;
 
 	localtime_r(&t, &tm);
-	strftime(head, 40, "<30>%b %e %H:%M:%S ", &tm); /* LOG_DAEMON | LOG_INFO */
+	n = (size_t)snprintf(head, sizeof(head), "<%d>", 3 * 8 + (err ? 3 : 6));
+	strftime(head + n, sizeof(head) - n, "%b %e %H:%M:%S ", &tm);
 	snprintf(head + strlen(head), sizeof(head) - strlen(head), "toolgate[%ld]: audit",
 		 (long)getpid());
 	puts_(b, head);
@@ -185,7 +189,7 @@ void reg_audit_mirror_add(tg_registry *r, const reg_mirror_fields *f)
 	const json_t *ver = json_object_get(d, "version");
 	char seq[24], version[24] = "", msg[160];
 	mbuf b = { 0 };
-	int mode;
+	int mode, err = strcmp(f->event, "chain_break") == 0;
 
 	if (!m)
 		return;
@@ -201,10 +205,10 @@ void reg_audit_mirror_add(tg_registry *r, const reg_mirror_fields *f)
 		snprintf(msg, sizeof(msg), "toolgate audit %s: %.40s%s%.64s", seq, f->event,
 			 f->tool ? " " : "", f->tool ? f->tool : "");
 		field(&b, mode, "MESSAGE", msg);
-		field(&b, mode, "PRIORITY", strcmp(f->event, "chain_break") == 0 ? "3" : "6");
+		field(&b, mode, "PRIORITY", err ? "3" : "6");
 		field(&b, mode, "SYSLOG_IDENTIFIER", "toolgate");
 	} else {
-		syslog_head(&b, f->at);
+		syslog_head(&b, f->at, err);
 	}
 	field(&b, mode, "TOOLGATE_SEQ", seq);
 	field(&b, mode, "TOOLGATE_EVENT", f->event);

@@ -6,12 +6,13 @@ create, two calls, a refused call (invalid arguments) and a call of a tool
 that does not exist; every entry of `toolgate log --json`
 arrives once, in order, with its fields and its hash, and nothing else
 arrives (the unknown tool's refusal writes no entry); a call over
-`serve --http` names the token's principal. Then the syslog form of one entry, "off" sending nothing, and a
+`serve --http` names the token's principal. Then the syslog form of one entry and of a chain_break (priority err), "off" sending nothing, and a
 socket nobody listens on failing no call."""
 import json
 import os
 import re
 import shutil
+import sqlite3
 import socket
 import subprocess
 import sys
@@ -180,6 +181,17 @@ try:
               "syslog header and first fields: %r" % line)
         check(line.endswith(' hash="%s" home="%s"' % (e["hash"], home2)), "syslog line ends with the hash: %r" % line)
         check("\n" not in line, "one line")
+
+    # --- a cut chain: its chain_break entry is copied at priority err
+    con = sqlite3.connect(os.path.join(home2, "registry.db"))
+    con.executescript("DROP TRIGGER audit_no_update; DROP TRIGGER audit_no_delete; "
+                      "DELETE FROM audit WHERE seq = (SELECT max(seq) FROM audit);")
+    con.close()
+    tg(home2, "call", "word_count", '{"text":"q"}')
+    lines = [d.decode() for d in drain(s2)]
+    events = [re.search(r' event="([a-z_]+)"', l).group(1) for l in lines]
+    check(events == ["chain_break", "call", "call_result"], "after the cut: %r" % events)
+    check([l[:4] for l in lines] == ["<27>", "<30>", "<30>"], "priorities: %r" % lines)
 
     # --- off (the default): nothing sent
     home3 = new_home("h3", {"audit_mirror_socket": sock})
