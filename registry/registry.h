@@ -72,6 +72,11 @@ typedef struct tg_config {
 /* config.json "audit_mirror": where every audit entry is copied to */
 enum { TG_AUDIT_MIRROR_OFF = 0, TG_AUDIT_MIRROR_JOURNAL, TG_AUDIT_MIRROR_SYSLOG,
        TG_AUDIT_MIRROR_AUTO };
+/* The form cfg's audit mirror sends in (TG_AUDIT_MIRROR_JOURNAL or _SYSLOG;
+ * "auto" resolved by looking for journald's socket now) and *path the
+ * socket it sends to; TG_AUDIT_MIRROR_OFF and NULL when off
+ * (registry/record/audit_mirror.c). */
+int tg_audit_mirror_target(const tg_config *cfg, const char **path);
 
 /* config.json "promotion": what keeps a new version out of the active slot */
 enum { TG_PROMOTION_TESTS = 0, TG_PROMOTION_SHADOW, TG_PROMOTION_STRICT };

@@ -132,18 +132,25 @@ static const char *outcome(const json_t *d)
 	return NULL;
 }
 
-/* journal, syslog or off for this handle (auto looks for journald once). */
-static int resolve(tg_registry *r)
+int tg_audit_mirror_target(const tg_config *cfg, const char **path)
 {
-	int mode = r->cfg.audit_mirror;
+	int mode = cfg->audit_mirror;
 
+	*path = NULL;
+	if (mode == TG_AUDIT_MIRROR_OFF)
+		return mode;
 	if (mode == TG_AUDIT_MIRROR_AUTO)
-		mode = r->cfg.audit_mirror_socket || access(MIRROR_JOURNAL, F_OK) == 0
+		mode = cfg->audit_mirror_socket || access(MIRROR_JOURNAL, F_OK) == 0
 			       ? TG_AUDIT_MIRROR_JOURNAL
 			       : TG_AUDIT_MIRROR_SYSLOG;
+	*path = cfg->audit_mirror_socket ? cfg->audit_mirror_socket
+		: mode == TG_AUDIT_MIRROR_JOURNAL ? MIRROR_JOURNAL
+						  : MIRROR_SYSLOG;
 	return mode;
 }
 
+/* The handle's mirror, made at its first entry (auto looks for journald
+ * once per handle), or NULL when off. */
 static reg_mirror *mirror_get(tg_registry *r)
 {
 	reg_mirror *m = r->mirror;
@@ -153,10 +160,7 @@ static reg_mirror *mirror_get(tg_registry *r)
 	m = calloc(1, sizeof(*m));
 	if (!m)
 		return NULL;
-	m->mode = resolve(r);
-	m->path = r->cfg.audit_mirror_socket
-			  ? r->cfg.audit_mirror_socket
-			  : m->mode == TG_AUDIT_MIRROR_JOURNAL ? MIRROR_JOURNAL : MIRROR_SYSLOG;
+	m->mode = tg_audit_mirror_target(&r->cfg, &m->path);
 	r->mirror = m;
 	return m;
 }
