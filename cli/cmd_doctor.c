@@ -261,6 +261,25 @@ static void check_signing(struct doc *d, tg_registry *reg, const tg_config *cfg)
 	}
 }
 
+/* config.json audit_mirror, when on: is there a socket to send to? */
+static void check_audit_mirror(struct doc *d, const tg_config *cfg)
+{
+	const char *path = NULL;
+	int mode = tg_audit_mirror_target(cfg, &path);
+	const char *form = mode == TG_AUDIT_MIRROR_JOURNAL ? "journal" : "syslog";
+	struct stat st;
+
+	if (mode == TG_AUDIT_MIRROR_OFF)
+		return;
+	if (stat(path, &st) == 0 && S_ISSOCK(st.st_mode))
+		item(d, "audit_mirror", OK, NULL, "audit entries copied to the %s at %s", form,
+		     path);
+	else
+		item(d, "audit_mirror", WARN,
+		     "start systemd-journald or a syslog daemon, or set audit_mirror to \"off\"",
+		     "no socket at %s: the %s copies of the audit entries are dropped", path, form);
+}
+
 /* The home, its store and registry; returns the config when it loads. */
 static void check_home(struct doc *d, const tg_cli *cli, tg_registry **reg)
 {
@@ -307,6 +326,8 @@ static void check_home(struct doc *d, const tg_cli *cli, tg_registry **reg)
 				     cfg->workspace);
 		}
 		check_signing(d, *reg, cfg);
+		if (cfg)
+			check_audit_mirror(d, cfg);
 	}
 }
 

@@ -235,6 +235,8 @@ static json_t *serve_one(tg_registry *reg, const json_t *q)
 		rc = tg_registry_state_redeem(&out, reg, json_string_value(json_object_get(q, "state")),
 					      json_string_value(json_object_get(q, "principal")),
 					      json_string_value(json_object_get(q, "request")));
+	} else if (strcmp(op, "metrics") == 0) {
+		rc = tg_registry_metrics(&out, reg);
 	} else if (strcmp(op, "token") == 0) {
 		rc = tg_registry_token_check(&out, reg,
 					     json_string_value(json_object_get(q, "secret")));

@@ -66,6 +66,7 @@ void tg_registry_free(tg_registry *r)
 		sqlite3_close_v2(r->db);
 	}
 	reg_review_drop(r);
+	reg_audit_mirror_free(r);
 	tg_store_free(r->store);
 	free(r->store_path);
 	tg_policy_free(r->policy);
@@ -107,6 +108,7 @@ static int fingerprint_matches(tg_registry *r, const char *fp)
 static void txn_begun(tg_registry *r)
 {
 	reg_review_drop(r);
+	reg_audit_mirror_drop(r);
 }
 
 static void txn_committed(tg_registry *r, int durable)
@@ -117,11 +119,13 @@ static void txn_committed(tg_registry *r, int durable)
 	if (durable && r->audit_seq_pending > 0 && reg_audit_anchor_update(r) < 0)
 		tg_error_clear();
 	reg_review_flush(r);
+	reg_audit_mirror_flush(r);
 }
 
 static void txn_rolled_back(tg_registry *r)
 {
 	reg_review_drop(r);
+	reg_audit_mirror_drop(r);
 	reg_activation_undo(r);
 }
 

@@ -64,7 +64,19 @@ typedef struct tg_config {
 	int record_workspace_calls;  /* record tools holding workspace:* (false) */
 	uint32_t shadow_samples;     /* samples a candidate is run on (32; 0: none) */
 	int promotion;               /* TG_PROMOTION_* (shadow) */
+	/* the audit log's copy in the host's journal or syslog (record/audit_mirror.c) */
+	int audit_mirror;            /* TG_AUDIT_MIRROR_* (off) */
+	char *audit_mirror_socket;   /* datagram socket instead of the host's (tests), or NULL */
 } tg_config;
+
+/* config.json "audit_mirror": where every audit entry is copied to */
+enum { TG_AUDIT_MIRROR_OFF = 0, TG_AUDIT_MIRROR_JOURNAL, TG_AUDIT_MIRROR_SYSLOG,
+       TG_AUDIT_MIRROR_AUTO };
+/* The form cfg's audit mirror sends in (TG_AUDIT_MIRROR_JOURNAL or _SYSLOG;
+ * "auto" resolved by looking for journald's socket now) and *path the
+ * socket it sends to; TG_AUDIT_MIRROR_OFF and NULL when off
+ * (registry/record/audit_mirror.c). */
+int tg_audit_mirror_target(const tg_config *cfg, const char **path);
 
 /* config.json "promotion": what keeps a new version out of the active slot */
 enum { TG_PROMOTION_TESTS = 0, TG_PROMOTION_SHADOW, TG_PROMOTION_STRICT };
@@ -237,6 +249,14 @@ int tg_registry_verify(json_t **out, tg_registry *r);
  *  "session_defaults":{"max_calls","max_creates","hide_write_tools"}};
  *  a limit of 0 means unlimited. */
 int tg_registry_status(json_t **out, tg_registry *r);
+/* The figures of `serve --http`'s /metrics (registry/create/metrics.c):
+ * {"calls":[{"tool","outcome","count"}], "call_failures":[{"reason","count"}],
+ *  "sandbox_kills":[{"reason","count"}], "creates":[{"outcome","count"}],
+ *  "calls_queued", "audit_entries" (counts of the audit log's entries),
+ *  "latency":{"le_ms":[..],"counts":[cumulative..],"count","sum_ms"} (the
+ *  finished calls' wall_ms), "run_slots"/"build_slots":{"busy","max"},
+ *  "status": tg_registry_status's object}. */
+int tg_registry_metrics(json_t **out, tg_registry *r);
 /* Upkeep on demand (`toolgate gc`): pack the store's loose objects and old
  * packs into one pack (history untouched) and bring cache/ under
  * cache_budget_mb (inactive versions' binaries first), audited as "gc".

@@ -55,6 +55,7 @@ typedef struct reg_txn_hooks {
 typedef struct reg_schema_cache reg_schema_cache;
 typedef struct reg_replay reg_replay;
 typedef struct reg_stmt_cache reg_stmt_cache;
+typedef struct reg_mirror reg_mirror;
 
 struct tg_registry {
 	char *home;
@@ -98,6 +99,7 @@ struct tg_registry {
 	reg_stmt_cache *stmts;  /* prepared statements for reuse (stmt_cache.c) */
 	const reg_txn_hooks *txn_hooks; /* registry.c's, called by txn.c */
 	reg_call_fn call_tool;  /* registry.c's: reg_call_ex, for the bridge */
+	reg_mirror *mirror;     /* audit entries for the journal (record/audit_mirror.c) */
 };
 
 

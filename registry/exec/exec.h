@@ -146,6 +146,8 @@ void reg_replay_free(tg_registry *r);
 int reg_build_slot_take(tg_registry *r, uint32_t wait_ms, int *slot);
 int reg_run_slot_take(tg_registry *r, uint32_t wait_ms, int *slot);
 void reg_slot_give(int slot);
+/* How many build (build=1) or run slots some process holds now (metrics). */
+uint32_t reg_slots_busy(tg_registry *r, int build);
 /* Run a built tool once: the call contract. *out = {"ok",..,"result"|"error",
  * "wall_ms","reason"}. With ws_read or ws_write, workspace (the configured
  * host folder, or a pending version's empty scratch folder; NULL: none) is

@@ -69,6 +69,23 @@ int reg_audit_note_rebuild(tg_registry *r, const tg_actor *who);
 void reg_audit_entry_hash(char out[65], int64_t seq, int64_t at, const char *actor,
 			  const char *event, const char *tool, const char *details,
 			  const char *prev);
+/* ---- audit_mirror.c ---------------------------------------------------- */
+/* One entry as audit.c inserted it, for the journal or syslog copy. */
+typedef struct reg_mirror_fields {
+	int64_t seq, at;
+	const char *actor, *event, *tool, *hash;
+	const json_t *details; /* "version", "ok", "status", "reason", "principal" read */
+} reg_mirror_fields;
+/* Encode it and keep it with the transaction (nothing when audit_mirror
+ * is off; best effort: a failure only counts a dropped entry). */
+void reg_audit_mirror_add(tg_registry *r, const reg_mirror_fields *f);
+/* After COMMIT: send what was kept, one datagram each, never blocking. */
+void reg_audit_mirror_flush(tg_registry *r);
+/* After ROLLBACK: forget it; after ROLLBACK TO a savepoint: forget the
+ * entries past through_seq. */
+void reg_audit_mirror_drop(tg_registry *r);
+void reg_audit_mirror_keep(tg_registry *r, int64_t through_seq);
+void reg_audit_mirror_free(tg_registry *r);
 /* ---- calls_audit.c ----------------------------------------------------- */
 /* verify: every call's audit entry has its calls row and the reverse. */
 int reg_calls_cross_check(tg_registry *r, json_t *problems);

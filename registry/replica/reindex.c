@@ -428,6 +428,7 @@ int reg_reindex(tg_registry *r, int fresh)
 			}
 			r->audit_seq_pending = seq;
 			memcpy(r->audit_hash_pending, hash, sizeof(hash));
+			reg_audit_mirror_keep(r, seq); /* its entries are undone */
 		}
 		if (had_txn && (rc = reg_exec(r, "RELEASE reindex_tool")) < 0)
 			goto out;
