@@ -65,6 +65,8 @@ void tg_registry_free(tg_registry *r)
 			sqlite3_db_config(r->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
 		sqlite3_close_v2(r->db);
 	}
+	if (r->wal_fd >= 0)
+		close(r->wal_fd);
 	reg_review_drop(r);
 	reg_audit_mirror_free(r);
 	tg_store_free(r->store);
@@ -150,6 +152,7 @@ int tg_registry_open(tg_registry **out, const char *home, int create)
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	r->wal_fd = -1;
 	r->txn_hooks = &txn_hooks;
 	r->call_tool = reg_call_ex;
 	r->home = strdup(home);

@@ -71,6 +71,8 @@ struct tg_registry {
 	tg_policy *policy;     /* loaded on first use */
 	int in_txn;
 	int durable_writes;    /* a transaction committed (fsynced): checkpoint on close */
+	int wal_fd;            /* the WAL, opened at the first barrier (commit.c), or -1 */
+	int wal_was_there;     /* it existed before this handle opened the database */
 	int in_call_intent;    /* committing a call's intent (the call profile's stamps) */
 	const json_t *sample_args; /* a real top-level call to sample with its outcome
 				      (call.c sets it, calllog.c records it: samples.c) */

@@ -16,7 +16,9 @@
  */
 #include "registry/db/db.h"
 
+#include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #define REG_BUSY_TIMEOUT_MS 10000
@@ -400,6 +402,16 @@ int reg_db_open(tg_registry *r, int *created)
 	int rc;
 
 	*created = 0;
+	r->wal_fd = -1;
+	{
+		/* whether the WAL's folder entry is someone else's to have made
+		 * durable (commit.c, wal_sync) */
+		_cleanup_free_ char *wal = NULL;
+		struct stat st;
+		if (asprintf(&wal, "%s-wal", r->db_path) < 0)
+			return tg_error_set(TG_ERR_NOMEM, "out of memory");
+		r->wal_was_there = lstat(wal, &st) == 0 && S_ISREG(st.st_mode);
+	}
 	rc = sqlite3_open_v2(r->db_path, &r->db,
 			     SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
 	if (rc != SQLITE_OK)
