@@ -7,7 +7,8 @@
  * reflogs otherwise, and the default only logs branches), an identity for
  * reflog entries, fsync as set by tg_store_set_fsync (on by default), and it
  * clears ref .lock files left by a crash (see locks.c) and the quarantines
- * of fetches whose process died (quarantine.c).
+ * of fetches whose process died (quarantine.c). A read-only open (a
+ * read-only home) does none of that: it only reads.
  */
 #include "store_internal.h"
 
@@ -160,7 +161,11 @@ int tg_store_open(tg_store **out, const char *path, int create)
 		goto fail;
 	}
 	rc = open_repo(&s->repo, path);
-	if (rc == GIT_ENOTFOUND && create) {
+	if (rc == 0 && create == TG_STORE_OPEN_READONLY) {
+		*out = s; /* lock_fd stays -1: st_lock_* refuse every write */
+		return 0;
+	}
+	if (rc == GIT_ENOTFOUND && create == 1) {
 		if ((rc = create_repo(&s->repo, path)) < 0)
 			goto fail;
 	} else if (rc < 0) {

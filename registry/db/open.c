@@ -17,6 +17,7 @@
 #include "registry/db/db.h"
 
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #define REG_BUSY_TIMEOUT_MS 10000
@@ -348,6 +349,10 @@ static int ensure_db_id(tg_registry *r)
 		memcpy(r->db_id, id, 33);
 		return 0;
 	}
+	if (r->readonly)
+		return tg_error_set(TG_ERR_UNAVAILABLE, "the home at %s is read-only and its "
+				    "registry.db has no id yet (a command on a writable home "
+				    "records one)", r->home);
 	sqlite3_randomness(sizeof(rnd), rnd);
 	for (i = 0; i < 16; i++)
 		snprintf(r->db_id + 2 * i, 3, "%02x", rnd[i]);
@@ -395,11 +400,76 @@ static int busy_wait(void *arg, int count)
 	return 1;
 }
 
+/* "file:PATH?QUERY" with the characters a URI path cannot hold as they are
+ * (%, ?, #) percent-encoded; NULL on OOM. */
+static char *file_uri(const char *path, const char *query)
+{
+	size_t n = strlen(path), i, o = 5;
+	char *u = malloc(5 + 3 * n + 1 + strlen(query) + 1);
+
+	if (!u)
+		return NULL;
+	memcpy(u, "file:", 5);
+	for (i = 0; i < n; i++) {
+		if (path[i] == '%' || path[i] == '?' || path[i] == '#')
+			o += (size_t)sprintf(u + o, "%%%02X", (unsigned char)path[i]);
+		else
+			u[o++] = path[i];
+	}
+	sprintf(u + o, "?%s", query);
+	return u;
+}
+
+/* registry.db of a home this process cannot write (r->readonly): opened
+ * read-only as a file: URI. mode=ro reads the WAL through an -shm that
+ * exists (SQLite maps it read-only); with no -wal, or an empty one, there
+ * is nothing a WAL could add and immutable=1 needs no -shm (a read-only
+ * folder cannot hold a new one). A database this binary would have to
+ * migrate, or one without its id, is said so: nothing is written. */
+static int db_open_readonly(tg_registry *r)
+{
+	_cleanup_free_ char *uri = NULL, *wal = NULL;
+	struct stat st;
+	int rc, v, immutable;
+
+	if (stat(r->db_path, &st) != 0)
+		return tg_error_set(TG_ERR_UNAVAILABLE, "the home at %s is read-only and has no "
+				    "registry.db (a command on a writable home rebuilds it from "
+				    "the store)", r->home);
+	if (asprintf(&wal, "%s-wal", r->db_path) < 0) {
+		wal = NULL;
+		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	}
+	immutable = stat(wal, &st) != 0 || st.st_size == 0;
+	if (!(uri = file_uri(r->db_path, immutable ? "immutable=1" : "mode=ro")))
+		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	rc = sqlite3_open_v2(uri, &r->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI |
+						  SQLITE_OPEN_NOMUTEX, NULL);
+	if (rc != SQLITE_OK)
+		return reg_sqlerr(r, rc, "open read-only");
+	sqlite3_extended_result_codes(r->db, 1);
+	sqlite3_busy_handler(r->db, busy_wait, r);
+	rc = reg_exec(r, "PRAGMA foreign_keys = ON; PRAGMA trusted_schema = OFF");
+	if (rc < 0)
+		return rc;
+	if ((rc = get_user_version(r, &v)) < 0)
+		return tg_error_prefix("registry.db (read-only%s)",
+				       immutable ? "" : ", its -wal read through its -shm");
+	if (v != REG_SCHEMA_VERSION)
+		return tg_error_set(TG_ERR_UNAVAILABLE, "the home at %s is read-only and its "
+				    "registry.db has schema version %d, this toolgate reads %d "
+				    "(a command on a writable home migrates it)", r->home, v,
+				    REG_SCHEMA_VERSION);
+	return ensure_db_id(r);
+}
+
 int reg_db_open(tg_registry *r, int *created)
 {
 	int rc;
 
 	*created = 0;
+	if (r->readonly)
+		return db_open_readonly(r);
 	rc = sqlite3_open_v2(r->db_path, &r->db,
 			     SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
 	if (rc != SQLITE_OK)
