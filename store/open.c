@@ -160,6 +160,11 @@ int tg_store_open(tg_store **out, const char *path, int create)
 		rc = tg_error_set(TG_ERR_NOMEM, "out of memory");
 		goto fail;
 	}
+	if (create == TG_STORE_OPEN_READONLY)
+		/* a home of another user read as it is (a read-only home): the
+		 * store is the one --home names, never one found by a search,
+		 * and libgit2 runs nothing of a repository (no hooks) */
+		(void)git_libgit2_opts(GIT_OPT_SET_OWNER_VALIDATION, 0);
 	rc = open_repo(&s->repo, path);
 	if (rc == 0 && create == TG_STORE_OPEN_READONLY) {
 		*out = s; /* lock_fd stays -1: st_lock_* refuse every write */
