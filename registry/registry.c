@@ -163,6 +163,8 @@ static int home_writable(const tg_registry *r)
  * lacks what the store holds is an error, not something to repair here. */
 static int open_readonly(tg_registry *r, int verifying)
 {
+	const json_t *p;
+	size_t i;
 	char fp[65];
 	int rc, fresh = 0;
 
@@ -184,10 +186,13 @@ static int open_readonly(tg_registry *r, int verifying)
 	if (rc < 0)
 		return rc;
 	r->reindexed = 1;
-	if (r->behind > 0)
-		return tg_error_set(TG_ERR_UNAVAILABLE, "%s (a command on a writable home "
-				    "re-indexes it)", json_string_value(json_array_get(
-				    r->reindex_problems, 0)));
+	json_array_foreach(r->reindex_problems, i, p) {
+		/* the first tool found behind (reindex.c); not a damaged one */
+		const char *line = json_string_value(p);
+		if (r->behind > 0 && line && strstr(line, "and the home is read-only"))
+			return tg_error_set(TG_ERR_UNAVAILABLE, "%s (a command on a writable "
+					    "home re-indexes it)", line);
+	}
 	return 0;
 }
 

@@ -420,28 +420,26 @@ static char *file_uri(const char *path, const char *query)
 	return u;
 }
 
-/* registry.db of a home this process cannot write (r->readonly): opened
- * read-only as a file: URI. mode=ro reads the WAL through an -shm that
- * exists (SQLite maps it read-only); with no -wal, or an empty one, there
- * is nothing a WAL could add and immutable=1 needs no -shm (a read-only
- * folder cannot hold a new one). A database this binary would have to
- * migrate, or one without its id, is said so: nothing is written. */
-static int db_open_readonly(tg_registry *r)
+/* path + suffix (malloc'ed), NULL on OOM. */
+static char *with_suffix(const char *path, const char *suffix)
 {
-	_cleanup_free_ char *uri = NULL, *wal = NULL;
-	struct stat st;
-	int rc, v, immutable;
+	size_t n = strlen(path), m = strlen(suffix);
+	char *p = malloc(n + m + 1);
 
-	if (stat(r->db_path, &st) != 0)
-		return tg_error_set(TG_ERR_UNAVAILABLE, "the home at %s is read-only and has no "
-				    "registry.db (a command on a writable home rebuilds it from "
-				    "the store)", r->home);
-	if (asprintf(&wal, "%s-wal", r->db_path) < 0) {
-		wal = NULL;
-		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	if (p) {
+		memcpy(p, path, n);
+		memcpy(p + n, suffix, m + 1);
 	}
-	immutable = stat(wal, &st) != 0 || st.st_size == 0;
-	if (!(uri = file_uri(r->db_path, immutable ? "immutable=1" : "mode=ro")))
+	return p;
+}
+
+/* Open registry.db read-only through uri and read its schema version. */
+static int open_uri(tg_registry *r, const char *path, const char *query, int *version)
+{
+	_cleanup_free_ char *uri = file_uri(path, query);
+	int rc;
+
+	if (!uri)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
 	rc = sqlite3_open_v2(uri, &r->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI |
 						  SQLITE_OPEN_NOMUTEX, NULL);
@@ -452,9 +450,45 @@ static int db_open_readonly(tg_registry *r)
 	rc = reg_exec(r, "PRAGMA foreign_keys = ON; PRAGMA trusted_schema = OFF");
 	if (rc < 0)
 		return rc;
-	if ((rc = get_user_version(r, &v)) < 0)
-		return tg_error_prefix("registry.db (read-only%s)",
-				       immutable ? "" : ", its -wal read through its -shm");
+	return get_user_version(r, version);
+}
+
+/* registry.db of a home this process cannot write (r->readonly), opened
+ * read-only as a file: URI. mode=ro first: it takes SQLite's read locks
+ * and reads the WAL through the -shm that exists (mapped read-only). When
+ * that cannot work (no -shm, and a folder that cannot hold a new one) and
+ * there is no -wal, or an empty one, nothing a WAL could add is lost:
+ * immutable=1 reads the database file alone, without locks. A database
+ * this binary would have to migrate, or one without its id, is said so:
+ * nothing is written. */
+static int db_open_readonly(tg_registry *r)
+{
+	_cleanup_free_ char *wal = NULL, *shm = NULL;
+	struct stat st;
+	int rc, v = 0, wal_empty;
+
+	if (stat(r->db_path, &st) != 0)
+		return tg_error_set(TG_ERR_UNAVAILABLE, "the home at %s is read-only and has no "
+				    "registry.db (a command on a writable home rebuilds it from "
+				    "the store)", r->home);
+	if (!(wal = with_suffix(r->db_path, "-wal")) || !(shm = with_suffix(r->db_path, "-shm")))
+		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	wal_empty = stat(wal, &st) != 0 || st.st_size == 0;
+	rc = open_uri(r, r->db_path, "mode=ro", &v);
+	if (rc < 0 && wal_empty) {
+		tg_error_clear();
+		reg_stmt_cache_free(r); /* statements of the connection closed here */
+		sqlite3_close_v2(r->db);
+		r->db = NULL;
+		rc = open_uri(r, r->db_path, "immutable=1", &v);
+	}
+	if (rc < 0 && !wal_empty && stat(shm, &st) != 0)
+		return tg_error_set(TG_ERR_UNAVAILABLE, "the home at %s is read-only and "
+				    "registry.db-wal holds changes that cannot be read without a "
+				    "registry.db-shm, which the home cannot hold (a command on a "
+				    "writable home checkpoints them)", r->home);
+	if (rc < 0)
+		return tg_error_prefix("registry.db (read-only)");
 	if (v != REG_SCHEMA_VERSION)
 		return tg_error_set(TG_ERR_UNAVAILABLE, "the home at %s is read-only and its "
 				    "registry.db has schema version %d, this toolgate reads %d "

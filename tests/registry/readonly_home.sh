@@ -166,6 +166,26 @@ expect_err "^toolgate: status: the home at $H is read-only and its registry.db h
 checks=$((checks + 1))
 [ "$before" = "$(sums "$HOME_DIR")" ] || { fails=$((fails + 1)); echo "FAIL: the old registry.db was written"; }
 
+# a -wal with content but no -shm: a read-only folder cannot hold the -shm
+# that reading the WAL needs; said so, not read as if the WAL were empty
+# (a rollback moves a ref: the next open re-indexes and records the store's
+# fingerprint without fsync, which leaves the WAL in place)
+"$SQLX" "$HOME_DIR/registry.db" "PRAGMA user_version = 8" >/dev/null
+run tg rollback word_count --to 1
+expect_rc 0 "rollback on the writable home"
+run tg list
+expect_rc 0 "list on the writable home"
+if [ -s "$HOME_DIR/registry.db-wal" ]; then
+	rm -f "$HOME_DIR/registry.db-shm"
+	ro list >"$OUT" 2>"$ERR"; rc=$?
+	expect_rc 3 "list on a read-only home with a -wal and no -shm"
+	checks=$((checks + 1))
+	[ "$(cat "$ERR")" = "toolgate: list: the home at $H is read-only and registry.db-wal holds changes that cannot be read without a registry.db-shm, which the home cannot hold (a command on a writable home checkpoints them)" ] ||
+		fail "the -wal without -shm: not the exact line"
+else
+	echo "readonly_home: no -wal was left to read: the -wal without -shm case is skipped"
+fi
+
 # a home of root that user nobody may read (not write): same outputs
 rm -rf "$HOME_DIR"
 cp -a "$WORK/saved" "$HOME_DIR"
