@@ -13,7 +13,9 @@
 . "$(dirname "$0")/lib.sh"
 
 [ "$(id -u)" -eq 0 ] || { echo "readonly_home: skipped (needs root)"; exit 77; }
-unshare -m true 2>/dev/null || { echo "readonly_home: skipped (no unshare -m)"; exit 77; }
+unshare -m sh -c 'mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" &&
+	! touch "$1/probe"' sh "$WORK" 2>/dev/null ||
+	{ echo "readonly_home: skipped (no read-only bind mount in a mount namespace)"; exit 77; }
 
 # ro CMD...: toolgate on $HOME_DIR mounted read-only (this process only)
 ro() {
