@@ -31,7 +31,12 @@ same() {
 # sums DIR: the sha256 of every file under DIR, by name
 sums() { (cd "$1" && find . -type f | LC_ALL=C sort | xargs sha256sum); }
 
-# a home with two versions, calls, recorded samples, a token and a remote
+# a home with two signed versions, calls, recorded samples, a token and a
+# remote
+run tg init
+expect_rc 0 "init"
+run tg key init
+expect_rc 0 "key init"
 d=$(tool_dir wc)
 run tg create "$d"
 expect_rc 0 "create v1"
@@ -98,6 +103,8 @@ expect_out '^word_count +v2 ' "list names the active version"
 ro verify >"$OUT" 2>"$ERR"; rc=$?
 expect_rc 0 "verify on the read-only home"
 expect_out '^ok: 1 tools, 2 versions checked$' "verify checked every version"
+expect_out '^note: signatures: 0 good \(by a trusted signer\), 2 valid by keys not in trusted_signers, 0 unsigned$' "verify checked both signatures"
+expect_out '^note: audit log: 14 entries checked$' "verify checked the audit chain"
 
 # every write: the exact line, exit 3, before anything is done
 H=$HOME_DIR
