@@ -21,7 +21,7 @@ int cmd_approvals(tg_cli *cli, int argc, char **argv)
 	(void)argv;
 	if (argc != 1)
 		return cli_usage(cli, "takes no arguments");
-	rc = tg_registry_open_flag(&r, cli->home_flag, 0);
+	rc = tg_registry_open_flag(&r, cli->home_flag, TG_REGISTRY_OPEN_READONLY);
 	if (rc < 0)
 		return cli_fail(rc, "approvals");
 	rc = tg_registry_call_approvals(&res, r);

@@ -28,7 +28,7 @@ int cmd_diff(tg_cli *cli, int argc, char **argv)
 		return cli_usage(cli, "needs NAME V1 V2");
 	if (parse_version(argv[2], &v1) < 0 || parse_version(argv[3], &v2) < 0)
 		return cli_usage(cli, "versions must be positive numbers");
-	rc = tg_registry_open_flag(&r, cli->home_flag, 0);
+	rc = tg_registry_open_flag(&r, cli->home_flag, TG_REGISTRY_OPEN_READONLY);
 	if (rc < 0)
 		return cli_fail(rc, "diff");
 	rc = tg_registry_diff(&diff, r, argv[1], v1, v2);

@@ -28,7 +28,7 @@ int cmd_key(tg_cli *cli, int argc, char **argv)
 		return cli_usage(cli, "trust needs PRINCIPAL PUBKEY_FILE");
 	if (strcmp(sub, "trust") && argc > 2)
 		return cli_usage(cli, "%s takes no argument", sub);
-	rc = tg_registry_open_flag(&r, cli->home_flag, 0);
+	rc = tg_registry_open_flag(&r, cli->home_flag, !strcmp(sub, "show") ? TG_REGISTRY_OPEN_READONLY : 0);
 	if (rc < 0)
 		return cli_fail(rc, "key");
 	if (!strcmp(sub, "init"))

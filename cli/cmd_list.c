@@ -62,7 +62,7 @@ int cmd_list(tg_cli *cli, int argc, char **argv)
 		else
 			return cli_usage(cli, "takes no arguments");
 	}
-	rc = tg_registry_open_flag(&r, cli->home_flag, 0);
+	rc = tg_registry_open_flag(&r, cli->home_flag, TG_REGISTRY_OPEN_READONLY);
 	if (rc < 0)
 		return cli_fail(rc, "list");
 	rc = only_pending ? 0 : tg_registry_list(&res, r);

@@ -28,7 +28,7 @@ int cmd_show(tg_cli *cli, int argc, char **argv)
 	rc = tg_registry_parse_ref(&name, &v, argv[1]);
 	if (rc < 0)
 		return cli_fail(rc, "show");
-	rc = tg_registry_open_flag(&r, cli->home_flag, 0);
+	rc = tg_registry_open_flag(&r, cli->home_flag, TG_REGISTRY_OPEN_READONLY);
 	if (rc < 0)
 		return cli_fail(rc, "show");
 	rc = tg_registry_show(&res, r, name, v);

@@ -25,7 +25,7 @@ int cmd_show_run(tg_cli *cli, int argc, char **argv)
 
 	if (argc != 2 || cli_parse_u32(argv[1], &id) < 0)
 		return cli_usage(cli, "needs a run ID");
-	rc = tg_registry_open_flag(&r, cli->home_flag, 0);
+	rc = tg_registry_open_flag(&r, cli->home_flag, TG_REGISTRY_OPEN_READONLY);
 	if (rc < 0)
 		return cli_fail(rc, "show-run");
 	rc = tg_registry_show_run(&res, r, id);

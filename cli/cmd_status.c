@@ -98,7 +98,7 @@ int cmd_status(tg_cli *cli, int argc, char **argv)
 	(void)argv;
 	if (argc > 1)
 		return cli_usage(cli, "takes no arguments");
-	rc = tg_registry_open_flag(&r, cli->home_flag, 0);
+	rc = tg_registry_open_flag(&r, cli->home_flag, TG_REGISTRY_OPEN_READONLY);
 	if (rc < 0)
 		return cli_fail(rc, "status");
 	rc = tg_registry_status(&res, r);

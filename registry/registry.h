@@ -90,6 +90,16 @@ int tg_registry_open(tg_registry **out, const char *home, int create);
  * re-index here (verify re-indexes in full itself), unless registry.db is
  * new. */
 #define TG_REGISTRY_OPEN_VERIFY 2
+/* Or'ed into create by a command that only reads (list, show, verify, ...).
+ * On a home this process cannot write (a read-only mount, EROFS; a home
+ * of another user, EACCES) the open is then read-only through and through:
+ * registry.db read-only, no sweep, no migration, no re-index (a registry
+ * behind the store, or one that needs a migration, is an error saying so).
+ * On a writable home the open repairs as usual and the handle is then made
+ * query-only (PRAGMA query_only): the command itself cannot write. Without
+ * this flag an open of a home it cannot write fails at once: "the home at
+ * PATH is read-only (EROFS)" (TG_ERR_UNAVAILABLE). */
+#define TG_REGISTRY_OPEN_READONLY 4
 void tg_registry_free(tg_registry *r);
 /* tg_registry_open on the home resolved from a --home flag (NULL: the
  * environment, see tg_home_resolve). */

@@ -60,8 +60,12 @@ typedef struct tg_store_problem_list {
 } tg_store_problem_list;
 
 /* Open (create=1: create if missing) the bare repository at path. Clears
- * stale ref lock files left by a crash (under an flock of its own). */
+ * stale ref lock files left by a crash (under an flock of its own).
+ * create=TG_STORE_OPEN_READONLY: open an existing store for reading only
+ * (a read-only home): no lock file, no sweep, no config written; every
+ * write through the handle fails ("the store was opened read-only"). */
 int tg_store_open(tg_store **out, const char *path, int create);
+#define TG_STORE_OPEN_READONLY 2
 void tg_store_free(tg_store *s);
 /* Remove what killed processes left in the store at path and no live
  * process owns (the flock conventions of quarantine.c and pack.c): a pull's

@@ -288,8 +288,11 @@ int tg_registry_show_run(json_t **out, tg_registry *r, int64_t id)
 	*out = NULL;
 	if (!calls)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
-	if ((rc = reg_bridge_tables(r)) < 0)
+	if ((rc = reg_table_exists(r, "runs")) < 0 ||
+	    (rc == 1 && (rc = reg_table_exists(r, "programs")) < 0))
 		return rc;
+	if (rc == 0) /* no run was ever made */
+		return tg_error_set(TG_ERR_NOTFOUND, "no run %lld", (long long)id);
 	rc = reg_prepare(r, &st, "SELECT r.program_sha256, p.source, r.report, r.report_sha256, "
 				 "r.args, r.calls, r.limits, r.status, r.result, r.tool_calls, "
 				 "r.wall_ms, r.actor, r.at FROM runs r JOIN programs p ON p.sha256 = "

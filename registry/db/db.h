@@ -67,6 +67,11 @@ struct tg_registry {
 	char *store_path;
 	tg_store *store;       /* opened on first use: always through reg_store() */
 	int reindexed;         /* the re-index ran in this handle */
+	int readonly;          /* the home is read-only: registry.db opened read-only,
+				  the store too, nothing swept, re-indexed or migrated
+				  (registry.c decides it at open) */
+	int behind;            /* read-only: tools whose registry rows lag the store
+				  (replica/reindex.c counts them, nothing repaired) */
 	tg_config cfg;
 	tg_policy *policy;     /* loaded on first use */
 	int in_txn;
@@ -168,6 +173,10 @@ int reg_meta_get_int(tg_registry *r, const char *key, int64_t *out);
 int reg_meta_set_int(tg_registry *r, const char *key, int64_t v);
 int reg_meta_get_text(tg_registry *r, const char *key, char **out);
 int reg_meta_set_text(tg_registry *r, const char *key, const char *v);
+/* 1 when registry.db has table name, 0 when not: the tables made when
+ * first needed (CREATE IF NOT EXISTS, which a read-only handle cannot run)
+ * are looked for by the readers first; a missing one holds nothing. */
+int reg_table_exists(tg_registry *r, const char *name);
 /* Bump the toolset generation (inside a transaction). */
 int reg_bump_generation(tg_registry *r);
 /* tools.id for name; create=1 inserts it. 0 and *out = 0 when absent. */

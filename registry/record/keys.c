@@ -235,7 +235,8 @@ int reg_store(tg_registry *r, tg_store **out)
 
 	*out = NULL;
 	if (!r->store) {
-		rc = tg_store_open(&r->store, r->store_path, 1);
+		rc = tg_store_open(&r->store, r->store_path,
+				   r->readonly ? TG_STORE_OPEN_READONLY : 1);
 		if (rc < 0)
 			return tg_error_prefix("store");
 		if ((rc = reg_sign_setup(r, r->store)) < 0)
