@@ -262,7 +262,7 @@ int tg_registry_run_program(json_t **out, tg_registry *r, const tg_program *p,
 		b.run_id = id;
 		b.oneoff = 1;
 		b.test_mode = 0;
-		rc = reg_run_tool_ex(&rr, r, bin, p->limits, 0, 0, NULL, p->args, bridged ? &b : NULL,
+		rc = reg_run_tool_ex(&rr, r, NULL, bin, p->limits, 0, 0, NULL, p->args, bridged ? &b : NULL,
 				     0);
 		if (rc < 0)
 			return rc;
