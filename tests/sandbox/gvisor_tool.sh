@@ -63,7 +63,7 @@ check "call_result audit says gvisor" '{"call":6,"version":1,"ok":false,"wall_ms
 check "native caller, bridged gVisor callee" '{"words":4}' "$(t call word_pair '{"a":"one two three","b":"four"}' 2>&1)"
 check "the callee's results under gvisor" 2 "$(t log --event call_result --tool word_count | tail -2 | grep -c '"ok":true,.*"reason":"exited","backend":"gvisor"')"
 check "the caller's result native" 1 "$(t log --event call_result --tool word_pair | tail -1 | grep -c '"ok":true,.*"backend":"native"')"
-check "bridged calls audited ok" 2 "$(t log --event bridge_call | grep -c '"caller":"word_pair@1","callee":"word_count".*"outcome":"ok"')"
+check "bridged calls audited ok" 2 "$(t log --event bridge_call | grep -c '"caller":"word_pair@1","callee":"word_count".*"outcome":"ok".*"callee_backend":"gvisor"}$')"
 out=$(TG_RUNSC=/nonexistent t call word_pair '{"a":"x","b":"y"}' 2>&1)
 check "the bridged callee went through runsc" "toolgate: call word_pair: word_count failed: sandbox: gvisor: TG_RUNSC=/nonexistent: No such file or directory" "$out"
 check "that bridged call audited failed" 1 "$(t log --event bridge_call | tail -1 | grep -c '"callee":"word_count".*"outcome":"failed"')"
