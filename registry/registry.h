@@ -174,6 +174,9 @@ int tg_registry_samples(json_t **out, tg_registry *r, const char *name);
  * natively even under a gVisor home (refused without it, TG_ERR_INVALID). */
 #define TG_BACKEND_WEAKEN 1u
 int tg_registry_backend_show(json_t **out, tg_registry *r, const char *name);
+/* Active tools by the backend their calls get: {"home","gvisor","native",
+ * "gvisor_by_tool","native_exceptions"} (status's "backends"; doctor). */
+int tg_registry_backends(json_t **out, tg_registry *r);
 int tg_registry_backend_set(json_t **out, tg_registry *r, const char *name, int backend,
 			    unsigned flags, const tg_actor *who);
 /* Delete the samples of NAME (NULL: every tool), audited "samples_purged";

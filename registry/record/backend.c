@@ -170,7 +170,13 @@ fail:
 }
 
 /* Active tools by the backend their calls get: {"home", "gvisor", "native",
- * "gvisor_by_tool", "native_exceptions"} (status). */
+ * "gvisor_by_tool", "native_exceptions"} (status, and doctor through
+ * tg_registry_backends). */
+int tg_registry_backends(json_t **out, tg_registry *r)
+{
+	return reg_backend_counts(out, r);
+}
+
 int reg_backend_counts(json_t **out, tg_registry *r)
 {
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;

@@ -53,6 +53,11 @@ check "json" '{"name": "word_count", "backend": "gvisor", "source": "tool", "hom
 	"$(t backend --json word_count | tr -d '\n' | sed 's/  */ /g; s/{ /{/; s/ }/}/')"
 check "show" "backend:      gvisor (toolgate backend)" "$(t show word_count | grep '^backend:')"
 check "show word_pair" "backend:      native (the home's default, config.json)" "$(t show word_pair | grep '^backend:')"
+out=$(TG_RUNSC=/nonexistent t doctor 2>&1); rc=$?
+check "doctor: runsc missing fails when a tool needs it (exit 1)" "1 fail  gvisor     runsc is not installed but 1 active tool is set to gvisor (toolgate backend)" \
+	"$rc $(echo "$out" | grep 'gvisor  ')"
+check "doctor: the reason it is needed" "ok    gvisor     works: (toolgate backend gvisor)" \
+	"$(t doctor 2>&1 | grep '^ok    gvisor' | sed 's|/[^ ]*runsc works: runsc do /bin/true in [0-9]* ms|works:|')"
 check "status" "backend   home default native (config.json); active tools: 1 gvisor (1 by toolgate backend), 1 native (0 by --weaken)" \
 	"$(t status | grep '^backend')"
 check "call under gvisor" '{"words":3,"lines":1,"chars":5}' "$(t call word_count '{"text":"a b c"}' 2>&1)"
