@@ -94,6 +94,7 @@ int cmd_serve(tg_cli *cli, int argc, char **argv);
 int cmd_doctor(tg_cli *cli, int argc, char **argv);
 int cmd_run(tg_cli *cli, int argc, char **argv);
 int cmd_remote(tg_cli *cli, int argc, char **argv);
+int cmd_backend(tg_cli *cli, int argc, char **argv);
 int cmd_push(tg_cli *cli, int argc, char **argv);
 int cmd_pull(tg_cli *cli, int argc, char **argv);
 int cmd_key(tg_cli *cli, int argc, char **argv);

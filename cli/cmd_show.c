@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "registry/registry.h"
 
+#include <string.h>
 #include <time.h>
 
 
@@ -62,6 +63,15 @@ int cmd_show(tg_cli *cli, int argc, char **argv)
 			       (long long)json_integer_value(json_object_get(la, "timeout_ms")),
 			       (long long)json_integer_value(json_object_get(la, "memory_mb")),
 			       (long long)json_integer_value(json_object_get(la, "output_kb")));
+	}
+	{
+		/* per tool, not per version: what its runs get now */
+		json_t *b = json_object_get(res, "backend");
+		const char *src = json_string_value(json_object_get(b, "source"));
+		printf("backend:      %s (%s)\n", json_string_value(json_object_get(b, "backend")),
+		       !src || !strcmp(src, "home") ? "the home's default, config.json"
+		       : !strcmp(src, "tool")	    ? "toolgate backend"
+						    : "toolgate backend --weaken: below the home's");
 	}
 	if (json_string_length(json_object_get(res, "reason"))) {
 		printf("reason:       %s\n", cli_block(json_string_value(json_object_get(res, "reason"))));

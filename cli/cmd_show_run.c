@@ -16,7 +16,7 @@ int cmd_show_run(tg_cli *cli, int argc, char **argv)
 {
 	_cleanup_json_ json_t *res = NULL;
 	_cleanup_free_ char *args = NULL, *calls = NULL, *err = NULL;
-	const char *e;
+	const char *e, *bk;
 	tg_registry *r = NULL;
 	uint32_t id;
 	json_t *f;
@@ -34,14 +34,16 @@ int cmd_show_run(tg_cli *cli, int argc, char **argv)
 		return cli_fail(rc, "show-run");
 	if (cli->json)
 		return cli_print_json(res);
+	/* the sandbox backend the program ran under (absent: it did not run) */
+	bk = json_string_value(json_object_get(json_object_get(res, "outcome"), "backend"));
 	args = tg_json_dump(json_object_get(res, "args"));
 	calls = tg_json_dump(json_object_get(res, "calls"));
-	printf("run %u: %s, %lld tool calls, %lld ms, by %s\nprogram sha256 %s\nreport sha256  %s\n"
-	       "args  %s\ncalls %s\n",
+	printf("run %u: %s, %lld tool calls, %lld ms, by %s%s%s\nprogram sha256 %s\n"
+	       "report sha256  %s\nargs  %s\ncalls %s\n",
 	       id, cli_jline(json_object_get(res, "status")),
 	       (long long)json_integer_value(json_object_get(res, "tool_calls")),
 	       (long long)json_integer_value(json_object_get(res, "wall_ms")),
-	       cli_jline(json_object_get(res, "actor")),
+	       cli_jline(json_object_get(res, "actor")), bk ? ", backend " : "", bk ? bk : "",
 	       cli_jline(json_object_get(res, "program_sha256")),
 	       cli_jline(json_object_get(res, "report_sha256")), args ? cli_line(args) : "",
 	       calls ? cli_line(calls) : "");

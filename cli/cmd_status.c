@@ -69,6 +69,14 @@ static void print_overview(const json_t *res)
 	else
 		printf("\n");
 	printf("calls     %lld in the last 24 hours\n", (long long)num(res, "calls_24h", "count"));
+	/* active tools by the sandbox backend their calls get */
+	printf("backend   home default %s (config.json); active tools: %lld gvisor (%lld by "
+	       "toolgate backend), %lld native (%lld by --weaken)\n",
+	       json_string_value(json_object_get(json_object_get(res, "backends"), "home")),
+	       (long long)num(res, "backends", "gvisor"),
+	       (long long)num(res, "backends", "gvisor_by_tool"),
+	       (long long)num(res, "backends", "native"),
+	       (long long)num(res, "backends", "native_exceptions"));
 	calls = (uint32_t)num(res, "session_defaults", "max_calls");
 	creates = (uint32_t)num(res, "session_defaults", "max_creates");
 	printf("sessions  budget per MCP session: ");

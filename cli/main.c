@@ -45,6 +45,12 @@ static const tg_cli_command commands[] = {
 	  "list a tool's recorded calls, or delete them (audited)",
 	  "The last calls of each tool (config.json record_calls), which a new version\n"
 	  "is run on before it replaces the active one. Only in registry.db." },
+	{ "backend", cmd_backend, "NAME [native|gvisor] [--weaken]",
+	  "show or set the sandbox backend of a tool's runs (audited)",
+	  "gvisor runs the tool's calls and tests under gVisor's runsc whatever\n"
+	  "config.json's sandbox_backend says. native makes the tool follow the home's\n"
+	  "default; under a gvisor home that weakens it and needs --weaken (the tool\n"
+	  "then runs natively). Without a backend: the current one and its source." },
 	{ "deny", cmd_deny, "NAME@V [--reason TEXT]", "refuse a version for good (audited)", NULL },
 	{ "remove", cmd_remove, "NAME", "disable a tool: no version active, history kept (audited)",
 	  "Every version, report and event stays; calls and tools/list no longer see\n"

@@ -188,6 +188,19 @@ int tg_registry_history(json_t **out, tg_registry *r, const char *name);
  * place"): {"name","samples":[{"id","version","args","ok","result"|"error",
  * "reason","wall_ms","at"}],"max_calls","max_tool_kb","recording"}. */
 int tg_registry_samples(json_t **out, tg_registry *r, const char *name);
+/* The sandbox backend of tool NAME's runs (record/backend.c):
+ * {"name","backend":"native"|"gvisor","source":"home"|"tool"|"exception",
+ * "home"}. Set: an operator action, audited "backend" (the same object plus
+ * "was","was_source"): gvisor puts the tool under gVisor whatever the home
+ * says; native follows the home, or with TG_BACKEND_WEAKEN runs the tool
+ * natively even under a gVisor home (refused without it, TG_ERR_INVALID). */
+#define TG_BACKEND_WEAKEN 1u
+int tg_registry_backend_show(json_t **out, tg_registry *r, const char *name);
+/* Active tools by the backend their calls get: {"home","gvisor","native",
+ * "gvisor_by_tool","native_exceptions"} (status's "backends"; doctor). */
+int tg_registry_backends(json_t **out, tg_registry *r);
+int tg_registry_backend_set(json_t **out, tg_registry *r, const char *name, int backend,
+			    unsigned flags, const tg_actor *who);
 /* Delete the samples of NAME (NULL: every tool), audited "samples_purged";
  * *out = {"deleted","all_tools"}. */
 int tg_registry_samples_purge(json_t **out, tg_registry *r, const char *name,

@@ -224,7 +224,7 @@ int reg_call_ex(json_t **out, tg_registry *r, const char *name, const json_t *ar
 			return rc;
 		if (!parent)
 			reg_event(r, NULL, "call", 1, 3, "%s v%u: running", name, v);
-		rc = reg_run_tool_ex(&res, r, bin, limits, ws_read, ws_write, r->cfg.workspace, args,
+		rc = reg_run_tool_ex(&res, r, name, bin, limits, ws_read, ws_write, r->cfg.workspace, args,
 				     bridged ? &br : NULL, parent ? parent->deadline_ms : 0);
 		if (!parent && rc == 0)
 			reg_event(r, NULL, "call", 2, 3, "%s v%u: %s after %lld ms", name, v,
@@ -234,8 +234,12 @@ int reg_call_ex(json_t **out, tg_registry *r, const char *name, const json_t *ar
 			/* the run itself failed: record that as the outcome */
 			_cleanup_json_ json_t *fail = NULL;
 			tg_error saved = *tg_error_last();
+			int bk;
 			fail = json_pack("{s:b, s:s, s:s, s:i}", "ok", 0, "error", saved.message,
 					 "reason", "run_failed", "wall_ms", 0);
+			/* the backend that refused or failed it (a gVisor refusal) */
+			if (fail && reg_tool_backend(r, name, &bk, NULL) == 0)
+				json_object_set_new(fail, "backend", json_string(reg_backend_name(bk)));
 			if (fail && reg_call_outcome(r, call_id, name, v, fail, who, NULL, 0) < 0)
 				tg_error_clear();
 			return tg_error_set(saved.code, "%s", saved.message);

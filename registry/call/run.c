@@ -128,6 +128,10 @@ static int finish_run(tg_registry *r, int64_t id, const json_t *res, const tg_ac
 		      json_object_get(res, "tool_calls"), "wall_ms", json_object_get(res, "wall_ms"));
 	if (!d || !text)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	/* the sandbox backend it ran under (exec/run_tool.c; absent when the
+	 * build failed and nothing ran) */
+	if (json_object_get(res, "backend"))
+		json_object_set(d, "backend", json_object_get(res, "backend"));
 	if ((rc = reg_begin(r)) < 0)
 		return rc;
 	rc = reg_prepare(r, &st, "UPDATE runs SET status = ?2, result = ?3, tool_calls = ?4, "
@@ -262,7 +266,7 @@ int tg_registry_run_program(json_t **out, tg_registry *r, const tg_program *p,
 		b.run_id = id;
 		b.oneoff = 1;
 		b.test_mode = 0;
-		rc = reg_run_tool_ex(&rr, r, bin, p->limits, 0, 0, NULL, p->args, bridged ? &b : NULL,
+		rc = reg_run_tool_ex(&rr, r, NULL, bin, p->limits, 0, 0, NULL, p->args, bridged ? &b : NULL,
 				     0);
 		if (rc < 0)
 			return rc;

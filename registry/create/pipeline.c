@@ -156,14 +156,14 @@ static int run_tests(json_t **out, int *all_passed, char **first_failure, tg_reg
 			 * authority (authz.c): a callee that holds no capability runs
 			 * for real; one that holds any is answered from the test's
 			 * tool_results, never run */
-			int bridged = reg_bridge_init(&br, r, NULL, json_string_value(json_object_get(
-								       m, "name")),
+			const char *tname = json_string_value(json_object_get(m, "name"));
+			int bridged = reg_bridge_init(&br, r, NULL, tname,
 						      0, json_object_get(m, "capabilities"), limits,
 						      NULL);
 			/* host calls are answered from the test's fixtures */
 			br.host_results = json_object_get(t, "host_results");
 			br.tool_results = json_object_get(t, "tool_results");
-			rc = reg_run_tool_ex(&res, r, binary, limits, ws_read, ws_write, workspace,
+			rc = reg_run_tool_ex(&res, r, tname, binary, limits, ws_read, ws_write, workspace,
 					     args, bridged ? &br : NULL, 0);
 			if (rc < 0)
 				return rc;

@@ -22,6 +22,7 @@
 
 typedef struct prun {
 	tg_registry *r;
+	const char *tool; /* its backend's (record/backend.c) */
 	const char *binary;
 	const json_t *limits;
 	const tg_schema *in, *out; /* out may be NULL */
@@ -39,7 +40,7 @@ static int run_one(prun *p, const json_t *args, char **why)
 
 	*why = NULL;
 	p->runs++;
-	rc = reg_run_tool_ex(&res, p->r, p->binary, p->limits, p->ws_read, p->ws_write,
+	rc = reg_run_tool_ex(&res, p->r, p->tool, p->binary, p->limits, p->ws_read, p->ws_write,
 			     p->workspace, args, NULL, 0);
 	if (rc < 0)
 		return rc;
@@ -298,7 +299,8 @@ int reg_proptest(json_t **summary, json_t *tests, char **reason, tg_registry *r,
 	_cleanup_json_ json_t *sum = json_object(), *inputs = NULL, *notes = NULL;
 	tg_schema *in = NULL, *out = NULL;
 	json_t *oschema = json_object_get(m, "output_schema"), *args;
-	prun p = { r, binary, json_object_get(m, "limits"), NULL, NULL, ws_read, ws_write,
+	prun p = { r, json_string_value(json_object_get(m, "name")), binary,
+		   json_object_get(m, "limits"), NULL, NULL, ws_read, ws_write,
 		   workspace, 0 };
 	uint64_t t0 = tg_now_ms(), deadline = t0 + r->cfg.property_test_budget_ms;
 	size_t i, passed = 0;

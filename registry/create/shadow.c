@@ -71,7 +71,8 @@ static int old_read(shadow_old *o, tg_registry *r, const char *name)
 }
 
 /* One run, its result checked against the output schema as a call's is. */
-static int run_one(json_t **out, tg_registry *r, const char *bin, const json_t *limits,
+static int run_one(json_t **out, tg_registry *r, const char *name, const char *bin,
+		   const json_t *limits,
 		   const json_t *ischema, const json_t *oschema, const json_t *args)
 {
 	json_t *v;
@@ -85,7 +86,7 @@ static int run_one(json_t **out, tg_registry *r, const char *bin, const json_t *
 		*out = json_pack("{s:b, s:s, s:s}", "ok", 0, "error", m, "reason", "invalid_args");
 		return *out ? 0 : tg_error_set(TG_ERR_NOMEM, "out of memory");
 	}
-	rc = reg_run_tool_ex(out, r, bin, limits, 0, 0, NULL, args, NULL, 0);
+	rc = reg_run_tool_ex(out, r, name, bin, limits, 0, 0, NULL, args, NULL, 0);
 	if (rc < 0)
 		return rc;
 	if (!json_is_true(json_object_get(*out, "ok")) || !json_is_object(oschema))
@@ -259,6 +260,7 @@ static int run_samples(json_t *rep, tg_registry *r, const json_t *samples, const
 	const json_t *climits = json_object_get(manifest, "limits");
 	const json_t *ischema = json_object_get(manifest, "input_schema");
 	const json_t *coschema = json_object_get(manifest, "output_schema");
+	const char *name = json_string_value(json_object_get(manifest, "name"));
 	int n[4] = { 0 }; /* same, differs, regression, fixed */
 	static const char *const kinds[] = { "same", "differs", "regression", "fixed" };
 	/* a bound on what one create may spend here whatever the tool's
@@ -279,9 +281,9 @@ static int run_samples(json_t *rep, tg_registry *r, const json_t *samples, const
 			break;
 		}
 		ran++;
-		if ((rc = run_one(&o1, r, obin, old->limits, NULL, old->oschema, args)) < 0 ||
-		    (rc = run_one(&o2, r, obin, old->limits, NULL, old->oschema, args)) < 0 ||
-		    (rc = run_one(&c, r, cbin, climits, ischema, coschema, args)) < 0)
+		if ((rc = run_one(&o1, r, name, obin, old->limits, NULL, old->oschema, args)) < 0 ||
+		    (rc = run_one(&o2, r, name, obin, old->limits, NULL, old->oschema, args)) < 0 ||
+		    (rc = run_one(&c, r, name, cbin, climits, ischema, coschema, args)) < 0)
 			return rc;
 		kind = classify(o1, o2, c, noise, &paths);
 		for (k = 0; k < 4; k++)

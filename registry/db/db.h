@@ -37,7 +37,7 @@ typedef struct reg_txn_hooks {
 } reg_txn_hooks;
 
 /* The schema version this binary writes (PRAGMA user_version). */
-#define REG_SCHEMA_VERSION 8
+#define REG_SCHEMA_VERSION 9
 
 /* Caps on what the agent controls. */
 #define REG_MAX_SOURCE (256u * 1024u)

@@ -248,6 +248,13 @@ static const char *const migrations[] = {
 	"INSERT INTO versions_new SELECT * FROM versions;"
 	"DROP TABLE versions;"
 	"ALTER TABLE versions_new RENAME TO versions;",
+	/* 9: the operator's sandbox backend per tool (record/backend.c,
+	 * `toolgate backend`). Not derived from the store: a re-index keeps
+	 * it, and so does `toolgate remove` (which keeps the tool's history). */
+	"CREATE TABLE IF NOT EXISTS tool_backends("
+	" tool TEXT PRIMARY KEY,"
+	" backend TEXT NOT NULL CHECK(backend IN ('native','gvisor')),"
+	" set_at INTEGER NOT NULL) STRICT;",
 };
 
 static int get_user_version(tg_registry *r, int *out)

@@ -71,10 +71,13 @@ void reg_bridge_serve(reg_bridge *b, int fd, int stop_fd);
 
 
 /* reg_run_tool with an optional bridge (NULL: fd 3 stays closed) and a
- * deadline (0: none) that caps the run's timeout. */
-int reg_run_tool_ex(json_t **out, tg_registry *r, const char *binary, const json_t *limits,
-		    int ws_read, int ws_write, const char *workspace, const json_t *args, reg_bridge *b,
-		    uint64_t deadline_ms);
+ * deadline (0: none) that caps the run's timeout. tool names the tool whose
+ * run this is (NULL: a one-off program): its sandbox backend is
+ * reg_tool_backend's (record/backend.c), and the result says which
+ * ("backend"). */
+int reg_run_tool_ex(json_t **out, tg_registry *r, const char *tool, const char *binary,
+		    const json_t *limits, int ws_read, int ws_write, const char *workspace,
+		    const json_t *args, reg_bridge *b, uint64_t deadline_ms);
 
 /* bridge_manifest.c: "calls" is an array of at most REG_BRIDGE_MAX_CALLS
  * distinct tool names (not the tool's own) or host:NAME, and every tools:/

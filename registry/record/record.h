@@ -122,6 +122,15 @@ int reg_call_outcome(tg_registry *r, int64_t id, const char *name, unsigned v,
  * (and after, as above). */
 int reg_call_record(tg_registry *r, const char *name, unsigned v, const json_t *res,
 		    const tg_actor *who, const char *after);
+/* ---- backend.c --------------------------------------------------------- */
+/* "native" or "gvisor" (tg_sandbox_backend). */
+const char *reg_backend_name(int backend);
+/* The backend runs of tool name get (NULL: a one-off program: the home's),
+ * and why: *source "home", "tool" (put under gVisor by the operator) or
+ * "exception" (native under a gVisor home, by the operator's --weaken). */
+int reg_tool_backend(tg_registry *r, const char *name, int *backend, const char **source);
+/* Active tools by their calls' backend (status's "backends"). */
+int reg_backend_counts(json_t **out, tg_registry *r);
 /* ---- samples.c -------------------------------------------------------- */
 /* Record one real call (inside the caller's transaction) and keep the
  * tool's and the home's samples within config.json's caps. */
