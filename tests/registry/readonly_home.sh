@@ -167,11 +167,12 @@ run tg verify
 expect_rc 0 "verify after the re-index"
 
 # a registry.db that needs a migration is said so, not migrated
-"$SQLX" "$HOME_DIR/registry.db" "PRAGMA user_version = 7" >/dev/null
+cur=$("$SQLX" "$HOME_DIR/registry.db" "PRAGMA user_version")
+"$SQLX" "$HOME_DIR/registry.db" "PRAGMA user_version = $((cur - 1))" >/dev/null
 before=$(sums "$HOME_DIR")
 ro status >"$OUT" 2>"$ERR"; rc=$?
 expect_rc 3 "status on a read-only home whose registry.db needs a migration"
-expect_err "^toolgate: status: the home at $H is read-only and its registry.db has schema version 7, this toolgate reads 8 \(a command on a writable home migrates it\)$" "the migration is named"
+expect_err "^toolgate: status: the home at $H is read-only and its registry.db has schema version $((cur - 1)), this toolgate reads $cur \(a command on a writable home migrates it\)$" "the migration is named"
 checks=$((checks + 1))
 [ "$before" = "$(sums "$HOME_DIR")" ] || { fails=$((fails + 1)); echo "FAIL: the old registry.db was written"; }
 
@@ -179,7 +180,7 @@ checks=$((checks + 1))
 # that reading the WAL needs; said so, not read as if the WAL were empty
 # (a rollback moves a ref: the next open re-indexes and records the store's
 # fingerprint without fsync, which leaves the WAL in place)
-"$SQLX" "$HOME_DIR/registry.db" "PRAGMA user_version = 8" >/dev/null
+"$SQLX" "$HOME_DIR/registry.db" "PRAGMA user_version = $cur" >/dev/null
 run tg rollback word_count --to 1
 expect_rc 0 "rollback on the writable home"
 run tg list
