@@ -9,7 +9,8 @@
  * The lines are written after the SQLite transaction commits (a rolled-back
  * act leaves no line) and best effort, like the audit anchor: the audit log
  * in registry.db stays the record the registry trusts, and nothing here is
- * read back. A line holds printable ASCII only (actor names and a denial's
+ * read back (a pull reads only the signed decision lines of other hosts'
+ * notes, decision.c, and checks each). A line holds printable ASCII only (actor names and a denial's
  * reason are cleaned: any other byte becomes '?'), so a note is one line
  * per act whatever a client sent.
  */
@@ -36,7 +37,6 @@ int reg_review_note(tg_registry *r, const char *tool, unsigned v, const char *wh
 	const char *commit, *caps, *hash;
 	time_t now = (time_t)tg_time_now();
 	struct tm tm;
-	json_t *item;
 	int rc;
 
 	if (!actor)
@@ -62,6 +62,13 @@ int reg_review_note(tg_registry *r, const char *tool, unsigned v, const char *wh
 	snprintf(line, sizeof(line), "%s by %.160s at %s%.300s: capabilities %.300s, content hash %.64s",
 		 what, actor, when, detail ? detail : "", caps ? caps : "[]", hash ? hash : "");
 	reg_line_clean(line);
+	return reg_review_line(r, commit, line);
+}
+
+int reg_review_line(tg_registry *r, const char *commit, const char *line)
+{
+	json_t *item;
+
 	if (!r->in_txn) {
 		tg_store *s;
 		if (reg_store(r, &s) < 0 || tg_store_review_note(s, commit, line) < 0)

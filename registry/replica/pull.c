@@ -18,7 +18,9 @@
  * a good one whose signed claim says the version passed, for the tool.c it
  * holds, spares re-running its tests (never the vetting, hashing and
  * build). A remote active pointer is followed only to a version that
- * passed here and whose approval stands here (approvals never travel).
+ * passed here and whose approval stands here. Approvals travel only as
+ * signed decisions of trusted approvers (decisions.c), applied through the
+ * same approval code as a person's here.
  */
 #include "registry/replica/replica.h"
 
@@ -448,7 +450,7 @@ int tg_registry_pull(json_t **out, tg_registry *r, const char *remote, unsigned 
 {
 	_cleanup_free_ char *name = NULL, *url = NULL;
 	_cleanup_json_ json_t *tools = json_array(), *refused = json_array(), *res = NULL;
-	_cleanup_json_ json_t *carry = json_array();
+	_cleanup_json_ json_t *carry = json_array(), *decisions = NULL;
 	tg_store_fetch_limits lim;
 	tg_store_fetched *f = NULL;
 	unsigned ndis = 0, nnew = 0;
@@ -536,6 +538,10 @@ int tg_registry_pull(json_t **out, tg_registry *r, const char *remote, unsigned 
 		if ((rc = carry_one(r, vv, who, t)) < 0)
 			goto out;
 	}
+	/* the remote hosts' signed decisions (decisions.c), before the active
+	 * pointers: a followed approval is what lets one be followed */
+	if ((rc = reg_decisions_apply(&decisions, r, f, name)) < 0)
+		goto out;
 	json_array_foreach(tools, i, t) {
 		const tg_store_incoming *in = &f->items[i];
 		if (in->remote_active[0] && in->relation != TG_STORE_IN_BAD &&
@@ -555,8 +561,9 @@ int tg_registry_pull(json_t **out, tg_registry *r, const char *remote, unsigned 
 			}
 		}
 	}
-	res = json_pack("{s:s, s:s, s:O, s:O, s:i, s:i}", "remote", name, "url", url, "tools", tools,
-			"refused", refused, "disagreements", (int)ndis, "new_versions", (int)nnew);
+	res = json_pack("{s:s, s:s, s:O, s:O, s:i, s:i, s:O}", "remote", name, "url", url, "tools", tools,
+			"refused", refused, "disagreements", (int)ndis, "new_versions", (int)nnew,
+			"decisions", decisions);
 	if (!res) {
 		reg_rollback(r);
 		rc = tg_error_set(TG_ERR_NOMEM, "out of memory");

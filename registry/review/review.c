@@ -79,6 +79,12 @@ int tg_registry_show(json_t **out, tg_registry *r, const char *name, unsigned ve
 	/* what a run gets, defaults and config.json ceilings applied */
 	json_object_set_new(o, "limits_applied",
 			    reg_limits_applied(r, json_object_get(o, "limits")));
+	{ /* other hosts' signed decisions not followed here (replica/decisions.c) */
+		json_t *claims = NULL;
+		if ((rc = reg_claims_json(&claims, r, name, version)) < 0)
+			return rc;
+		json_object_set_new(o, "claims", claims);
+	}
 	*out = TG_TAKE_PTR(o);
 	return 0;
 }
