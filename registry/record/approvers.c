@@ -105,30 +105,17 @@ static int exec_text(tg_registry *r, const char *sql, const char *a, const char 
 int tg_registry_key_trust_approver(json_t **out, tg_registry *r, const char *principal,
 				   const char *pubkey_file, const tg_actor *who)
 {
-	_cleanup_free_ char *path = reg_trusted_approvers_path(r), *pub = NULL, *old = NULL;
-	_cleanup_free_ char *text = NULL;
+	_cleanup_free_ char *path = reg_trusted_approvers_path(r);
 	char part[8192], fp[128];
-	size_t len = 0;
 	int rc;
 
 	*out = NULL;
 	if (!path)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
-	if ((rc = reg_principal_check(principal)) < 0)
+	if ((rc = reg_trust_append(part, sizeof(part), path, principal, REG_DECISION_NS, pubkey_file)) < 0)
 		return rc;
-	if ((rc = reg_read_pub(&pub, pubkey_file)) < 0 ||
-	    (rc = reg_pub_key_part(part, sizeof(part), pub)) < 0 ||
-	    (rc = reg_key_fingerprint(fp, sizeof(fp), part)) < 0)
+	if ((rc = reg_key_fingerprint(fp, sizeof(fp), part)) < 0)
 		return tg_error_prefix("%s", pubkey_file);
-	if (access(path, F_OK) == 0 && (rc = tg_file_read(&old, &len, path, 1u << 20)) < 0)
-		return tg_error_prefix("%s", path);
-	if (asprintf(&text, "%s%s%s namespaces=\"%s\" %s\n", old ? old : "",
-		     len && old[len - 1] != '\n' ? "\n" : "", principal, REG_DECISION_NS, part) < 0) {
-		text = NULL;
-		return tg_error_set(TG_ERR_NOMEM, "out of memory");
-	}
-	if ((rc = tg_file_write_atomic(path, text, strlen(text), 0600)) < 0)
-		return rc;
 	if ((rc = exec_text(r, "DELETE FROM approver_revocations WHERE key = ?1", fp, NULL, 0)) < 0)
 		return rc;
 	*out = json_pack("{s:s, s:s, s:s, s:s}", "principal", principal, "public_key", part, "key", fp,

@@ -71,17 +71,8 @@ int reg_decision_sign(tg_registry *r, const char *tool, unsigned v, const char *
 		return rc;
 	if (access(pub, R_OK) != 0)
 		return 0; /* no key: nothing is signed, as for commits */
-	rc = reg_prepare(r, &st, "SELECT v.commit_id, v.capabilities, v.content_hash FROM versions v "
-				 "JOIN tools t ON t.id = v.tool_id WHERE t.name = ?1 AND v.version = ?2");
-	if (rc < 0)
+	if ((rc = reg_version_binding(&st, r, tool, v, &commit, &caps, &hash)) < 0)
 		return rc;
-	sqlite3_bind_text(st, 1, tool, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 2, v);
-	if ((rc = reg_step(st)) != SQLITE_ROW)
-		return rc == SQLITE_DONE ? 0 : reg_sqlerr(r, rc, "read version");
-	commit = (const char *)sqlite3_column_text(st, 0);
-	caps = (const char *)sqlite3_column_text(st, 1);
-	hash = (const char *)sqlite3_column_text(st, 2);
 	if (!commit || strlen(commit) != 40 || !hash || strlen(caps ? caps : "") > 600)
 		return 0;
 	if ((rc = tg_store_key_fingerprint(fp, sizeof(fp), pub)) < 0)

@@ -212,30 +212,38 @@ int reg_principal_check(const char *principal)
 	return 0;
 }
 
+int reg_trust_append(char *part, size_t size, const char *path, const char *principal,
+		     const char *ns, const char *pubkey_file)
+{
+	_cleanup_free_ char *pub = NULL, *old = NULL, *text = NULL;
+	size_t len = 0;
+	int rc;
+
+	if ((rc = reg_principal_check(principal)) < 0)
+		return rc;
+	if ((rc = reg_read_pub(&pub, pubkey_file)) < 0 || (rc = reg_pub_key_part(part, size, pub)) < 0)
+		return tg_error_prefix("%s", pubkey_file);
+	if (access(path, F_OK) == 0 && (rc = tg_file_read(&old, &len, path, 1u << 20)) < 0)
+		return tg_error_prefix("%s", path);
+	if (asprintf(&text, "%s%s%s namespaces=\"%s\" %s\n", old ? old : "",
+		     len && old[len - 1] != '\n' ? "\n" : "", principal, ns, part) < 0) {
+		text = NULL;
+		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	}
+	return tg_file_write_atomic(path, text, strlen(text), 0600);
+}
+
 int tg_registry_key_trust(json_t **out, tg_registry *r, const char *principal,
 			  const char *pubkey_file, const tg_actor *who)
 {
-	_cleanup_free_ char *path = reg_trusted_signers_path(r), *pub = NULL, *old = NULL;
-	_cleanup_free_ char *text = NULL;
+	_cleanup_free_ char *path = reg_trusted_signers_path(r);
 	char part[8192];
-	size_t len = 0;
 	int rc;
 
 	*out = NULL;
 	if (!path)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
-	if ((rc = reg_principal_check(principal)) < 0)
-		return rc;
-	if ((rc = reg_read_pub(&pub, pubkey_file)) < 0)
-		return tg_error_prefix("%s", pubkey_file);
-	if ((rc = reg_pub_key_part(part, sizeof(part), pub)) < 0)
-		return tg_error_prefix("%s", pubkey_file);
-	if (access(path, F_OK) == 0 && (rc = tg_file_read(&old, &len, path, 1u << 20)) < 0)
-		return tg_error_prefix("%s", path);
-	if (asprintf(&text, "%s%s%s namespaces=\"git\" %s\n", old ? old : "",
-		     len && old[len - 1] != '\n' ? "\n" : "", principal, part) < 0)
-		return tg_error_set(TG_ERR_NOMEM, "out of memory");
-	if ((rc = tg_file_write_atomic(path, text, strlen(text), 0600)) < 0)
+	if ((rc = reg_trust_append(part, sizeof(part), path, principal, "git", pubkey_file)) < 0)
 		return rc;
 	*out = json_pack("{s:s, s:s, s:s}", "principal", principal, "public_key", part,
 			 "trusted_signers", path);

@@ -21,6 +21,10 @@ int reg_store(tg_registry *r, tg_store **out);
  * written after the transaction commits (at once outside one), best effort. */
 int reg_review_note(tg_registry *r, const char *tool, unsigned v, const char *what,
 		    const tg_actor *who, const char *detail);
+/* The commit, capability set and content hash of tool@v (borrowed from
+ * *st, which the caller finalizes); TG_ERR_NOTFOUND when there is none. */
+int reg_version_binding(sqlite3_stmt **st, tg_registry *r, const char *tool, unsigned v,
+			const char **commit, const char **caps, const char **hash);
 /* Queue one line as it is (already clean) for the note of commit. */
 int reg_review_line(tg_registry *r, const char *commit, const char *line);
 /* After COMMIT: write the queued lines. After ROLLBACK: forget them. */
@@ -53,6 +57,10 @@ int reg_read_pub(char **out, const char *path);
 int reg_pub_key_part(char *out, size_t size, const char *line);
 /* A principal name: 1 to 100 of letters, digits and @._-+ */
 int reg_principal_check(const char *principal);
+/* Append "PRINCIPAL namespaces="NS" KEY" (the key of pubkey_file, also
+ * into part) to the allowed-signers file at path (0600, atomically). */
+int reg_trust_append(char *part, size_t size, const char *path, const char *principal,
+		     const char *ns, const char *pubkey_file);
 /* One audit entry in its own transaction (details: taken). */
 int reg_audit_one(tg_registry *r, const tg_actor *who, const char *event, json_t *details);
 /* ---- approvers.c (trusted approvers and their revocations) ------------- */

@@ -28,6 +28,28 @@ void reg_line_clean(char *s)
 			*s = '?';
 }
 
+int reg_version_binding(sqlite3_stmt **st, tg_registry *r, const char *tool, unsigned v,
+			const char **commit, const char **caps, const char **hash)
+{
+	int rc;
+
+	rc = reg_prepare(r, st, "SELECT v.commit_id, v.capabilities, v.content_hash FROM versions v "
+				"JOIN tools t ON t.id = v.tool_id WHERE t.name = ?1 AND v.version = ?2");
+	if (rc < 0)
+		return rc;
+	sqlite3_bind_text(*st, 1, tool, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(*st, 2, v);
+	rc = reg_step(*st);
+	if (rc == SQLITE_DONE)
+		return tg_error_set(TG_ERR_NOTFOUND, "%s has no version %u", tool, v);
+	if (rc != SQLITE_ROW)
+		return reg_sqlerr(r, rc, "read version");
+	*commit = (const char *)sqlite3_column_text(*st, 0);
+	*caps = (const char *)sqlite3_column_text(*st, 1);
+	*hash = (const char *)sqlite3_column_text(*st, 2);
+	return 0;
+}
+
 int reg_review_note(tg_registry *r, const char *tool, unsigned v, const char *what,
 		    const tg_actor *who, const char *detail)
 {
@@ -41,20 +63,8 @@ int reg_review_note(tg_registry *r, const char *tool, unsigned v, const char *wh
 
 	if (!actor)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
-	rc = reg_prepare(r, &st, "SELECT v.commit_id, v.capabilities, v.content_hash FROM versions v "
-				 "JOIN tools t ON t.id = v.tool_id WHERE t.name = ?1 AND v.version = ?2");
-	if (rc < 0)
+	if ((rc = reg_version_binding(&st, r, tool, v, &commit, &caps, &hash)) < 0)
 		return rc;
-	sqlite3_bind_text(st, 1, tool, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 2, v);
-	rc = reg_step(st);
-	if (rc == SQLITE_DONE)
-		return tg_error_set(TG_ERR_NOTFOUND, "%s has no version %u", tool, v);
-	if (rc != SQLITE_ROW)
-		return reg_sqlerr(r, rc, "read version");
-	commit = (const char *)sqlite3_column_text(st, 0);
-	caps = (const char *)sqlite3_column_text(st, 1);
-	hash = (const char *)sqlite3_column_text(st, 2);
 	if (!commit || strlen(commit) != 40)
 		return 0; /* no commit to note on */
 	if (!gmtime_r(&now, &tm) || !strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm))
