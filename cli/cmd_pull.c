@@ -73,7 +73,9 @@ static int print_pull(tg_cli *cli, const json_t *res)
 	      json_array_size(json_object_get(res, "refused")) > 0;
 	json_array_foreach(json_object_get(res, "tools"), i, t) {
 		json_t *a = json_object_get(t, "active");
-		if (a && !json_is_true(json_object_get(a, "followed")))
+		/* not followed because a signed removal was: as it should be */
+		if (a && !json_is_true(json_object_get(a, "followed")) &&
+		    !json_is_true(json_object_get(a, "removed")))
 			bad = 1;
 	}
 	json_array_foreach(json_object_get(res, "decisions"), i, v) {

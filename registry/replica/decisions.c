@@ -338,3 +338,23 @@ int reg_decisions_apply(json_t **out, tg_registry *r, const tg_store_fetched *f,
 	*out = TG_TAKE_PTR(list);
 	return 0;
 }
+
+int reg_decision_removed(tg_registry *r, const char *tool, unsigned v, char *by, size_t size)
+{
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	int rc;
+
+	by[0] = '\0';
+	rc = reg_prepare(r, &st, "SELECT signer FROM remote_decisions WHERE tool = ?1 AND version = ?2 "
+				 "AND decision = 'remove' AND state IN ('followed', 'already') LIMIT 1");
+	if (rc < 0)
+		return rc;
+	reg_bind_text(st, 1, tool);
+	sqlite3_bind_int64(st, 2, v);
+	rc = reg_step(st);
+	if (rc == SQLITE_ROW) {
+		snprintf(by, size, "%s", (const char *)sqlite3_column_text(st, 0));
+		return 1;
+	}
+	return rc == SQLITE_DONE ? 0 : reg_sqlerr(r, rc, "read remote decisions");
+}

@@ -374,11 +374,11 @@ static int follow(tg_registry *r, const tg_store_incoming *in, const tg_actor *w
 	_cleanup_free_ char *status = NULL;
 	tg_store_version *sv = NULL;
 	unsigned va = in->remote_active_version, cur = 0;
-	char why[600] = "", act[41] = "";
+	char why[600] = "", act[41] = "", by[128];
 	int64_t tool_id = 0;
 	reg_approval ap;
 	tg_store *s;
-	int rc, ok = 0;
+	int rc, ok = 0, removed = 0;
 
 	if ((rc = reg_store(r, &s)) < 0)
 		return rc;
@@ -393,6 +393,15 @@ static int follow(tg_registry *r, const tg_store_incoming *in, const tg_actor *w
 	tg_error_clear();
 	cur = 0;
 	tool_id = 0;
+	/* a removal followed from a signed decision is not undone by the
+	 * remote's stale pointer to the version it removed */
+	if ((rc = reg_decision_removed(r, in->tool, va, by, sizeof(by))) < 0)
+		goto out;
+	if (rc == 1) {
+		removed = 1;
+		snprintf(why, sizeof(why), "v%u was removed here by a signed decision of %s", va, by);
+		goto done;
+	}
 	if (tg_store_get_version(&sv, s, in->tool, va) < 0 || strcmp(sv->commit, in->remote_active)) {
 		tg_error_clear();
 		snprintf(why, sizeof(why), "v%u of the remote is not in this host's history", va);
@@ -434,8 +443,8 @@ static int follow(tg_registry *r, const tg_store_incoming *in, const tg_actor *w
 	if ((rc = reg_commit(r)) < 0)
 		goto out;
 done:
-	json_object_set_new(res, "active", json_pack("{s:i, s:b, s:s}", "remote_version", (int)va,
-						     "followed", ok, "why", why));
+	json_object_set_new(res, "active", json_pack("{s:i, s:b, s:s, s:b}", "remote_version", (int)va,
+						     "followed", ok, "why", why, "removed", removed));
 	rc = 0;
 	goto out;
 fail:

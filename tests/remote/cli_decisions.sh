@@ -13,9 +13,14 @@
 #  - B revokes A; A's approval of v2, signed after that, is refused on B
 #    with the exact message, v2 stays pending there; C follows it;
 #  - on a hub ref of a host that does not exist: a forged entry (A's line
-#    with its time edited), A's v2 entry copied onto v3's commit, and an
-#    entry A's own key signed over another content hash: each refused on C
-#    with the exact message, exit 1, v3 still pending;
+#    with its time edited), A's v2 entry copied onto v3's commit, entries
+#    A's own key signed over another content hash, over another capability
+#    set and naming B's key as signer: each refused on C with the exact
+#    message, exit 1, v3 still pending;
+#  - A's denial of v3 and removal of v2 are followed on C (v3 denied with
+#    the signer in its reason, no active version, the hub's stale active
+#    pointer to v2 not followed because of the removal, exit 0) and refused
+#    on B (A revoked there);
 #  - a second pull applies nothing twice (followed entries are not listed);
 #  - pull --watch 1 pulls repeatedly and stops with exit 0 on SIGTERM.
 set -eu
@@ -152,12 +157,20 @@ line2=$(git --git-dir="$H/A/store.git" notes --ref=toolgate-review show "$c2" | 
 forged=$(printf '%s\n' "$line2" | sed 's/ at=\([0-9]*\)9 | / at=\18 | /; t; s/ at=\([0-9]*\) | / at=\19 | /')
 [ "$forged" != "$line2" ] || fail "could not forge"
 h3=$(t C show file_stats@3 --json | js "d['content_hash']")
-payload="toolgate-decision/1 approve file_stats v3 content_hash=$(printf '%064d' 0) capabilities=[\"workspace:read\"] signer=$KA at=$(date +%s)"
-printf '%s' "$payload" >"$H/payload"
-ssh-keygen -q -Y sign -n toolgate-decision -f "$H/A/keys/signing_key" "$H/payload"
-other="signed decision: $payload | $(grep -v -- '-----' "$H/payload.sig" | tr -d '\n')"
+# sign PAYLOAD with A's key into a decision line
+signed() {
+	printf '%s' "$1" >"$H/payload"
+	rm -f "$H/payload.sig"
+	ssh-keygen -q -Y sign -n toolgate-decision -f "$H/A/keys/signing_key" "$H/payload"
+	printf 'signed decision: %s | %s' "$1" "$(grep -v -- '-----' "$H/payload.sig" | tr -d '\n')"
+}
+now=$(date +%s)
+other=$(signed "toolgate-decision/1 approve file_stats v3 content_hash=$(printf '%064d' 0) capabilities=[\"workspace:read\"] signer=$KA at=$now")
+nocaps=$(signed "toolgate-decision/1 approve file_stats v3 content_hash=$h3 capabilities=[] signer=$KA at=$now")
+KB=$(ssh-keygen -lf "$H/B/keys/signing_key.pub" | cut -d' ' -f2)
+namesb=$(signed "toolgate-decision/1 approve file_stats v3 content_hash=$h3 capabilities=[\"workspace:read\"] signer=$KB at=$now")
 G notes --ref=forge add -m "$forged" "$c2"
-G notes --ref=forge add -m "$line2" -m "$other" "$c3"
+G notes --ref=forge add -m "$line2" -m "$other" -m "$nocaps" -m "$namesb" "$c3"
 G update-ref refs/toolgate-review/ffffffffffffffff refs/notes/forge
 G update-ref -d refs/notes/forge
 set +e
@@ -167,11 +180,38 @@ set -e
 js "'\n'.join(sorted('%s v%d %s: %s' % (e['state'], e['version'], e['from'], e['why']) for e in d['decisions']))" <"$H/c3.json" >"$H/c3.txt"
 cat >"$H/c3.want" <<EOF
 refused v2 ffffffffffffffff: the signature does not verify (the signature does not match the signed entry (ssh-keygen -Y check-novalidate failed))
+refused v3 ffffffffffffffff: the entry is bound to capabilities [], this version asks for ["workspace:read"]
 refused v3 ffffffffffffffff: the entry is bound to content hash 000000000000, this version's is $(printf '%.12s' "$h3")
 refused v3 ffffffffffffffff: the entry is for file_stats v2, the note is on file_stats v3
+refused v3 ffffffffffffffff: the entry names signer $KB, the signature is by key $KA
 EOF
 diff "$H/c3.want" "$H/c3.txt" >&2 || fail "forged entries: $(cat "$H/c3.json")"
-[ "$(t C show file_stats@3 --json | js "d['status'], len(d['claims'])")" = "('pending', 2)" ] || fail "C: v3 moved"
+[ "$(t C show file_stats@3 --json | js "d['status'], len(d['claims'])")" = "('pending', 4)" ] || fail "C: v3 moved"
+G update-ref -d refs/toolgate-review/ffffffffffffffff
+
+# a denial and a removal travel too: C follows both, B (revoked) neither
+t A deny file_stats@3 --reason "not this one" >/dev/null
+t A remove file_stats >/dev/null
+t A push >/dev/null
+set +e
+t C pull --json >"$H/c4.json"; rc=$?
+set -e
+[ "$(js "sorted((e['decision'], e['version'], e['state']) for e in d['decisions'])" <"$H/c4.json")" \
+	= "[('deny', 3, 'followed'), ('remove', 2, 'followed')]" ] || fail "C deny/remove: $(cat "$H/c4.json")"
+[ "$(t C show file_stats@3 --json | js "d['status'], d['reason']")" = "('denied', 'denied by remote:host-a: signed by host-a ($KA)')" ] \
+	|| fail "C: v3 not denied: $(t C show file_stats@3 --json | js "d['status'], d['reason']")"
+# the hub's active pointer still names v2 (push deletes no remote active
+# ref): not followed, because a signed removal of v2 was; not a failure
+[ $rc = 0 ] || fail "C after the removal: exit $rc"
+[ "$(js "[(t['active']['followed'], t['active']['removed'], t['active']['why']) for t in d['tools']]" <"$H/c4.json")" \
+	= "[(False, True, 'v2 was removed here by a signed decision of $KA')]" ] || fail "C: active after removal: $(cat "$H/c4.json")"
+[ "$(t C list --json | js "[x['name'] for x in d['tools']]")" = "[]" ] || fail "C: file_stats still active"
+set +e
+t B pull --json >"$H/b4.json"
+set -e
+[ "$(js "sorted((e['decision'], e['version'], e['state']) for e in d['decisions'])" <"$H/b4.json")" \
+	= "[('approve', 2, 'refused'), ('deny', 3, 'refused'), ('remove', 2, 'refused')]" ] || fail "B deny/remove: $(cat "$H/b4.json")"
+[ "$(t B show file_stats --json | js "d['version'], d['status']")" = "(1, 'active')" ] || fail "B: active moved"
 
 # pull --watch: repeats, and SIGTERM ends it cleanly
 "$TG" --home "$H/B" pull --watch 1 >"$H/watch.txt" 2>&1 &
