@@ -8,7 +8,8 @@
 #    decision_followed with A's key fingerprint, actor remote:host-a;
 #  - C (does not) keeps v1 pending, and show / list --pending say "claimed
 #    by KEY (...): approve, not followed: key KEY is not in the trusted
-#    approvers"; once C trusts A, the next pull follows it;
+#    approvers", and so does approvals; once C trusts A, the next pull
+#    follows it;
 #  - trusting A as a signer (trusted_signers) does not make it an approver;
 #  - B revokes A; A's approval of v2, signed after that, is refused on B
 #    with the exact message, v2 stays pending there; C follows it;
@@ -117,6 +118,9 @@ t C show file_stats@1 | grep -qx "decision:     claimed by $KA: approve, not fol
 	|| fail "C show: $(t C show file_stats@1 | grep decision)"
 t C list --pending | grep -qx "    claimed by $KA: approve, not followed: key $KA is not in the trusted approvers" \
 	|| fail "C list --pending: $(t C list --pending)"
+t C approvals >"$H/appr.txt"
+printf 'no calls are waiting for a person\nfile_stats v1 awaits approval here:\n    claimed by %s: approve, not followed: key %s is not in the trusted approvers\n' "$KA" "$KA" \
+	| diff - "$H/appr.txt" >&2 || fail "C approvals"
 # trusted from now on: the next pull follows it
 t C key trust-approver host-a "$H/A/keys/signing_key.pub" >/dev/null
 t C pull --json >"$H/c2.json"
@@ -214,7 +218,8 @@ set -e
 [ "$(t B show file_stats --json | js "d['version'], d['status']")" = "(1, 'active')" ] || fail "B: active moved"
 
 # pull --watch: repeats, and SIGTERM ends it cleanly
-"$TG" --home "$H/B" pull --watch 1 >"$H/watch.txt" 2>&1 &
+: >"$H/watch.txt"
+"$TG" --home "$H/B" pull --watch 1 >>"$H/watch.txt" 2>&1 &
 WP=$!
 i=0
 until [ "$(grep -c '^pull [0-9]*: exit' "$H/watch.txt")" -ge 2 ]; do
