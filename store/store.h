@@ -222,7 +222,8 @@ int tg_store_note_get(char **out, tg_store *s, const char *commit);
 /* Append one line (no control characters, at most 1024 bytes) to the note
  * on commit under refs/notes/toolgate-review: a record of what people did
  * to a version, for `git notes --ref=toolgate-review show COMMIT`. Appended,
- * never rewritten; toolgate never reads it back. */
+ * never rewritten; this host never reads it back (push carries it, and
+ * other hosts' pulls read only its signed decision lines: review_carry.c). */
 int tg_store_review_note(tg_store *s, const char *commit, const char *line);
 
 /* ---- signed commits (sign.c, docs/STORE.md "Signed verdicts") */

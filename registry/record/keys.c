@@ -7,7 +7,8 @@
  * missing or wrong configured key stops the command, exit 3, rather than
  * writing unsigned commits); when there is a key, every commit this host
  * writes to its store is signed with it (reg_sign_setup, called when the
- * store is opened). The
+ * store is opened), and push carries its review notes under a name taken
+ * from its public key (reg_host_review_id). The
  * trusted signers are <home>/trusted_signers, in ssh-keygen's
  * allowed-signers format ("PRINCIPAL namespaces="git" KEYTYPE KEY"), which
  * `toolgate key trust` appends to and `pull` and `verify` check
