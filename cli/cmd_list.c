@@ -42,6 +42,7 @@ static void print_pending(const json_t *pending)
 			printf("  (v%lld, newer, is active)", act);
 		name = cli_jline(json_object_get(p, "name")); /* print_caps used the ring */
 		printf("  toolgate approve %s@%lld | toolgate deny %s@%lld\n", name, v, name, v);
+		cli_print_claims(json_object_get(p, "claims"), "    ");
 	}
 }
 

@@ -89,6 +89,7 @@ int cmd_show(tg_cli *cli, int argc, char **argv)
 		       json_is_true(json_object_get(t, "passed")) ? "pass" : "FAIL",
 		       cli_jline(json_object_get(t, "detail")));
 	}
+	cli_print_claims(json_object_get(res, "claims"), "decision:     ");
 	/* the source was refused at submission if it held control or bidi
 	 * characters; marked visibly anyway (a bidi control as <U+202E>) in case
 	 * the store was edited or filled by a pull since */

@@ -506,6 +506,18 @@ int tg_registry_key_init(json_t **out, tg_registry *r, const tg_actor *who);
 int tg_registry_key_show(json_t **out, tg_registry *r);
 int tg_registry_key_trust(json_t **out, tg_registry *r, const char *principal,
 			  const char *pubkey_file, const tg_actor *who);
+/* Trusted approvers (docs/STORE.md "Signed decisions"): trust_approver
+ * appends "PRINCIPAL namespaces="toolgate-decision" KEY" to
+ * <home>/trusted_approvers and forgets an earlier revocation of that key;
+ * *out = {"principal","public_key","key","trusted_approvers"}.
+ * revoke_approver removes the principal's lines and records each key's
+ * revocation time (decisions signed later are refused on pull);
+ * *out = {"principal","keys","revoked_at"}; TG_ERR_NOTFOUND when the
+ * principal is not there. Both audited. */
+int tg_registry_key_trust_approver(json_t **out, tg_registry *r, const char *principal,
+				   const char *pubkey_file, const tg_actor *who);
+int tg_registry_key_revoke_approver(json_t **out, tg_registry *r, const char *principal,
+				    const tg_actor *who);
 
 /* Has this handle opened the store (initialised libgit2)? An open whose
  * store fingerprint matches the one the registry recorded does not; the

@@ -37,7 +37,7 @@ typedef struct reg_txn_hooks {
 } reg_txn_hooks;
 
 /* The schema version this binary writes (PRAGMA user_version). */
-#define REG_SCHEMA_VERSION 9
+#define REG_SCHEMA_VERSION 10
 
 /* Caps on what the agent controls. */
 #define REG_MAX_SOURCE (256u * 1024u)
@@ -93,6 +93,7 @@ struct tg_registry {
 	char undo_tool[65];
 	unsigned undo_from, undo_to;
 	json_t *review_pending; /* [commit, line] review notes, written after COMMIT */
+	int following;         /* applying a decision followed from a remote (not signed again) */
 	json_t *repairs;       /* what the re-index on open fixed (for verify) */
 	json_t *reindex_problems; /* tools it could not re-index (for verify) */
 	const tg_call_hooks *hooks; /* the MCP session's, for bridged calls (or NULL) */

@@ -255,6 +255,27 @@ static const char *const migrations[] = {
 	" tool TEXT PRIMARY KEY,"
 	" backend TEXT NOT NULL CHECK(backend IN ('native','gvisor')),"
 	" set_at INTEGER NOT NULL) STRICT;",
+	/* 10: decisions of other hosts read from their signed review notes on
+	 * pull (replica/decisions.c): one row per entry (sha256 of its line),
+	 * its state here (followed, already, claim, refused) and why; and the
+	 * revocation time of each approver key removed from trusted_approvers
+	 * (record/approvers.c), against which later signatures are refused. */
+	"CREATE TABLE IF NOT EXISTS remote_decisions("
+	" entry TEXT PRIMARY KEY,"
+	" tool TEXT NOT NULL,"
+	" version INTEGER NOT NULL,"
+	" decision TEXT NOT NULL,"
+	" signer TEXT NOT NULL,"
+	" principal TEXT NOT NULL,"
+	" signed_at INTEGER NOT NULL,"
+	" state TEXT NOT NULL,"
+	" why TEXT NOT NULL,"
+	" seen_at INTEGER NOT NULL) STRICT;"
+	"CREATE INDEX IF NOT EXISTS remote_decisions_version ON remote_decisions(tool, version);"
+	"CREATE TABLE IF NOT EXISTS approver_revocations("
+	" key TEXT PRIMARY KEY,"
+	" principal TEXT NOT NULL,"
+	" at INTEGER NOT NULL) STRICT;",
 };
 
 static int get_user_version(tg_registry *r, int *out)

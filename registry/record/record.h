@@ -21,6 +21,12 @@ int reg_store(tg_registry *r, tg_store **out);
  * written after the transaction commits (at once outside one), best effort. */
 int reg_review_note(tg_registry *r, const char *tool, unsigned v, const char *what,
 		    const tg_actor *who, const char *detail);
+/* The commit, capability set and content hash of tool@v (borrowed from
+ * *st, which the caller finalizes); TG_ERR_NOTFOUND when there is none. */
+int reg_version_binding(sqlite3_stmt **st, tg_registry *r, const char *tool, unsigned v,
+			const char **commit, const char **caps, const char **hash);
+/* Queue one line as it is (already clean) for the note of commit. */
+int reg_review_line(tg_registry *r, const char *commit, const char *line);
 /* After COMMIT: write the queued lines. After ROLLBACK: forget them. */
 void reg_review_flush(tg_registry *r);
 void reg_review_drop(tg_registry *r);
@@ -45,9 +51,58 @@ char *reg_key_path(const tg_registry *r);
 char *reg_trusted_signers_path(const tg_registry *r);
 /* Sign the store's new commits when <home>/keys/signing_key exists. */
 int reg_sign_setup(tg_registry *r, tg_store *s);
+/* The first line of a public key file (at most 16 KiB). */
+int reg_read_pub(char **out, const char *path);
+/* "KEYTYPE BASE64" of an SSH public key line (comment dropped). */
+int reg_pub_key_part(char *out, size_t size, const char *line);
+/* A principal name: 1 to 100 of letters, digits and @._-+ */
+int reg_principal_check(const char *principal);
+/* Append "PRINCIPAL namespaces="NS" KEY" (the key of pubkey_file, also
+ * into part) to the allowed-signers file at path (0600, atomically). */
+int reg_trust_append(char *part, size_t size, const char *path, const char *principal,
+		     const char *ns, const char *pubkey_file);
+/* One audit entry in its own transaction (details: taken). */
+int reg_audit_one(tg_registry *r, const tg_actor *who, const char *event, json_t *details);
+/* ---- approvers.c (trusted approvers and their revocations) ------------- */
+char *reg_trusted_approvers_path(const tg_registry *r);
+/* "SHA256:..." of a "KEYTYPE BASE64" public key, as ssh-keygen -l says. */
+int reg_key_fingerprint(char *out, size_t size, const char *part);
+/* The revocation time of an approver key (0: never revoked here). */
+int reg_approver_revoked_at(tg_registry *r, const char *key, int64_t *at);
 /* {"state": unsigned|good|untrusted|bad, "principal"?, "key"?, "why"?} of a
  * commit, against <home>/trusted_signers. */
 int reg_signature_json(json_t **out, tg_registry *r, const char *commit);
+
+/* ---- decision.c (signed decisions in the review notes) ----------------- */
+/* The namespace of a signed decision (never "git": a commit signature is
+ * not a decision, nor the reverse). */
+#define REG_DECISION_NS "toolgate-decision"
+/* When the store signs (a host key), queue a signed decision line for the
+ * review note of tool@v: "approve", "deny", "remove" or "promote", bound to
+ * the version's content hash and capability set, the signer's key
+ * fingerprint and the time. Nothing while r->following (a decision followed
+ * from a remote is not signed again here). */
+int reg_decision_sign(tg_registry *r, const char *tool, unsigned v, const char *decision);
+/* A signed decision line taken apart (claims, unchecked). */
+typedef struct reg_decision {
+	char decision[16];
+	char tool[65];
+	unsigned version;
+	char content_hash[65];
+	char caps[640];
+	char signer[128];
+	int64_t at;
+	char payload[1024];  /* the signed bytes */
+	char sig[1400];      /* the armored SSH signature */
+} reg_decision;
+/* 0, or TG_ERR_INVALID "not a signed decision (malformed entry)". */
+int reg_decision_parse(reg_decision *out, const char *line);
+/* The remote decisions on tool@v not followed here: [{"decision","signer",
+ * "principal","signed_at","state": claim|refused,"why"}]. */
+int reg_claims_json(json_t **out, tg_registry *r, const char *tool, unsigned v);
+/* 16 hex digits naming this host's review ref on remotes (from its public
+ * key); "" when it has no key. */
+int reg_host_review_id(tg_registry *r, char out[17]);
 
 /* ---- audit.c ----------------------------------------------------------- */
 /* Append one entry (inside a transaction). */

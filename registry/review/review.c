@@ -89,6 +89,12 @@ int tg_registry_show(json_t **out, tg_registry *r, const char *name, unsigned ve
 							    "home",
 							    reg_backend_name(r->cfg.sandbox_backend)));
 	}
+	{ /* other hosts' signed decisions not followed here (replica/decisions.c) */
+		json_t *claims = NULL;
+		if ((rc = reg_claims_json(&claims, r, name, version)) < 0)
+			return rc;
+		json_object_set_new(o, "claims", claims);
+	}
 	*out = TG_TAKE_PTR(o);
 	return 0;
 }
