@@ -81,11 +81,12 @@ int reg_revet(json_t **out, tg_registry *r, const json_t *manifest, const char *
 	      size_t len, const char *skip_tests);
 
 /* ---- propgen.c, proptest.c: property tests (docs/REGISTRY.md) -------- */
-/* At most n distinct inputs generated from input_schema, each conforming,
+/* At most n distinct inputs generated from input_schema, each conforming
+ * (validated with the tg_schema flags sflags: reg_schema_flags),
  * the same for the same content hash; *notes = strings naming what was
  * not generated (a pattern without examples). */
 int reg_propgen(json_t **out, json_t **notes, const json_t *schema, const char *hash,
-		unsigned n);
+		unsigned n, unsigned sflags);
 /* Run the generated inputs of manifest m's tool (binary) as its tests run.
  * *summary = {"inputs", "passed", "runs", "wall_ms", optional "skipped",
  * "notes", "budget", "failed", "shrunk_args", "test"}. On a failure a

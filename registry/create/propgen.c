@@ -164,6 +164,33 @@ static void int_cands(json_t *c, const json_t *s, int integer)
 		push(c, json_integer(-2147483647 - 1));
 }
 
+/* Valid values of the formats toolgate can assert (docs/SCHEMA.md), so a
+ * string with a format gets realistic inputs whether or not the home
+ * asserts it; 0 when the format is not one of them. */
+static int format_cands(json_t *c, const char *f)
+{
+	static const char *const tab[][4] = {
+		{ "date", "2024-02-29", "1999-12-31", "0001-01-01" },
+		{ "time", "23:59:59Z", "00:00:00+05:30", "12:30:45.123-08:00" },
+		{ "date-time", "2024-02-29T23:59:59Z", "1970-01-01T00:00:00+00:00",
+		  "2030-06-15t08:00:00.5z" },
+		{ "email", "a@example.com", "first.last+tag@sub.example.org", "x@[192.0.2.1]" },
+		{ "ipv4", "0.0.0.0", "255.255.255.255", "192.0.2.1" },
+		{ "ipv6", "::", "2001:db8::1", "fe80:0:0:0:0:0:0:1" },
+		{ "uuid", "00000000-0000-0000-0000-000000000000",
+		  "123e4567-e89b-12d3-a456-426614174000", "FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF" },
+		{ "uri", "https://example.com/a?b=c#d", "urn:isbn:0451450523", "mailto:a@example.com" },
+	};
+	for (size_t i = 0; f && i < sizeof(tab) / sizeof(*tab); i++) {
+		if (strcmp(f, tab[i][0]) == 0) {
+			for (int k = 1; k < 4; k++)
+				push(c, json_string(tab[i][k]));
+			return 1;
+		}
+	}
+	return 0;
+}
+
 static void str_cands(gen *g, json_t *c, const json_t *s, const char *where)
 {
 	json_int_t minl = json_integer_value(json_object_get(s, "minLength"));
@@ -177,6 +204,8 @@ static void str_cands(gen *g, json_t *c, const json_t *s, const char *where)
 				       "or enum is not generated");
 		return;
 	}
+	if (format_cands(c, json_string_value(json_object_get(s, "format"))))
+		return;
 	if (maxl <= 0 || maxl > PROPGEN_MAX_STR)
 		maxl = json_is_integer(mx) && json_integer_value(mx) == 0 ? 0 : PROPGEN_MAX_STR;
 	if (minl > PROPGEN_MAX_STR)
@@ -305,7 +334,8 @@ static json_t *gen_value(gen *g, const json_t *s, int depth, int mode, const cha
 	const json_t *d = deref(g, s);
 	const char *t = json_is_object(d) ? type_of(d, rnd(g)) : NULL;
 
-	if (mode == 1 && t && !json_object_get(d, "pattern") && !json_object_get(d, "enum") &&
+	if (mode == 1 && t && !json_object_get(d, "pattern") && !json_object_get(d, "format") &&
+	    !json_object_get(d, "enum") &&
 	    !json_object_get(d, "const") && !json_object_get(d, "anyOf") &&
 	    !json_object_get(d, "oneOf")) {
 		static const char *const pool[] = { "a", "b", "z", " ", "0", "\xc3\xa9",
@@ -378,7 +408,7 @@ static void keep(json_t *out, const tg_schema *cs, json_t *v, size_t n)
 }
 
 int reg_propgen(json_t **out, json_t **notes, const json_t *schema, const char *hash,
-		unsigned n)
+		unsigned n, unsigned sflags)
 {
 	_cleanup_json_ json_t *res = json_array(), *ns = json_array();
 	json_t *props = json_object_get(schema, "properties"), *ps;
@@ -395,7 +425,7 @@ int reg_propgen(json_t **out, json_t **notes, const json_t *schema, const char *
 		g.s = (g.s ^ (unsigned char)hash[i]) * 1099511628211ull;
 	if (!g.s)
 		g.s = 1;
-	rc = tg_schema_compile(&cs, schema, "input_schema", TG_SCHEMA_TOP_OBJECT);
+	rc = tg_schema_compile(&cs, schema, "input_schema", TG_SCHEMA_TOP_OBJECT | sflags);
 	if (rc < 0)
 		return rc;
 	/* optional properties absent, then all present */

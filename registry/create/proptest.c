@@ -321,16 +321,16 @@ int reg_proptest(json_t **summary, json_t *tests, char **reason, tg_registry *r,
 		goto done;
 	}
 	rc = reg_propgen(&inputs, &notes, json_object_get(m, "input_schema"), hash,
-			 r->cfg.property_tests);
+			 r->cfg.property_tests, reg_schema_flags(&r->cfg, 0));
 	if (rc < 0)
 		return rc;
 	json_object_set(sum, "notes", notes);
 	json_object_set_new(sum, "inputs", json_integer((json_int_t)json_array_size(inputs)));
 	if ((rc = tg_schema_compile(&in, json_object_get(m, "input_schema"), "input_schema",
-				    TG_SCHEMA_TOP_OBJECT)) < 0)
+				    TG_SCHEMA_TOP_OBJECT | reg_schema_flags(&r->cfg, 0))) < 0)
 		return rc;
 	if (oschema && (rc = tg_schema_compile(&out, oschema, "output_schema",
-					       TG_SCHEMA_TOP_TYPED)) < 0)
+					       TG_SCHEMA_TOP_TYPED | reg_schema_flags(&r->cfg, 0))) < 0)
 		goto free;
 	p.in = in;
 	p.out = out;

@@ -36,7 +36,7 @@ static json_t *gen(const char *schema_text, const char *hash, unsigned n, json_t
 	json_t *schema = json_loads(schema_text, 0, NULL), *out = NULL, *ns = NULL;
 
 	assert_non_null(schema);
-	assert_int_equal(reg_propgen(&out, &ns, schema, hash, n), 0);
+	assert_int_equal(reg_propgen(&out, &ns, schema, hash, n, 0), 0);
 	assert_non_null(out);
 	if (notes)
 		*notes = ns;
