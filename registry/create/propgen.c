@@ -9,7 +9,10 @@
  * version always gets the same inputs. A string with a `pattern` is taken
  * only from the schema's examples, default, const or enum; without them the
  * property is left out and a note says so. Every input is checked against
- * the compiled input_schema and dropped when it does not conform.
+ * the compiled input_schema and dropped when it does not conform. Also
+ * what propbad.c and proptest.c share: a local $ref followed
+ * (reg_schema_deref), the formats that can be asserted
+ * (reg_propgen_format_known), a short rendering of args (reg_prop_show).
  */
 
 #include <string.h>
@@ -18,6 +21,7 @@
 #define PROPGEN_MAX_STR 10000   /* code points of one generated string */
 #define PROPGEN_MAX_ITEMS 64    /* items of one generated array */
 #define PROPGEN_DEPTH 6         /* nesting of generated values */
+#define SHOW_CAP 400            /* bytes of args shown in a reason (reg_prop_show) */
 
 typedef struct gen {
 	uint64_t s;              /* xorshift64* state */
@@ -48,12 +52,25 @@ static void note(gen *g, const char *where, const char *what)
 	json_array_append_new(g->notes, json_string(m));
 }
 
-/* A local $ref ("#/$defs/x"), else s itself. */
-static const json_t *deref(gen *g, const json_t *s)
+char *reg_prop_show(const json_t *v)
+{
+	char *s = tg_json_dump(v);
+	size_t n;
+
+	if (!s || strlen(s) <= SHOW_CAP)
+		return s;
+	n = SHOW_CAP;
+	while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80)
+		n--;
+	strcpy(s + n, "...");
+	return s;
+}
+
+const json_t *reg_schema_deref(const json_t *root, const json_t *s)
 {
 	for (int hops = 0; hops < 8 && json_is_object(s); hops++) {
 		const char *ref = json_string_value(json_object_get(s, "$ref"));
-		const json_t *t = g->root;
+		const json_t *t = root;
 		if (!ref || ref[0] != '#')
 			return s;
 		char buf[256], *save = NULL;
@@ -65,6 +82,11 @@ static const json_t *deref(gen *g, const json_t *s)
 		s = t;
 	}
 	return s;
+}
+
+static const json_t *deref(gen *g, const json_t *s)
+{
+	return reg_schema_deref(g->root, s);
 }
 
 static json_t *rep_str(const char *unit, size_t n)
@@ -167,9 +189,7 @@ static void int_cands(json_t *c, const json_t *s, int integer)
 /* Valid values of the formats toolgate can assert (docs/SCHEMA.md), so a
  * string with a format gets realistic inputs whether or not the home
  * asserts it; 0 when the format is not one of them. */
-static int format_cands(json_t *c, const char *f)
-{
-	static const char *const tab[][4] = {
+static const char *const fmt_tab[][4] = {
 		{ "date", "2024-02-29", "1999-12-31", "0001-01-01" },
 		{ "time", "23:59:59Z", "00:00:00+05:30", "12:30:45.123-08:00" },
 		{ "date-time", "2024-02-29T23:59:59Z", "1970-01-01T00:00:00+00:00",
@@ -180,14 +200,25 @@ static int format_cands(json_t *c, const char *f)
 		{ "uuid", "00000000-0000-0000-0000-000000000000",
 		  "123e4567-e89b-12d3-a456-426614174000", "FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF" },
 		{ "uri", "https://example.com/a?b=c#d", "urn:isbn:0451450523", "mailto:a@example.com" },
-	};
-	for (size_t i = 0; f && i < sizeof(tab) / sizeof(*tab); i++) {
-		if (strcmp(f, tab[i][0]) == 0) {
+};
+
+static int format_cands(json_t *c, const char *f)
+{
+	for (size_t i = 0; f && i < sizeof(fmt_tab) / sizeof(*fmt_tab); i++) {
+		if (strcmp(f, fmt_tab[i][0]) == 0) {
 			for (int k = 1; k < 4; k++)
-				push(c, json_string(tab[i][k]));
+				push(c, json_string(fmt_tab[i][k]));
 			return 1;
 		}
 	}
+	return 0;
+}
+
+int reg_propgen_format_known(const char *f)
+{
+	for (size_t i = 0; f && i < sizeof(fmt_tab) / sizeof(*fmt_tab); i++)
+		if (strcmp(f, fmt_tab[i][0]) == 0)
+			return 1;
 	return 0;
 }
 

@@ -79,6 +79,12 @@ for t in "$SRC/examples/word_count" "$SRC/examples/word_count_v2" "$SRC/examples
 	n=$(sed -n 's/^    "inputs": \([0-9]*\),$/\1/p' "$OUT")
 	p=$(sed -n 's/^    "passed": \([0-9]*\),$/\1/p' "$OUT")
 	[ -n "$n" ] && [ "$n" -gt 0 ] && [ "$n" = "$p" ] || fail "$t: $p of $n generated inputs passed"
+	# the inputs that break input_schema one constraint at a time: all refused
+	checks=$((checks + 1))
+	vg=$(tr -d ' \n' <"$OUT" | sed -n 's/.*"violations":{"generated":\([0-9]*\),"refused":\([0-9]*\)}.*/\1 \2/p')
+	[ -n "$vg" ] && [ "${vg% *}" -gt 0 ] && [ "${vg% *}" = "${vg#* }" ] ||
+		fail "$t: violating inputs generated and refused: '$vg'"
+	echo "$t: violations $vg"
 done
 
 # a tool that declares calls is not property-tested, and the result says so
