@@ -15,6 +15,7 @@
  * (reg_propgen_format_known), a short rendering of args (reg_prop_show).
  */
 
+#include <math.h>
 #include <string.h>
 #include "registry/create/create.h"
 
@@ -27,6 +28,7 @@ typedef struct gen {
 	uint64_t s;              /* xorshift64* state */
 	const json_t *root;      /* the input_schema, for $ref */
 	json_t *notes;           /* strings: what was left out and why */
+	json_t *merged;          /* "%p" of a schema with allOf -> its merge (allof()) */
 } gen;
 
 static uint64_t rnd(gen *g)
@@ -84,9 +86,85 @@ const json_t *reg_schema_deref(const json_t *root, const json_t *s)
 	return s;
 }
 
+/* Keywords whose values a merge of allOf keeps the largest / smallest of. */
+static const char *const merge_max[] = { "minimum", "exclusiveMinimum", "minLength", "minItems",
+					 "minProperties", NULL };
+static const char *const merge_min[] = { "maximum", "exclusiveMaximum", "maxLength", "maxItems",
+					 "maxProperties", NULL };
+
+static int in_list(const char *const *l, const char *k)
+{
+	for (; *l; l++)
+		if (strcmp(*l, k) == 0)
+			return 1;
+	return 0;
+}
+
+/* Merge schema m's keywords into o (allOf): bounds tightened, properties
+ * present in both become {"allOf": [a, b]}, required lists joined,
+ * "integer" and "number" give "integer"; other keywords: the first wins. */
+static void merge_into(json_t *o, const json_t *m)
+{
+	const char *k;
+	json_t *v, *have;
+
+	json_object_foreach((json_t *)m, k, v) {
+		have = json_object_get(o, k);
+		if (!have) {
+			json_object_set_new(o, k, json_deep_copy(v));
+		} else if (json_is_number(have) && json_is_number(v) &&
+			   (in_list(merge_max, k) || in_list(merge_min, k))) {
+			int take = in_list(merge_max, k) ? json_number_value(v) > json_number_value(have)
+							 : json_number_value(v) < json_number_value(have);
+			if (take)
+				json_object_set_new(o, k, json_deep_copy(v));
+		} else if (strcmp(k, "properties") == 0 && json_is_object(have)) {
+			const char *pk;
+			json_t *pv;
+			json_object_foreach((json_t *)v, pk, pv) {
+				json_t *a = json_object_get(have, pk);
+				json_object_set_new(have, pk, a ? json_pack("{s:[OO]}", "allOf", a, pv)
+								: json_deep_copy(pv));
+			}
+		} else if (strcmp(k, "required") == 0 && json_is_array(have)) {
+			json_array_extend(have, v);
+		} else if (strcmp(k, "type") == 0 && json_is_string(have) && json_is_string(v) &&
+			   strcmp(json_string_value(v), "integer") == 0 &&
+			   strcmp(json_string_value(have), "number") == 0) {
+			json_object_set_new(o, k, json_string("integer"));
+		}
+	}
+}
+
+static const json_t *deref(gen *g, const json_t *s);
+
+/* s with its allOf merged in (once per schema, kept in g->merged), else s. */
+static const json_t *allof(gen *g, const json_t *s)
+{
+	json_t *all = json_object_get(s, "allOf"), *o, *m;
+	char key[32];
+	size_t i;
+
+	if (!json_is_array(all) || !g->merged)
+		return s;
+	snprintf(key, sizeof(key), "%p", (const void *)s);
+	if ((o = json_object_get(g->merged, key)))
+		return o;
+	if (!(o = json_deep_copy(s)))
+		return s;
+	json_object_del(o, "allOf");
+	json_array_foreach(all, i, m) {
+		const json_t *d = deref(g, m);
+		if (json_is_object(d))
+			merge_into(o, d);
+	}
+	json_object_set_new(g->merged, key, o);
+	return o;
+}
+
 static const json_t *deref(gen *g, const json_t *s)
 {
-	return reg_schema_deref(g->root, s);
+	return allof(g, reg_schema_deref(g->root, s));
 }
 
 static json_t *rep_str(const char *unit, size_t n)
@@ -167,6 +245,18 @@ static void int_cands(json_t *c, const json_t *s, int integer)
 		hi = v, bounded_hi = 1;
 	if (num_of(s, "exclusiveMaximum", &v) && (!bounded_hi || v <= hi))
 		hi = integer ? v - 1 : v - 0.5, bounded_hi = 1;
+	if (num_of(s, "multipleOf", &v) && v > 0) {
+		/* the multiples nearest the bounds, and a few small ones */
+		double first = bounded_lo ? ceil(lo / v) * v : v, last = bounded_hi ? floor(hi / v) * v : 3 * v;
+		if (fabs(first) < 9e15)
+			push(c, integer ? json_integer((json_int_t)first) : json_real(first));
+		if (fabs(last) < 9e15)
+			push(c, integer ? json_integer((json_int_t)last) : json_real(last));
+		push(c, integer ? json_integer((json_int_t)v) : json_real(v));
+		push(c, json_integer(0));
+		push(c, integer ? json_integer(-(json_int_t)v) : json_real(-v));
+		return;
+	}
 	if (bounded_lo && lo > -9e15)
 		push(c, integer ? json_integer((json_int_t)lo) : json_real(lo));
 	if (bounded_hi && hi < 9e15)
@@ -330,7 +420,7 @@ static json_t *cands(gen *g, const json_t *s, int depth, const char *where)
 		else if (strcmp(t, "null") == 0)
 			push(c, json_null());
 		else if (strcmp(t, "array") == 0 && depth < PROPGEN_DEPTH) {
-			json_t *it = json_object_get(s, "items");
+			json_t *it = json_object_get(s, "items"), *pre = json_object_get(s, "prefixItems");
 			json_int_t mx = json_integer_value(json_object_get(s, "maxItems"));
 			json_int_t mn = json_integer_value(json_object_get(s, "minItems"));
 			if (mx <= 0 || mx > PROPGEN_MAX_ITEMS)
@@ -339,11 +429,19 @@ static json_t *cands(gen *g, const json_t *s, int depth, const char *where)
 			for (int m = 0; m < 3; m++) {
 				json_int_t n = m == 0 ? (mn > 0 ? mn : 1) : m == 1 ? mx : mx / 2;
 				json_t *a = json_array();
+				if (m == 0 && n < (json_int_t)json_array_size(pre))
+					n = (json_int_t)json_array_size(pre); /* the whole prefix once */
 				for (json_int_t i = 0; a && i < n && i < PROPGEN_MAX_ITEMS; i++) {
-					json_t *v = gen_value(g, it ? it : json_true(), depth + 1,
-							      m == 1 ? 0 : 1, where);
-					if (v)
-						json_array_append_new(a, v);
+					/* prefixItems position by position, then items */
+					const json_t *is = (size_t)i < json_array_size(pre)
+								   ? json_array_get(pre, (size_t)i)
+							   : it ? it : json_true();
+					if (json_is_false(is))
+						break;
+					json_t *v = gen_value(g, is, depth + 1, m == 1 ? 0 : 1, where);
+					if (!v)
+						break; /* a hole would shift the prefix */
+					json_array_append_new(a, v);
 				}
 				push(c, a);
 			}
@@ -405,6 +503,8 @@ static json_t *gen_value(gen *g, const json_t *s, int depth, int mode, const cha
 			if (hi - lo > 2e6)
 				hi = lo + 2e6;
 			double x = lo + (hi - lo) * (double)(rnd(g) >> 11) / 9007199254740992.0;
+			if (num_of(d, "multipleOf", &v) && v > 0)
+				x = round(x / v) * v;
 			return strcmp(t, "integer") == 0 ? json_integer((json_int_t)x) : json_real(x);
 		}
 		if (strcmp(t, "object") == 0 && depth < PROPGEN_DEPTH)
@@ -414,6 +514,24 @@ static json_t *gen_value(gen *g, const json_t *s, int depth, int mode, const cha
 	if (!c || json_array_size(c) == 0)
 		return NULL;
 	return json_deep_copy(json_array_get(c, rnd(g) % json_array_size(c)));
+}
+
+/* A property name a patternProperties key p may match: its literal start
+ * (after ^, up to the first special character) and "k". The input made with
+ * it is dropped by keep() when it does not conform. */
+static void pattern_key(char *out, size_t cap, const char *p)
+{
+	size_t n = 0;
+
+	if (*p == '^')
+		p++;
+	for (; *p && !strchr("\\.[](){}|*+?^$", *p) && n + 2 < cap; p++)
+		out[n++] = *p;
+	/* a quantifier applies to the last literal: leave it out */
+	if (n > 0 && *p && strchr("*?{", *p))
+		n--;
+	out[n++] = 'k';
+	out[n] = 0;
 }
 
 /* Add v to out when it conforms and is new; consumes v. */
@@ -441,16 +559,16 @@ static void keep(json_t *out, const tg_schema *cs, json_t *v, size_t n)
 int reg_propgen(json_t **out, json_t **notes, const json_t *schema, const char *hash,
 		unsigned n, unsigned sflags)
 {
-	_cleanup_json_ json_t *res = json_array(), *ns = json_array();
-	json_t *props = json_object_get(schema, "properties"), *ps;
+	_cleanup_json_ json_t *res = json_array(), *ns = json_array(), *merged = json_object();
+	json_t *props, *ps;
 	tg_schema *cs = NULL;
-	gen g = { 0x9e3779b97f4a7c15ull, schema, ns };
+	gen g = { 0x9e3779b97f4a7c15ull, schema, ns, merged };
 	const char *k;
 	unsigned tries;
 	int rc;
 
 	*out = *notes = NULL;
-	if (!res || !ns)
+	if (!res || !ns || !merged)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
 	for (size_t i = 0; hash[i]; i++)
 		g.s = (g.s ^ (unsigned char)hash[i]) * 1099511628211ull;
@@ -459,6 +577,8 @@ int reg_propgen(json_t **out, json_t **notes, const json_t *schema, const char *
 	rc = tg_schema_compile(&cs, schema, "input_schema", TG_SCHEMA_TOP_OBJECT | sflags);
 	if (rc < 0)
 		return rc;
+	schema = deref(&g, schema); /* the top's allOf merged */
+	props = json_object_get(schema, "properties");
 	/* optional properties absent, then all present */
 	keep(res, cs, gen_object(&g, schema, 0, 0, 0), n);
 	keep(res, cs, gen_object(&g, schema, 0, 0, 1), n);
@@ -474,6 +594,17 @@ int reg_propgen(json_t **out, json_t **notes, const json_t *schema, const char *
 			json_object_set(base, k, v);
 			keep(res, cs, base, n);
 		}
+	}
+	/* a property named after each patternProperties key */
+	json_object_foreach(json_object_get(schema, "patternProperties"), k, ps) {
+		char name[80];
+		json_t *base = gen_object(&g, schema, 0, 0, 0), *v;
+		pattern_key(name, sizeof(name), k);
+		if (!base)
+			break;
+		if (!json_object_get(base, name) && (v = gen_value(&g, ps, 1, 0, k)))
+			json_object_set_new(base, name, v);
+		keep(res, cs, base, n);
 	}
 	/* random ones; bounded tries, since some schemas reject most of them */
 	for (tries = 0; json_array_size(res) < n && tries < n * 8; tries++)
