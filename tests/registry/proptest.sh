@@ -46,6 +46,9 @@ buggy mean 'the tool was killed by signal 8' '{"numbers":[]}'
 # reached only since the generator follows prefixItems and merges allOf
 buggy pair_ratio 'the tool was killed by signal 8' '{"pair":[1,0]}'
 buggy share_left 'the tool was killed by signal 8' '{"pct":100}'
+# reached only since the generator gives a "date" string valid dates (format
+# is an annotation here, so the shrinker may cut the date short)
+buggy month_days 'the tool was killed by signal 6' '{"date":"1999-12-3"}'
 
 # the same input every time: one version, one set of inputs
 run tg create "$PT/greet"
