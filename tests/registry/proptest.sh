@@ -49,6 +49,10 @@ buggy share_left 'the tool was killed by signal 8' '{"pct":100}'
 # reached only since the generator gives a "date" string valid dates (format
 # is an annotation here, so the shrinker may cut the date short)
 buggy month_days 'the tool was killed by signal 6' '{"date":"1999-12-3"}'
+buggy repeat_text 'killed by the sandbox: output over 1024 KiB' -
+# shrunk one step at a time toward 33 within the shrinker's run budget
+buggy pad_left 'the tool was killed by signal 6' -
+buggy nth_word 'the tool was killed by signal 11' '{"text":"a","index":1}'
 
 # the same input every time: one version, one set of inputs
 run tg create "$PT/greet"
