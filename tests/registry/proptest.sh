@@ -15,7 +15,7 @@ SRC=$(cd "$HERE/../.." && pwd)
 PT=$HERE/proptest
 mkdir -p "$WORK/ws"
 run tg init
-printf '{"workspace": "%s"}\n' "$WORK/ws" >"$HOME_DIR/config.json"
+printf '{"home_max_creates_per_minute": 0, "session_max_creates_per_minute": 0, "workspace": "%s"}\n' "$WORK/ws" >"$HOME_DIR/config.json"
 
 buggy() { # NAME KIND-REGEX SHRUNK-ARGS (exact JSON, or - when time-bounded)
 	run tg create "$PT/$1" --json
@@ -53,6 +53,13 @@ buggy repeat_text 'killed by the sandbox: output over 1024 KiB' -
 # shrunk one step at a time toward 33 within the shrinker's run budget
 buggy pad_left 'the tool was killed by signal 6' -
 buggy nth_word 'the tool was killed by signal 11' '{"text":"a","index":1}'
+buggy initials 'the tool was killed by signal 11' '{"first":"A","last":"T"}'
+buggy find_char 'the result does not match output_schema: result.index: must be >= 0' '{"text":"","ch":"x"}'
+buggy sum_squares 'the result does not match output_schema: result.sum: must be >= 0' -
+buggy weekday_num 'the tool was killed by signal 11' '{"day":"sun"}'
+buggy clock_time 'the tool was killed by signal 6' -
+buggy avg_word_len 'the tool was killed by signal 8' '{"text":""}'
+buggy percent_bar 'the tool was killed by signal 6' -
 
 # the same input every time: one version, one set of inputs
 run tg create "$PT/greet"
@@ -66,12 +73,12 @@ expect_rc 1 "mean (text)"
 expect_out '^  test "property [0-9]+": FAIL: the tool was killed by signal 8 with args \{"numbers":\[\]\}' "text: the failed entry"
 
 # off: the buggy tool passes its own tests and is active
-printf '{"workspace": "%s", "property_tests": 0}\n' "$WORK/ws" >"$HOME_DIR/config.json"
+printf '{"home_max_creates_per_minute": 0, "session_max_creates_per_minute": 0, "workspace": "%s", "property_tests": 0}\n' "$WORK/ws" >"$HOME_DIR/config.json"
 run tg create "$PT/triangle" --json
 expect_rc 0 "triangle with property tests off"
 expect_out '"status": "active"' "triangle active with property tests off"
 expect_out '"skipped": "off \(property_tests is 0\)"' "the result says they were off"
-printf '{"workspace": "%s", "property_tests": 64}\n' "$WORK/ws" >"$HOME_DIR/config.json"
+printf '{"home_max_creates_per_minute": 0, "session_max_creates_per_minute": 0, "workspace": "%s", "property_tests": 64}\n' "$WORK/ws" >"$HOME_DIR/config.json"
 
 # a pattern with no examples: the property is left out, the result says so
 run tg create "$PT/ok_pattern" --json
