@@ -155,6 +155,20 @@ static json_t *a_string(size_t n)
 
 static void obj_violations(bad *b, const json_t *s, const json_t *obj, const char *path);
 
+/* key cut to at most 64 bytes on a UTF-8 boundary, for a constraint's path */
+static void short_key(char out[65], const char *key)
+{
+	size_t n = strlen(key);
+
+	if (n > 64) {
+		n = 64;
+		while (n > 0 && ((unsigned char)key[n] & 0xc0) == 0x80)
+			n--;
+	}
+	memcpy(out, key, n);
+	out[n] = 0;
+}
+
 /* The violations of property key (schema ps, value v in the base). */
 static void prop_violations(bad *b, const json_t *ps, const char *key, const json_t *v,
 			    const char *path)
@@ -238,10 +252,11 @@ static void obj_violations(bad *b, const json_t *s, const json_t *obj, const cha
 	size_t i;
 
 	json_array_foreach(json_object_get(s, "required"), i, rk) {
-		char kw[96];
+		char kw[96], k64[65];
 		if (!json_is_string(rk) || !json_object_get(obj, json_string_value(rk)))
 			continue;
-		snprintf(kw, sizeof(kw), "required (%.64s)", json_string_value(rk));
+		short_key(k64, json_string_value(rk));
+		snprintf(kw, sizeof(kw), "required (%s)", k64);
 		add_at(b, path, kw, json_string_value(rk), NULL, 1);
 	}
 	if (json_is_false(json_object_get(s, "additionalProperties")) &&
@@ -254,10 +269,12 @@ static void obj_violations(bad *b, const json_t *s, const json_t *obj, const cha
 	}
 	json_object_foreach(props, k, ps) {
 		const json_t *v = json_object_get(obj, k);
-		char sub[BAD_PATH];
+		char sub[BAD_PATH], k64[65];
 		if (!v)
 			continue; /* absent in the base: a wrong value needs a place */
-		snprintf(sub, sizeof(sub), "%s.properties.%.64s", path, k);
+		short_key(k64, k);
+		if ((size_t)snprintf(sub, sizeof(sub), "%s.properties.%s", path, k64) >= sizeof(sub))
+			continue; /* deeper than a path can name */
 		prop_violations(b, reg_schema_deref(b->root, ps), k, v, sub);
 	}
 }

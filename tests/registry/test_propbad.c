@@ -206,6 +206,32 @@ static void test_accepted_fails(void **state)
 	json_decref(schema);
 }
 
+/* A long multi-byte property name is cut on a character boundary in the
+ * constraint's path: "x" and 31 two-byte characters (63 bytes), not 64
+ * bytes ending in half a character (a string jansson would refuse). */
+static void test_long_key(void **state)
+{
+	char key[142] = "x", want[200] = "input_schema.properties.";
+	json_t *schema, *base, *out = NULL;
+	(void)state;
+
+	for (int i = 0; i < 70; i++)
+		memcpy(key + 1 + 2 * i, "\xc3\xa9", 2);
+	key[141] = 0;
+	schema = json_pack("{s:s, s:{s:{s:s}}}", "type", "object", "properties", key, "type", "integer");
+	base = json_pack("{s:i}", key, 1);
+	assert_non_null(schema);
+	assert_non_null(base);
+	assert_int_equal(reg_propbad(&out, schema, base, 0), 0);
+	assert_int_equal(json_array_size(out), 1);
+	memcpy(want + 24, key, 63);
+	strcpy(want + 24 + 63, ".type");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(out, 0), "constraint")), want);
+	json_decref(out);
+	json_decref(base);
+	json_decref(schema);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -213,6 +239,7 @@ int main(void)
 		cmocka_unit_test(test_format_annotation),
 		cmocka_unit_test(test_no_base),
 		cmocka_unit_test(test_accepted_fails),
+		cmocka_unit_test(test_long_key),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
