@@ -49,6 +49,8 @@ typedef struct tg_config {
 	uint32_t analyze_timeout_ms; /* the analyzer's wall-clock budget (5000) */
 	uint32_t property_tests;     /* inputs generated per create (16; 0 = off) */
 	uint32_t property_test_budget_ms; /* their wall-clock budget (3000) */
+	int schema_assert_format;    /* `format` asserted in tool schemas (false:
+				      * an annotation; config.c reg_schema_flags) */
 	/* safe defaults on a shared host (issue 15; 0 = unlimited) */
 	uint32_t session_max_creates_per_minute; /* creates of one MCP session (10) */
 	uint32_t home_max_creates_per_minute;    /* creates in the home, all actors (30) */

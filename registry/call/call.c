@@ -76,7 +76,7 @@ static int binary_for(char **out, tg_registry *r, const char *name, unsigned v,
 /* A successful result that does not match the version's output_schema is a
  * tool error (reason "invalid_output"): the caller never sees a value of
  * another shape than the one published. */
-static int check_output(json_t *res, const json_t *oschema)
+static int check_output(json_t *res, const json_t *oschema, unsigned sflags)
 {
 	char m[1100];
 	json_t *value;
@@ -84,7 +84,7 @@ static int check_output(json_t *res, const json_t *oschema)
 	if (!res || !json_is_object(oschema) || !json_is_true(json_object_get(res, "ok")))
 		return 0;
 	value = json_object_get(res, "result");
-	if (tg_schema_validate_at(oschema, value ? value : json_null(), "result") == 0)
+	if (tg_schema_validate_flags(oschema, value ? value : json_null(), "result", sflags) == 0)
 		return 0;
 	snprintf(m, sizeof(m), "the result does not match output_schema: %s",
 		 tg_error_last()->message);
@@ -189,7 +189,7 @@ int reg_call_ex(json_t **out, tg_registry *r, const char *name, const json_t *ar
 		return hidden ? tg_error_set(TG_ERR_NOTFOUND, "no active tool named %s", name) : rc;
 	if (rc == REG_RUN_FIXTURE)
 		return fixture_answer(out, parent, name, v);
-	if (!args || !json_is_object(args) || tg_schema_validate(schema, args) < 0) {
+	if (!args || !json_is_object(args) || tg_schema_validate_flags(schema, args, "args", reg_schema_flags(&r->cfg, 0)) < 0) {
 		char m[1100];
 		snprintf(m, sizeof(m), "invalid arguments: %s",
 			 args && json_is_object(args) ? tg_error_last()->message
@@ -244,7 +244,7 @@ int reg_call_ex(json_t **out, tg_registry *r, const char *name, const json_t *ar
 				tg_error_clear();
 			return tg_error_set(saved.code, "%s", saved.message);
 		}
-		if ((rc = check_output(res, oschema)) < 0)
+		if ((rc = check_output(res, oschema, reg_schema_flags(&r->cfg, 0))) < 0)
 			return rc;
 		tg_prof_mark(TG_PROF_RESULT);
 	}

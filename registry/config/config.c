@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "registry/config/config.h"
+#include "registry/schema/schema.h"
 #include "sandbox/sandbox.h"
 
 /* Defaults and the hard ceilings a config may raise them to. */
@@ -32,6 +33,13 @@
 #define CFG_CEIL_TIMEOUT_MS 600000u
 #define CFG_CEIL_MEMORY_MB 16384u
 #define CFG_CEIL_OUTPUT_KB 65536u
+
+unsigned reg_schema_flags(const tg_config *cfg, int at_create)
+{
+	if (!cfg->schema_assert_format)
+		return 0;
+	return TG_SCHEMA_ASSERT_FORMAT | (at_create ? 0 : TG_SCHEMA_FORMAT_UNKNOWN_OK);
+}
 
 void reg_config_clear(tg_config *cfg)
 {
@@ -116,7 +124,8 @@ int reg_config_load(tg_config *cfg, const char *home)
 					    "record_workspace_calls", "shadow_samples",
 					    "promotion", "property_tests",
 					    "property_test_budget_ms", "sandbox_backend",
-					    "audit_mirror", "audit_mirror_socket", NULL };
+					    "audit_mirror", "audit_mirror_socket",
+					    "schema_assert_format", NULL };
 	_cleanup_free_ char *path = tg_path_join(home, "config.json");
 	_cleanup_json_ json_t *j = NULL;
 	const char *ws = NULL;
@@ -201,7 +210,10 @@ int reg_config_load(tg_config *cfg, const char *home)
 	    (rc = get_u32(&cfg->cpu_percent, j, "cpu_percent", 0, 6400)) < 0 ||
 	    (rc = get_u32(&cfg->quota_session_mb, j, "quota_session_mb", 0, 16u << 20)) < 0 ||
 	    (rc = get_u32(&cfg->quota_tool_mb, j, "quota_tool_mb", 0, 16u << 20)) < 0 ||
-	    (rc = reg_host_config(cfg, json_object_get(j, "host_tools"))) < 0 ||
+	    (rc = tg_json_get_bool(&cfg->schema_assert_format, j, "schema_assert_format", 0)) < 0 ||
+	    /* after schema_assert_format: host tools' schemas are checked with it */
+	    (rc = reg_host_config(cfg, json_object_get(j, "host_tools"),
+				     reg_schema_flags(cfg, 1))) < 0 ||
 	    (rc = reg_record_config(cfg, j)) < 0 || (rc = mirror_config(cfg, j)) < 0)
 		goto bad;
 	rc = tg_json_get_bool(&b, j, "session_hide_write_tools", 0);

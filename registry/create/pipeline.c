@@ -143,7 +143,8 @@ static int run_tests(json_t **out, int *all_passed, char **first_failure, tg_reg
 			if (asprintf(&detail, "not run: the tests used up their total budget of %u s",
 				     REG_TEST_BUDGET_MS / 1000) < 0)
 				detail = NULL;
-		} else if (expect_error && tg_schema_validate(schema, args) < 0) {
+		} else if (expect_error &&
+			   tg_schema_validate_flags(schema, args, "args", reg_schema_flags(&r->cfg, 0)) < 0) {
 			/* a call with these arguments never reaches the tool */
 			passed = 1;
 			if (asprintf(&detail, "ok: refused by input_schema: %s",
@@ -178,8 +179,8 @@ static int run_tests(json_t **out, int *all_passed, char **first_failure, tg_reg
 				json_t *value = json_object_get(res, "result");
 				got = short_json(value);
 				if (!expect_error && oschema &&
-				    tg_schema_validate_at(oschema, value ? value : json_null(),
-							  "result") < 0) {
+				    tg_schema_validate_flags(oschema, value ? value : json_null(),
+							     "result", reg_schema_flags(&r->cfg, 0)) < 0) {
 					if (asprintf(&detail, "the result does not match output_schema: "
 							      "%s (got %s)",
 						     tg_error_last()->message, got ?: "?") < 0)

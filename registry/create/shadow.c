@@ -79,7 +79,7 @@ static int run_one(json_t **out, tg_registry *r, const char *name, const char *b
 	int rc;
 
 	*out = NULL;
-	if (ischema && tg_schema_validate(ischema, args) < 0) {
+	if (ischema && tg_schema_validate_flags(ischema, args, "args", reg_schema_flags(&r->cfg, 0)) < 0) {
 		char m[1100];
 		snprintf(m, sizeof(m), "invalid arguments: %s", tg_error_last()->message);
 		tg_error_clear();
@@ -92,7 +92,8 @@ static int run_one(json_t **out, tg_registry *r, const char *name, const char *b
 	if (!json_is_true(json_object_get(*out, "ok")) || !json_is_object(oschema))
 		return 0;
 	v = json_object_get(*out, "result");
-	if (tg_schema_validate_at(oschema, v ? v : json_null(), "result") == 0)
+	if (tg_schema_validate_flags(oschema, v ? v : json_null(), "result",
+				     reg_schema_flags(&r->cfg, 0)) == 0)
 		return 0;
 	json_object_set_new(*out, "ok", json_false());
 	json_object_set_new(*out, "error", json_string(tg_error_last()->message));
