@@ -65,6 +65,10 @@ int cli_limits_gate(const struct tg_registry *r, const char *what);
 const char *cli_line(const char *s);
 const char *cli_block(const char *s);
 const char *cli_jline(const json_t *v);
+/* Other hosts' signed decisions not followed here, one line each:
+ * "INDENTclaimed by KEY (PRINCIPAL): approve, not followed: WHY" (or
+ * "refused: WHY"); every field through cli_line. */
+void cli_print_claims(const json_t *claims, const char *indent);
 
 /* The analysis policy: --policy FILE (flag), else <home>/policy.json when it
  * exists, else the built-in default (cli/policy_load.c). */
@@ -94,6 +98,7 @@ int cmd_serve(tg_cli *cli, int argc, char **argv);
 int cmd_doctor(tg_cli *cli, int argc, char **argv);
 int cmd_run(tg_cli *cli, int argc, char **argv);
 int cmd_remote(tg_cli *cli, int argc, char **argv);
+int cmd_backend(tg_cli *cli, int argc, char **argv);
 int cmd_push(tg_cli *cli, int argc, char **argv);
 int cmd_pull(tg_cli *cli, int argc, char **argv);
 int cmd_key(tg_cli *cli, int argc, char **argv);

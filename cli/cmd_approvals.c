@@ -3,7 +3,11 @@
  * (docs/BRIDGE.md), the calls waiting for a person (id, tool, callee
  * version, arguments, caller); approve-call and deny-call decide one of
  * them (cli/cmd_approve_call.c, cli/cmd_deny_call.c). Tool, caller and
- * arguments come from agents and tools: printed through cli_line.
+ * arguments come from agents and tools: printed through cli_line. The text
+ * form then names the pending versions on which another host's signed
+ * decision was not followed (claimed by KEY, why; docs/STORE.md "Signed
+ * decisions"); --json keeps the calls array (`list --pending --json` has
+ * the claims).
  */
 #include "cli.h"
 #include "registry/registry.h"
@@ -12,7 +16,7 @@
 
 int cmd_approvals(tg_cli *cli, int argc, char **argv)
 {
-	_cleanup_json_ json_t *res = NULL;
+	_cleanup_json_ json_t *res = NULL, *pending = NULL;
 	tg_registry *r = NULL;
 	json_t *e;
 	size_t i;
@@ -21,10 +25,12 @@ int cmd_approvals(tg_cli *cli, int argc, char **argv)
 	(void)argv;
 	if (argc != 1)
 		return cli_usage(cli, "takes no arguments");
-	rc = tg_registry_open_flag(&r, cli->home_flag, 0);
+	rc = tg_registry_open_flag(&r, cli->home_flag, TG_REGISTRY_OPEN_READONLY);
 	if (rc < 0)
 		return cli_fail(rc, "approvals");
 	rc = tg_registry_call_approvals(&res, r);
+	if (rc == 0 && !cli->json)
+		rc = tg_registry_pending(&pending, r);
 	tg_registry_free(r);
 	if (rc < 0)
 		return cli_fail(rc, "approvals");
@@ -44,6 +50,13 @@ int cmd_approvals(tg_cli *cli, int argc, char **argv)
 		       cli_jline(json_object_get(e, "caller")),
 		       json_integer_value(json_object_get(e, "run")) ? " (a one-off run)" : "",
 		       args ? cli_line(args) : "");
+	}
+	json_array_foreach(pending, i, e) {
+		if (!json_array_size(json_object_get(e, "claims")))
+			continue;
+		printf("%s v%lld awaits approval here:\n", cli_jline(json_object_get(e, "name")),
+		       (long long)json_integer_value(json_object_get(e, "version")));
+		cli_print_claims(json_object_get(e, "claims"), "    ");
 	}
 	return TG_EXIT_OK;
 }

@@ -74,7 +74,7 @@ static int behaviour(tg_cli *cli, const char *name, unsigned v1, unsigned v2)
 	tg_registry *r = NULL;
 	const json_t *rep, *one;
 	size_t i;
-	int rc = tg_registry_open_flag(&r, cli->home_flag, 0);
+	int rc = tg_registry_open_flag(&r, cli->home_flag, TG_REGISTRY_OPEN_READONLY);
 
 	if (rc < 0)
 		return cli_fail(rc, "diff");
@@ -133,7 +133,7 @@ int cmd_diff(tg_cli *cli, int argc, char **argv)
 		return cli_usage(cli, "versions must be positive numbers");
 	if (beh)
 		return behaviour(cli, pos[0], v1, v2);
-	rc = tg_registry_open_flag(&r, cli->home_flag, 0);
+	rc = tg_registry_open_flag(&r, cli->home_flag, TG_REGISTRY_OPEN_READONLY);
 	if (rc < 0)
 		return cli_fail(rc, "diff");
 	rc = tg_registry_diff(&diff, r, pos[0], v1, v2);

@@ -163,24 +163,40 @@ static void check_cpu(struct doc *d, const tg_config *cfg)
 }
 
 /* gVisor (docs/SANDBOX.md, "gVisor backend"): installed, and a real run
- * of /bin/true under runsc, timed. Needed only with sandbox_backend gvisor. */
-static void check_gvisor(struct doc *d, const tg_config *cfg)
+ * of /bin/true under runsc, timed. Needed only with sandbox_backend gvisor
+ * or a tool put under gVisor (toolgate backend). */
+static void check_gvisor(struct doc *d, tg_registry *reg)
 {
+	const tg_config *cfg = reg ? tg_registry_config(reg) : NULL;
+	_cleanup_json_ json_t *b = NULL;
+	json_int_t tools = 0;
 	int want = cfg && cfg->sandbox_backend == TG_SANDBOX_GVISOR;
-	char path[512];
+	char path[512], why[120] = " (only sandbox_backend gvisor needs it)";
+	const char *need;
 	uint64_t ms = 0;
 
+	if (reg && tg_registry_backends(&b, reg) == 0)
+		tools = json_integer_value(json_object_get(b, "gvisor_by_tool"));
+	else
+		tg_error_clear(); /* the registry item reports a broken home */
+	if (want)
+		snprintf(why, sizeof(why), " but config.json sets sandbox_backend gvisor");
+	else if (tools > 0)
+		snprintf(why, sizeof(why), " but %lld active tool%s set to gvisor (toolgate backend)",
+			 (long long)tools, tools == 1 ? " is" : "s are");
+	need = want ? " (sandbox_backend gvisor)" : tools > 0 ? " (toolgate backend gvisor)" : "";
+	want = want || tools > 0;
 	if (tg_sandbox_runsc(path, sizeof(path)) < 0) {
 		item(d, "gvisor", want ? FAIL : OK,
-		     want ? "apt-get install runsc, or set sandbox_backend to native" : NULL,
-		     "runsc is not installed%s",
-		     want ? " but config.json sets sandbox_backend gvisor"
-			  : " (only sandbox_backend gvisor needs it)");
+		     want ? "apt-get install runsc, or set sandbox_backend and toolgate backend "
+			    "to native"
+			  : NULL,
+		     "runsc is not installed%s", why);
 		return;
 	}
 	if (tg_sandbox_gvisor_available(&ms) == 0) {
 		item(d, "gvisor", OK, NULL, "%s works: runsc do /bin/true in %llu ms%s", path,
-		     (unsigned long long)ms, want ? " (sandbox_backend gvisor)" : "");
+		     (unsigned long long)ms, need);
 		return;
 	}
 	item(d, "gvisor", want ? FAIL : WARN,
@@ -261,6 +277,25 @@ static void check_signing(struct doc *d, tg_registry *reg, const tg_config *cfg)
 	}
 }
 
+/* config.json audit_mirror, when on: is there a socket to send to? */
+static void check_audit_mirror(struct doc *d, const tg_config *cfg)
+{
+	const char *path = NULL;
+	int mode = tg_audit_mirror_target(cfg, &path);
+	const char *form = mode == TG_AUDIT_MIRROR_JOURNAL ? "journal" : "syslog";
+	struct stat st;
+
+	if (mode == TG_AUDIT_MIRROR_OFF)
+		return;
+	if (stat(path, &st) == 0 && S_ISSOCK(st.st_mode))
+		item(d, "audit_mirror", OK, NULL, "audit entries copied to the %s at %s", form,
+		     path);
+	else
+		item(d, "audit_mirror", WARN,
+		     "start systemd-journald or a syslog daemon, or set audit_mirror to \"off\"",
+		     "no socket at %s: the %s copies of the audit entries are dropped", path, form);
+}
+
 /* The home, its store and registry; returns the config when it loads. */
 static void check_home(struct doc *d, const tg_cli *cli, tg_registry **reg)
 {
@@ -307,6 +342,8 @@ static void check_home(struct doc *d, const tg_cli *cli, tg_registry **reg)
 				     cfg->workspace);
 		}
 		check_signing(d, *reg, cfg);
+		if (cfg)
+			check_audit_mirror(d, cfg);
 	}
 }
 
@@ -329,7 +366,7 @@ int cmd_doctor(tg_cli *cli, int argc, char **argv)
 	check_sandbox(&d);
 	check_cgroups(&d, reg ? tg_registry_config(reg) : NULL);
 	check_cpu(&d, reg ? tg_registry_config(reg) : NULL);
-	check_gvisor(&d, reg ? tg_registry_config(reg) : NULL);
+	check_gvisor(&d, reg);
 	check_compiler(&d);
 	check_libclang(&d);
 	check_sdk(&d);

@@ -33,17 +33,22 @@ int cmd_gc(tg_cli *cli, int argc, char **argv)
 		cli_mib(a, sizeof(a), json_integer_value(json_object_get(st, "bytes_before")));
 		cli_mib(b, sizeof(b), json_integer_value(json_object_get(st, "bytes_after")));
 		cli_mib(c, sizeof(c), json_integer_value(json_object_get(st, "budget_bytes")));
+		long long kept = json_integer_value(json_object_get(st, "kept_in_use"));
 		if (json_integer_value(json_object_get(st, "evicted")) > 0)
 			printf("cache: evicted %lld builds (%lld of active versions): %s -> %s, "
 			       "budget %s\n",
 			       (long long)json_integer_value(json_object_get(st, "evicted")),
 			       (long long)json_integer_value(json_object_get(st, "evicted_active")), a,
 			       b, c);
-		else
+		else if (!kept)
 			printf("cache: %s, within its budget (%s)\n", a,
 			       json_integer_value(json_object_get(st, "budget_bytes")) > 0
 				       ? c
 				       : "cache_budget_mb: unlimited");
+		if (kept)
+			printf("cache: %s over its budget of %s: %lld builds kept, in use or used in the "
+			       "last 10 minutes\n",
+			       b, c, kept);
 	}
 	st = json_object_get(res, "store");
 	if (json_is_true(json_object_get(st, "busy"))) {

@@ -58,7 +58,7 @@ int cmd_history(tg_cli *cli, int argc, char **argv)
 
 	if (argc != 2)
 		return cli_usage(cli, "needs NAME");
-	rc = tg_registry_open_flag(&r, cli->home_flag, 0);
+	rc = tg_registry_open_flag(&r, cli->home_flag, TG_REGISTRY_OPEN_READONLY);
 	if (rc < 0)
 		return cli_fail(rc, "history");
 	rc = tg_registry_history(&res, r, argv[1]);

@@ -42,6 +42,7 @@ static void print_pending(const json_t *pending)
 			printf("  (v%lld, newer, is active)", act);
 		name = cli_jline(json_object_get(p, "name")); /* print_caps used the ring */
 		printf("  toolgate approve %s@%lld | toolgate deny %s@%lld\n", name, v, name, v);
+		cli_print_claims(json_object_get(p, "claims"), "    ");
 	}
 }
 
@@ -62,7 +63,7 @@ int cmd_list(tg_cli *cli, int argc, char **argv)
 		else
 			return cli_usage(cli, "takes no arguments");
 	}
-	rc = tg_registry_open_flag(&r, cli->home_flag, 0);
+	rc = tg_registry_open_flag(&r, cli->home_flag, TG_REGISTRY_OPEN_READONLY);
 	if (rc < 0)
 		return cli_fail(rc, "list");
 	rc = only_pending ? 0 : tg_registry_list(&res, r);

@@ -144,7 +144,7 @@ int cmd_log(tg_cli *cli, int argc, char **argv)
 		return cli_usage(cli, "--archive goes alone");
 	if (run && f.any)
 		return cli_usage(cli, "--run takes no filter");
-	rc = tg_registry_open_flag(&r, cli->home_flag, 0);
+	rc = tg_registry_open_flag(&r, cli->home_flag, archive ? 0 : TG_REGISTRY_OPEN_READONLY);
 	if (rc < 0)
 		return cli_fail(rc, "log");
 	if (archive) {

@@ -26,7 +26,7 @@ int cmd_remote(tg_cli *cli, int argc, char **argv)
 		return cli_usage(cli, "remove needs NAME");
 	if (!strcmp(sub, "list") && argc > 2)
 		return cli_usage(cli, "list takes no argument");
-	rc = tg_registry_open_flag(&r, cli->home_flag, 0);
+	rc = tg_registry_open_flag(&r, cli->home_flag, !strcmp(sub, "list") ? TG_REGISTRY_OPEN_READONLY : 0);
 	if (rc < 0)
 		return cli_fail(rc, "remote");
 	if (!strcmp(sub, "add"))

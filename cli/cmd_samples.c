@@ -70,7 +70,7 @@ int cmd_samples(tg_cli *cli, int argc, char **argv)
 	}
 	if (argc != 2 || argv[1][0] == '-')
 		return cli_usage(cli, "needs NAME (or purge [NAME])");
-	rc = tg_registry_open_flag(&r, cli->home_flag, 0);
+	rc = tg_registry_open_flag(&r, cli->home_flag, TG_REGISTRY_OPEN_READONLY);
 	if (rc < 0)
 		return cli_fail(rc, "samples");
 	rc = tg_registry_samples(&res, r, argv[1]);

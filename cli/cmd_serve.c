@@ -268,6 +268,9 @@ static int serve_stdio(tg_registry *reg, const char *home, const tg_mcp_options 
 	r = tg_mcp_serve(*srv, STDIN_FILENO, STDOUT_FILENO);
 	if (r < 0)
 		status = cli_fail(r, "serve");
+	else if (tg_mcp_server_ended(*srv))
+		fprintf(stderr, "toolgate: serve: session ended: %d refused requests after its "
+				"budget was spent\n", TG_MCP_SESSION_REFUSED_END);
 	if (tg_mcp_server_close(*srv) < 0)
 		fprintf(stderr, "toolgate: serve: audit: %s\n", cli_line(tg_error_last()->message));
 	return status;

@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "registry/registry.h"
 
+#include <string.h>
 #include <time.h>
 
 
@@ -28,7 +29,7 @@ int cmd_show(tg_cli *cli, int argc, char **argv)
 	rc = tg_registry_parse_ref(&name, &v, argv[1]);
 	if (rc < 0)
 		return cli_fail(rc, "show");
-	rc = tg_registry_open_flag(&r, cli->home_flag, 0);
+	rc = tg_registry_open_flag(&r, cli->home_flag, TG_REGISTRY_OPEN_READONLY);
 	if (rc < 0)
 		return cli_fail(rc, "show");
 	rc = tg_registry_show(&res, r, name, v);
@@ -63,6 +64,15 @@ int cmd_show(tg_cli *cli, int argc, char **argv)
 			       (long long)json_integer_value(json_object_get(la, "memory_mb")),
 			       (long long)json_integer_value(json_object_get(la, "output_kb")));
 	}
+	{
+		/* per tool, not per version: what its runs get now */
+		json_t *b = json_object_get(res, "backend");
+		const char *src = json_string_value(json_object_get(b, "source"));
+		printf("backend:      %s (%s)\n", json_string_value(json_object_get(b, "backend")),
+		       !src || !strcmp(src, "home") ? "the home's default, config.json"
+		       : !strcmp(src, "tool")	    ? "toolgate backend"
+						    : "toolgate backend --weaken: below the home's");
+	}
 	if (json_string_length(json_object_get(res, "reason"))) {
 		printf("reason:       %s\n", cli_block(json_string_value(json_object_get(res, "reason"))));
 	}
@@ -79,6 +89,7 @@ int cmd_show(tg_cli *cli, int argc, char **argv)
 		       json_is_true(json_object_get(t, "passed")) ? "pass" : "FAIL",
 		       cli_jline(json_object_get(t, "detail")));
 	}
+	cli_print_claims(json_object_get(res, "claims"), "decision:     ");
 	/* the source was refused at submission if it held control or bidi
 	 * characters; marked visibly anyway (a bidi control as <U+202E>) in case
 	 * the store was edited or filled by a pull since */

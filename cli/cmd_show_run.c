@@ -16,7 +16,7 @@ int cmd_show_run(tg_cli *cli, int argc, char **argv)
 {
 	_cleanup_json_ json_t *res = NULL;
 	_cleanup_free_ char *args = NULL, *calls = NULL, *err = NULL;
-	const char *e;
+	const char *e, *bk;
 	tg_registry *r = NULL;
 	uint32_t id;
 	json_t *f;
@@ -25,7 +25,7 @@ int cmd_show_run(tg_cli *cli, int argc, char **argv)
 
 	if (argc != 2 || cli_parse_u32(argv[1], &id) < 0)
 		return cli_usage(cli, "needs a run ID");
-	rc = tg_registry_open_flag(&r, cli->home_flag, 0);
+	rc = tg_registry_open_flag(&r, cli->home_flag, TG_REGISTRY_OPEN_READONLY);
 	if (rc < 0)
 		return cli_fail(rc, "show-run");
 	rc = tg_registry_show_run(&res, r, id);
@@ -34,14 +34,16 @@ int cmd_show_run(tg_cli *cli, int argc, char **argv)
 		return cli_fail(rc, "show-run");
 	if (cli->json)
 		return cli_print_json(res);
+	/* the sandbox backend the program ran under (absent: it did not run) */
+	bk = json_string_value(json_object_get(json_object_get(res, "outcome"), "backend"));
 	args = tg_json_dump(json_object_get(res, "args"));
 	calls = tg_json_dump(json_object_get(res, "calls"));
-	printf("run %u: %s, %lld tool calls, %lld ms, by %s\nprogram sha256 %s\nreport sha256  %s\n"
-	       "args  %s\ncalls %s\n",
+	printf("run %u: %s, %lld tool calls, %lld ms, by %s%s%s\nprogram sha256 %s\n"
+	       "report sha256  %s\nargs  %s\ncalls %s\n",
 	       id, cli_jline(json_object_get(res, "status")),
 	       (long long)json_integer_value(json_object_get(res, "tool_calls")),
 	       (long long)json_integer_value(json_object_get(res, "wall_ms")),
-	       cli_jline(json_object_get(res, "actor")),
+	       cli_jline(json_object_get(res, "actor")), bk ? ", backend " : "", bk ? bk : "",
 	       cli_jline(json_object_get(res, "program_sha256")),
 	       cli_jline(json_object_get(res, "report_sha256")), args ? cli_line(args) : "",
 	       calls ? cli_line(calls) : "");

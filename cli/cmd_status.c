@@ -69,6 +69,14 @@ static void print_overview(const json_t *res)
 	else
 		printf("\n");
 	printf("calls     %lld in the last 24 hours\n", (long long)num(res, "calls_24h", "count"));
+	/* active tools by the sandbox backend their calls get */
+	printf("backend   home default %s (config.json); active tools: %lld gvisor (%lld by "
+	       "toolgate backend), %lld native (%lld by --weaken)\n",
+	       json_string_value(json_object_get(json_object_get(res, "backends"), "home")),
+	       (long long)num(res, "backends", "gvisor"),
+	       (long long)num(res, "backends", "gvisor_by_tool"),
+	       (long long)num(res, "backends", "native"),
+	       (long long)num(res, "backends", "native_exceptions"));
 	calls = (uint32_t)num(res, "session_defaults", "max_calls");
 	creates = (uint32_t)num(res, "session_defaults", "max_creates");
 	printf("sessions  budget per MCP session: ");
@@ -98,7 +106,7 @@ int cmd_status(tg_cli *cli, int argc, char **argv)
 	(void)argv;
 	if (argc > 1)
 		return cli_usage(cli, "takes no arguments");
-	rc = tg_registry_open_flag(&r, cli->home_flag, 0);
+	rc = tg_registry_open_flag(&r, cli->home_flag, TG_REGISTRY_OPEN_READONLY);
 	if (rc < 0)
 		return cli_fail(rc, "status");
 	rc = tg_registry_status(&res, r);
@@ -146,6 +154,11 @@ int cmd_status(tg_cli *cli, int argc, char **argv)
 	cli_mib(a, sizeof(a), num(res, "cache", "bytes"));
 	limit_text(lim, sizeof(lim), num(res, "cache", "budget_bytes"), "cache_budget_mb");
 	printf("cache     %s in %lld builds %s\n", a, (long long)num(res, "cache", "builds"), lim);
+	if (num(res, "cache", "budget_bytes") > 0 &&
+	    num(res, "cache", "bytes") > num(res, "cache", "budget_bytes") * 4 / 5)
+		printf("          near or past its budget: builds unused for ten minutes are evicted, "
+		       "least recently used first, and a call of an evicted tool builds it again "
+		       "first (a second or more)\n");
 	if (num(res, "store", "pack_threshold") > 0)
 		snprintf(lim, sizeof(lim), "packed past %lld (pack_loose_objects)",
 			 (long long)num(res, "store", "pack_threshold"));

@@ -103,7 +103,9 @@ int cmd_tests(tg_cli *cli, int argc, char **argv)
 	    !(strcmp(sub, "remove") == 0 && argc == 4))
 		return cli_usage(cli, "needs add NAME --from-sample ID | list NAME | remove NAME "
 				      "TEST");
-	rc = tg_registry_open_flag(&r, cli->home_flag, 0);
+	/* list only reads: it works on a read-only home */
+	rc = tg_registry_open_flag(&r, cli->home_flag,
+				   strcmp(sub, "list") == 0 ? TG_REGISTRY_OPEN_READONLY : 0);
 	if (rc < 0)
 		return cli_fail(rc, "tests");
 	if (strcmp(sub, "add") == 0)

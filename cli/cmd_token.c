@@ -104,7 +104,8 @@ int cmd_token(tg_cli *cli, int argc, char **argv)
 		return cli_usage(cli, "token list takes no arguments");
 	if (strcmp(argv[1], "revoke") == 0 && argc != 3)
 		return cli_usage(cli, "token revoke needs NAME");
-	rc = tg_registry_open_flag(&r, cli->home_flag, 1);
+	rc = tg_registry_open_flag(&r, cli->home_flag, 
+				   1 | (!strcmp(argv[1], "list") ? TG_REGISTRY_OPEN_READONLY : 0));
 	if (rc < 0)
 		return cli_fail(rc, "token");
 	if (strcmp(argv[1], "add") == 0) {

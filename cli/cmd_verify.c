@@ -20,7 +20,8 @@ int cmd_verify(tg_cli *cli, int argc, char **argv)
 
 	if (argc > 2 || (argc == 2 && strcmp(argv[1], "--acknowledge-rebuild") != 0))
 		return cli_usage(cli, "takes no arguments but --acknowledge-rebuild");
-	rc = tg_registry_open_flag(&r, cli->home_flag, argc == 1 ? TG_REGISTRY_OPEN_VERIFY : 0);
+	rc = tg_registry_open_flag(&r, cli->home_flag, 
+				   argc == 1 ? TG_REGISTRY_OPEN_VERIFY | TG_REGISTRY_OPEN_READONLY : 0);
 	if (rc < 0 && argc == 1 && strstr(tg_error_last()->message, REG_DAMAGED)) {
 		/* too damaged to open: that is verify's finding, not its failure */
 		if (cli->json) {

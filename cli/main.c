@@ -53,6 +53,12 @@ static const tg_cli_command commands[] = {
 	  "its result as expect (a failed call: expect_error), its bridged calls'\n"
 	  "results as fixtures. Every later create of NAME runs the stored tests with\n"
 	  "its manifest's and commits them in its tool.json. Audited." },
+	{ "backend", cmd_backend, "NAME [native|gvisor] [--weaken]",
+	  "show or set the sandbox backend of a tool's runs (audited)",
+	  "gvisor runs the tool's calls and tests under gVisor's runsc whatever\n"
+	  "config.json's sandbox_backend says. native makes the tool follow the home's\n"
+	  "default; under a gvisor home that weakens it and needs --weaken (the tool\n"
+	  "then runs natively). Without a backend: the current one and its source." },
 	{ "deny", cmd_deny, "NAME@V [--reason TEXT]", "refuse a version for good (audited)", NULL },
 	{ "remove", cmd_remove, "NAME", "disable a tool: no version active, history kept (audited)",
 	  "Every version, report and event stays; calls and tools/list no longer see\n"
@@ -84,19 +90,27 @@ static const tg_cli_command commands[] = {
 	  "URL: a path, file://, git://, ssh:// or https://." },
 	{ "push", cmd_push, "[REMOTE]", "send the tool histories (fast-forward only; exit 1: pull first)",
 	  NULL },
-	{ "pull", cmd_pull, "[REMOTE] [--trust-signed]",
+	{ "pull", cmd_pull, "[REMOTE] [--trust-signed] [--watch SECONDS]",
 	  "take a remote's versions, each re-vetted, re-built and re-tested here",
 	  "A remote's verdicts and active pointers are claims: a version is active here\n"
-	  "only when it passed here and a person here approved its capabilities. This\n"
-	  "host's unpushed versions are renumbered on top of the remote's. Exit 1 when\n"
-	  "a claim disagreed, a ref was refused or an active pointer was not followed.\n"
+	  "only when it passed here and its capabilities were approved here, by a person\n"
+	  "or by a signed decision of a key of <home>/trusted_approvers bound to the same\n"
+	  "content hash and capabilities (others are shown as claims). This host's\n"
+	  "unpushed versions are renumbered on top of the remote's. Exit 1 when a claim\n"
+	  "disagreed, a ref or decision was refused or an active pointer was not followed.\n"
 	  "--trust-signed: a version signed by a key of <home>/trusted_signers as passed\n"
-	  "is still vetted, hashed and built here, but its tests are not run again." },
-	{ "key", cmd_key, "init | show | trust PRINCIPAL PUBKEY_FILE",
-	  "this host's signing key; the signers whose signatures it trusts",
+	  "is still vetted, hashed and built here, but its tests are not run again.\n"
+	  "--watch SECONDS: pull again every SECONDS (1..86400) until SIGINT/SIGTERM." },
+	{ "key", cmd_key,
+	  "init | show | trust PRINCIPAL PUBKEY_FILE | trust-approver PRINCIPAL PUBKEY_FILE | "
+	  "revoke-approver PRINCIPAL",
+	  "this host's signing key; the signers and approvers it trusts",
 	  "init: an ed25519 key in <home>/keys/ (never overwritten); every commit this\n"
-	  "host writes is then signed (ssh-keygen -Y sign -n git, git's gpgsig header).\n"
+	  "host writes is then signed (ssh-keygen -Y sign -n git, git's gpgsig header),\n"
+	  "and so are its approvals, denials, removals and promotions (review notes).\n"
 	  "trust: add a public key to <home>/trusted_signers (allowed-signers format).\n"
+	  "trust-approver: add one to <home>/trusted_approvers: pull follows its signed\n"
+	  "decisions. revoke-approver: remove it; decisions it signs later are refused.\n"
 	  "pull reports each new version's signature; a signature never replaces re-vetting." },
 	{ "verify", cmd_verify, "[--acknowledge-rebuild]",
 	  "check that store, registry and audit chain agree",

@@ -37,3 +37,20 @@ const char *cli_jline(const json_t *v)
 {
 	return v && json_is_string(v) ? cli_line(json_string_value(v)) : "?";
 }
+
+void cli_print_claims(const json_t *claims, const char *indent)
+{
+	const json_t *c;
+	size_t i;
+
+	json_array_foreach(claims, i, c) {
+		const char *pr = json_string_value(json_object_get(c, "principal"));
+		const char *st = json_string_value(json_object_get(c, "state"));
+		printf("%sclaimed by %s", indent, cli_jline(json_object_get(c, "signer")));
+		if (pr && pr[0])
+			printf(" (%s)", cli_line(pr));
+		printf(": %s, %s: %s\n", cli_jline(json_object_get(c, "decision")),
+		       st && !strcmp(st, "claim") ? "not followed" : "refused",
+		       cli_jline(json_object_get(c, "why")));
+	}
+}

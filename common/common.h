@@ -217,7 +217,27 @@ int tg_dl_load(const char *path, const char *fallback, const char *const *names,
 
 /* ---- hashing ----------------------------------------------------------- */
 
-/* OpenSSL's SHA256_CTX (112 bytes) in storage of our own (sha256.c). */
+/* libcrypto is loaded on first use (crypto.c). tg_crypto_load: 0, or
+ * TG_ERR_UNAVAILABLE; a process that forks without exec and hashes in the
+ * child loads it before it forks. The hashing functions below stop the
+ * process (exit 3, a message on stderr) when it cannot be loaded: there is
+ * no hash to return instead. */
+int tg_crypto_load(void);
+/* HMAC-SHA256 of data under key into out. 0, or an error. */
+int tg_hmac_sha256(unsigned char out[32], const void *key, size_t key_len, const void *data,
+		   size_t len);
+/* Base64 (RFC 4648, padded, no line breaks) of len bytes into out, which
+ * holds 4 * ((len + 2) / 3) + 1 bytes: the length written, or an error. */
+int tg_base64_encode(char *out, const void *in, size_t len);
+/* The bytes of len base64 characters into out (3 * len / 4 bytes, padding
+ * counted as zero bytes): the length written, or an error. */
+int tg_base64_decode(unsigned char *out, const char *in, size_t len);
+/* 1 when a and b hold the same len bytes, compared in constant time. */
+int tg_memeq_secret(const void *a, const void *b, size_t len);
+/* Zero len bytes at p in a way the compiler keeps. */
+void tg_cleanse(void *p, size_t len);
+
+/* OpenSSL's SHA256_CTX (112 bytes) in storage of our own (crypto.c). */
 typedef struct tg_sha256 {
 	_Alignas(8) unsigned char ctx[128];
 } tg_sha256;
@@ -225,7 +245,7 @@ typedef struct tg_sha256 {
 void tg_sha256_init(tg_sha256 *s);
 void tg_sha256_update(tg_sha256 *s, const void *data, size_t len);
 void tg_sha256_final(tg_sha256 *s, unsigned char out[32]);
-/* tg_sha256_final as lowercase hex into out[65]. */
+/* tg_sha256_final as lowercase hex into out[65] (sha256.c). */
 void tg_sha256_final_hex(tg_sha256 *s, char out[65]);
 /* Hex SHA-256 of data into out[65]. */
 void tg_sha256_hex(char out[65], const void *data, size_t len);

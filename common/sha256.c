@@ -1,41 +1,15 @@
 /*
  * common/sha256.c: SHA-256 for content hashes of tool sources (the build
- * cache key), binaries and the hash chain of the audit log, over OpenSSL's
- * libcrypto (a well-kept implementation that uses the CPU's SHA extensions
- * where present: `toolgate verify` hashes every audit entry and every
- * version's tool.c). tg_sha256 keeps OpenSSL's SHA256_CTX in its own
- * storage, so callers hash on the stack without allocating; the low-level
- * SHA256_* calls are deprecated in OpenSSL 3 in favour of EVP, whose
- * contexts must be allocated, and remain supported there. tg_json_digest is
- * the one digest of a JSON value (call bindings, request digests, the
- * args_sha256 of audit entries and replay journals).
+ * cache key), binaries and the hash chain of the audit log. The digest
+ * itself is OpenSSL's (crypto.c, which loads libcrypto on first use; it
+ * uses the CPU's SHA extensions where present: `toolgate verify` hashes
+ * every audit entry and every version's tool.c); here are its hex forms and
+ * tg_json_digest, the one digest of a JSON value (call bindings, request
+ * digests, the args_sha256 of audit entries and replay journals).
  */
-#define OPENSSL_SUPPRESS_DEPRECATED 1
 #include "common.h"
 
-#include <openssl/sha.h>
-#include <stddef.h>
 #include <string.h>
-
-_Static_assert(sizeof(SHA256_CTX) <= sizeof(((tg_sha256 *)0)->ctx),
-	       "tg_sha256 must hold OpenSSL's SHA256_CTX");
-_Static_assert(_Alignof(SHA256_CTX) <= _Alignof(tg_sha256), "tg_sha256 alignment");
-
-void tg_sha256_init(tg_sha256 *s)
-{
-	SHA256_Init((SHA256_CTX *)(void *)s->ctx);
-}
-
-void tg_sha256_update(tg_sha256 *s, const void *data, size_t len)
-{
-	if (len)
-		SHA256_Update((SHA256_CTX *)(void *)s->ctx, data, len);
-}
-
-void tg_sha256_final(tg_sha256 *s, unsigned char out[32])
-{
-	SHA256_Final(out, (SHA256_CTX *)(void *)s->ctx);
-}
 
 void tg_sha256_final_hex(tg_sha256 *s, char out[65])
 {

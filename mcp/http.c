@@ -15,6 +15,8 @@
  *    (Mcp-Session-Id); its later requests name it (404 for an unknown one,
  *    400 when missing), GET opens its SSE stream of list_changed, DELETE
  *    ends it. A notification is 202. A tool the principal may not use is 403.
+ * GET /metrics (same Origin and token checks; a token that may approve)
+ * answers the home's figures in Prometheus text (http_metrics.c).
  * Request and header sizes, idle and whole-request timeouts and the number
  * of connections are capped (http_pool.c holds the watchdog). The registry
  * work runs in worker processes (http_worker.c).
@@ -32,6 +34,7 @@
 
 #define MCP_PATH "/mcp"
 #define PRM_PATH "/.well-known/oauth-protected-resource"
+#define METRICS_PATH "/metrics"
 
 typedef struct http_req {
 	tg_buf body;
@@ -486,7 +489,7 @@ static enum MHD_Result handle_post(tg_http *h, struct MHD_Connection *c, http_re
 	enum MHD_Result ret;
 	tg_mcp_server *srv = NULL;
 	http_session *s;
-	int r;
+	int r, ended;
 
 	principal_options(h, &o, principal);
 	msg = json_loadb(rq->body.ptr ? rq->body.ptr : "", rq->body.len, JSON_REJECT_DUPLICATES,
@@ -595,7 +598,12 @@ static enum MHD_Result handle_post(tg_http *h, struct MHD_Connection *c, http_re
 	ret = answer(c, s->srv, rq->body.ptr ? rq->body.ptr : "", rq->body.len, 0, s->id);
 	if (r > 0)
 		http_cancel_end(h, s);
+	ended = tg_mcp_server_ended(s->srv);
 	pthread_mutex_unlock(&s->lock);
+	/* refused on and on after a budget was spent (refusals.c): the
+	 * session goes, its next request is 404 */
+	if (ended)
+		session_remove(h, s);
 	http_session_unref(h, s);
 	return ret;
 }
@@ -613,6 +621,31 @@ static enum MHD_Result protected_resource(tg_http *h, struct MHD_Connection *c)
 		 "token\"}",
 		 h->base_url);
 	return send_text(c, MHD_HTTP_OK, "application/json", body, NULL, NULL, NULL, NULL);
+}
+
+/* GET /metrics (http_metrics.c): for a token that may approve (docs/MCP.md,
+ * "Metrics"): the figures of the whole home are an operator's. */
+static enum MHD_Result metrics(tg_http *h, struct MHD_Connection *c, const char *method,
+			       const json_t *principal)
+{
+	_cleanup_json_ json_t *m = NULL;
+	_cleanup_free_ char *text = NULL;
+
+	if (strcmp(method, "GET") != 0)
+		return send_text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain",
+				 "method not allowed\n", "Allow", "GET", NULL, NULL);
+	if (!json_is_true(json_object_get(principal, "may_approve")))
+		return send_text(c, MHD_HTTP_FORBIDDEN, "text/plain",
+				 "Forbidden: /metrics needs a token that may approve (toolgate token "
+				 "add NAME --may-approve)\n", NULL, NULL, NULL, NULL);
+	if (http_worker_call(h, json_pack("{s:s}", "op", "metrics"), &m) < 0 || !m ||
+	    !(text = http_metrics_text(m))) {
+		tg_mcp_log_error("metrics", NULL);
+		return send_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "text/plain",
+				 "the metrics could not be read\n", NULL, NULL, NULL, NULL);
+	}
+	return send_text(c, MHD_HTTP_OK, "text/plain; version=0.0.4; charset=utf-8", text,
+			 NULL, NULL, NULL, NULL);
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
@@ -642,7 +675,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 					      "Forbidden: Origin not allowed", NULL, NULL);
 		if (strcmp(url, PRM_PATH) == 0 || strcmp(url, PRM_PATH MCP_PATH) == 0)
 			return protected_resource(h, c);
-		if (strcmp(url, MCP_PATH) != 0)
+		if (strcmp(url, MCP_PATH) != 0 && strcmp(url, METRICS_PATH) != 0)
 			return send_text(c, MHD_HTTP_NOT_FOUND, "text/plain", "not found\n", NULL,
 					 NULL, NULL, NULL);
 		cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Length");
@@ -665,6 +698,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	a = authenticate(h, c, &principal);
 	if (a)
 		return unauthorized(h, c, a == 2);
+	if (strcmp(url, METRICS_PATH) == 0)
+		return metrics(h, c, method, principal);
 	if (strcmp(method, "POST") == 0)
 		return handle_post(h, c, rq, principal);
 	if (strcmp(method, "GET") == 0 || strcmp(method, "DELETE") == 0) {

@@ -95,6 +95,9 @@ json_t *http_outbox_pop(http_session *s);
 int http_workers_start(tg_http *h);
 void http_workers_stop(tg_http *h);
 int http_worker_call(tg_http *h, json_t *q, json_t **out);
+/* http_metrics.c: tg_registry_metrics's figures as Prometheus text (free()
+ * it), or NULL when out of memory. */
+char *http_metrics_text(const json_t *m);
 /* The same for a tool call or a run whose bridged calls ask the session's
  * hooks (the call budget) through the server process. */
 int http_worker_call_hooked(tg_http *h, json_t *q, json_t **out, const tg_call_hooks *hooks);

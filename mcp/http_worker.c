@@ -235,6 +235,8 @@ static json_t *serve_one(tg_registry *reg, const json_t *q)
 		rc = tg_registry_state_redeem(&out, reg, json_string_value(json_object_get(q, "state")),
 					      json_string_value(json_object_get(q, "principal")),
 					      json_string_value(json_object_get(q, "request")));
+	} else if (strcmp(op, "metrics") == 0) {
+		rc = tg_registry_metrics(&out, reg);
 	} else if (strcmp(op, "token") == 0) {
 		rc = tg_registry_token_check(&out, reg,
 					     json_string_value(json_object_get(q, "secret")));
@@ -306,6 +308,10 @@ int http_workers_start(tg_http *h)
 	if (!h->wfd || !h->wpid || !h->busy || !h->wcancel || !h->wowner)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
 	if (tg_commit_group_new(&h->group) < 0)
+		return tg_error_last()->code;
+	/* the workers hash: libcrypto is loaded once here, not in a child of
+	 * a process that has threads */
+	if (tg_crypto_load() < 0)
 		return tg_error_last()->code;
 	for (i = 0; i < h->opt.workers; i++) {
 		int sv[2];

@@ -166,6 +166,28 @@ int tg_mcp_reply_dropped(tg_mcp_server *s, const json_t *id);
 #define TG_MCP_OVERSIZE_LEN 9
 int tg_mcp_deferred_is_oversize(const char *line, size_t len);
 
+/* refusals.c: refused requests audited once per kind and minute, the rest
+ * counted into one "mcp_refusals" entry; a session that keeps being
+ * refused after a budget was spent is ended. */
+#define TG_MCP_REFUSED_END TG_MCP_SESSION_REFUSED_END
+#define TG_MCP_REFUSAL_KINDS 16 /* kinds told apart by tool and details */
+#define TG_MCP_REFUSAL_EVENTS 4 /* then one per event */
+struct tg_mcp_refusal_kind {
+	char event[32];
+	char tool[65];
+	char digest[65];         /* of event, tool and details */
+	int catch_all;           /* the event's slot past the first kinds */
+	uint64_t window_ms;      /* monotonic start of its minute */
+	uint64_t window_wall_ms; /* the same, as wall time for the entry */
+	uint64_t suppressed;     /* refused in that minute, not yet audited */
+};
+/* 1: this refusal (its event, tool and details) is counted, not audited;
+ * 0: audit it. */
+int tg_mcp_refusal_counted(tg_mcp_server *s, const char *event, const char *tool,
+			   const json_t *details);
+/* The counts not yet audited, written (at the session's end). */
+void tg_mcp_refusals_flush(tg_mcp_server *s);
+
 /* Session state visible to tools.c. */
 struct tg_mcp_server {
 	tg_mcp_backend be;
@@ -225,6 +247,11 @@ struct tg_mcp_server {
 	int progress_sent;
 	unsigned progress_last, progress_total;
 	size_t progress_mark;    /* the queue's length at begin (0 once written) */
+	/* refusals.c */
+	struct tg_mcp_refusal_kind refusals[TG_MCP_REFUSAL_KINDS + TG_MCP_REFUSAL_EVENTS];
+	int spent;               /* a budget of this session was spent */
+	uint64_t refused_after_spent;
+	int ended;               /* refused too often after that: end the session */
 };
 
 #endif

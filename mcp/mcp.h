@@ -168,6 +168,11 @@ int tg_mcp_server_check_toolset(tg_mcp_server *s);
 /* The pending output; the caller writes it out and clears it. */
 tg_buf *tg_mcp_server_output(tg_mcp_server *s);
 /* Counters of the session, for tests and the closing audit event. */
+/* 1 when the session kept sending refused requests after one of its
+ * budgets was spent, TG_MCP_SESSION_REFUSED_END of them (refusals.c):
+ * its transport ends it. */
+#define TG_MCP_SESSION_REFUSED_END 256
+int tg_mcp_server_ended(const tg_mcp_server *s);
 void tg_mcp_server_counts(const tg_mcp_server *s, uint64_t *calls, uint64_t *creates,
 			  uint64_t *denied);
 /* The session's end: audit event with the counters. */

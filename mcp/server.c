@@ -109,8 +109,13 @@ int tg_mcp_server_close(tg_mcp_server *s)
 
 	if ((!s->initialized && !s->modern_started) || !s->be.audit)
 		return 0;
+	tg_mcp_refusals_flush(s);
 	d = json_pack("{s:I, s:I, s:I}", "calls", (json_int_t)s->calls, "creates",
 		      (json_int_t)s->creates, "denied", (json_int_t)s->denied);
+	if (d && s->ended &&
+	    json_object_set_new(d, "ended", json_string("refused requests went on after a budget "
+							"was spent")) < 0)
+		return tg_error_set(TG_ERR_NOMEM, "out of memory");
 	if (!d)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
 	return s->be.audit(s->be.ctx, &s->actor, "mcp_session_end", NULL, d);
@@ -384,7 +389,7 @@ int tg_mcp_serve(tg_mcp_server *s, int in_fd, int out_fd)
 			free(kept);
 			if (r == 0)
 				r = flush_out(s, out_fd);
-			if (r < 0)
+			if (r < 0 || s->ended)
 				goto out;
 		}
 
@@ -398,6 +403,12 @@ int tg_mcp_serve(tg_mcp_server *s, int in_fd, int out_fd)
 						    : tg_mcp_server_oversize(s);
 			if (r < 0)
 				goto out;
+			if (s->ended) {
+				/* refused on and on after a budget was spent:
+				 * the last answer goes, then the session ends */
+				r = flush_out(s, out_fd);
+				goto out;
+			}
 			/* Own changes (create, rollback) are news at once. */
 			if (s->toolset_dirty || tg_now_ms() >= next_check) {
 				s->toolset_dirty = 0;

@@ -100,8 +100,18 @@ static int reply_failure(tg_mcp_server *s, const json_t *id, int code, const cha
  * left as it was. */
 static void audit(tg_mcp_server *s, const char *event, const char *tool, json_t *details)
 {
+	static const char *const refusals[] = { "mcp_denied", "mcp_unknown_tool",
+						"mcp_call_invalid", "mcp_create_invalid" };
 	tg_error saved = *tg_error_last();
+	size_t i;
 
+	for (i = 0; i < TG_ARRAY_SIZE(refusals); i++) {
+		if (strcmp(event, refusals[i]) == 0 &&
+		    tg_mcp_refusal_counted(s, event, tool, details)) {
+			json_decref(details);
+			return; /* counted into its kind's next mcp_refusals entry */
+		}
+	}
 	if (s->be.audit) {
 		const char *t = tool && tg_name_valid(tool) ? tool : NULL;
 		if (s->be.audit(s->be.ctx, &s->actor, event, t, details) < 0)
@@ -171,6 +181,7 @@ static int call_create(tg_mcp_server *s, const json_t *id, const json_t *args)
 	s->creates++;
 	if (s->opt.max_creates && tg_mcp_count(s, 1) > s->opt.max_creates) {
 		s->denied++;
+		s->spent = 1;
 		audit(s, "mcp_denied", json_string_value(json_object_get(args, "name")),
 		      json_pack("{s:s, s:s, s:I}", "meta", "create_tool", "budget", "creates",
 				"limit", (json_int_t)s->opt.max_creates));
@@ -455,6 +466,7 @@ int tg_mcp_tools_call(tg_mcp_server *s, const json_t *id, const json_t *params)
 		name = json_string_value(json_object_get(params, "name"));
 	if (s->opt.max_calls && tg_mcp_count(s, 0) > s->opt.max_calls) {
 		s->denied++;
+		s->spent = 1;
 		audit(s, "mcp_denied", name,
 		      json_pack("{s:s, s:I}", "budget", "calls", "limit",
 				(json_int_t)s->opt.max_calls));

@@ -21,6 +21,8 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
 
 /* The SDK folder beside the binary (tg_sdk_dir), or NULL when it is
  * missing: opening a home does not need it; vetting and building do
@@ -65,7 +67,10 @@ void tg_registry_free(tg_registry *r)
 			sqlite3_db_config(r->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
 		sqlite3_close_v2(r->db);
 	}
+	if (r->wal_fd >= 0)
+		close(r->wal_fd);
 	reg_review_drop(r);
+	reg_audit_mirror_free(r);
 	tg_store_free(r->store);
 	free(r->store_path);
 	tg_policy_free(r->policy);
@@ -107,6 +112,7 @@ static int fingerprint_matches(tg_registry *r, const char *fp)
 static void txn_begun(tg_registry *r)
 {
 	reg_review_drop(r);
+	reg_audit_mirror_drop(r);
 }
 
 static void txn_committed(tg_registry *r, int durable)
@@ -117,11 +123,13 @@ static void txn_committed(tg_registry *r, int durable)
 	if (durable && r->audit_seq_pending > 0 && reg_audit_anchor_update(r) < 0)
 		tg_error_clear();
 	reg_review_flush(r);
+	reg_audit_mirror_flush(r);
 }
 
 static void txn_rolled_back(tg_registry *r)
 {
 	reg_review_drop(r);
+	reg_audit_mirror_drop(r);
 	reg_activation_undo(r);
 }
 
@@ -131,9 +139,73 @@ static const reg_txn_hooks txn_hooks = {
 	.rolled_back = txn_rolled_back,
 };
 
+/* Can this process write the home? 0, or TG_ERR_UNAVAILABLE naming why:
+ * the one place that decides it (a missing part is made later and is not
+ * looked at). EROFS whether access(2) or the mount flags say it. */
+static int home_writable(const tg_registry *r)
+{
+	const char *const parts[] = { r->home, r->store_path, r->db_path, r->cache_dir };
+	struct statvfs vfs;
+	size_t i;
+	int e;
+
+	for (i = 0; i < TG_ARRAY_SIZE(parts); i++) {
+		if (access(parts[i], F_OK) != 0 || access(parts[i], W_OK) == 0)
+			continue;
+		e = errno;
+		if (e == EROFS || (statvfs(parts[i], &vfs) == 0 && (vfs.f_flag & ST_RDONLY)))
+			return tg_error_set(TG_ERR_UNAVAILABLE, "the home at %s is read-only (EROFS)",
+					    r->home);
+		return tg_error_set(TG_ERR_UNAVAILABLE, "the home at %s is not writable by this "
+				    "user: %s: %s%s", r->home, parts[i], strerror(e),
+				    e == EACCES ? " (EACCES)" : "");
+	}
+	return 0;
+}
+
+/* The open of a home this process cannot write, for a command that only
+ * reads: registry.db read-only as it is (db/open.c), then the store
+ * compared with it without writing (replica/reindex.c): a registry that
+ * lacks what the store holds is an error, not something to repair here. */
+static int open_readonly(tg_registry *r, int verifying)
+{
+	const json_t *p;
+	size_t i;
+	char fp[65];
+	int rc, fresh = 0;
+
+	r->readonly = 1;
+	rc = reg_config_load(&r->cfg, r->home);
+	if (rc < 0)
+		return rc;
+	if ((rc = reg_db_open(r, &fresh)) < 0)
+		return rc;
+	if (verifying)
+		return 0; /* verify compares in full itself (without writing) */
+	if (tg_store_fingerprint(fp, r->store_path) == 0) {
+		rc = fingerprint_matches(r, fp);
+		if (rc != 0)
+			return rc < 0 ? rc : 0;
+	}
+	tg_error_clear();
+	rc = reg_reindex(r, 0);
+	if (rc < 0)
+		return rc;
+	r->reindexed = 1;
+	json_array_foreach(r->reindex_problems, i, p) {
+		/* the first tool found behind (reindex.c); not a damaged one */
+		const char *line = json_string_value(p);
+		if (r->behind > 0 && line && strstr(line, "and the home is read-only"))
+			return tg_error_set(TG_ERR_UNAVAILABLE, "%s (a command on a writable "
+					    "home re-indexes it)", line);
+	}
+	return 0;
+}
+
 int tg_registry_open(tg_registry **out, const char *home, int create)
 {
 	int verifying = (create & TG_REGISTRY_OPEN_VERIFY) != 0;
+	int reading = (create & TG_REGISTRY_OPEN_READONLY) != 0;
 	tg_registry *r;
 	tg_store *s;
 	struct stat st;
@@ -146,6 +218,7 @@ int tg_registry_open(tg_registry **out, const char *home, int create)
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	r->wal_fd = -1;
 	r->txn_hooks = &txn_hooks;
 	r->call_tool = reg_call_ex;
 	r->home = strdup(home);
@@ -166,6 +239,16 @@ int tg_registry_open(tg_registry **out, const char *home, int create)
 		rc = tg_error_set(TG_ERR_NOTFOUND, "no toolgate home at %s (run 'toolgate init')",
 				  home);
 		goto fail;
+	}
+	/* before anything is made, swept or opened for writing */
+	if ((rc = home_writable(r)) < 0) {
+		if (!reading)
+			goto fail;
+		tg_error_clear();
+		if ((rc = open_readonly(r, verifying)) < 0)
+			goto fail;
+		*out = r;
+		return 0;
 	}
 	if (create) {
 		if ((rc = tg_mkdir_p(home, 0700)) < 0)
@@ -203,10 +286,8 @@ int tg_registry_open(tg_registry **out, const char *home, int create)
 		rc = fingerprint_matches(r, fp);
 		if (rc < 0)
 			goto fail;
-		if (rc > 0) {
-			*out = r; /* SQLite is up to date with the store */
-			return 0;
-		}
+		if (rc > 0)
+			goto done; /* SQLite is up to date with the store */
 	}
 	rc = reg_store(r, &s);
 	if (rc < 0)
@@ -227,6 +308,10 @@ int tg_registry_open(tg_registry **out, const char *home, int create)
 	if (fprc == 0 && json_array_size(r->reindex_problems) == 0 &&
 	    record_fingerprint(r, fp) < 0)
 		tg_error_clear(); /* only costs a re-index next time */
+done:
+	/* a command that only reads cannot write what the open left */
+	if (reading && !verifying && (rc = reg_exec(r, "PRAGMA query_only = ON")) < 0)
+		goto fail;
 	*out = r;
 	return 0;
 fail:

@@ -49,6 +49,8 @@ typedef struct tg_config {
 	uint32_t analyze_timeout_ms; /* the analyzer's wall-clock budget (5000) */
 	uint32_t property_tests;     /* inputs generated per create (16; 0 = off) */
 	uint32_t property_test_budget_ms; /* their wall-clock budget (3000) */
+	int schema_assert_format;    /* `format` asserted in tool schemas (false:
+				      * an annotation; config.c reg_schema_flags) */
 	/* safe defaults on a shared host (issue 15; 0 = unlimited) */
 	uint32_t session_max_creates_per_minute; /* creates of one MCP session (10) */
 	uint32_t home_max_creates_per_minute;    /* creates in the home, all actors (30) */
@@ -64,7 +66,19 @@ typedef struct tg_config {
 	int record_workspace_calls;  /* record tools holding workspace:* (false) */
 	uint32_t shadow_samples;     /* samples a candidate is run on (32; 0: none) */
 	int promotion;               /* TG_PROMOTION_* (shadow) */
+	/* the audit log's copy in the host's journal or syslog (record/audit_mirror.c) */
+	int audit_mirror;            /* TG_AUDIT_MIRROR_* (off) */
+	char *audit_mirror_socket;   /* datagram socket instead of the host's (tests), or NULL */
 } tg_config;
+
+/* config.json "audit_mirror": where every audit entry is copied to */
+enum { TG_AUDIT_MIRROR_OFF = 0, TG_AUDIT_MIRROR_JOURNAL, TG_AUDIT_MIRROR_SYSLOG,
+       TG_AUDIT_MIRROR_AUTO };
+/* The form cfg's audit mirror sends in (TG_AUDIT_MIRROR_JOURNAL or _SYSLOG;
+ * "auto" resolved by looking for journald's socket now) and *path the
+ * socket it sends to; TG_AUDIT_MIRROR_OFF and NULL when off
+ * (registry/record/audit_mirror.c). */
+int tg_audit_mirror_target(const tg_config *cfg, const char **path);
 
 /* config.json "promotion": what keeps a new version out of the active slot */
 enum { TG_PROMOTION_TESTS = 0, TG_PROMOTION_SHADOW, TG_PROMOTION_STRICT };
@@ -78,6 +92,16 @@ int tg_registry_open(tg_registry **out, const char *home, int create);
  * re-index here (verify re-indexes in full itself), unless registry.db is
  * new. */
 #define TG_REGISTRY_OPEN_VERIFY 2
+/* Or'ed into create by a command that only reads (list, show, verify, ...).
+ * On a home this process cannot write (a read-only mount, EROFS; a home
+ * of another user, EACCES) the open is then read-only through and through:
+ * registry.db read-only, no sweep, no migration, no re-index (a registry
+ * behind the store, or one that needs a migration, is an error saying so).
+ * On a writable home the open repairs as usual and the handle is then made
+ * query-only (PRAGMA query_only): the command itself cannot write. Without
+ * this flag an open of a home it cannot write fails at once: "the home at
+ * PATH is read-only (EROFS)" (TG_ERR_UNAVAILABLE). */
+#define TG_REGISTRY_OPEN_READONLY 4
 void tg_registry_free(tg_registry *r);
 /* tg_registry_open on the home resolved from a --home flag (NULL: the
  * environment, see tg_home_resolve). */
@@ -167,6 +191,19 @@ int tg_registry_history(json_t **out, tg_registry *r, const char *name);
  * "reason","wall_ms","at","journal"?}],"max_calls","max_tool_kb",
  * "recording"}. */
 int tg_registry_samples(json_t **out, tg_registry *r, const char *name);
+/* The sandbox backend of tool NAME's runs (record/backend.c):
+ * {"name","backend":"native"|"gvisor","source":"home"|"tool"|"exception",
+ * "home"}. Set: an operator action, audited "backend" (the same object plus
+ * "was","was_source"): gvisor puts the tool under gVisor whatever the home
+ * says; native follows the home, or with TG_BACKEND_WEAKEN runs the tool
+ * natively even under a gVisor home (refused without it, TG_ERR_INVALID). */
+#define TG_BACKEND_WEAKEN 1u
+int tg_registry_backend_show(json_t **out, tg_registry *r, const char *name);
+/* Active tools by the backend their calls get: {"home","gvisor","native",
+ * "gvisor_by_tool","native_exceptions"} (status's "backends"; doctor). */
+int tg_registry_backends(json_t **out, tg_registry *r);
+int tg_registry_backend_set(json_t **out, tg_registry *r, const char *name, int backend,
+			    unsigned flags, const tg_actor *who);
 /* Delete the samples of NAME (NULL: every tool), audited "samples_purged";
  * *out = {"deleted","all_tools"}. */
 int tg_registry_samples_purge(json_t **out, tg_registry *r, const char *name,
@@ -254,6 +291,14 @@ int tg_registry_verify(json_t **out, tg_registry *r);
  *  "session_defaults":{"max_calls","max_creates","hide_write_tools"}};
  *  a limit of 0 means unlimited. */
 int tg_registry_status(json_t **out, tg_registry *r);
+/* The figures of `serve --http`'s /metrics (registry/create/metrics.c):
+ * {"calls":[{"tool","outcome","count"}], "call_failures":[{"reason","count"}],
+ *  "sandbox_kills":[{"reason","count"}], "creates":[{"outcome","count"}],
+ *  "calls_queued", "audit_entries" (counts of the audit log's entries),
+ *  "latency":{"le_ms":[..],"counts":[cumulative..],"count","sum_ms"} (the
+ *  finished calls' wall_ms), "run_slots"/"build_slots":{"busy","max"},
+ *  "status": tg_registry_status's object}. */
+int tg_registry_metrics(json_t **out, tg_registry *r);
 /* Upkeep on demand (`toolgate gc`): pack the store's loose objects and old
  * packs into one pack (history untouched) and bring cache/ under
  * cache_budget_mb (inactive versions' binaries first), audited as "gc".
@@ -480,6 +525,18 @@ int tg_registry_key_init(json_t **out, tg_registry *r, const tg_actor *who);
 int tg_registry_key_show(json_t **out, tg_registry *r);
 int tg_registry_key_trust(json_t **out, tg_registry *r, const char *principal,
 			  const char *pubkey_file, const tg_actor *who);
+/* Trusted approvers (docs/STORE.md "Signed decisions"): trust_approver
+ * appends "PRINCIPAL namespaces="toolgate-decision" KEY" to
+ * <home>/trusted_approvers and forgets an earlier revocation of that key;
+ * *out = {"principal","public_key","key","trusted_approvers"}.
+ * revoke_approver removes the principal's lines and records each key's
+ * revocation time (decisions signed later are refused on pull);
+ * *out = {"principal","keys","revoked_at"}; TG_ERR_NOTFOUND when the
+ * principal is not there. Both audited. */
+int tg_registry_key_trust_approver(json_t **out, tg_registry *r, const char *principal,
+				   const char *pubkey_file, const tg_actor *who);
+int tg_registry_key_revoke_approver(json_t **out, tg_registry *r, const char *principal,
+				    const tg_actor *who);
 
 /* Has this handle opened the store (initialised libgit2)? An open whose
  * store fingerprint matches the one the registry recorded does not; the

@@ -139,16 +139,20 @@ static int has_word(const char *s, const char *w)
 	return 0;
 }
 
+/* rmdir, again while the kernel still counts a task of the run in it
+ * (EBUSY: a killed task is reaped before it has left its cgroups, and on a
+ * loaded host that took longer than the 100 ms this waited before, leaving
+ * a tg-<pid>-<n> folder behind now and then: sandbox_cgroups_cleaned):
+ * 2 ms, doubling to 64 ms between tries, 2 s in all. */
 static void remove_dir(const char *dir)
 {
-	int i;
+	long ns = 2000000, waited = 0;
 
-	for (i = 0; i < 50; i++) {
-		if (rmdir(dir) == 0 || errno == ENOENT)
-			return;
-		if (errno != EBUSY)
-			return;
-		nanosleep(&(struct timespec){ 0, 2000000 }, NULL);
+	while (rmdir(dir) != 0 && errno == EBUSY && waited < 2000000000L) {
+		nanosleep(&(struct timespec){ 0, ns }, NULL);
+		waited += ns;
+		if (ns < 64000000)
+			ns *= 2;
 	}
 }
 

@@ -8,7 +8,7 @@ set -eu
 
 PKGS="cmake make gcc clang-14 libclang-14-dev libclang-rt-14-dev pkg-config \
 libseccomp-dev libgit2-dev libmicrohttpd-dev libsqlite3-dev libssl-dev libjansson-dev libcmocka-dev libpcre2-dev git openssh-client \
-qemu-system-x86 busybox-static cpio \
+qemu-system-x86 busybox-static cpio python3-prometheus-client \
 dpkg-dev debhelper fakeroot lintian man-db bash-completion \
 runsc"
 BENCH_PKGS="hyperfine bubblewrap clang-tidy cppcheck"

@@ -236,6 +236,13 @@ int st_bounded_run(const st_bounded *b, const char *what)
 		free(payload);
 		return tg_error_errno(TG_ERR_IO, errno, "%s: pipe", what);
 	}
+	/* loaded before the fork, not in a child under its memory limit */
+	if ((rc = tg_crypto_load()) < 0) {
+		close(p[0]);
+		close(p[1]);
+		free(payload);
+		return rc;
+	}
 	fflush(NULL);
 	if ((pid = fork()) < 0) {
 		rc = tg_error_errno(TG_ERR_IO, errno, "%s: fork", what);

@@ -296,8 +296,12 @@ static int fetch_smart(fetch_job *j, size_t n)
 	size_t i;
 	int rc = 0;
 
-	if (!(arr.strings = calloc(n + 1, sizeof(*arr.strings))))
+	if (!(arr.strings = calloc(n + j->f->nreview + 1, sizeof(*arr.strings))))
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	for (i = 0; i < j->f->nreview && rc == 0; i++)
+		if (asprintf(&arr.strings[arr.count++], "+%s%s:%sreview/%s", ST_REVIEW_REMOTE_PREFIX,
+			     j->f->review[i].id, j->f->ns, j->f->review[i].id) < 0)
+			arr.strings[--arr.count] = NULL, rc = tg_error_set(TG_ERR_NOMEM, "out of memory");
 	for (i = 0; i < j->f->n && rc == 0; i++) {
 		const tg_store_incoming *in = &j->f->items[i];
 		if (in->fetched && asprintf(&arr.strings[arr.count++], "+%s%s:%stools/%s", ST_TOOLS_PREFIX,
@@ -401,7 +405,8 @@ static int pack_accepted(fetch_job *j)
 }
 
 /* The answer: one frame per tool ('I': the record, then its problem), per
- * refused ref ('R'), and the pack's name ('P'). */
+ * refused ref ('R'), per signed decision line of the remote's review notes
+ * ('N'), and the pack's name ('P'). */
 static int send_answer(int fd, fetch_job *j)
 {
 	char buf[sizeof(tg_store_incoming) + 4096];
@@ -418,6 +423,11 @@ static int send_answer(int fd, fetch_job *j)
 	}
 	for (i = 0; i < j->f->refused.n && rc == 0; i++)
 		rc = st_frame_send(fd, 'R', j->f->refused.items[i], strnlen(j->f->refused.items[i], 4000));
+	for (i = 0; i < j->f->ndecisions && rc == 0; i++) {
+		const tg_store_decision *d = &j->f->decisions[i];
+		n = (size_t)snprintf(buf, sizeof(buf), "%s %s %s", d->commit, d->from, d->line);
+		rc = st_frame_send(fd, 'N', buf, n < sizeof(buf) ? n : sizeof(buf) - 1);
+	}
 	if (rc == 0 && j->pack[0])
 		rc = st_frame_send(fd, 'P', j->pack, 40);
 	return rc;
@@ -439,14 +449,46 @@ static int fetch_child(int fd, void *arg)
 	} else if ((rc = list_smart(j)) < 0) {
 		return rc;
 	}
-	if ((n = plan(j)) > 0) {
+	if ((n = plan(j)) > 0 || (!local && j->f->nreview)) {
 		rc = local ? st_local_copy(&j->q->view, j->s, j->rr, j->f, j->lim, j->url) : fetch_smart(j, n);
 		if (rc < 0)
 			return rc;
 	}
 	if ((rc = classify_all(j)) < 0 || (rc = pack_accepted(j)) < 0)
 		return rc;
+	if (local) {
+		rc = st_review_read(j->f, j->rr, ST_REVIEW_REMOTE_PREFIX);
+	} else {
+		char prefix[128];
+		snprintf(prefix, sizeof(prefix), "%sreview/", j->f->ns);
+		rc = st_review_read(j->f, j->q->view.repo, prefix);
+	}
+	if (rc < 0)
+		return rc;
 	return send_answer(fd, j);
+}
+
+/* An 'N' frame, a signed decision line of a review note: "COMMIT FROM
+ * LINE" (the child's answer, checked again). */
+static int on_decision(tg_store_fetched *f, const char *p, size_t n)
+{
+	tg_store_decision *nd;
+
+	if (f->ndecisions >= TG_STORE_MAX_DECISIONS || n < 59 || n > 58 + ST_MAX_REVIEW_LINE ||
+	    p[40] != ' ' || p[57] != ' ' || strspn(p, "0123456789abcdef") != 40)
+		return tg_error_set(TG_ERR_INTERNAL, "fetch: unexpected answer from the fetch process");
+	if (!(nd = realloc(f->decisions, (f->ndecisions + 1) * sizeof(*nd))))
+		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	f->decisions = nd;
+	nd = &nd[f->ndecisions];
+	memcpy(nd->commit, p, 40);
+	nd->commit[40] = '\0';
+	memcpy(nd->from, p + 41, 16);
+	nd->from[16] = '\0';
+	if (!(nd->line = strndup(p + 58, n - 58)))
+		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	f->ndecisions++;
+	return 0;
 }
 
 /* In this process: one frame of the child's answer. */
@@ -458,6 +500,8 @@ static int on_frame(void *arg, int type, const char *p, size_t n)
 
 	if (type == 'R')
 		return st_problem_add(&j->f->refused, "%s", p);
+	if (type == 'N')
+		return on_decision(j->f, p, n);
 	if (type == 'P' && n == 40) {
 		memcpy(j->pack, p, 40);
 		j->pack[40] = '\0';
@@ -539,5 +583,8 @@ void tg_store_fetched_free(tg_store *s, tg_store_fetched *f)
 	for (i = 0; i < f->refused.n; i++)
 		free(f->refused.items[i]);
 	free(f->refused.items);
+	for (i = 0; i < f->ndecisions; i++)
+		free(f->decisions[i].line);
+	free(f->decisions);
 	free(f);
 }

@@ -2,7 +2,8 @@
  * store/fetch_refs.c: the refs a remote advertises, sorted into a pull's
  * list (tg_store_fetched): refs/tools/<valid name> and refs/active/<valid
  * name> become one incoming entry per tool, every other ref is refused by
- * name. Both ways of listing a remote use it (fetch.c for the smart
+ * name, except a host's review notes (refs/toolgate-review/<id>,
+ * review_carry.c). Both ways of listing a remote use it (fetch.c for the smart
  * transports, fetch_local.c for a path or file:// remote).
  */
 #include "store_internal.h"
@@ -46,6 +47,8 @@ int st_fetch_take_ref(tg_store_fetched *f, const char *name, const git_oid *id)
 
 	if (!strcmp(name, "HEAD"))
 		return 0;
+	if ((rc = st_review_take_ref(f, name, id)) != 0)
+		return rc < 0 ? rc : 0;
 	if (!tool || !tg_name_valid(tool))
 		return st_problem_add(&f->refused, "ref %.200s: refused (only refs/tools/<name> and "
 						   "refs/active/<name> with a valid tool name)", name);

@@ -23,8 +23,16 @@
 #include <sys/stat.h>
 #include <time.h>
 
+/* A store opened read-only (TG_STORE_OPEN_READONLY) has no lock file. */
+static int refuse_readonly(const tg_store *s)
+{
+	return tg_error_set(TG_ERR_UNAVAILABLE, "store %s: opened read-only", s->path);
+}
+
 int st_lock_shared(tg_store *s)
 {
+	if (s->lock_fd < 0)
+		return refuse_readonly(s);
 	while (flock(s->lock_fd, LOCK_SH) < 0) {
 		if (errno != EINTR)
 			return tg_error_errno(TG_ERR_IO, errno, "flock %s/%s", s->path, ST_LOCK_FILE);
@@ -36,6 +44,8 @@ int st_lock_exclusive(tg_store *s, uint64_t start_ms)
 {
 	unsigned attempt;
 
+	if (s->lock_fd < 0)
+		return refuse_readonly(s);
 	for (attempt = 0;; attempt++) {
 		if (flock(s->lock_fd, LOCK_EX | LOCK_NB) == 0)
 			return 0;

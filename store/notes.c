@@ -13,17 +13,15 @@
  *   denied, activated, rolled back to, removed), one line per act, each
  *   appended to the note's text, never rewritten (the notes ref's own
  *   history keeps every state). A record for people reading the store with
- *   plain git (`git notes --ref=toolgate-review show COMMIT`); nothing in
- *   toolgate reads it back (docs/STORE.md).
+ *   plain git (`git notes --ref=toolgate-review show COMMIT`); push carries
+ *   it to the remote as refs/toolgate-review/<host id> (review_carry.c),
+ *   and a pull reads back only its signed decision lines, each checked
+ *   (registry/replica/decisions.c); nothing else in it is read back.
  */
 #include "store_internal.h"
 
 #include <string.h>
 
-#define ST_REVIEW_NOTES_REF "refs/notes/toolgate-review"
-/* a review note past this size takes no more lines */
-#define ST_MAX_REVIEW_NOTE  (256u * 1024u)
-#define ST_MAX_REVIEW_LINE  1024u
 
 /* The text of the note on target at the notes commit tip (NULL tip or no
  * note: *out NULL). */

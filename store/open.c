@@ -7,7 +7,8 @@
  * reflogs otherwise, and the default only logs branches), an identity for
  * reflog entries, fsync as set by tg_store_set_fsync (on by default), and it
  * clears ref .lock files left by a crash (see locks.c) and the quarantines
- * of fetches whose process died (quarantine.c).
+ * of fetches whose process died (quarantine.c). A read-only open (a
+ * read-only home) does none of that: it only reads.
  */
 #include "store_internal.h"
 
@@ -159,8 +160,17 @@ int tg_store_open(tg_store **out, const char *path, int create)
 		rc = tg_error_set(TG_ERR_NOMEM, "out of memory");
 		goto fail;
 	}
+	if (create == TG_STORE_OPEN_READONLY)
+		/* a home of another user read as it is (a read-only home): the
+		 * store is the one --home names, never one found by a search,
+		 * and libgit2 runs nothing of a repository (no hooks) */
+		(void)git_libgit2_opts(GIT_OPT_SET_OWNER_VALIDATION, 0);
 	rc = open_repo(&s->repo, path);
-	if (rc == GIT_ENOTFOUND && create) {
+	if (rc == 0 && create == TG_STORE_OPEN_READONLY) {
+		*out = s; /* lock_fd stays -1: st_lock_* refuse every write */
+		return 0;
+	}
+	if (rc == GIT_ENOTFOUND && create == 1) {
 		if ((rc = create_repo(&s->repo, path)) < 0)
 			goto fail;
 	} else if (rc < 0) {

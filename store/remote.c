@@ -187,6 +187,7 @@ int tg_store_push(tg_store *s, const char *url)
 	git_push_options po;
 	git_strarray arr;
 	push_state ps = { "", 0 };
+	git_oid rid;
 	size_t i;
 	int rc;
 
@@ -194,7 +195,7 @@ int tg_store_push(tg_store *s, const char *url)
 		return rc;
 	if ((rc = local_names(&tools, s, ST_TOOLS_PREFIX)) < 0 || (rc = local_names(&active, s, ST_ACTIVE_PREFIX)) < 0)
 		goto out;
-	if (!tools.n && !active.n)
+	if (!tools.n && !active.n && !s->review_id[0])
 		goto out;
 	if ((rc = st_open_remote(&remote, s, url)) < 0)
 		goto out;
@@ -225,6 +226,14 @@ int tg_store_push(tg_store *s, const char *url)
 		st_ref_name(ref, sizeof(ref), ST_ACTIVE_PREFIX, active.v[i]);
 		if (!up_to_date(s, adv, nheads, ref))
 			rc = strvec_addf(&specs, "+%s:%s", ref, ref);
+	}
+	/* this host's review notes (review_carry.c), forced: only it writes them */
+	if (rc == 0 && s->review_id[0] && git_reference_name_to_id(&rid, s->repo, ST_REVIEW_NOTES_REF) == 0) {
+		snprintf(ref, sizeof(ref), "%s%s", ST_REVIEW_REMOTE_PREFIX, s->review_id);
+		adv_ref key = { ref, { { 0 } } };
+		const adv_ref *a = nheads ? bsearch(&key, adv, nheads, sizeof(*adv), adv_cmp) : NULL;
+		if (!a || !git_oid_equal(&a->id, &rid))
+			rc = strvec_addf(&specs, "+%s:%s", ST_REVIEW_NOTES_REF, ref);
 	}
 	tg_error_clear();
 	git_remote_disconnect(remote);

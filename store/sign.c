@@ -204,7 +204,7 @@ int tg_store_keygen(const char *key_path, const char *comment)
 }
 
 /* Sign data with the store's key: *out = the armored signature. */
-static int sign_buffer(char **out, tg_store *s, const char *data, size_t len)
+static int sign_buffer(char **out, tg_store *s, const char *ns, const char *data, size_t len)
 {
 	char p[300], line[200];
 	sig_dir d;
@@ -216,7 +216,7 @@ static int sign_buffer(char **out, tg_store *s, const char *data, size_t len)
 		return rc;
 	dir_file(p, sizeof(p), &d, "data");
 	{
-		char *argv[] = { "ssh-keygen", "-Y", "sign", "-n", "git", "-f", s->sign_key, p, NULL };
+		char *argv[] = { "ssh-keygen", "-Y", "sign", "-n", (char *)ns, "-f", s->sign_key, p, NULL };
 		if ((rc = write_file(&d, "data", data, len)) < 0 || (rc = keygen_run(&d, argv, NULL)) < 0)
 			goto out;
 	}
@@ -253,7 +253,7 @@ int st_commit_write(git_oid *out, tg_store *s, const git_signature *author,
 	if ((rc = git_commit_create_buffer(&buf, s->repo, author, committer, NULL, msg, tree, nparents,
 					   parents)) < 0)
 		return rc;
-	if ((rc = sign_buffer(&sig, s, buf.ptr, buf.size)) < 0) {
+	if ((rc = sign_buffer(&sig, s, "git", buf.ptr, buf.size)) < 0) {
 		git_buf_dispose(&buf);
 		git_error_set_str(GIT_ERROR_NONE, tg_error_last()->message);
 		return GIT_EUSER;
@@ -281,11 +281,66 @@ static void key_of(char *out, size_t size, const char *line)
 	snprintf(out, size, "%.*s", k ? (int)strcspn(k, " \t") : 0, k ? k : "");
 }
 
+/* The signature in "data.sig" of d over "data", in namespace ns: bad
+ * (does not match what), untrusted (its key is not in allowed_signers,
+ * named list in the answer) or good for a principal. */
+static int check_sig(tg_store_sig *out, const sig_dir *d, const char *ns, const char *what,
+		     const char *list, const char *allowed_signers)
+{
+	char line[200], sigp[300], allowed[4096];
+	int rc;
+
+	out->state = TG_STORE_SIG_BAD;
+	dir_file(sigp, sizeof(sigp), d, "data.sig");
+	{
+		char *argv[] = { "ssh-keygen", "-Y", "check-novalidate", "-n", (char *)ns, "-s", sigp, NULL };
+		if ((rc = keygen_run(d, argv, "data")) < 0)
+			return rc;
+	}
+	if (rc != 0) {
+		snprintf(out->why, sizeof(out->why),
+			 "the signature does not match the %s (ssh-keygen -Y check-novalidate failed)", what);
+		return 0;
+	}
+	first_line(line, sizeof(line), d, "out");
+	key_of(out->key, sizeof(out->key), line);
+	out->state = TG_STORE_SIG_UNTRUSTED;
+	if (!allowed_signers || access(allowed_signers, R_OK) != 0) {
+		snprintf(out->why, sizeof(out->why), "no %s on this host", list);
+		return 0;
+	}
+	snprintf(allowed, sizeof(allowed), "%s", allowed_signers);
+	{
+		char *argv[] = { "ssh-keygen", "-Y", "find-principals", "-s", sigp, "-f", allowed, NULL };
+		if ((rc = keygen_run(d, argv, NULL)) < 0)
+			return rc;
+	}
+	first_line(out->principal, sizeof(out->principal), d, "out");
+	if (rc != 0 || !out->principal[0]) {
+		out->principal[0] = '\0';
+		snprintf(out->why, sizeof(out->why), "key %s is not in the %s", out->key, list);
+		return 0;
+	}
+	{
+		char *argv[] = { "ssh-keygen", "-Y", "verify", "-f", allowed, "-I", out->principal,
+				 "-n", (char *)ns, "-s", sigp, NULL };
+		if ((rc = keygen_run(d, argv, "data")) < 0)
+			return rc;
+	}
+	if (rc != 0) {
+		first_line(line, sizeof(line), d, "err");
+		snprintf(out->why, sizeof(out->why), "ssh-keygen -Y verify refused it for %.100s: %.120s",
+			 out->principal, line);
+		return 0;
+	}
+	out->state = TG_STORE_SIG_GOOD;
+	return 0;
+}
+
 int tg_store_commit_signature(tg_store_sig *out, tg_store *s, const char *commit,
 			      const char *allowed_signers)
 {
 	git_buf sig = { 0 }, data = { 0 };
-	char line[200], sigp[300], allowed[4096];
 	sig_dir d = { "" };
 	git_oid id;
 	int rc;
@@ -325,57 +380,61 @@ int tg_store_commit_signature(tg_store_sig *out, tg_store *s, const char *commit
 	    (rc = write_file(&d, "data.sig", sig.ptr, sig.size)) < 0 ||
 	    (rc = append_newline(&d, "data.sig")) < 0)
 		goto out;
-	dir_file(sigp, sizeof(sigp), &d, "data.sig");
-	{
-		char *argv[] = { "ssh-keygen", "-Y", "check-novalidate", "-n", "git", "-s", sigp, NULL };
-		if ((rc = keygen_run(&d, argv, "data")) < 0)
-			goto out;
-	}
-	if (rc != 0) {
-		snprintf(out->why, sizeof(out->why),
-			 "the signature does not match the commit (ssh-keygen -Y check-novalidate failed)");
-		rc = 0;
-		goto out;
-	}
-	first_line(line, sizeof(line), &d, "out");
-	key_of(out->key, sizeof(out->key), line);
-	out->state = TG_STORE_SIG_UNTRUSTED;
-	if (!allowed_signers || access(allowed_signers, R_OK) != 0) {
-		snprintf(out->why, sizeof(out->why), "no trusted signers on this host");
-		rc = 0;
-		goto out;
-	}
-	snprintf(allowed, sizeof(allowed), "%s", allowed_signers);
-	{
-		char *argv[] = { "ssh-keygen", "-Y", "find-principals", "-s", sigp, "-f", allowed, NULL };
-		if ((rc = keygen_run(&d, argv, NULL)) < 0)
-			goto out;
-	}
-	first_line(out->principal, sizeof(out->principal), &d, "out");
-	if (rc != 0 || !out->principal[0]) {
-		out->principal[0] = '\0';
-		snprintf(out->why, sizeof(out->why), "key %s is not in the trusted signers", out->key);
-		rc = 0;
-		goto out;
-	}
-	{
-		char *argv[] = { "ssh-keygen", "-Y", "verify", "-f", allowed, "-I", out->principal,
-				 "-n", "git", "-s", sigp, NULL };
-		if ((rc = keygen_run(&d, argv, "data")) < 0)
-			goto out;
-	}
-	if (rc != 0) {
-		first_line(line, sizeof(line), &d, "err");
-		snprintf(out->why, sizeof(out->why), "ssh-keygen -Y verify refused it for %.100s: %.120s",
-			 out->principal, line);
-		rc = 0;
-		goto out;
-	}
-	out->state = TG_STORE_SIG_GOOD;
-	rc = 0;
+	rc = check_sig(out, &d, "git", "commit", "trusted signers", allowed_signers);
 out:
 	dir_remove(&d);
 	git_buf_dispose(&sig);
 	git_buf_dispose(&data);
+	return rc;
+}
+
+int tg_store_sign_data(char **out, tg_store *s, const char *ns, const char *data, size_t len)
+{
+	*out = NULL;
+	if (!s->sign_key)
+		return tg_error_set(TG_ERR_NOTFOUND, "no signing key");
+	return sign_buffer(out, s, ns, data, len);
+}
+
+int tg_store_data_signature(tg_store_sig *out, const char *ns, const char *data, size_t len,
+			    const char *sig, const char *allowed_signers)
+{
+	sig_dir d = { "" };
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (strlen(sig) > SIG_MAX_BYTES || strncmp(sig, SIG_ARMOR, strlen(SIG_ARMOR)) != 0) {
+		out->state = TG_STORE_SIG_BAD;
+		snprintf(out->why, sizeof(out->why), "not an SSH signature");
+		return 0;
+	}
+	if ((rc = dir_make(&d)) == 0 && (rc = write_file(&d, "data", data, len)) == 0 &&
+	    (rc = write_file(&d, "data.sig", sig, strlen(sig))) == 0 &&
+	    (rc = append_newline(&d, "data.sig")) == 0)
+		rc = check_sig(out, &d, ns, "signed entry", "trusted approvers", allowed_signers);
+	dir_remove(&d);
+	return rc;
+}
+
+int tg_store_key_fingerprint(char *out, size_t size, const char *pub_path)
+{
+	char line[300];
+	sig_dir d;
+	char *argv[] = { "ssh-keygen", "-l", "-E", "sha256", "-f", (char *)pub_path, NULL };
+	int rc;
+
+	out[0] = '\0';
+	if ((rc = dir_make(&d)) < 0)
+		return rc;
+	if ((rc = keygen_run(&d, argv, NULL)) > 0) {
+		first_line(line, sizeof(line), &d, "err");
+		rc = tg_error_set(TG_ERR_INVALID, "%s: ssh-keygen -l: %s", pub_path, line);
+	} else if (rc == 0) {
+		first_line(line, sizeof(line), &d, "out");
+		key_of(out, size, line);
+		if (!out[0])
+			rc = tg_error_set(TG_ERR_INVALID, "%s: no key fingerprint", pub_path);
+	}
+	dir_remove(&d);
 	return rc;
 }

@@ -60,8 +60,12 @@ typedef struct tg_store_problem_list {
 } tg_store_problem_list;
 
 /* Open (create=1: create if missing) the bare repository at path. Clears
- * stale ref lock files left by a crash (under an flock of its own). */
+ * stale ref lock files left by a crash (under an flock of its own).
+ * create=TG_STORE_OPEN_READONLY: open an existing store for reading only
+ * (a read-only home): no lock file, no sweep, no config written; every
+ * write through the handle fails ("the store was opened read-only"). */
 int tg_store_open(tg_store **out, const char *path, int create);
+#define TG_STORE_OPEN_READONLY 2
 void tg_store_free(tg_store *s);
 /* Remove what killed processes left in the store at path and no live
  * process owns (the flock conventions of quarantine.c and pack.c): a pull's
@@ -123,6 +127,10 @@ int tg_store_verify(tg_store_problem_list **out, tg_store *s);
 int tg_store_snapshot_refs(tg_store *s);
 void tg_store_snapshot_release(tg_store *s);
 
+/* Push also carries refs/notes/toolgate-review, as refs/toolgate-review/<id>
+ * on the remote (id: 16 lowercase hex digits naming this host; NULL or ""
+ * stops it); pull reads the signed decision lines of every such ref. */
+int tg_store_set_review_id(tg_store *s, const char *id);
 /* Push / fetch every refs/tools/<name> and refs/active/<name> to / from a repository at
  * a path or a file://, git://, ssh:// or https:// URL. tg_store_fetch takes
  * what it receives as it is: `toolgate pull` uses tg_store_fetch_into. */
@@ -163,11 +171,27 @@ typedef struct tg_store_incoming {
 	int fetched;
 } tg_store_incoming;
 
+/* A signed decision line read from a remote's review notes: the commit
+ * the note is on (hex), the line as it is (a claim, checked by the
+ * registry), and the host id of the refs/toolgate-review/<id> it came from. */
+#define TG_STORE_MAX_REVIEW_REFS 64
+#define TG_STORE_MAX_DECISIONS 2048
+#define TG_STORE_DECISION_PREFIX "signed decision: "
+typedef struct tg_store_decision {
+	char commit[41];
+	char from[17];
+	char *line;
+} tg_store_decision;
+
 typedef struct tg_store_fetched {
 	char ns[96];                  /* the private refs: <ns>tools/<name> */
 	size_t n;
 	tg_store_incoming *items;
 	tg_store_problem_list refused; /* refs refused by name or target */
+	size_t nreview;               /* the remote's refs/toolgate-review/<id> */
+	struct { char id[17]; char adv[41]; } review[TG_STORE_MAX_REVIEW_REFS];
+	size_t ndecisions;
+	tg_store_decision *decisions;
 } tg_store_fetched;
 
 /* Fetch the remote's refs/tools/<name> and refs/active/<name> into a
@@ -202,7 +226,8 @@ int tg_store_note_get(char **out, tg_store *s, const char *commit);
 /* Append one line (no control characters, at most 1024 bytes) to the note
  * on commit under refs/notes/toolgate-review: a record of what people did
  * to a version, for `git notes --ref=toolgate-review show COMMIT`. Appended,
- * never rewritten; toolgate never reads it back. */
+ * never rewritten; this host never reads it back (push carries it, and
+ * other hosts' pulls read only its signed decision lines: review_carry.c). */
 int tg_store_review_note(tg_store *s, const char *commit, const char *line);
 
 /* ---- signed commits (sign.c, docs/STORE.md "Signed verdicts") */
@@ -236,6 +261,16 @@ typedef struct tg_store_sig {
 int tg_store_commit_signature(tg_store_sig *out, tg_store *s, const char *commit,
 			      const char *allowed_signers);
 const char *tg_store_sig_name(int state);
+/* Sign data with this handle's signing key in namespace ns (`ssh-keygen
+ * -Y sign -n NS`): *out = the armored signature. TG_ERR_NOTFOUND when the
+ * handle has no key. */
+int tg_store_sign_data(char **out, tg_store *s, const char *ns, const char *data, size_t len);
+/* Check an armored signature over data in namespace ns against an
+ * allowed-signers file, as tg_store_commit_signature does for a commit. */
+int tg_store_data_signature(tg_store_sig *out, const char *ns, const char *data, size_t len,
+			    const char *sig, const char *allowed_signers);
+/* "SHA256:..." of the public key file at pub_path (ssh-keygen -l). */
+int tg_store_key_fingerprint(char *out, size_t size, const char *pub_path);
 
 /* A cheap fingerprint of the ref state of the bare repository at path,
  * computed without libgit2 (plain stat calls, no git_libgit2_init): the

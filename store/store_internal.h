@@ -41,6 +41,12 @@
 #define ST_ACTIVE_PREFIX "refs/active/"
 #define ST_FETCH_PREFIX  "refs/toolgate-fetch/"
 #define ST_LOCAL_NOTES_REF "refs/notes/toolgate-local"
+#define ST_REVIEW_NOTES_REF "refs/notes/toolgate-review"
+/* a host's review notes on a remote: refs/toolgate-review/<16 hex digits> */
+#define ST_REVIEW_REMOTE_PREFIX "refs/toolgate-review/"
+/* a review note past this size takes no more lines (and is not read on pull) */
+#define ST_MAX_REVIEW_NOTE  (256u * 1024u)
+#define ST_MAX_REVIEW_LINE  1024u
 #define ST_VERSION_KEY   "Toolgate-Version"
 #define ST_LOCK_FILE     "toolgate.lock"
 
@@ -50,6 +56,7 @@ struct tg_store {
 	int lock_fd;    /* <path>/toolgate.lock, for flock(2) */
 	char *sign_key; /* private SSH key signing every commit written, or NULL */
 	struct st_snapshot *snap; /* refs read in one pass (snapshot.c), or NULL */
+	char review_id[17]; /* push: the review notes go to refs/toolgate-review/<id> ("": not pushed) */
 };
 
 /* Map a libgit2 failure to a TG_ERR_* code with "what: libgit2 message". */
@@ -117,6 +124,13 @@ int st_snapshot_may_have_note(tg_store *s, const git_oid *commit);
 int st_snapshot_each(tg_store *s,
 		     int (*fn)(tg_store_problem_list *l, tg_store *s, const char *name, const git_oid *id),
 		     tg_store_problem_list *l);
+/* review_carry.c: a remote's refs/toolgate-review/<id> taken into f (1),
+ * refused by name (problem added, 1) or not such a ref (0). */
+int st_review_take_ref(tg_store_fetched *f, const char *name, const git_oid *id);
+/* The signed decision lines of the review notes of f's review refs, read
+ * from repo under ref names prefix<id> (the remote itself, or the
+ * quarantine's private namespace), bounded, into f->decisions. */
+int st_review_read(tg_store_fetched *f, git_repository *repo, const char *prefix);
 /* Forget the snapshot: every ref write calls this first. */
 void st_snapshot_drop(tg_store *s);
 /* tg_store_list_tools answered from the snapshot (held). */

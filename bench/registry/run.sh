@@ -112,3 +112,21 @@ for n in ${TG_BENCH_OPEN_TOOLS:-10 300}; do
 	o() { awk -v k="$1" '$1 == k { print $2 }' "$work/open$n.txt"; }
 	echo "$n tools: fingerprint $(o fp) ms, open (fingerprint matches) $(o fast) ms, open (re-index check, libgit2) $(o slow) ms"
 done
+
+echo "-- toolgate verify as the audit chain grows (every entry's hash and link checked)"
+# entries appended by bench_registry_audit under eatmydata when present (each
+# append is otherwise a durable commit, about 4 ms here); TG_BENCH_AUDIT_ROWS
+# (default "10000 100000"; "10000 100000 1000000" for the figure in
+# docs/RELIABILITY.md) are the chain's lengths, grown on one home
+ah=$work/audit
+"$tg" --home "$ah" init >/dev/null
+fast=$(command -v eatmydata || true)
+have=0
+for rows in ${TG_BENCH_AUDIT_ROWS:-10000 100000}; do
+	$fast "$build/bench/registry/bench_registry_audit" "$ah" $((rows - have)) >/dev/null
+	have=$rows
+	hyperfine -N -w 1 -r 5 --export-json "$work/verify$rows.json" "$tg --home $ah verify" \
+		>"$work/verify$rows.txt" 2>&1 || { cat "$work/verify$rows.txt"; exit 1; }
+	v=$(median "$work/verify$rows.json" 0)
+	python3 -c "import sys; r, v = int(sys.argv[1]), float(sys.argv[2]); print('%8d entries: verify median %.0f ms, %.2f us per entry' % (r, v * 1e3, v * 1e6 / r))" "$rows" "$v"
+done

@@ -76,7 +76,7 @@ static int binary_for(char **out, tg_registry *r, const char *name, unsigned v,
 /* A successful result that does not match the version's output_schema is a
  * tool error (reason "invalid_output"): the caller never sees a value of
  * another shape than the one published. */
-static int check_output(json_t *res, const json_t *oschema)
+static int check_output(json_t *res, const json_t *oschema, unsigned sflags)
 {
 	char m[1100];
 	json_t *value;
@@ -84,7 +84,7 @@ static int check_output(json_t *res, const json_t *oschema)
 	if (!res || !json_is_object(oschema) || !json_is_true(json_object_get(res, "ok")))
 		return 0;
 	value = json_object_get(res, "result");
-	if (tg_schema_validate_at(oschema, value ? value : json_null(), "result") == 0)
+	if (tg_schema_validate_flags(oschema, value ? value : json_null(), "result", sflags) == 0)
 		return 0;
 	snprintf(m, sizeof(m), "the result does not match output_schema: %s",
 		 tg_error_last()->message);
@@ -208,7 +208,7 @@ int reg_call_ex(json_t **out, tg_registry *r, const char *name, const json_t *ar
 		return hidden ? tg_error_set(TG_ERR_NOTFOUND, "no active tool named %s", name) : rc;
 	if (rc == REG_RUN_FIXTURE)
 		return fixture_answer(out, parent, name, v);
-	if (!args || !json_is_object(args) || tg_schema_validate(schema, args) < 0) {
+	if (!args || !json_is_object(args) || tg_schema_validate_flags(schema, args, "args", reg_schema_flags(&r->cfg, 0)) < 0) {
 		char m[1100];
 		snprintf(m, sizeof(m), "invalid arguments: %s",
 			 args && json_is_object(args) ? tg_error_last()->message
@@ -250,7 +250,7 @@ int reg_call_ex(json_t **out, tg_registry *r, const char *name, const json_t *ar
 			return rc;
 		if (!parent)
 			reg_event(r, NULL, "call", 1, 3, "%s v%u: running", name, v);
-		rc = reg_run_tool_ex(&res, r, bin, limits, ws_read, ws_write, r->cfg.workspace, args,
+		rc = reg_run_tool_ex(&res, r, name, bin, limits, ws_read, ws_write, r->cfg.workspace, args,
 				     bridged ? &br : NULL, parent ? parent->deadline_ms : 0);
 		if (!parent && rc == 0)
 			reg_event(r, NULL, "call", 2, 3, "%s v%u: %s after %lld ms", name, v,
@@ -260,13 +260,17 @@ int reg_call_ex(json_t **out, tg_registry *r, const char *name, const json_t *ar
 			/* the run itself failed: record that as the outcome */
 			_cleanup_json_ json_t *fail = NULL;
 			tg_error saved = *tg_error_last();
+			int bk;
 			fail = json_pack("{s:b, s:s, s:s, s:i}", "ok", 0, "error", saved.message,
 					 "reason", "run_failed", "wall_ms", 0);
+			/* the backend that refused or failed it (a gVisor refusal) */
+			if (fail && reg_tool_backend(r, name, &bk, NULL) == 0)
+				json_object_set_new(fail, "backend", json_string(reg_backend_name(bk)));
 			if (fail && reg_call_outcome(r, call_id, name, v, fail, who, NULL, 0) < 0)
 				tg_error_clear();
 			return tg_error_set(saved.code, "%s", saved.message);
 		}
-		if ((rc = check_output(res, oschema)) < 0)
+		if ((rc = check_output(res, oschema, reg_schema_flags(&r->cfg, 0))) < 0)
 			return rc;
 		tg_prof_mark(TG_PROF_RESULT);
 	}

@@ -128,6 +128,10 @@ static int finish_run(tg_registry *r, int64_t id, const json_t *res, const tg_ac
 		      json_object_get(res, "tool_calls"), "wall_ms", json_object_get(res, "wall_ms"));
 	if (!d || !text)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	/* the sandbox backend it ran under (exec/run_tool.c; absent when the
+	 * build failed and nothing ran) */
+	if (json_object_get(res, "backend"))
+		json_object_set(d, "backend", json_object_get(res, "backend"));
 	if ((rc = reg_begin(r)) < 0)
 		return rc;
 	rc = reg_prepare(r, &st, "UPDATE runs SET status = ?2, result = ?3, tool_calls = ?4, "
@@ -262,7 +266,7 @@ int tg_registry_run_program(json_t **out, tg_registry *r, const tg_program *p,
 		b.run_id = id;
 		b.oneoff = 1;
 		b.test_mode = 0;
-		rc = reg_run_tool_ex(&rr, r, bin, p->limits, 0, 0, NULL, p->args, bridged ? &b : NULL,
+		rc = reg_run_tool_ex(&rr, r, NULL, bin, p->limits, 0, 0, NULL, p->args, bridged ? &b : NULL,
 				     0);
 		if (rc < 0)
 			return rc;
@@ -288,8 +292,11 @@ int tg_registry_show_run(json_t **out, tg_registry *r, int64_t id)
 	*out = NULL;
 	if (!calls)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
-	if ((rc = reg_bridge_tables(r)) < 0)
+	if ((rc = reg_table_exists(r, "runs")) < 0 ||
+	    (rc == 1 && (rc = reg_table_exists(r, "programs")) < 0))
 		return rc;
+	if (rc == 0) /* no run was ever made */
+		return tg_error_set(TG_ERR_NOTFOUND, "no run %lld", (long long)id);
 	rc = reg_prepare(r, &st, "SELECT r.program_sha256, p.source, r.report, r.report_sha256, "
 				 "r.args, r.calls, r.limits, r.status, r.result, r.tool_calls, "
 				 "r.wall_ms, r.actor, r.at FROM runs r JOIN programs p ON p.sha256 = "

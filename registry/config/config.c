@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "registry/config/config.h"
+#include "registry/schema/schema.h"
 #include "sandbox/sandbox.h"
 
 /* Defaults and the hard ceilings a config may raise them to. */
@@ -33,10 +34,18 @@
 #define CFG_CEIL_MEMORY_MB 16384u
 #define CFG_CEIL_OUTPUT_KB 65536u
 
+unsigned reg_schema_flags(const tg_config *cfg, int at_create)
+{
+	if (!cfg->schema_assert_format)
+		return 0;
+	return TG_SCHEMA_ASSERT_FORMAT | (at_create ? 0 : TG_SCHEMA_FORMAT_UNKNOWN_OK);
+}
+
 void reg_config_clear(tg_config *cfg)
 {
 	free(cfg->workspace);
 	free(cfg->signing_key);
+	free(cfg->audit_mirror_socket);
 	json_decref(cfg->host_tools);
 	memset(cfg, 0, sizeof(*cfg));
 }
@@ -69,6 +78,34 @@ static uint32_t default_runs(void)
 	return (uint32_t)n * 2u;
 }
 
+/* "audit_mirror" (off, journal, syslog, auto) and "audit_mirror_socket"
+ * (an absolute path of a datagram socket, for tests: docs/CONFIG.md). */
+static int mirror_config(tg_config *cfg, const json_t *j)
+{
+	static const char *const modes[] = { "off", "journal", "syslog", "auto" };
+	const char *m = NULL, *sock = NULL;
+	int rc, i;
+
+	if ((rc = tg_json_get_string(&m, j, "audit_mirror", 0)) < 0)
+		return rc;
+	for (i = 0; m && i < 4; i++)
+		if (strcmp(m, modes[i]) == 0)
+			break;
+	if (m && i == 4)
+		return tg_error_set(TG_ERR_INVALID, "audit_mirror: must be \"off\", \"journal\", "
+						    "\"syslog\" or \"auto\"");
+	cfg->audit_mirror = m ? i : TG_AUDIT_MIRROR_OFF;
+	if ((rc = tg_json_get_string(&sock, j, "audit_mirror_socket", 0)) < 0)
+		return rc;
+	if (!sock)
+		return 0;
+	if (sock[0] != '/' || strlen(sock) >= 108)
+		return tg_error_set(TG_ERR_INVALID, "audit_mirror_socket: must be an absolute "
+						    "path shorter than 108 bytes");
+	cfg->audit_mirror_socket = strdup(sock);
+	return cfg->audit_mirror_socket ? 0 : tg_error_set(TG_ERR_NOMEM, "out of memory");
+}
+
 int reg_config_load(tg_config *cfg, const char *home)
 {
 	static const char *const keys[] = { "max_timeout_ms", "max_memory_mb", "max_output_kb",
@@ -86,7 +123,9 @@ int reg_config_load(tg_config *cfg, const char *home)
 					    "quota_tool_mb", "signing_key", "record_calls",
 					    "record_workspace_calls", "shadow_samples",
 					    "promotion", "property_tests",
-					    "property_test_budget_ms", "sandbox_backend", NULL };
+					    "property_test_budget_ms", "sandbox_backend",
+					    "audit_mirror", "audit_mirror_socket",
+					    "schema_assert_format", NULL };
 	_cleanup_free_ char *path = tg_path_join(home, "config.json");
 	_cleanup_json_ json_t *j = NULL;
 	const char *ws = NULL;
@@ -171,8 +210,11 @@ int reg_config_load(tg_config *cfg, const char *home)
 	    (rc = get_u32(&cfg->cpu_percent, j, "cpu_percent", 0, 6400)) < 0 ||
 	    (rc = get_u32(&cfg->quota_session_mb, j, "quota_session_mb", 0, 16u << 20)) < 0 ||
 	    (rc = get_u32(&cfg->quota_tool_mb, j, "quota_tool_mb", 0, 16u << 20)) < 0 ||
-	    (rc = reg_host_config(cfg, json_object_get(j, "host_tools"))) < 0 ||
-	    (rc = reg_record_config(cfg, j)) < 0)
+	    (rc = tg_json_get_bool(&cfg->schema_assert_format, j, "schema_assert_format", 0)) < 0 ||
+	    /* after schema_assert_format: host tools' schemas are checked with it */
+	    (rc = reg_host_config(cfg, json_object_get(j, "host_tools"),
+				     reg_schema_flags(cfg, 1))) < 0 ||
+	    (rc = reg_record_config(cfg, j)) < 0 || (rc = mirror_config(cfg, j)) < 0)
 		goto bad;
 	rc = tg_json_get_bool(&b, j, "session_hide_write_tools", 0);
 	if (rc < 0)

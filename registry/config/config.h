@@ -12,8 +12,18 @@
 int reg_config_load(tg_config *cfg, const char *home);
 void reg_config_clear(tg_config *cfg);
 
-/* host_config.c: host tools from config.json (docs/BRIDGE.md). */
-int reg_host_config(tg_config *cfg, const json_t *list);
+/* The tg_schema flags (registry/schema/schema.h) every check and validation
+ * of a tool's schemas uses, from config.json "schema_assert_format": 0, or
+ * TG_SCHEMA_ASSERT_FORMAT. at_create: a submission's (or a host tool's)
+ * schemas being checked, where an unknown format name is then refused;
+ * otherwise a stored version's, where an unknown name stays an annotation
+ * (TG_SCHEMA_FORMAT_UNKNOWN_OK) so a version created while the key was off
+ * still runs. */
+unsigned reg_schema_flags(const tg_config *cfg, int at_create);
+
+/* host_config.c: host tools from config.json (docs/BRIDGE.md); their
+ * schemas are checked with the tg_schema flags sflags (reg_schema_flags). */
+int reg_host_config(tg_config *cfg, const json_t *list, unsigned sflags);
 /* The configured host tool NAME, or NULL. */
 const json_t *reg_host_find(const tg_config *cfg, const char *name);
 /* The digest of host tool NAME's config entry, or -1 (""). */

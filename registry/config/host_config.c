@@ -13,7 +13,7 @@
 
 #define HOST_MAX_TOOLS 64
 
-static int check_one(const json_t *t, size_t i, const json_t *list)
+static int check_one(const json_t *t, size_t i, const json_t *list, unsigned sflags)
 {
 	static const char *const keys[] = { "name", "description", "input_schema", "argv",
 					    "result", "timeout_ms", "output_kb", "approval",
@@ -21,6 +21,7 @@ static int check_one(const json_t *t, size_t i, const json_t *list)
 	const char *name = NULL, *desc = NULL, *ap = NULL;
 	json_t *schema = NULL, *argv = json_object_get(t, "argv"), *m, *v, *x;
 	const char *key;
+	tg_schema *cs = NULL;
 	size_t k;
 
 	if (!json_is_object(t))
@@ -38,8 +39,9 @@ static int check_one(const json_t *t, size_t i, const json_t *list)
 		if (json_equal(json_object_get(json_array_get(list, k), "name"),
 			       json_object_get(t, "name")))
 			return tg_error_set(TG_ERR_INVALID, "host_tools[%zu].name: duplicate", i);
-	if (tg_schema_check(schema) < 0)
+	if (tg_schema_compile(&cs, schema, "input_schema", TG_SCHEMA_TOP_OBJECT | sflags) < 0)
 		return tg_error_prefix("host_tools[%zu].input_schema", i);
+	tg_schema_free(cs);
 	if (!argv == !json_object_get(t, "result"))
 		return tg_error_set(TG_ERR_INVALID, "host_tools[%zu]: needs exactly one of \"argv\" "
 						    "and \"result\"", i);
@@ -88,7 +90,7 @@ static int check_one(const json_t *t, size_t i, const json_t *list)
 	return 0;
 }
 
-int reg_host_config(tg_config *cfg, const json_t *list)
+int reg_host_config(tg_config *cfg, const json_t *list, unsigned sflags)
 {
 	size_t i;
 	json_t *t;
@@ -100,7 +102,7 @@ int reg_host_config(tg_config *cfg, const json_t *list)
 	if (json_array_size(list) > HOST_MAX_TOOLS)
 		return tg_error_set(TG_ERR_LIMIT, "host_tools: at most %d", HOST_MAX_TOOLS);
 	json_array_foreach(list, i, t)
-		if (check_one(t, i, list) < 0)
+		if (check_one(t, i, list, sflags) < 0)
 			return tg_error_last()->code;
 	cfg->host_tools = json_deep_copy(list);
 	return cfg->host_tools ? 0 : tg_error_set(TG_ERR_NOMEM, "out of memory");

@@ -122,6 +122,9 @@ int reg_cached_binary(char **out, tg_registry *r, const char *content_hash)
 	rc = reg_cache_record(r, key, hbin, hobj);
 	if (rc <= 0)
 		return rc;
+	/* marked used first: an eviction from now on keeps it (cache.c) */
+	if ((rc = reg_cache_mark_used(r, key)) <= 0)
+		return rc;
 	/* The bytes were hashed and matched while the file had this very
 	 * identity: unchanged since, so not hashed again on every call (verify
 	 * always hashes). Anything else is hashed in full. */
@@ -169,6 +172,9 @@ static int install_build(tg_registry *r, const char *key, const char *tmp, const
 		}
 		reg_rm_tree(tmp);
 	}
+	/* what was just built is about to run: no eviction until it has */
+	if ((rc = reg_cache_mark_used(r, key)) < 0)
+		return rc;
 	snprintf(mk, sizeof(mk), "build:%s", key);
 	snprintf(val, sizeof(val), "%s %s", hbin, hobj);
 	return reg_meta_set_text(r, mk, val); /* the first use notes the identity */
@@ -202,7 +208,8 @@ int reg_build(tg_registry *r, const char *hash, const char *source, size_t len,
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
 	if ((rc = reg_cache_record(r, key, hbin, hobj)) < 0)
 		return rc;
-	cached = rc == 1 && file_matches(final, "tool", hbin) && file_matches(final, "tool.o", hobj);
+	cached = rc == 1 && reg_cache_mark_used(r, key) > 0 && file_matches(final, "tool", hbin) &&
+		 file_matches(final, "tool.o", hobj);
 	if (!cached) {
 		struct stat st;
 		reg_workdir w;

@@ -16,10 +16,22 @@
  * Size. A version that failed or was rejected keeps no binary (unless a
  * passing version shares its content hash). When cache/ grows past
  * cache_budget_mb (config.json, default 256), binaries of inactive versions
- * go first, least recently used first (by the binary's access or change
- * time), then active ones if still over; their build records go with them.
- * A call rebuilds a missing binary from the store and re-checks it
- * (call.c), so eviction costs time, never correctness.
+ * go first, least recently used first, then active ones if still over;
+ * their build records go with them. A call rebuilds a missing binary from
+ * the store and re-checks it (call.c), so eviction costs time, never
+ * correctness.
+ *
+ * Use. Whoever is about to run a cached build (a call, a create's tests
+ * right after its build) marks its folder used (reg_cache_mark_used): a
+ * shared flock on cache/<key>, a check that the folder is still the one at
+ * that path, and its mtime set to now. "Last use" is that mtime (atime is
+ * not kept by relatime mounts). An eviction takes the exclusive lock
+ * without waiting, re-reads the mtime under it and renames the folder
+ * away only when nobody used it in the last CACHE_GRACE_S seconds: a build
+ * marked before the eviction looked is kept, one marked after finds the
+ * folder gone and is rebuilt. So another process's eviction never removes a
+ * build out from under a create or call in flight; the cache may stay over
+ * its budget meanwhile (gc says how many builds it kept for that).
  */
 #include "registry/create/create.h"
 
@@ -32,6 +44,9 @@
 #include <time.h>
 
 #define WORKDIR_OLD_SECONDS 3600
+/* longer than a create's build and its tests, or a call, take to start
+ * their runs after marking the build used */
+#define CACHE_GRACE_S 600
 
 void reg_rm_tree(const char *dir)
 {
@@ -226,16 +241,56 @@ void reg_cache_discard(tg_registry *r, const char *dir)
 	}
 }
 
-/* The folder goes first, in one rename (a process killed while deleting
- * files in place left a key folder without its files next to its record:
- * verify's "does not match the hash recorded"), then its record. */
-static void remove_key(tg_registry *r, const char *key)
+int reg_cache_mark_used(tg_registry *r, const char *key)
 {
 	_cleanup_free_ char *dir = tg_path_join(r->cache_dir, key);
+	struct stat a, b;
+	int fd, here;
 
-	if (dir)
+	if (!dir)
+		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	/* an eviction holds the lock exclusively from its look to its rename */
+	here = flock(fd, LOCK_SH) == 0 && fstat(fd, &a) == 0 && lstat(dir, &b) == 0 &&
+	       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+	/* a mark younger than a minute stands (no inode write on every call);
+	 * a read-only home keeps no mark */
+	if (here && a.st_mtime < time(NULL) - 60)
+		(void)futimens(fd, NULL);
+	close(fd);
+	return here;
+}
+
+/* The folder goes first, in one rename (a process killed while deleting
+ * files in place left a key folder without its files next to its record:
+ * verify's "does not match the hash recorded"), then its record. Only
+ * under the folder's exclusive lock, taken without waiting: 0 when gone,
+ * 1 when kept because it is being marked used or, with grace, was used in
+ * the last CACHE_GRACE_S seconds. */
+static int remove_key(tg_registry *r, const char *key, int grace)
+{
+	_cleanup_free_ char *dir = tg_path_join(r->cache_dir, key);
+	struct stat st;
+	int fd;
+
+	if (!dir)
+		return 1;
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0) {
+		if (flock(fd, LOCK_EX | LOCK_NB) != 0 ||
+		    (grace && fstat(fd, &st) == 0 && st.st_mtime > time(NULL) - CACHE_GRACE_S)) {
+			close(fd);
+			return 1;
+		}
 		reg_cache_discard(r, dir);
+		close(fd);
+	} else if (errno != ENOENT) {
+		reg_cache_discard(r, dir); /* not a folder: planted or broken */
+	}
 	forget_key(r, key);
+	return 0;
 }
 
 int reg_cache_drop_unused(tg_registry *r, const char *content_hash)
@@ -256,14 +311,14 @@ int reg_cache_drop_unused(tg_registry *r, const char *content_hash)
 		return reg_sqlerr(r, rc, "find versions by content hash");
 	if ((rc = reg_cache_key(key, content_hash, r)) < 0)
 		return rc;
-	remove_key(r, key);
+	(void)remove_key(r, key, 0);
 	return 0;
 }
 
 typedef struct cache_entry {
 	char key[65];
 	uint64_t bytes;
-	int64_t used;   /* last access (or change) of the binary */
+	int64_t used;   /* last use: the folder's mtime (reg_cache_mark_used) */
 	int active;
 } cache_entry;
 
@@ -333,7 +388,6 @@ int reg_cache_evict(tg_registry *r, uint64_t budget, reg_evict_stats *out)
 		_cleanup_free_ char *sub = NULL;
 		uint64_t bytes = 0;
 		struct stat st;
-		char bin[80];
 		if (strlen(e->d_name) != 64 || strspn(e->d_name, "0123456789abcdef") != 64)
 			continue;
 		sub = tg_path_join(r->cache_dir, e->d_name);
@@ -351,9 +405,8 @@ int reg_cache_evict(tg_registry *r, uint64_t budget, reg_evict_stats *out)
 		}
 		memcpy(ents[n].key, e->d_name, 65);
 		ents[n].bytes = bytes;
-		snprintf(bin, sizeof(bin), "%.64s/tool", e->d_name); /* 64 hex digits */
-		ents[n].used = fstatat(dirfd(d), bin, &st, AT_SYMLINK_NOFOLLOW) == 0
-				       ? (st.st_atime > st.st_ctime ? st.st_atime : st.st_ctime)
+		ents[n].used = fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0
+				       ? (int64_t)st.st_mtime
 				       : 0;
 		ents[n].active = 0;
 		total += bytes;
@@ -371,7 +424,10 @@ int reg_cache_evict(tg_registry *r, uint64_t budget, reg_evict_stats *out)
 			ents[i].active = strcmp(ents[i].key, act[j]) == 0;
 	qsort(ents, n, sizeof(*ents), by_use);
 	for (i = 0; i < n && total > budget; i++) {
-		remove_key(r, ents[i].key);
+		if (remove_key(r, ents[i].key, 1)) {
+			out->kept_in_use++;
+			continue;
+		}
 		total -= ents[i].bytes;
 		out->evicted++;
 		out->evicted_active += ents[i].active;

@@ -55,11 +55,16 @@ void reg_sweep_workdirs(tg_registry *r);
 /* A version that failed or was rejected keeps no binary: remove the cached
  * build of content_hash unless a passing version shares it. */
 int reg_cache_drop_unused(tg_registry *r, const char *content_hash);
+/* Mark cache/<key> used before running what it holds (cache.c: the
+ * protocol with eviction). 1 when it is there (and now marked), 0 when it
+ * is gone (a miss: build again), or an error. */
+int reg_cache_mark_used(tg_registry *r, const char *key);
 /* Evict builds until cache/ is at most budget bytes: inactive versions'
- * first, least recently used first. */
+ * first, least recently used first; a build in use or used in the last
+ * ten minutes is kept (kept_in_use), even over the budget. */
 typedef struct reg_evict_stats {
 	uint64_t bytes_before, bytes_after;
-	size_t evicted, evicted_active;
+	size_t evicted, evicted_active, kept_in_use;
 } reg_evict_stats;
 int reg_cache_evict(tg_registry *r, uint64_t budget, reg_evict_stats *out);
 
@@ -81,11 +86,33 @@ int reg_revet(json_t **out, tg_registry *r, const json_t *manifest, const char *
 	      size_t len, const char *skip_tests);
 
 /* ---- propgen.c, proptest.c: property tests (docs/REGISTRY.md) -------- */
-/* At most n distinct inputs generated from input_schema, each conforming,
+/* At most n distinct inputs generated from input_schema, each conforming
+ * (validated with the tg_schema flags sflags: reg_schema_flags),
  * the same for the same content hash; *notes = strings naming what was
  * not generated (a pattern without examples). */
 int reg_propgen(json_t **out, json_t **notes, const json_t *schema, const char *hash,
-		unsigned n);
+		unsigned n, unsigned sflags);
+/* A local $ref ("#/$defs/x") of s followed in root (a few hops), else s. */
+const json_t *reg_schema_deref(const json_t *root, const json_t *s);
+/* 1 when f names a format tg_schema can assert (docs/SCHEMA.md). */
+int reg_propgen_format_known(const char *f);
+/* propbad.c: inputs that break input_schema one constraint at a time, each
+ * made from the conforming input base by construction: *out = [{
+ * "constraint": "input_schema.properties.n.minimum", "args": {...}}, ...]
+ * (at most 256; "format" ones only when sflags asserts formats). */
+int reg_propbad(json_t **out, const json_t *schema, const json_t *base, unsigned sflags);
+/* The violating inputs made from the conforming input of inputs with the
+ * most properties: each must be refused by in (the compiled input_schema),
+ * as a call with it would be before the tool runs. summary gets
+ * "violations": {"generated", "refused"}. 0 when all are refused; 1 when
+ * one is accepted: a failed entry "violation N" appended to tests, and
+ * *reason = "property test violation N failed: input_schema...minimum is
+ * not enforced: ..."; < 0 an error. */
+int reg_propbad_check(json_t *summary, json_t *tests, char **reason, const tg_schema *in,
+		      const json_t *schema, const json_t *inputs, unsigned sflags);
+/* A short rendering of v (compact JSON, cut at 400 bytes on a UTF-8
+ * boundary with "..."), or NULL when out of memory. */
+char *reg_prop_show(const json_t *v);
 /* Run the generated inputs of manifest m's tool (binary) as its tests run.
  * *summary = {"inputs", "passed", "runs", "wall_ms", optional "skipped",
  * "notes", "budget", "failed", "shrunk_args", "test"}. On a failure a

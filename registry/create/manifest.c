@@ -99,7 +99,7 @@ static int check_capabilities(const tg_config *cfg, const json_t *caps)
 	return 0;
 }
 
-static int check_tests(const json_t *schema, const json_t *oschema, const json_t *tests)
+static int check_tests(const tg_schema *schema, const tg_schema *oschema, const json_t *tests)
 {
 	static const char *const keys[] = { "name", "args", "expect", "expect_error",
 					    "host_results", "tool_results", NULL };
@@ -167,16 +167,16 @@ static int check_tests(const json_t *schema, const json_t *oschema, const json_t
 			return tg_error_set(TG_ERR_INVALID, "tests[%zu]: has both \"expect\" and "
 							    "\"expect_error\"", i);
 		if (!ee) {
-			rc = tg_schema_validate(schema, args);
+			rc = tg_schema_run(schema, args, "args");
 			if (rc < 0)
 				return tg_error_prefix("tests[%zu] (arguments do not match input_schema)",
 						       i);
-			if (oschema && tg_schema_validate_at(oschema, json_object_get(t, "expect"),
-							     "expect") < 0)
+			if (oschema && tg_schema_run(oschema, json_object_get(t, "expect"),
+						     "expect") < 0)
 				return tg_error_prefix("tests[%zu] (expect does not match output_schema)",
 						       i);
 			runs++;
-		} else if (tg_schema_validate(schema, args) < 0) {
+		} else if (tg_schema_run(schema, args, "args") < 0) {
 			tg_error_clear();
 			refused++;
 		}
@@ -199,6 +199,8 @@ int tg_manifest_validate(const tg_registry *r, const json_t *m, const char *sour
 					    NULL };
 	const char *name = NULL, *desc = NULL;
 	json_t *schema = NULL, *oschema = NULL, *limits = NULL;
+	tg_schema *cin = NULL, *cout = NULL;
+	unsigned sflags = reg_schema_flags(&r->cfg, 1);
 	size_t i, line;
 	int rc, c;
 
@@ -228,22 +230,24 @@ int tg_manifest_validate(const tg_registry *r, const json_t *m, const char *sour
 				    (unsigned)c, line);
 	if ((rc = tg_json_get_object(&schema, m, "input_schema", 1)) < 0)
 		return rc;
-	if ((rc = tg_schema_check(schema)) < 0)
+	/* the schemas are checked with the home's format setting (config.c);
+	 * the tests' arguments and expectations are validated against them */
+	if ((rc = tg_schema_compile(&cin, schema, "input_schema", TG_SCHEMA_TOP_OBJECT | sflags)) < 0)
 		return rc;
-	if ((rc = tg_json_get_object(&oschema, m, "output_schema", 0)) < 0)
+	if ((rc = tg_json_get_object(&oschema, m, "output_schema", 0)) < 0 ||
+	    (oschema && (rc = tg_schema_compile(&cout, oschema, "output_schema",
+						 TG_SCHEMA_TOP_TYPED | sflags)) < 0) ||
+	    (rc = tg_json_get_object(&limits, m, "limits", 0)) < 0 ||
+	    (rc = reg_limits_parse(NULL, &r->cfg, limits, "limits")) < 0 ||
+	    (rc = check_capabilities(&r->cfg, json_object_get(m, "capabilities"))) < 0 ||
+	    (rc = reg_bridge_check_calls(r, m, name)) < 0 ||
+	    (rc = check_tests(cin, cout, json_object_get(m, "tests"))) < 0) {
+		tg_schema_free(cin);
+		tg_schema_free(cout);
 		return rc;
-	if (oschema && (rc = tg_schema_check_output(oschema)) < 0)
-		return rc;
-	if ((rc = tg_json_get_object(&limits, m, "limits", 0)) < 0)
-		return rc;
-	if ((rc = reg_limits_parse(NULL, &r->cfg, limits, "limits")) < 0)
-		return rc;
-	if ((rc = check_capabilities(&r->cfg, json_object_get(m, "capabilities"))) < 0)
-		return rc;
-	if ((rc = reg_bridge_check_calls(r, m, name)) < 0)
-		return rc;
-	if ((rc = check_tests(schema, oschema, json_object_get(m, "tests"))) < 0)
-		return rc;
+	}
+	tg_schema_free(cin);
+	tg_schema_free(cout);
 	return reg_check_source(source, source_len);
 }
 

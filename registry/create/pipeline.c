@@ -143,7 +143,8 @@ static int run_tests(json_t **out, int *all_passed, char **first_failure, tg_reg
 			if (asprintf(&detail, "not run: the tests used up their total budget of %u s",
 				     REG_TEST_BUDGET_MS / 1000) < 0)
 				detail = NULL;
-		} else if (expect_error && tg_schema_validate(schema, args) < 0) {
+		} else if (expect_error &&
+			   tg_schema_validate_flags(schema, args, "args", reg_schema_flags(&r->cfg, 0)) < 0) {
 			/* a call with these arguments never reaches the tool */
 			passed = 1;
 			if (asprintf(&detail, "ok: refused by input_schema: %s",
@@ -156,14 +157,14 @@ static int run_tests(json_t **out, int *all_passed, char **first_failure, tg_reg
 			 * authority (authz.c): a callee that holds no capability runs
 			 * for real; one that holds any is answered from the test's
 			 * tool_results, never run */
-			int bridged = reg_bridge_init(&br, r, NULL, json_string_value(json_object_get(
-								       m, "name")),
+			const char *tname = json_string_value(json_object_get(m, "name"));
+			int bridged = reg_bridge_init(&br, r, NULL, tname,
 						      0, json_object_get(m, "capabilities"), limits,
 						      NULL);
 			/* host calls are answered from the test's fixtures */
 			br.host_results = json_object_get(t, "host_results");
 			br.tool_results = json_object_get(t, "tool_results");
-			rc = reg_run_tool_ex(&res, r, binary, limits, ws_read, ws_write, workspace,
+			rc = reg_run_tool_ex(&res, r, tname, binary, limits, ws_read, ws_write, workspace,
 					     args, bridged ? &br : NULL, 0);
 			if (rc < 0)
 				return rc;
@@ -178,8 +179,8 @@ static int run_tests(json_t **out, int *all_passed, char **first_failure, tg_reg
 				json_t *value = json_object_get(res, "result");
 				got = short_json(value);
 				if (!expect_error && oschema &&
-				    tg_schema_validate_at(oschema, value ? value : json_null(),
-							  "result") < 0) {
+				    tg_schema_validate_flags(oschema, value ? value : json_null(),
+							     "result", reg_schema_flags(&r->cfg, 0)) < 0) {
 					if (asprintf(&detail, "the result does not match output_schema: "
 							      "%s (got %s)",
 						     tg_error_last()->message, got ?: "?") < 0)

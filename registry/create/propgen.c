@@ -9,20 +9,26 @@
  * version always gets the same inputs. A string with a `pattern` is taken
  * only from the schema's examples, default, const or enum; without them the
  * property is left out and a note says so. Every input is checked against
- * the compiled input_schema and dropped when it does not conform.
+ * the compiled input_schema and dropped when it does not conform. Also
+ * what propbad.c and proptest.c share: a local $ref followed
+ * (reg_schema_deref), the formats that can be asserted
+ * (reg_propgen_format_known), a short rendering of args (reg_prop_show).
  */
 
+#include <math.h>
 #include <string.h>
 #include "registry/create/create.h"
 
 #define PROPGEN_MAX_STR 10000   /* code points of one generated string */
 #define PROPGEN_MAX_ITEMS 64    /* items of one generated array */
 #define PROPGEN_DEPTH 6         /* nesting of generated values */
+#define SHOW_CAP 400            /* bytes of args shown in a reason (reg_prop_show) */
 
 typedef struct gen {
 	uint64_t s;              /* xorshift64* state */
 	const json_t *root;      /* the input_schema, for $ref */
 	json_t *notes;           /* strings: what was left out and why */
+	json_t *merged;          /* "%p" of a schema with allOf -> its merge (allof()) */
 } gen;
 
 static uint64_t rnd(gen *g)
@@ -48,12 +54,25 @@ static void note(gen *g, const char *where, const char *what)
 	json_array_append_new(g->notes, json_string(m));
 }
 
-/* A local $ref ("#/$defs/x"), else s itself. */
-static const json_t *deref(gen *g, const json_t *s)
+char *reg_prop_show(const json_t *v)
+{
+	char *s = tg_json_dump(v);
+	size_t n;
+
+	if (!s || strlen(s) <= SHOW_CAP)
+		return s;
+	n = SHOW_CAP;
+	while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80)
+		n--;
+	strcpy(s + n, "...");
+	return s;
+}
+
+const json_t *reg_schema_deref(const json_t *root, const json_t *s)
 {
 	for (int hops = 0; hops < 8 && json_is_object(s); hops++) {
 		const char *ref = json_string_value(json_object_get(s, "$ref"));
-		const json_t *t = g->root;
+		const json_t *t = root;
 		if (!ref || ref[0] != '#')
 			return s;
 		char buf[256], *save = NULL;
@@ -65,6 +84,87 @@ static const json_t *deref(gen *g, const json_t *s)
 		s = t;
 	}
 	return s;
+}
+
+/* Keywords whose values a merge of allOf keeps the largest / smallest of. */
+static const char *const merge_max[] = { "minimum", "exclusiveMinimum", "minLength", "minItems",
+					 "minProperties", NULL };
+static const char *const merge_min[] = { "maximum", "exclusiveMaximum", "maxLength", "maxItems",
+					 "maxProperties", NULL };
+
+static int in_list(const char *const *l, const char *k)
+{
+	for (; *l; l++)
+		if (strcmp(*l, k) == 0)
+			return 1;
+	return 0;
+}
+
+/* Merge schema m's keywords into o (allOf): bounds tightened, properties
+ * present in both become {"allOf": [a, b]}, required lists joined,
+ * "integer" and "number" give "integer"; other keywords: the first wins. */
+static void merge_into(json_t *o, const json_t *m)
+{
+	const char *k;
+	json_t *v, *have;
+
+	json_object_foreach((json_t *)m, k, v) {
+		have = json_object_get(o, k);
+		if (!have) {
+			json_object_set_new(o, k, json_deep_copy(v));
+		} else if (json_is_number(have) && json_is_number(v) &&
+			   (in_list(merge_max, k) || in_list(merge_min, k))) {
+			int take = in_list(merge_max, k) ? json_number_value(v) > json_number_value(have)
+							 : json_number_value(v) < json_number_value(have);
+			if (take)
+				json_object_set_new(o, k, json_deep_copy(v));
+		} else if (strcmp(k, "properties") == 0 && json_is_object(have)) {
+			const char *pk;
+			json_t *pv;
+			json_object_foreach((json_t *)v, pk, pv) {
+				json_t *a = json_object_get(have, pk);
+				json_object_set_new(have, pk, a ? json_pack("{s:[OO]}", "allOf", a, pv)
+								: json_deep_copy(pv));
+			}
+		} else if (strcmp(k, "required") == 0 && json_is_array(have)) {
+			json_array_extend(have, v);
+		} else if (strcmp(k, "type") == 0 && json_is_string(have) && json_is_string(v) &&
+			   strcmp(json_string_value(v), "integer") == 0 &&
+			   strcmp(json_string_value(have), "number") == 0) {
+			json_object_set_new(o, k, json_string("integer"));
+		}
+	}
+}
+
+static const json_t *deref(gen *g, const json_t *s);
+
+/* s with its allOf merged in (once per schema, kept in g->merged), else s. */
+static const json_t *allof(gen *g, const json_t *s)
+{
+	json_t *all = json_object_get(s, "allOf"), *o, *m;
+	char key[32];
+	size_t i;
+
+	if (!json_is_array(all) || !g->merged)
+		return s;
+	snprintf(key, sizeof(key), "%p", (const void *)s);
+	if ((o = json_object_get(g->merged, key)))
+		return o;
+	if (!(o = json_deep_copy(s)))
+		return s;
+	json_object_del(o, "allOf");
+	json_array_foreach(all, i, m) {
+		const json_t *d = deref(g, m);
+		if (json_is_object(d))
+			merge_into(o, d);
+	}
+	json_object_set_new(g->merged, key, o);
+	return o;
+}
+
+static const json_t *deref(gen *g, const json_t *s)
+{
+	return allof(g, reg_schema_deref(g->root, s));
 }
 
 static json_t *rep_str(const char *unit, size_t n)
@@ -145,6 +245,18 @@ static void int_cands(json_t *c, const json_t *s, int integer)
 		hi = v, bounded_hi = 1;
 	if (num_of(s, "exclusiveMaximum", &v) && (!bounded_hi || v <= hi))
 		hi = integer ? v - 1 : v - 0.5, bounded_hi = 1;
+	if (num_of(s, "multipleOf", &v) && v > 0) {
+		/* the multiples nearest the bounds, and a few small ones */
+		double first = bounded_lo ? ceil(lo / v) * v : v, last = bounded_hi ? floor(hi / v) * v : 3 * v;
+		if (fabs(first) < 9e15)
+			push(c, integer ? json_integer((json_int_t)first) : json_real(first));
+		if (fabs(last) < 9e15)
+			push(c, integer ? json_integer((json_int_t)last) : json_real(last));
+		push(c, integer ? json_integer((json_int_t)v) : json_real(v));
+		push(c, json_integer(0));
+		push(c, integer ? json_integer(-(json_int_t)v) : json_real(-v));
+		return;
+	}
 	if (bounded_lo && lo > -9e15)
 		push(c, integer ? json_integer((json_int_t)lo) : json_real(lo));
 	if (bounded_hi && hi < 9e15)
@@ -164,6 +276,42 @@ static void int_cands(json_t *c, const json_t *s, int integer)
 		push(c, json_integer(-2147483647 - 1));
 }
 
+/* Valid values of the formats toolgate can assert (docs/SCHEMA.md), so a
+ * string with a format gets realistic inputs whether or not the home
+ * asserts it; 0 when the format is not one of them. */
+static const char *const fmt_tab[][4] = {
+		{ "date", "2024-02-29", "1999-12-31", "0001-01-01" },
+		{ "time", "23:59:59Z", "00:00:00+05:30", "12:30:45.123-08:00" },
+		{ "date-time", "2024-02-29T23:59:59Z", "1970-01-01T00:00:00+00:00",
+		  "2030-06-15t08:00:00.5z" },
+		{ "email", "a@example.com", "first.last+tag@sub.example.org", "x@[192.0.2.1]" },
+		{ "ipv4", "0.0.0.0", "255.255.255.255", "192.0.2.1" },
+		{ "ipv6", "::", "2001:db8::1", "fe80:0:0:0:0:0:0:1" },
+		{ "uuid", "00000000-0000-0000-0000-000000000000",
+		  "123e4567-e89b-12d3-a456-426614174000", "FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF" },
+		{ "uri", "https://example.com/a?b=c#d", "urn:isbn:0451450523", "mailto:a@example.com" },
+};
+
+static int format_cands(json_t *c, const char *f)
+{
+	for (size_t i = 0; f && i < sizeof(fmt_tab) / sizeof(*fmt_tab); i++) {
+		if (strcmp(f, fmt_tab[i][0]) == 0) {
+			for (int k = 1; k < 4; k++)
+				push(c, json_string(fmt_tab[i][k]));
+			return 1;
+		}
+	}
+	return 0;
+}
+
+int reg_propgen_format_known(const char *f)
+{
+	for (size_t i = 0; f && i < sizeof(fmt_tab) / sizeof(*fmt_tab); i++)
+		if (strcmp(f, fmt_tab[i][0]) == 0)
+			return 1;
+	return 0;
+}
+
 static void str_cands(gen *g, json_t *c, const json_t *s, const char *where)
 {
 	json_int_t minl = json_integer_value(json_object_get(s, "minLength"));
@@ -177,6 +325,8 @@ static void str_cands(gen *g, json_t *c, const json_t *s, const char *where)
 				       "or enum is not generated");
 		return;
 	}
+	if (format_cands(c, json_string_value(json_object_get(s, "format"))))
+		return;
 	if (maxl <= 0 || maxl > PROPGEN_MAX_STR)
 		maxl = json_is_integer(mx) && json_integer_value(mx) == 0 ? 0 : PROPGEN_MAX_STR;
 	if (minl > PROPGEN_MAX_STR)
@@ -270,7 +420,7 @@ static json_t *cands(gen *g, const json_t *s, int depth, const char *where)
 		else if (strcmp(t, "null") == 0)
 			push(c, json_null());
 		else if (strcmp(t, "array") == 0 && depth < PROPGEN_DEPTH) {
-			json_t *it = json_object_get(s, "items");
+			json_t *it = json_object_get(s, "items"), *pre = json_object_get(s, "prefixItems");
 			json_int_t mx = json_integer_value(json_object_get(s, "maxItems"));
 			json_int_t mn = json_integer_value(json_object_get(s, "minItems"));
 			if (mx <= 0 || mx > PROPGEN_MAX_ITEMS)
@@ -279,11 +429,19 @@ static json_t *cands(gen *g, const json_t *s, int depth, const char *where)
 			for (int m = 0; m < 3; m++) {
 				json_int_t n = m == 0 ? (mn > 0 ? mn : 1) : m == 1 ? mx : mx / 2;
 				json_t *a = json_array();
+				if (m == 0 && n < (json_int_t)json_array_size(pre))
+					n = (json_int_t)json_array_size(pre); /* the whole prefix once */
 				for (json_int_t i = 0; a && i < n && i < PROPGEN_MAX_ITEMS; i++) {
-					json_t *v = gen_value(g, it ? it : json_true(), depth + 1,
-							      m == 1 ? 0 : 1, where);
-					if (v)
-						json_array_append_new(a, v);
+					/* prefixItems position by position, then items */
+					const json_t *is = (size_t)i < json_array_size(pre)
+								   ? json_array_get(pre, (size_t)i)
+							   : it ? it : json_true();
+					if (json_is_false(is))
+						break;
+					json_t *v = gen_value(g, is, depth + 1, m == 1 ? 0 : 1, where);
+					if (!v)
+						break; /* a hole would shift the prefix */
+					json_array_append_new(a, v);
 				}
 				push(c, a);
 			}
@@ -305,7 +463,8 @@ static json_t *gen_value(gen *g, const json_t *s, int depth, int mode, const cha
 	const json_t *d = deref(g, s);
 	const char *t = json_is_object(d) ? type_of(d, rnd(g)) : NULL;
 
-	if (mode == 1 && t && !json_object_get(d, "pattern") && !json_object_get(d, "enum") &&
+	if (mode == 1 && t && !json_object_get(d, "pattern") && !json_object_get(d, "format") &&
+	    !json_object_get(d, "enum") &&
 	    !json_object_get(d, "const") && !json_object_get(d, "anyOf") &&
 	    !json_object_get(d, "oneOf")) {
 		static const char *const pool[] = { "a", "b", "z", " ", "0", "\xc3\xa9",
@@ -344,6 +503,8 @@ static json_t *gen_value(gen *g, const json_t *s, int depth, int mode, const cha
 			if (hi - lo > 2e6)
 				hi = lo + 2e6;
 			double x = lo + (hi - lo) * (double)(rnd(g) >> 11) / 9007199254740992.0;
+			if (num_of(d, "multipleOf", &v) && v > 0)
+				x = round(x / v) * v;
 			return strcmp(t, "integer") == 0 ? json_integer((json_int_t)x) : json_real(x);
 		}
 		if (strcmp(t, "object") == 0 && depth < PROPGEN_DEPTH)
@@ -353,6 +514,24 @@ static json_t *gen_value(gen *g, const json_t *s, int depth, int mode, const cha
 	if (!c || json_array_size(c) == 0)
 		return NULL;
 	return json_deep_copy(json_array_get(c, rnd(g) % json_array_size(c)));
+}
+
+/* A property name a patternProperties key p may match: its literal start
+ * (after ^, up to the first special character) and "k". The input made with
+ * it is dropped by keep() when it does not conform. */
+static void pattern_key(char *out, size_t cap, const char *p)
+{
+	size_t n = 0;
+
+	if (*p == '^')
+		p++;
+	for (; *p && !strchr("\\.[](){}|*+?^$", *p) && n + 2 < cap; p++)
+		out[n++] = *p;
+	/* a quantifier applies to the last literal: leave it out */
+	if (n > 0 && *p && strchr("*?{", *p))
+		n--;
+	out[n++] = 'k';
+	out[n] = 0;
 }
 
 /* Add v to out when it conforms and is new; consumes v. */
@@ -378,26 +557,28 @@ static void keep(json_t *out, const tg_schema *cs, json_t *v, size_t n)
 }
 
 int reg_propgen(json_t **out, json_t **notes, const json_t *schema, const char *hash,
-		unsigned n)
+		unsigned n, unsigned sflags)
 {
-	_cleanup_json_ json_t *res = json_array(), *ns = json_array();
-	json_t *props = json_object_get(schema, "properties"), *ps;
+	_cleanup_json_ json_t *res = json_array(), *ns = json_array(), *merged = json_object();
+	json_t *props, *ps;
 	tg_schema *cs = NULL;
-	gen g = { 0x9e3779b97f4a7c15ull, schema, ns };
+	gen g = { 0x9e3779b97f4a7c15ull, schema, ns, merged };
 	const char *k;
 	unsigned tries;
 	int rc;
 
 	*out = *notes = NULL;
-	if (!res || !ns)
+	if (!res || !ns || !merged)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
 	for (size_t i = 0; hash[i]; i++)
 		g.s = (g.s ^ (unsigned char)hash[i]) * 1099511628211ull;
 	if (!g.s)
 		g.s = 1;
-	rc = tg_schema_compile(&cs, schema, "input_schema", TG_SCHEMA_TOP_OBJECT);
+	rc = tg_schema_compile(&cs, schema, "input_schema", TG_SCHEMA_TOP_OBJECT | sflags);
 	if (rc < 0)
 		return rc;
+	schema = deref(&g, schema); /* the top's allOf merged */
+	props = json_object_get(schema, "properties");
 	/* optional properties absent, then all present */
 	keep(res, cs, gen_object(&g, schema, 0, 0, 0), n);
 	keep(res, cs, gen_object(&g, schema, 0, 0, 1), n);
@@ -413,6 +594,17 @@ int reg_propgen(json_t **out, json_t **notes, const json_t *schema, const char *
 			json_object_set(base, k, v);
 			keep(res, cs, base, n);
 		}
+	}
+	/* a property named after each patternProperties key */
+	json_object_foreach(json_object_get(schema, "patternProperties"), k, ps) {
+		char name[80];
+		json_t *base = gen_object(&g, schema, 0, 0, 0), *v;
+		pattern_key(name, sizeof(name), k);
+		if (!base)
+			break;
+		if (!json_object_get(base, name) && (v = gen_value(&g, ps, 1, 0, k)))
+			json_object_set_new(base, name, v);
+		keep(res, cs, base, n);
 	}
 	/* random ones; bounded tries, since some schemas reject most of them */
 	for (tries = 0; json_array_size(res) < n && tries < n * 8; tries++)

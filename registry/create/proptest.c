@@ -18,10 +18,10 @@
 #include "registry/create/create.h"
 
 #define SHRINK_RUNS 64 /* runs of the shrinker at most */
-#define SHOW_CAP 400   /* bytes of args shown in a reason */
 
 typedef struct prun {
 	tg_registry *r;
+	const char *tool; /* its backend's (record/backend.c) */
 	const char *binary;
 	const json_t *limits;
 	const tg_schema *in, *out; /* out may be NULL */
@@ -39,7 +39,7 @@ static int run_one(prun *p, const json_t *args, char **why)
 
 	*why = NULL;
 	p->runs++;
-	rc = reg_run_tool_ex(&res, p->r, p->binary, p->limits, p->ws_read, p->ws_write,
+	rc = reg_run_tool_ex(&res, p->r, p->tool, p->binary, p->limits, p->ws_read, p->ws_write,
 			     p->workspace, args, NULL, 0);
 	if (rc < 0)
 		return rc;
@@ -217,21 +217,6 @@ static int shrink(prun *p, json_t **args, char **why, uint64_t deadline)
 	return 0;
 }
 
-/* A short, valid rendering of v. */
-static char *show(const json_t *v)
-{
-	char *s = tg_json_dump(v);
-	size_t n;
-
-	if (!s || strlen(s) <= SHOW_CAP)
-		return s;
-	n = SHOW_CAP;
-	while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80)
-		n--;
-	strcpy(s + n, "...");
-	return s;
-}
-
 static int declares_calls(const json_t *m)
 {
 	json_t *c;
@@ -251,7 +236,7 @@ static int declares_calls(const json_t *m)
 static int report(json_t *tests, char **reason, prun *p, json_t *args, char *why,
 		  unsigned idx, uint64_t t0, uint64_t deadline, json_t *summary)
 {
-	_cleanup_free_ char *orig = show(args), *shown = NULL, *tj = NULL, *detail = NULL;
+	_cleanup_free_ char *orig = reg_prop_show(args), *shown = NULL, *tj = NULL, *detail = NULL;
 	_cleanup_json_ json_t *test = NULL;
 	char name[32];
 	unsigned before = p->runs;
@@ -262,8 +247,8 @@ static int report(json_t *tests, char **reason, prun *p, json_t *args, char *why
 		goto out;
 	snprintf(name, sizeof(name), "property %u", idx);
 	test = json_pack("{s:s, s:O, s:b}", "name", name, "args", args, "expect_error", 1);
-	shown = show(args);
-	tj = test ? show(test) : NULL;
+	shown = reg_prop_show(args);
+	tj = test ? reg_prop_show(test) : NULL;
 	if (!test || !shown || !tj || !orig) {
 		rc = tg_error_set(TG_ERR_NOMEM, "out of memory");
 		goto out;
@@ -298,7 +283,8 @@ int reg_proptest(json_t **summary, json_t *tests, char **reason, tg_registry *r,
 	_cleanup_json_ json_t *sum = json_object(), *inputs = NULL, *notes = NULL;
 	tg_schema *in = NULL, *out = NULL;
 	json_t *oschema = json_object_get(m, "output_schema"), *args;
-	prun p = { r, binary, json_object_get(m, "limits"), NULL, NULL, ws_read, ws_write,
+	prun p = { r, json_string_value(json_object_get(m, "name")), binary,
+		   json_object_get(m, "limits"), NULL, NULL, ws_read, ws_write,
 		   workspace, 0 };
 	uint64_t t0 = tg_now_ms(), deadline = t0 + r->cfg.property_test_budget_ms;
 	size_t i, passed = 0;
@@ -321,19 +307,25 @@ int reg_proptest(json_t **summary, json_t *tests, char **reason, tg_registry *r,
 		goto done;
 	}
 	rc = reg_propgen(&inputs, &notes, json_object_get(m, "input_schema"), hash,
-			 r->cfg.property_tests);
+			 r->cfg.property_tests, reg_schema_flags(&r->cfg, 0));
 	if (rc < 0)
 		return rc;
 	json_object_set(sum, "notes", notes);
 	json_object_set_new(sum, "inputs", json_integer((json_int_t)json_array_size(inputs)));
 	if ((rc = tg_schema_compile(&in, json_object_get(m, "input_schema"), "input_schema",
-				    TG_SCHEMA_TOP_OBJECT)) < 0)
+				    TG_SCHEMA_TOP_OBJECT | reg_schema_flags(&r->cfg, 0))) < 0)
 		return rc;
 	if (oschema && (rc = tg_schema_compile(&out, oschema, "output_schema",
-					       TG_SCHEMA_TOP_TYPED)) < 0)
+					       TG_SCHEMA_TOP_TYPED | reg_schema_flags(&r->cfg, 0))) < 0)
 		goto free;
 	p.in = in;
 	p.out = out;
+	rc = reg_propbad_check(sum, tests, reason, in, json_object_get(m, "input_schema"), inputs,
+			      reg_schema_flags(&r->cfg, 0));
+	if (rc < 0)
+		goto free;
+	if (rc == 1)
+		goto counted; /* the create fails: no input runs */
 	json_array_foreach(inputs, i, args) {
 		char *why = NULL;
 		if (tg_cancel_fired(r->cancel))
@@ -355,6 +347,7 @@ int reg_proptest(json_t **summary, json_t *tests, char **reason, tg_registry *r,
 		}
 		passed++;
 	}
+counted:
 	json_object_set_new(sum, "passed", json_integer((json_int_t)passed));
 	json_object_set_new(sum, "runs", json_integer(p.runs));
 	rc = 0;

@@ -103,7 +103,8 @@ static int run_one(json_t **out, tg_registry *r, const shadow_side *v, const jso
 	int rc, bridged;
 
 	*out = NULL;
-	if (v->ischema && tg_schema_validate(v->ischema, args) < 0) {
+	if (v->ischema &&
+	    tg_schema_validate_flags(v->ischema, args, "args", reg_schema_flags(&r->cfg, 0)) < 0) {
 		char m[1100];
 		snprintf(m, sizeof(m), "invalid arguments: %s", tg_error_last()->message);
 		tg_error_clear();
@@ -120,7 +121,7 @@ static int run_one(json_t **out, tg_registry *r, const shadow_side *v, const jso
 		br.tape = &tape;
 		snprintf(br.caller, sizeof(br.caller), "%s@shadow", v->name);
 	}
-	rc = reg_run_tool_ex(out, r, v->bin, v->limits, 0, 0, NULL, args, bridged ? &br : NULL, 0);
+	rc = reg_run_tool_ex(out, r, v->name, v->bin, v->limits, 0, 0, NULL, args, bridged ? &br : NULL, 0);
 	if (rc < 0)
 		return rc;
 	if (tape.unexpected &&
@@ -130,7 +131,8 @@ static int run_one(json_t **out, tg_registry *r, const shadow_side *v, const jso
 	if (!json_is_true(json_object_get(*out, "ok")) || !json_is_object(v->oschema))
 		return 0;
 	x = json_object_get(*out, "result");
-	if (tg_schema_validate_at(v->oschema, x ? x : json_null(), "result") == 0)
+	if (tg_schema_validate_flags(v->oschema, x ? x : json_null(), "result",
+				     reg_schema_flags(&r->cfg, 0)) == 0)
 		return 0;
 	json_object_set_new(*out, "ok", json_false());
 	json_object_set_new(*out, "error", json_string(tg_error_last()->message));

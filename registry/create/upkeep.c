@@ -59,10 +59,11 @@ int tg_registry_gc(json_t **out, tg_registry *r, const tg_actor *who)
 		return tg_error_prefix("store");
 	if ((rc = reg_cache_evict(r, (uint64_t)r->cfg.cache_budget_mb << 20, &ev)) < 0)
 		return rc;
-	res = json_pack("{s:o, s:{s:I, s:I, s:I, s:I, s:I}}", "store", pack_json(&st), "cache",
+	res = json_pack("{s:o, s:{s:I, s:I, s:I, s:I, s:I, s:I}}", "store", pack_json(&st), "cache",
 			"bytes_before", (json_int_t)ev.bytes_before, "bytes_after",
 			(json_int_t)ev.bytes_after, "evicted", (json_int_t)ev.evicted,
-			"evicted_active", (json_int_t)ev.evicted_active, "budget_bytes",
+			"evicted_active", (json_int_t)ev.evicted_active, "kept_in_use",
+			(json_int_t)ev.kept_in_use, "budget_bytes",
 			(json_int_t)((uint64_t)r->cfg.cache_budget_mb << 20));
 	if (!res)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");

@@ -30,7 +30,9 @@
 #include "registry/db/db.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
@@ -103,13 +105,37 @@ void tg_registry_set_commit_group(tg_registry *r, tg_commit_group *g)
 	r->group = g;
 }
 
-/* fdatasync of this connection's WAL (SQLite's own file handle: the VFS
- * syncs it the way a synchronous = FULL commit would). */
+/* fdatasync of this connection's WAL. Through a descriptor of our own on
+ * the same file (an fsync covers the file, whatever descriptor wrote):
+ * SQLite's own sync (xSync) also fsyncs the folder at the first sync of
+ * every connection, because it opens the WAL with "create" whether or not
+ * it existed, and that second flush cost every CLI call about 2 ms here.
+ * The folder is fsynced only when the WAL was not there before this handle
+ * opened the database (it was made by this process). The WAL cannot be
+ * replaced under an open connection: SQLite deletes it only when the last
+ * connection closes. Where the descriptor cannot be had, SQLite's sync. */
 static int wal_sync(tg_registry *r)
 {
 	sqlite3_file *f = NULL;
-	int rc = sqlite3_file_control(r->db, "main", SQLITE_FCNTL_JOURNAL_POINTER, &f);
+	int rc;
 
+	if (r->wal_fd < 0) {
+		_cleanup_free_ char *wal = NULL;
+		if (asprintf(&wal, "%s-wal", r->db_path) >= 0)
+			r->wal_fd = open(wal, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	}
+	if (r->wal_fd >= 0) {
+		if (fdatasync(r->wal_fd) < 0)
+			return tg_error_errno(TG_ERR_IO, errno, "sync the WAL");
+		if (!r->wal_was_there) {
+			_cleanup_close_ int dfd = open(r->home, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+			if (dfd < 0 || fsync(dfd) < 0)
+				return tg_error_errno(TG_ERR_IO, errno, "sync %s", r->home);
+			r->wal_was_there = 1;
+		}
+		return 0;
+	}
+	rc = sqlite3_file_control(r->db, "main", SQLITE_FCNTL_JOURNAL_POINTER, &f);
 	if (rc != SQLITE_OK || !f || !f->pMethods)
 		return reg_sqlerr(r, rc == SQLITE_OK ? SQLITE_IOERR : rc, "find the WAL to sync");
 	rc = f->pMethods->xSync(f, SQLITE_SYNC_NORMAL);

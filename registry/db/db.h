@@ -37,7 +37,7 @@ typedef struct reg_txn_hooks {
 } reg_txn_hooks;
 
 /* The schema version this binary writes (PRAGMA user_version). */
-#define REG_SCHEMA_VERSION 9
+#define REG_SCHEMA_VERSION 11
 
 /* Caps on what the agent controls. */
 #define REG_MAX_SOURCE (256u * 1024u)
@@ -55,6 +55,7 @@ typedef struct reg_txn_hooks {
 typedef struct reg_schema_cache reg_schema_cache;
 typedef struct reg_replay reg_replay;
 typedef struct reg_stmt_cache reg_stmt_cache;
+typedef struct reg_mirror reg_mirror;
 
 struct tg_registry {
 	char *home;
@@ -66,10 +67,17 @@ struct tg_registry {
 	char *store_path;
 	tg_store *store;       /* opened on first use: always through reg_store() */
 	int reindexed;         /* the re-index ran in this handle */
+	int readonly;          /* the home is read-only: registry.db opened read-only,
+				  the store too, nothing swept, re-indexed or migrated
+				  (registry.c decides it at open) */
+	int behind;            /* read-only: tools whose registry rows lag the store
+				  (replica/reindex.c counts them, nothing repaired) */
 	tg_config cfg;
 	tg_policy *policy;     /* loaded on first use */
 	int in_txn;
 	int durable_writes;    /* a transaction committed (fsynced): checkpoint on close */
+	int wal_fd;            /* the WAL, opened at the first barrier (commit.c), or -1 */
+	int wal_was_there;     /* it existed before this handle opened the database */
 	int in_call_intent;    /* committing a call's intent (the call profile's stamps) */
 	const json_t *sample_args; /* a real top-level call to sample with its outcome
 				      (call.c sets it, calllog.c records it: samples.c) */
@@ -86,6 +94,7 @@ struct tg_registry {
 	char undo_tool[65];
 	unsigned undo_from, undo_to;
 	json_t *review_pending; /* [commit, line] review notes, written after COMMIT */
+	int following;         /* applying a decision followed from a remote (not signed again) */
 	json_t *repairs;       /* what the re-index on open fixed (for verify) */
 	json_t *reindex_problems; /* tools it could not re-index (for verify) */
 	const tg_call_hooks *hooks; /* the MCP session's, for bridged calls (or NULL) */
@@ -99,6 +108,7 @@ struct tg_registry {
 	reg_stmt_cache *stmts;  /* prepared statements for reuse (stmt_cache.c) */
 	const reg_txn_hooks *txn_hooks; /* registry.c's, called by txn.c */
 	reg_call_fn call_tool;  /* registry.c's: reg_call_ex, for the bridge */
+	reg_mirror *mirror;     /* audit entries for the journal (record/audit_mirror.c) */
 };
 
 
@@ -165,6 +175,10 @@ int reg_meta_get_int(tg_registry *r, const char *key, int64_t *out);
 int reg_meta_set_int(tg_registry *r, const char *key, int64_t v);
 int reg_meta_get_text(tg_registry *r, const char *key, char **out);
 int reg_meta_set_text(tg_registry *r, const char *key, const char *v);
+/* 1 when registry.db has table name, 0 when not: the tables made when
+ * first needed (CREATE IF NOT EXISTS, which a read-only handle cannot run)
+ * are looked for by the readers first; a missing one holds nothing. */
+int reg_table_exists(tg_registry *r, const char *name);
 /* Bump the toolset generation (inside a transaction). */
 int reg_bump_generation(tg_registry *r);
 /* tools.id for name; create=1 inserts it. 0 and *out = 0 when absent. */

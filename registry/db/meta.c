@@ -1,6 +1,7 @@
 /*
  * registry/db/meta.c: the meta table (key, value) of registry.db, the
- * toolset generation and the tools table's ids by name.
+ * toolset generation, the tools table's ids by name and whether a table
+ * exists.
  */
 #include "registry/db/db.h"
 
@@ -109,3 +110,20 @@ int reg_tool_id(tg_registry *r, const char *name, int create, int64_t *out)
 	return 0;
 }
 
+
+int reg_table_exists(tg_registry *r, const char *name)
+{
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	int rc = reg_prepare(r, &st, "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND "
+				     "name = ?1");
+
+	if (rc < 0)
+		return rc;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	rc = reg_step(st);
+	if (rc == SQLITE_ROW)
+		return 1;
+	if (rc != SQLITE_DONE)
+		return reg_sqlerr(r, rc, "read the schema");
+	return 0;
+}

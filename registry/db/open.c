@@ -16,7 +16,9 @@
  */
 #include "registry/db/db.h"
 
+#include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #define REG_BUSY_TIMEOUT_MS 10000
@@ -246,7 +248,35 @@ static const char *const migrations[] = {
 	"INSERT INTO versions_new SELECT * FROM versions;"
 	"DROP TABLE versions;"
 	"ALTER TABLE versions_new RENAME TO versions;",
-	/* 9: the replies of a recorded call's bridged calls (record/samples.c),
+	/* 9: the operator's sandbox backend per tool (record/backend.c,
+	 * `toolgate backend`). Not derived from the store: a re-index keeps
+	 * it, and so does `toolgate remove` (which keeps the tool's history). */
+	"CREATE TABLE IF NOT EXISTS tool_backends("
+	" tool TEXT PRIMARY KEY,"
+	" backend TEXT NOT NULL CHECK(backend IN ('native','gvisor')),"
+	" set_at INTEGER NOT NULL) STRICT;",
+	/* 10: decisions of other hosts read from their signed review notes on
+	 * pull (replica/decisions.c): one row per entry (sha256 of its line),
+	 * its state here (followed, already, claim, refused) and why; and the
+	 * revocation time of each approver key removed from trusted_approvers
+	 * (record/approvers.c), against which later signatures are refused. */
+	"CREATE TABLE IF NOT EXISTS remote_decisions("
+	" entry TEXT PRIMARY KEY,"
+	" tool TEXT NOT NULL,"
+	" version INTEGER NOT NULL,"
+	" decision TEXT NOT NULL,"
+	" signer TEXT NOT NULL,"
+	" principal TEXT NOT NULL,"
+	" signed_at INTEGER NOT NULL,"
+	" state TEXT NOT NULL,"
+	" why TEXT NOT NULL,"
+	" seen_at INTEGER NOT NULL) STRICT;"
+	"CREATE INDEX IF NOT EXISTS remote_decisions_version ON remote_decisions(tool, version);"
+	"CREATE TABLE IF NOT EXISTS approver_revocations("
+	" key TEXT PRIMARY KEY,"
+	" principal TEXT NOT NULL,"
+	" at INTEGER NOT NULL) STRICT;",
+	/* 11: the replies of a recorded call's bridged calls (record/samples.c),
 	 * a shadow run's answers (create/shadow.c); deleted with their sample.
 	 * Idempotent, as migration 8. */
 	"CREATE TABLE IF NOT EXISTS sample_journals("
@@ -367,6 +397,10 @@ static int ensure_db_id(tg_registry *r)
 		memcpy(r->db_id, id, 33);
 		return 0;
 	}
+	if (r->readonly)
+		return tg_error_set(TG_ERR_UNAVAILABLE, "the home at %s is read-only and its "
+				    "registry.db has no id yet (a command on a writable home "
+				    "records one)", r->home);
 	sqlite3_randomness(sizeof(rnd), rnd);
 	for (i = 0; i < 16; i++)
 		snprintf(r->db_id + 2 * i, 3, "%02x", rnd[i]);
@@ -414,11 +448,120 @@ static int busy_wait(void *arg, int count)
 	return 1;
 }
 
+/* "file:PATH?QUERY" with the characters a URI path cannot hold as they are
+ * (%, ?, #) percent-encoded; NULL on OOM. */
+static char *file_uri(const char *path, const char *query)
+{
+	size_t n = strlen(path), i, o = 5;
+	char *u = malloc(5 + 3 * n + 1 + strlen(query) + 1);
+
+	if (!u)
+		return NULL;
+	memcpy(u, "file:", 5);
+	for (i = 0; i < n; i++) {
+		if (path[i] == '%' || path[i] == '?' || path[i] == '#')
+			o += (size_t)sprintf(u + o, "%%%02X", (unsigned char)path[i]);
+		else
+			u[o++] = path[i];
+	}
+	sprintf(u + o, "?%s", query);
+	return u;
+}
+
+/* path + suffix (malloc'ed), NULL on OOM. */
+static char *with_suffix(const char *path, const char *suffix)
+{
+	size_t n = strlen(path), m = strlen(suffix);
+	char *p = malloc(n + m + 1);
+
+	if (p) {
+		memcpy(p, path, n);
+		memcpy(p + n, suffix, m + 1);
+	}
+	return p;
+}
+
+/* Open registry.db read-only through uri and read its schema version. */
+static int open_uri(tg_registry *r, const char *path, const char *query, int *version)
+{
+	_cleanup_free_ char *uri = file_uri(path, query);
+	int rc;
+
+	if (!uri)
+		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	rc = sqlite3_open_v2(uri, &r->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI |
+						  SQLITE_OPEN_NOMUTEX, NULL);
+	if (rc != SQLITE_OK)
+		return reg_sqlerr(r, rc, "open read-only");
+	sqlite3_extended_result_codes(r->db, 1);
+	sqlite3_busy_handler(r->db, busy_wait, r);
+	rc = reg_exec(r, "PRAGMA foreign_keys = ON; PRAGMA trusted_schema = OFF");
+	if (rc < 0)
+		return rc;
+	return get_user_version(r, version);
+}
+
+/* registry.db of a home this process cannot write (r->readonly), opened
+ * read-only as a file: URI. mode=ro first: it takes SQLite's read locks
+ * and reads the WAL through the -shm that exists (mapped read-only). When
+ * that cannot work (no -shm, and a folder that cannot hold a new one) and
+ * there is no -wal, or an empty one, nothing a WAL could add is lost:
+ * immutable=1 reads the database file alone, without locks. A database
+ * this binary would have to migrate, or one without its id, is said so:
+ * nothing is written. */
+static int db_open_readonly(tg_registry *r)
+{
+	_cleanup_free_ char *wal = NULL, *shm = NULL;
+	struct stat st;
+	int rc, v = 0, wal_empty;
+
+	if (stat(r->db_path, &st) != 0)
+		return tg_error_set(TG_ERR_UNAVAILABLE, "the home at %s is read-only and has no "
+				    "registry.db (a command on a writable home rebuilds it from "
+				    "the store)", r->home);
+	if (!(wal = with_suffix(r->db_path, "-wal")) || !(shm = with_suffix(r->db_path, "-shm")))
+		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	wal_empty = stat(wal, &st) != 0 || st.st_size == 0;
+	rc = open_uri(r, r->db_path, "mode=ro", &v);
+	if (rc < 0 && wal_empty) {
+		tg_error_clear();
+		reg_stmt_cache_free(r); /* statements of the connection closed here */
+		sqlite3_close_v2(r->db);
+		r->db = NULL;
+		rc = open_uri(r, r->db_path, "immutable=1", &v);
+	}
+	if (rc < 0 && !wal_empty && stat(shm, &st) != 0)
+		return tg_error_set(TG_ERR_UNAVAILABLE, "the home at %s is read-only and "
+				    "registry.db-wal holds changes that cannot be read without a "
+				    "registry.db-shm, which the home cannot hold (a command on a "
+				    "writable home checkpoints them)", r->home);
+	if (rc < 0)
+		return tg_error_prefix("registry.db (read-only)");
+	if (v != REG_SCHEMA_VERSION)
+		return tg_error_set(TG_ERR_UNAVAILABLE, "the home at %s is read-only and its "
+				    "registry.db has schema version %d, this toolgate reads %d "
+				    "(a command on a writable home migrates it)", r->home, v,
+				    REG_SCHEMA_VERSION);
+	return ensure_db_id(r);
+}
+
 int reg_db_open(tg_registry *r, int *created)
 {
 	int rc;
 
 	*created = 0;
+	r->wal_fd = -1;
+	{
+		/* whether the WAL's folder entry is someone else's to have made
+		 * durable (commit.c, wal_sync) */
+		_cleanup_free_ char *wal = NULL;
+		struct stat st;
+		if (asprintf(&wal, "%s-wal", r->db_path) < 0)
+			return tg_error_set(TG_ERR_NOMEM, "out of memory");
+		r->wal_was_there = lstat(wal, &st) == 0 && S_ISREG(st.st_mode);
+	}
+	if (r->readonly)
+		return db_open_readonly(r);
 	rc = sqlite3_open_v2(r->db_path, &r->db,
 			     SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
 	if (rc != SQLITE_OK)

@@ -107,6 +107,9 @@ static void audit_call_ex(reg_bridge *b, const char *tool, const json_t *args,
 	if (callee) {
 		json_object_set(d, "callee_version", json_object_get(callee, "version"));
 		json_object_set(d, "callee_commit", json_object_get(callee, "commit"));
+		/* the backend the callee ran under (run_tool.c), when it ran */
+		if (json_object_get(callee, "backend"))
+			json_object_set(d, "callee_backend", json_object_get(callee, "backend"));
 	}
 	if (b->run_id)
 		json_object_set_new(d, "run", json_integer(b->run_id));

@@ -211,7 +211,8 @@ json_t *reg_host_call(reg_bridge *b, json_int_t id, const char *name, const json
 		snprintf(m, sizeof(m), "no host tool named %s in this home's config.json", name);
 		return err_reply(id, "unknown", m);
 	}
-	if (tg_schema_validate(json_object_get(ht, "input_schema"), args) < 0) {
+	if (tg_schema_validate_flags(json_object_get(ht, "input_schema"), args, "args",
+				     reg_schema_flags(&b->r->cfg, 0)) < 0) {
 		snprintf(m, sizeof(m), "invalid arguments: %s", tg_error_last()->message);
 		tg_error_clear();
 		return err_reply(id, "tool_error", m);

@@ -317,8 +317,11 @@ int tg_registry_call_approvals(json_t **out, tg_registry *r)
 	*out = NULL;
 	if (!arr)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
-	if ((rc = reg_bridge_tables(r)) < 0)
+	if ((rc = reg_table_exists(r, "call_approvals")) <= 0) {
+		if (rc == 0)
+			*out = TG_TAKE_PTR(arr); /* no call was ever queued */
 		return rc;
+	}
 	rc = reg_prepare(r, &st, "SELECT id, tool, callee_version, args, caller, binding, run, "
 				 "queued_at FROM call_approvals WHERE status = 'pending' ORDER BY id");
 	if (rc < 0)

@@ -87,10 +87,13 @@ void reg_bridge_serve(reg_bridge *b, int fd, int stop_fd);
 
 
 /* reg_run_tool with an optional bridge (NULL: fd 3 stays closed) and a
- * deadline (0: none) that caps the run's timeout. */
-int reg_run_tool_ex(json_t **out, tg_registry *r, const char *binary, const json_t *limits,
-		    int ws_read, int ws_write, const char *workspace, const json_t *args, reg_bridge *b,
-		    uint64_t deadline_ms);
+ * deadline (0: none) that caps the run's timeout. tool names the tool whose
+ * run this is (NULL: a one-off program): its sandbox backend is
+ * reg_tool_backend's (record/backend.c), and the result says which
+ * ("backend"). */
+int reg_run_tool_ex(json_t **out, tg_registry *r, const char *tool, const char *binary,
+		    const json_t *limits, int ws_read, int ws_write, const char *workspace,
+		    const json_t *args, reg_bridge *b, uint64_t deadline_ms);
 
 /* bridge_manifest.c: "calls" is an array of at most REG_BRIDGE_MAX_CALLS
  * distinct tool names (not the tool's own) or host:NAME, and every tools:/
@@ -170,6 +173,8 @@ void reg_replay_free(tg_registry *r);
 int reg_build_slot_take(tg_registry *r, uint32_t wait_ms, int *slot);
 int reg_run_slot_take(tg_registry *r, uint32_t wait_ms, int *slot);
 void reg_slot_give(int slot);
+/* How many build (build=1) or run slots some process holds now (metrics). */
+uint32_t reg_slots_busy(tg_registry *r, int build);
 /* Run a built tool once: the call contract. *out = {"ok",..,"result"|"error",
  * "wall_ms","reason"}. With ws_read or ws_write, workspace (the configured
  * host folder, or a pending version's empty scratch folder; NULL: none) is

@@ -25,9 +25,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <openssl/crypto.h>
-#include <openssl/evp.h>
-#include <openssl/hmac.h>
 #include "registry/exec/exec.h"
 
 #define STATE_PREFIX "tgs1."
@@ -93,7 +90,7 @@ static int state_key(tg_registry *r, unsigned char key[KEY_LEN])
 		return rc;
 	}
 	unlink(tmp);
-	OPENSSL_cleanse(fresh, sizeof(fresh));
+	tg_cleanse(fresh, sizeof(fresh));
 	rc = read_key(key, path);
 	return rc == 1 ? tg_error_set(TG_ERR_IO, "%s vanished", path) : rc;
 }
@@ -101,13 +98,12 @@ static int state_key(tg_registry *r, unsigned char key[KEY_LEN])
 /* hex(HMAC-SHA256(key, data)) into out[65]. */
 static int mac_hex(char out[65], const unsigned char key[KEY_LEN], const char *data, size_t len)
 {
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned int mdlen = 0;
+	unsigned char md[32];
 	unsigned i;
+	int rc;
 
-	if (!HMAC(EVP_sha256(), key, KEY_LEN, (const unsigned char *)data, len, md, &mdlen) ||
-	    mdlen != 32)
-		return tg_error_set(TG_ERR_INTERNAL, "HMAC-SHA256 failed");
+	if ((rc = tg_hmac_sha256(md, key, KEY_LEN, data, len)) < 0)
+		return rc;
 	for (i = 0; i < 32; i++)
 		snprintf(out + 2 * i, 3, "%02x", md[i]);
 	return 0;
@@ -161,12 +157,12 @@ int tg_registry_state_seal(char **out, tg_registry *r, const json_t *payload,
 	if (!b64 || !state)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
 	memcpy(b64, STATE_PREFIX, sizeof(STATE_PREFIX) - 1);
-	EVP_EncodeBlock((unsigned char *)b64 + sizeof(STATE_PREFIX) - 1,
-			(const unsigned char *)text, (int)n);
+	if ((rc = tg_base64_encode(b64 + sizeof(STATE_PREFIX) - 1, text, n)) < 0)
+		return rc;
 	if ((rc = state_key(r, key)) < 0)
 		return rc;
 	rc = mac_hex(mac, key, b64, strlen(b64));
-	OPENSSL_cleanse(key, sizeof(key));
+	tg_cleanse(key, sizeof(key));
 	if (rc < 0)
 		return rc;
 	snprintf(state, blen + 1 + 64 + 1, "%s.%s", b64, mac);
@@ -251,10 +247,10 @@ int tg_registry_state_redeem(json_t **out, tg_registry *r, const char *state,
 	if ((rc = state_key(r, key)) < 0)
 		return rc;
 	rc = mac_hex(mac, key, state, (size_t)(dot - state));
-	OPENSSL_cleanse(key, sizeof(key));
+	tg_cleanse(key, sizeof(key));
 	if (rc < 0)
 		return rc;
-	if (CRYPTO_memcmp(mac, dot + 1, 64) != 0)
+	if (!tg_memeq_secret(mac, dot + 1, 64))
 		return tg_error_set(TG_ERR_DENIED, "integrity check failed (not a state of this "
 						   "server, or altered)");
 	/* authentic from here on: it is our own text */
@@ -262,8 +258,7 @@ int tg_registry_state_redeem(json_t **out, tg_registry *r, const char *state,
 	raw = malloc(blen + 1);
 	if (!raw)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
-	n = EVP_DecodeBlock(raw, (const unsigned char *)state + sizeof(STATE_PREFIX) - 1,
-			    (int)blen);
+	n = tg_base64_decode(raw, state + sizeof(STATE_PREFIX) - 1, blen);
 	if (blen >= 1 && dot[-1] == '=')
 		pad++;
 	if (blen >= 2 && dot[-2] == '=')

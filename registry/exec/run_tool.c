@@ -42,13 +42,13 @@ json_t *reg_limits_applied(const tg_registry *r, const json_t *limits)
 int reg_run_tool(json_t **out, tg_registry *r, const char *binary, const json_t *limits,
 		 int ws_read, int ws_write, const char *workspace, const json_t *args)
 {
-	return reg_run_tool_ex(out, r, binary, limits, ws_read, ws_write, workspace, args, NULL,
-			       0);
+	return reg_run_tool_ex(out, r, NULL, binary, limits, ws_read, ws_write, workspace, args,
+			       NULL, 0);
 }
 
-int reg_run_tool_ex(json_t **out, tg_registry *r, const char *binary, const json_t *limits,
-		    int ws_read, int ws_write, const char *workspace, const json_t *args, reg_bridge *b,
-		    uint64_t deadline_ms)
+int reg_run_tool_ex(json_t **out, tg_registry *r, const char *tool, const char *binary,
+		    const json_t *limits, int ws_read, int ws_write, const char *workspace,
+		    const json_t *args, reg_bridge *b, uint64_t deadline_ms)
 {
 	_cleanup_free_ char *in = tg_json_dump(args);
 	_cleanup_free_ char *msg = NULL;
@@ -58,7 +58,7 @@ int reg_run_tool_ex(json_t **out, tg_registry *r, const char *binary, const json
 	json_t *value = NULL;
 	tg_json_limits jl = { 0, 256 };
 	reg_limits lim;
-	int rc, slot = -1;
+	int rc, slot = -1, backend;
 
 	*out = NULL;
 	if (!in)
@@ -72,9 +72,12 @@ int reg_run_tool_ex(json_t **out, tg_registry *r, const char *binary, const json
 	so.output_kb = lim.output_kb;
 	so.cpu_percent = r->cfg.cpu_percent;
 	so.cancel = r->cancel;
-	/* config.json sandbox_backend; under gVisor a bridged run (fd 3) is
-	 * refused by the sandbox with its reason */
-	so.backend = (tg_sandbox_backend)r->cfg.sandbox_backend;
+	/* the tool's backend (the operator's choice, else config.json's
+	 * sandbox_backend: record/backend.c); under gVisor a bridged run
+	 * (fd 3) is refused by the sandbox with its reason */
+	if ((rc = reg_tool_backend(r, tool, &backend, NULL)) < 0)
+		return rc;
+	so.backend = (tg_sandbox_backend)backend;
 	if ((ws_read || ws_write) && workspace) {
 		so.workspace = workspace;
 		so.workspace_write = ws_write;
@@ -161,6 +164,7 @@ int reg_run_tool_ex(json_t **out, tg_registry *r, const char *binary, const json
 		json_object_set_new(res, "error", json_string(msg));
 	json_object_set_new(res, "reason", json_string(tg_reason_name(rr->reason)));
 	json_object_set_new(res, "wall_ms", json_integer((json_int_t)rr->wall_ms));
+	json_object_set_new(res, "backend", json_string(reg_backend_name(backend)));
 	if (b)
 		json_object_set_new(res, "tool_calls", json_integer((json_int_t)b->attempts));
 	tg_run_result_free(rr);

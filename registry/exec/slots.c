@@ -122,6 +122,28 @@ int reg_run_slot_take(tg_registry *r, uint32_t wait_ms, int *slot)
 	return slot_take(r, "run", r->cfg.max_concurrent_runs, wait_ms, slot);
 }
 
+/* Held slots of a kind: a slot whose file refuses a shared flock is held
+ * (the probe's own lock lasts microseconds; a taker meeting it tries the
+ * next slot). */
+uint32_t reg_slots_busy(tg_registry *r, int build)
+{
+	_cleanup_free_ char *dir = slot_dir(r);
+	uint32_t n = build ? r->cfg.max_concurrent_builds : r->cfg.max_concurrent_runs, i, busy = 0;
+	char path[4096];
+
+	for (i = 0; dir && i < n; i++) {
+		int fd;
+		snprintf(path, sizeof(path), "%s/%s-slot.%u", dir, build ? "build" : "run", i);
+		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+		if (fd < 0)
+			continue; /* never taken yet */
+		if (flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK)
+			busy++;
+		close(fd);
+	}
+	return busy;
+}
+
 void reg_slot_give(int slot)
 {
 	if (slot >= 0)

@@ -112,7 +112,8 @@ void reg_audit_entry_hash(char out[65], int64_t seq, int64_t at, const char *act
 
 /* Insert entry seq linked to prev; its hash into hash. */
 static int insert_entry(tg_registry *r, int64_t seq, const char *actor, const char *event,
-			const char *tool, const char *det, const char prev[65], char hash[65])
+			const char *tool, const char *det, const json_t *dj, const char prev[65],
+			char hash[65])
 {
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
 	int64_t at = tg_time_now();
@@ -134,6 +135,7 @@ static int insert_entry(tg_registry *r, int64_t seq, const char *actor, const ch
 	rc = reg_step(st);
 	if (rc != SQLITE_DONE)
 		return reg_sqlerr(r, rc, "append audit entry");
+	reg_audit_mirror_add(r, &(reg_mirror_fields){ seq, at, actor, event, tool, hash, dj });
 	return 0;
 }
 
@@ -194,11 +196,12 @@ int reg_audit_append(tg_registry *r, const tg_actor *who, const char *event,
 		_cleanup_free_ char *bd = tg_json_dump(brk);
 		if (!bd)
 			return tg_error_set(TG_ERR_NOMEM, "out of memory");
-		if ((rc = insert_entry(r, ++seq, "system", "chain_break", NULL, bd, prev, hash)) < 0)
+		if ((rc = insert_entry(r, ++seq, "system", "chain_break", NULL, bd, brk, prev,
+					hash)) < 0)
 			return rc;
 		memcpy(prev, hash, sizeof(hash));
 	}
-	if ((rc = insert_entry(r, ++seq, actor, event, tool, det, prev, hash)) < 0)
+	if ((rc = insert_entry(r, ++seq, actor, event, tool, det, details, prev, hash)) < 0)
 		return rc;
 	if ((rc = reg_meta_set_int(r, "audit_seq", seq)) < 0 ||
 	    (rc = reg_meta_set_text(r, "audit_head", hash)) < 0)

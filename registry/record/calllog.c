@@ -68,9 +68,14 @@ static json_t *result_details(int64_t id, unsigned v, const json_t *res)
 			      "ok", json_is_true(json_object_get(res, "ok")), "wall_ms",
 			      json_integer_value(json_object_get(res, "wall_ms")));
 	const char *why = json_string_value(json_object_get(res, "reason"));
+	const char *backend = json_string_value(json_object_get(res, "backend"));
 
 	if (d && why)
 		json_object_set_new(d, "reason", json_string(why));
+	/* the sandbox backend the tool ran under (exec/run_tool.c); absent
+	 * when it did not run (invalid arguments, not approved) */
+	if (d && backend)
+		json_object_set_new(d, "backend", json_string(backend));
 	return d;
 }
 

@@ -7,7 +7,8 @@
  * missing or wrong configured key stops the command, exit 3, rather than
  * writing unsigned commits); when there is a key, every commit this host
  * writes to its store is signed with it (reg_sign_setup, called when the
- * store is opened). The
+ * store is opened), and push carries its review notes under a name taken
+ * from its public key (reg_host_review_id). The
  * trusted signers are <home>/trusted_signers, in ssh-keygen's
  * allowed-signers format ("PRINCIPAL namespaces="git" KEYTYPE KEY"), which
  * `toolgate key trust` appends to and `pull` and `verify` check
@@ -37,6 +38,32 @@ char *reg_trusted_signers_path(const tg_registry *r)
 	return tg_path_join(r->home, TRUST_FILE);
 }
 
+/* 16 hex digits of the sha256 of "TYPE BASE64" of this host's public key:
+ * the name of its review ref on remotes (store/review_carry.c). */
+int reg_host_review_id(tg_registry *r, char out[17])
+{
+	_cleanup_free_ char *key = reg_key_path(r), *pub = NULL, *text = NULL;
+	char hex[65];
+	size_t len = 0, n;
+	int rc;
+
+	out[0] = '\0';
+	if (!key || asprintf(&pub, "%s.pub", key) < 0) {
+		pub = NULL;
+		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	}
+	if (access(pub, R_OK) != 0)
+		return 0;
+	if ((rc = tg_file_read(&text, &len, pub, 16384)) < 0)
+		return rc;
+	/* "TYPE BASE64": the key itself, not its comment */
+	n = strcspn(text, " ");
+	n += text[n] ? 1 + strcspn(text + n + 1, " \r\n") : 0;
+	tg_sha256_hex(hex, text, n);
+	snprintf(out, 17, "%.16s", hex);
+	return 0;
+}
+
 int reg_sign_setup(tg_registry *r, tg_store *s)
 {
 	_cleanup_free_ char *key = reg_key_path(r);
@@ -51,11 +78,16 @@ int reg_sign_setup(tg_registry *r, tg_store *s)
 	} else if (access(key, F_OK) != 0) {
 		return 0;
 	}
+	{
+		char id[17];
+		if ((rc = reg_host_review_id(r, id)) < 0 || (rc = tg_store_set_review_id(s, id)) < 0)
+			return rc;
+	}
 	return tg_store_set_signing_key(s, key);
 }
 
 /* One line of text (a public key file's first line), bounded. */
-static int read_pub(char **out, const char *path)
+int reg_read_pub(char **out, const char *path)
 {
 	size_t len = 0;
 	int rc;
@@ -68,7 +100,7 @@ static int read_pub(char **out, const char *path)
 
 /* "KEYTYPE BASE64 [comment]": an SSH public key line of a type ssh-keygen
  * signs with; the comment is dropped. */
-static int pub_key_part(char *out, size_t size, const char *line)
+int reg_pub_key_part(char *out, size_t size, const char *line)
 {
 	static const char *const types[] = { "ssh-ed25519 ", "ssh-rsa ", "ecdsa-sha2-nistp256 ",
 					     "ecdsa-sha2-nistp384 ", "ecdsa-sha2-nistp521 ",
@@ -89,7 +121,7 @@ static int pub_key_part(char *out, size_t size, const char *line)
 }
 
 /* One audit entry in its own transaction (details: a new reference, taken). */
-static int audit1(tg_registry *r, const tg_actor *who, const char *event, json_t *details)
+int reg_audit_one(tg_registry *r, const tg_actor *who, const char *event, json_t *details)
 {
 	int rc;
 
@@ -119,9 +151,9 @@ static int key_json(json_t **out, tg_registry *r, int created)
 		return rc;
 	if (access(key, F_OK) != 0)
 		return tg_error_set(TG_ERR_NOTFOUND, "no signing key in %s (toolgate key init)", key);
-	if (read_pub(&pub, pubp) < 0)
+	if (reg_read_pub(&pub, pubp) < 0)
 		return tg_error_prefix("%s", pubp);
-	if (pub_key_part(part, sizeof(part), pub) < 0)
+	if (reg_pub_key_part(part, sizeof(part), pub) < 0)
 		return tg_error_prefix("%s", pubp);
 	if (gethostname(host, sizeof(host) - 1) < 0 || !host[0])
 		snprintf(host, sizeof(host), "localhost");
@@ -158,7 +190,7 @@ int tg_registry_key_init(json_t **out, tg_registry *r, const tg_actor *who)
 		return rc;
 	if ((rc = key_json(out, r, 1)) < 0)
 		return rc;
-	return audit1(r, who, "key_init",
+	return reg_audit_one(r, who, "key_init",
 		      json_pack("{s:O}", "public_key", json_object_get(*out, "public_key")));
 }
 
@@ -167,18 +199,10 @@ int tg_registry_key_show(json_t **out, tg_registry *r)
 	return key_json(out, r, 0);
 }
 
-int tg_registry_key_trust(json_t **out, tg_registry *r, const char *principal,
-			  const char *pubkey_file, const tg_actor *who)
+int reg_principal_check(const char *principal)
 {
-	_cleanup_free_ char *path = reg_trusted_signers_path(r), *pub = NULL, *old = NULL;
-	_cleanup_free_ char *text = NULL;
-	char part[8192];
-	size_t len = 0, i;
-	int rc;
+	size_t i;
 
-	*out = NULL;
-	if (!path)
-		return tg_error_set(TG_ERR_NOMEM, "out of memory");
 	if (!principal[0] || strlen(principal) > 100)
 		return tg_error_set(TG_ERR_INVALID, "principal: 1 to 100 characters");
 	for (i = 0; principal[i]; i++)
@@ -186,22 +210,47 @@ int tg_registry_key_trust(json_t **out, tg_registry *r, const char *principal,
 			    principal[i]))
 			return tg_error_set(TG_ERR_INVALID, "principal %.100s: only letters, digits and @._-+",
 					    principal);
-	if ((rc = read_pub(&pub, pubkey_file)) < 0)
-		return tg_error_prefix("%s", pubkey_file);
-	if ((rc = pub_key_part(part, sizeof(part), pub)) < 0)
+	return 0;
+}
+
+int reg_trust_append(char *part, size_t size, const char *path, const char *principal,
+		     const char *ns, const char *pubkey_file)
+{
+	_cleanup_free_ char *pub = NULL, *old = NULL, *text = NULL;
+	size_t len = 0;
+	int rc;
+
+	if ((rc = reg_principal_check(principal)) < 0)
+		return rc;
+	if ((rc = reg_read_pub(&pub, pubkey_file)) < 0 || (rc = reg_pub_key_part(part, size, pub)) < 0)
 		return tg_error_prefix("%s", pubkey_file);
 	if (access(path, F_OK) == 0 && (rc = tg_file_read(&old, &len, path, 1u << 20)) < 0)
 		return tg_error_prefix("%s", path);
-	if (asprintf(&text, "%s%s%s namespaces=\"git\" %s\n", old ? old : "",
-		     len && old[len - 1] != '\n' ? "\n" : "", principal, part) < 0)
+	if (asprintf(&text, "%s%s%s namespaces=\"%s\" %s\n", old ? old : "",
+		     len && old[len - 1] != '\n' ? "\n" : "", principal, ns, part) < 0) {
+		text = NULL;
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
-	if ((rc = tg_file_write_atomic(path, text, strlen(text), 0600)) < 0)
+	}
+	return tg_file_write_atomic(path, text, strlen(text), 0600);
+}
+
+int tg_registry_key_trust(json_t **out, tg_registry *r, const char *principal,
+			  const char *pubkey_file, const tg_actor *who)
+{
+	_cleanup_free_ char *path = reg_trusted_signers_path(r);
+	char part[8192];
+	int rc;
+
+	*out = NULL;
+	if (!path)
+		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	if ((rc = reg_trust_append(part, sizeof(part), path, principal, "git", pubkey_file)) < 0)
 		return rc;
 	*out = json_pack("{s:s, s:s, s:s}", "principal", principal, "public_key", part,
 			 "trusted_signers", path);
 	if (!*out)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
-	return audit1(r, who, "key_trust",
+	return reg_audit_one(r, who, "key_trust",
 		      json_pack("{s:s, s:s}", "principal", principal, "public_key", part));
 }
 
@@ -235,7 +284,8 @@ int reg_store(tg_registry *r, tg_store **out)
 
 	*out = NULL;
 	if (!r->store) {
-		rc = tg_store_open(&r->store, r->store_path, 1);
+		rc = tg_store_open(&r->store, r->store_path,
+				   r->readonly ? TG_STORE_OPEN_READONLY : 1);
 		if (rc < 0)
 			return tg_error_prefix("store");
 		if ((rc = reg_sign_setup(r, r->store)) < 0)

@@ -57,6 +57,7 @@ static int rows(tg_registry *r, const char *sql, int64_t since, json_t *arr)
 int reg_status_overview(tg_registry *r, json_t *res)
 {
 	_cleanup_json_ json_t *pending = json_array(), *rejected = json_array(), *add = NULL;
+	_cleanup_json_ json_t *backends = NULL;
 	json_int_t tools, active, n_pending, n_rejected, calls;
 	int64_t day_ago = tg_time_now() - DAY;
 	int rc;
@@ -94,5 +95,10 @@ int reg_status_overview(tg_registry *r, json_t *res)
 			r->cfg.session_hide_write_tools);
 	if (!add || json_object_update(res, add) < 0)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
-	return 0;
+	/* active tools by the sandbox backend their calls get (backend.c) */
+	if ((rc = reg_backend_counts(&backends, r)) < 0)
+		return rc;
+	return json_object_set_new(res, "backends", TG_TAKE_PTR(backends)) < 0
+		       ? tg_error_set(TG_ERR_NOMEM, "out of memory")
+		       : 0;
 }

@@ -21,6 +21,12 @@ int reg_store(tg_registry *r, tg_store **out);
  * written after the transaction commits (at once outside one), best effort. */
 int reg_review_note(tg_registry *r, const char *tool, unsigned v, const char *what,
 		    const tg_actor *who, const char *detail);
+/* The commit, capability set and content hash of tool@v (borrowed from
+ * *st, which the caller finalizes); TG_ERR_NOTFOUND when there is none. */
+int reg_version_binding(sqlite3_stmt **st, tg_registry *r, const char *tool, unsigned v,
+			const char **commit, const char **caps, const char **hash);
+/* Queue one line as it is (already clean) for the note of commit. */
+int reg_review_line(tg_registry *r, const char *commit, const char *line);
 /* After COMMIT: write the queued lines. After ROLLBACK: forget them. */
 void reg_review_flush(tg_registry *r);
 void reg_review_drop(tg_registry *r);
@@ -45,9 +51,58 @@ char *reg_key_path(const tg_registry *r);
 char *reg_trusted_signers_path(const tg_registry *r);
 /* Sign the store's new commits when <home>/keys/signing_key exists. */
 int reg_sign_setup(tg_registry *r, tg_store *s);
+/* The first line of a public key file (at most 16 KiB). */
+int reg_read_pub(char **out, const char *path);
+/* "KEYTYPE BASE64" of an SSH public key line (comment dropped). */
+int reg_pub_key_part(char *out, size_t size, const char *line);
+/* A principal name: 1 to 100 of letters, digits and @._-+ */
+int reg_principal_check(const char *principal);
+/* Append "PRINCIPAL namespaces="NS" KEY" (the key of pubkey_file, also
+ * into part) to the allowed-signers file at path (0600, atomically). */
+int reg_trust_append(char *part, size_t size, const char *path, const char *principal,
+		     const char *ns, const char *pubkey_file);
+/* One audit entry in its own transaction (details: taken). */
+int reg_audit_one(tg_registry *r, const tg_actor *who, const char *event, json_t *details);
+/* ---- approvers.c (trusted approvers and their revocations) ------------- */
+char *reg_trusted_approvers_path(const tg_registry *r);
+/* "SHA256:..." of a "KEYTYPE BASE64" public key, as ssh-keygen -l says. */
+int reg_key_fingerprint(char *out, size_t size, const char *part);
+/* The revocation time of an approver key (0: never revoked here). */
+int reg_approver_revoked_at(tg_registry *r, const char *key, int64_t *at);
 /* {"state": unsigned|good|untrusted|bad, "principal"?, "key"?, "why"?} of a
  * commit, against <home>/trusted_signers. */
 int reg_signature_json(json_t **out, tg_registry *r, const char *commit);
+
+/* ---- decision.c (signed decisions in the review notes) ----------------- */
+/* The namespace of a signed decision (never "git": a commit signature is
+ * not a decision, nor the reverse). */
+#define REG_DECISION_NS "toolgate-decision"
+/* When the store signs (a host key), queue a signed decision line for the
+ * review note of tool@v: "approve", "deny", "remove" or "promote", bound to
+ * the version's content hash and capability set, the signer's key
+ * fingerprint and the time. Nothing while r->following (a decision followed
+ * from a remote is not signed again here). */
+int reg_decision_sign(tg_registry *r, const char *tool, unsigned v, const char *decision);
+/* A signed decision line taken apart (claims, unchecked). */
+typedef struct reg_decision {
+	char decision[16];
+	char tool[65];
+	unsigned version;
+	char content_hash[65];
+	char caps[640];
+	char signer[128];
+	int64_t at;
+	char payload[1024];  /* the signed bytes */
+	char sig[1400];      /* the armored SSH signature */
+} reg_decision;
+/* 0, or TG_ERR_INVALID "not a signed decision (malformed entry)". */
+int reg_decision_parse(reg_decision *out, const char *line);
+/* The remote decisions on tool@v not followed here: [{"decision","signer",
+ * "principal","signed_at","state": claim|refused,"why"}]. */
+int reg_claims_json(json_t **out, tg_registry *r, const char *tool, unsigned v);
+/* 16 hex digits naming this host's review ref on remotes (from its public
+ * key); "" when it has no key. */
+int reg_host_review_id(tg_registry *r, char out[17]);
 
 /* ---- audit.c ----------------------------------------------------------- */
 /* Append one entry (inside a transaction). */
@@ -69,6 +124,23 @@ int reg_audit_note_rebuild(tg_registry *r, const tg_actor *who);
 void reg_audit_entry_hash(char out[65], int64_t seq, int64_t at, const char *actor,
 			  const char *event, const char *tool, const char *details,
 			  const char *prev);
+/* ---- audit_mirror.c ---------------------------------------------------- */
+/* One entry as audit.c inserted it, for the journal or syslog copy. */
+typedef struct reg_mirror_fields {
+	int64_t seq, at;
+	const char *actor, *event, *tool, *hash;
+	const json_t *details; /* "version", "ok", "status", "reason", "principal" read */
+} reg_mirror_fields;
+/* Encode it and keep it with the transaction (nothing when audit_mirror
+ * is off; best effort: a failure only counts a dropped entry). */
+void reg_audit_mirror_add(tg_registry *r, const reg_mirror_fields *f);
+/* After COMMIT: send what was kept, one datagram each, never blocking. */
+void reg_audit_mirror_flush(tg_registry *r);
+/* After ROLLBACK: forget it; after ROLLBACK TO a savepoint: forget the
+ * entries past through_seq. */
+void reg_audit_mirror_drop(tg_registry *r);
+void reg_audit_mirror_keep(tg_registry *r, int64_t through_seq);
+void reg_audit_mirror_free(tg_registry *r);
 /* ---- calls_audit.c ----------------------------------------------------- */
 /* verify: every call's audit entry has its calls row and the reverse. */
 int reg_calls_cross_check(tg_registry *r, json_t *problems);
@@ -105,6 +177,15 @@ int reg_call_outcome(tg_registry *r, int64_t id, const char *name, unsigned v,
  * (and after, as above). */
 int reg_call_record(tg_registry *r, const char *name, unsigned v, const json_t *res,
 		    const tg_actor *who, const char *after);
+/* ---- backend.c --------------------------------------------------------- */
+/* "native" or "gvisor" (tg_sandbox_backend). */
+const char *reg_backend_name(int backend);
+/* The backend runs of tool name get (NULL: a one-off program: the home's),
+ * and why: *source "home", "tool" (put under gVisor by the operator) or
+ * "exception" (native under a gVisor home, by the operator's --weaken). */
+int reg_tool_backend(tg_registry *r, const char *name, int *backend, const char **source);
+/* Active tools by their calls' backend (status's "backends"). */
+int reg_backend_counts(json_t **out, tg_registry *r);
 /* ---- samples.c -------------------------------------------------------- */
 /* Record one real call (inside the caller's transaction) with the replies
  * of its bridged calls (journal: an array, or NULL) and keep the tool's and

@@ -9,7 +9,8 @@
  * The lines are written after the SQLite transaction commits (a rolled-back
  * act leaves no line) and best effort, like the audit anchor: the audit log
  * in registry.db stays the record the registry trusts, and nothing here is
- * read back. A line holds printable ASCII only (actor names and a denial's
+ * read back (a pull reads only the signed decision lines of other hosts'
+ * notes, decision.c, and checks each). A line holds printable ASCII only (actor names and a denial's
  * reason are cleaned: any other byte becomes '?'), so a note is one line
  * per act whatever a client sent.
  */
@@ -27,6 +28,28 @@ void reg_line_clean(char *s)
 			*s = '?';
 }
 
+int reg_version_binding(sqlite3_stmt **st, tg_registry *r, const char *tool, unsigned v,
+			const char **commit, const char **caps, const char **hash)
+{
+	int rc;
+
+	rc = reg_prepare(r, st, "SELECT v.commit_id, v.capabilities, v.content_hash FROM versions v "
+				"JOIN tools t ON t.id = v.tool_id WHERE t.name = ?1 AND v.version = ?2");
+	if (rc < 0)
+		return rc;
+	sqlite3_bind_text(*st, 1, tool, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(*st, 2, v);
+	rc = reg_step(*st);
+	if (rc == SQLITE_DONE)
+		return tg_error_set(TG_ERR_NOTFOUND, "%s has no version %u", tool, v);
+	if (rc != SQLITE_ROW)
+		return reg_sqlerr(r, rc, "read version");
+	*commit = (const char *)sqlite3_column_text(*st, 0);
+	*caps = (const char *)sqlite3_column_text(*st, 1);
+	*hash = (const char *)sqlite3_column_text(*st, 2);
+	return 0;
+}
+
 int reg_review_note(tg_registry *r, const char *tool, unsigned v, const char *what,
 		    const tg_actor *who, const char *detail)
 {
@@ -36,25 +59,12 @@ int reg_review_note(tg_registry *r, const char *tool, unsigned v, const char *wh
 	const char *commit, *caps, *hash;
 	time_t now = (time_t)tg_time_now();
 	struct tm tm;
-	json_t *item;
 	int rc;
 
 	if (!actor)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
-	rc = reg_prepare(r, &st, "SELECT v.commit_id, v.capabilities, v.content_hash FROM versions v "
-				 "JOIN tools t ON t.id = v.tool_id WHERE t.name = ?1 AND v.version = ?2");
-	if (rc < 0)
+	if ((rc = reg_version_binding(&st, r, tool, v, &commit, &caps, &hash)) < 0)
 		return rc;
-	sqlite3_bind_text(st, 1, tool, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 2, v);
-	rc = reg_step(st);
-	if (rc == SQLITE_DONE)
-		return tg_error_set(TG_ERR_NOTFOUND, "%s has no version %u", tool, v);
-	if (rc != SQLITE_ROW)
-		return reg_sqlerr(r, rc, "read version");
-	commit = (const char *)sqlite3_column_text(st, 0);
-	caps = (const char *)sqlite3_column_text(st, 1);
-	hash = (const char *)sqlite3_column_text(st, 2);
 	if (!commit || strlen(commit) != 40)
 		return 0; /* no commit to note on */
 	if (!gmtime_r(&now, &tm) || !strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm))
@@ -62,6 +72,13 @@ int reg_review_note(tg_registry *r, const char *tool, unsigned v, const char *wh
 	snprintf(line, sizeof(line), "%s by %.160s at %s%.300s: capabilities %.300s, content hash %.64s",
 		 what, actor, when, detail ? detail : "", caps ? caps : "[]", hash ? hash : "");
 	reg_line_clean(line);
+	return reg_review_line(r, commit, line);
+}
+
+int reg_review_line(tg_registry *r, const char *commit, const char *line)
+{
+	json_t *item;
+
 	if (!r->in_txn) {
 		tg_store *s;
 		if (reg_store(r, &s) < 0 || tg_store_review_note(s, commit, line) < 0)

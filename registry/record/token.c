@@ -109,8 +109,11 @@ int tg_registry_token_list(json_t **out, tg_registry *r)
 	*out = NULL;
 	if (!a)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
-	if ((rc = ensure_table(r)) < 0)
+	if ((rc = reg_table_exists(r, "tokens")) <= 0) {
+		if (rc == 0)
+			*out = TG_TAKE_PTR(a); /* no token was ever added */
 		return rc;
+	}
 	rc = reg_prepare(r, &st, "SELECT " TOKEN_COLS " FROM tokens ORDER BY name");
 	if (rc < 0)
 		return rc;

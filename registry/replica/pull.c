@@ -18,7 +18,9 @@
  * a good one whose signed claim says the version passed, for the tool.c it
  * holds, spares re-running its tests (never the vetting, hashing and
  * build). A remote active pointer is followed only to a version that
- * passed here and whose approval stands here (approvals never travel).
+ * passed here and whose approval stands here. Approvals travel only as
+ * signed decisions of trusted approvers (decisions.c), applied through the
+ * same approval code as a person's here.
  */
 #include "registry/replica/replica.h"
 
@@ -372,11 +374,11 @@ static int follow(tg_registry *r, const tg_store_incoming *in, const tg_actor *w
 	_cleanup_free_ char *status = NULL;
 	tg_store_version *sv = NULL;
 	unsigned va = in->remote_active_version, cur = 0;
-	char why[600] = "", act[41] = "";
+	char why[600] = "", act[41] = "", by[128];
 	int64_t tool_id = 0;
 	reg_approval ap;
 	tg_store *s;
-	int rc, ok = 0;
+	int rc, ok = 0, removed = 0;
 
 	if ((rc = reg_store(r, &s)) < 0)
 		return rc;
@@ -391,6 +393,15 @@ static int follow(tg_registry *r, const tg_store_incoming *in, const tg_actor *w
 	tg_error_clear();
 	cur = 0;
 	tool_id = 0;
+	/* a removal followed from a signed decision is not undone by the
+	 * remote's stale pointer to the version it removed */
+	if ((rc = reg_decision_removed(r, in->tool, va, by, sizeof(by))) < 0)
+		goto out;
+	if (rc == 1) {
+		removed = 1;
+		snprintf(why, sizeof(why), "v%u was removed here by a signed decision of %s", va, by);
+		goto done;
+	}
 	if (tg_store_get_version(&sv, s, in->tool, va) < 0 || strcmp(sv->commit, in->remote_active)) {
 		tg_error_clear();
 		snprintf(why, sizeof(why), "v%u of the remote is not in this host's history", va);
@@ -432,8 +443,8 @@ static int follow(tg_registry *r, const tg_store_incoming *in, const tg_actor *w
 	if ((rc = reg_commit(r)) < 0)
 		goto out;
 done:
-	json_object_set_new(res, "active", json_pack("{s:i, s:b, s:s}", "remote_version", (int)va,
-						     "followed", ok, "why", why));
+	json_object_set_new(res, "active", json_pack("{s:i, s:b, s:s, s:b}", "remote_version", (int)va,
+						     "followed", ok, "why", why, "removed", removed));
 	rc = 0;
 	goto out;
 fail:
@@ -448,7 +459,7 @@ int tg_registry_pull(json_t **out, tg_registry *r, const char *remote, unsigned 
 {
 	_cleanup_free_ char *name = NULL, *url = NULL;
 	_cleanup_json_ json_t *tools = json_array(), *refused = json_array(), *res = NULL;
-	_cleanup_json_ json_t *carry = json_array();
+	_cleanup_json_ json_t *carry = json_array(), *decisions = NULL;
 	tg_store_fetch_limits lim;
 	tg_store_fetched *f = NULL;
 	unsigned ndis = 0, nnew = 0;
@@ -536,6 +547,10 @@ int tg_registry_pull(json_t **out, tg_registry *r, const char *remote, unsigned 
 		if ((rc = carry_one(r, vv, who, t)) < 0)
 			goto out;
 	}
+	/* the remote hosts' signed decisions (decisions.c), before the active
+	 * pointers: a followed approval is what lets one be followed */
+	if ((rc = reg_decisions_apply(&decisions, r, f, name)) < 0)
+		goto out;
 	json_array_foreach(tools, i, t) {
 		const tg_store_incoming *in = &f->items[i];
 		if (in->remote_active[0] && in->relation != TG_STORE_IN_BAD &&
@@ -555,8 +570,9 @@ int tg_registry_pull(json_t **out, tg_registry *r, const char *remote, unsigned 
 			}
 		}
 	}
-	res = json_pack("{s:s, s:s, s:O, s:O, s:i, s:i}", "remote", name, "url", url, "tools", tools,
-			"refused", refused, "disagreements", (int)ndis, "new_versions", (int)nnew);
+	res = json_pack("{s:s, s:s, s:O, s:O, s:i, s:i, s:O}", "remote", name, "url", url, "tools", tools,
+			"refused", refused, "disagreements", (int)ndis, "new_versions", (int)nnew,
+			"decisions", decisions);
 	if (!res) {
 		reg_rollback(r);
 		rc = tg_error_set(TG_ERR_NOMEM, "out of memory");

@@ -342,6 +342,17 @@ static int reindex_tool(tg_registry *r, const char *tool, int *began, int fresh,
 		return 0;
 	if (pre)
 		return reindex_tool(r, tool, began, fresh, NULL);
+	if (r->readonly) {
+		/* a read-only home: said, never repaired (registry.c) */
+		r->behind++;
+		if (missing)
+			return tg_error_set(TG_ERR_UNAVAILABLE, "registry.db lacks the versions "
+					    "after v%u that the store holds, and the home is "
+					    "read-only", have);
+		return tg_error_set(TG_ERR_UNAVAILABLE, "the store's active version is v%u, "
+				    "registry.db's v%u, and the home is read-only", store_active,
+				    sql_active);
+	}
 	if (missing) {
 		rc = tg_store_list_versions(&l, s, tool);
 		if (rc < 0)
@@ -428,6 +439,7 @@ int reg_reindex(tg_registry *r, int fresh)
 			}
 			r->audit_seq_pending = seq;
 			memcpy(r->audit_hash_pending, hash, sizeof(hash));
+			reg_audit_mirror_keep(r, seq); /* its entries are undone */
 		}
 		if (had_txn && (rc = reg_exec(r, "RELEASE reindex_tool")) < 0)
 			goto out;

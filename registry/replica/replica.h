@@ -12,6 +12,17 @@
 /* The URL and pull caps of a remote (NULL: origin, else the only one). */
 int reg_remote_resolve(char **name_out, char **url_out, tg_store_fetch_limits *lim,
 		       tg_registry *r, const char *name);
+/* ---- decisions.c ------------------------------------------------------- */
+/* The signed decisions read from the remote's review notes, each checked
+ * and followed or kept as a claim (the file's comment): *out = [{"tool",
+ * "version","decision","signer","principal","signed_at","state","why",
+ * "from"}], state followed / already / claim / refused; entries followed at
+ * an earlier pull are not listed. */
+int reg_decisions_apply(json_t **out, tg_registry *r, const tg_store_fetched *f, const char *remote);
+/* 1 when a signed removal of tool@v was followed here (by = its key): a
+ * remote active pointer still naming v is then not followed (push does not
+ * delete remote active refs); 0 otherwise. */
+int reg_decision_removed(tg_registry *r, const char *tool, unsigned v, char *by, size_t size);
 /* ---- reindex.c --------------------------------------------------------- */
 int reg_reindex(tg_registry *r, int full);
 /* This host's own verdict on a commit it pulled (the local note written by

@@ -128,7 +128,8 @@ int tg_registry_approve(json_t **out, tg_registry *r, const char *name, unsigned
 	{
 		char d[100];
 		snprintf(d, sizeof(d), ", approval hash %.64s", f.approval_hash);
-		if ((rc = reg_review_note(r, name, version, "approved", who, d)) < 0)
+		if ((rc = reg_review_note(r, name, version, "approved", who, d)) < 0 ||
+		    (rc = reg_decision_sign(r, name, version, "approve")) < 0)
 			goto fail;
 	}
 	if (activate) {
@@ -225,7 +226,8 @@ int tg_registry_deny(json_t **out, tg_registry *r, const char *name, unsigned ve
 		char d[260];
 		snprintf(d, sizeof(d), "%s%.200s%s", reason[0] ? ", reason \"" : "", reason,
 			 reason[0] ? "\"" : "");
-		if ((rc = reg_review_note(r, name, version, "denied", who, d)) < 0)
+		if ((rc = reg_review_note(r, name, version, "denied", who, d)) < 0 ||
+		    (rc = reg_decision_sign(r, name, version, "deny")) < 0)
 			goto fail;
 	}
 	rc = reg_commit(r);
@@ -276,6 +278,17 @@ int tg_registry_pending(json_t **out, tg_registry *r)
 	}
 	if (rc != SQLITE_DONE)
 		return reg_sqlerr(r, rc, "list pending");
+	{ /* other hosts' signed decisions not followed here */
+		json_t *row, *claims;
+		size_t i;
+		json_array_foreach(list, i, row) {
+			rc = reg_claims_json(&claims, r, json_string_value(json_object_get(row, "name")),
+					     (unsigned)json_integer_value(json_object_get(row, "version")));
+			if (rc < 0)
+				return rc;
+			json_object_set_new(row, "claims", claims);
+		}
+	}
 	*out = TG_TAKE_PTR(list);
 	return 0;
 }

@@ -39,7 +39,8 @@ int tg_registry_promote(json_t **out, tg_registry *r, const char *name, unsigned
 						  "activates an inactive one)", name, v, status);
 		goto fail;
 	}
-	if ((rc = reg_activate(r, id, name, v, "promote", who)) < 0)
+	if ((rc = reg_activate(r, id, name, v, "promote", who)) < 0 ||
+	    (rc = reg_decision_sign(r, name, v, "promote")) < 0)
 		goto fail;
 	if ((rc = reg_commit(r)) < 0)
 		return rc;

@@ -118,7 +118,8 @@ int tg_registry_remove(json_t **out, tg_registry *r, const char *name, const tg_
 	}
 	if ((rc = reg_audit_append(r, who, "remove", name, details)) < 0 ||
 	    (rc = reg_review_note(r, name, cur, "removed", who,
-				  ", this version was active and none is now")) < 0)
+				  ", this version was active and none is now")) < 0 ||
+	    (rc = reg_decision_sign(r, name, cur, "remove")) < 0)
 		goto fail;
 	rc = reg_commit(r);
 	if (rc < 0)

@@ -79,6 +79,22 @@ int tg_registry_show(json_t **out, tg_registry *r, const char *name, unsigned ve
 	/* what a run gets, defaults and config.json ceilings applied */
 	json_object_set_new(o, "limits_applied",
 			    reg_limits_applied(r, json_object_get(o, "limits")));
+	{ /* the sandbox backend its runs get (record/backend.c): per tool */
+		const char *source;
+		int b;
+		if ((rc = reg_tool_backend(r, name, &b, &source)) < 0)
+			return rc;
+		json_object_set_new(o, "backend", json_pack("{s:s, s:s, s:s}", "backend",
+							    reg_backend_name(b), "source", source,
+							    "home",
+							    reg_backend_name(r->cfg.sandbox_backend)));
+	}
+	{ /* other hosts' signed decisions not followed here (replica/decisions.c) */
+		json_t *claims = NULL;
+		if ((rc = reg_claims_json(&claims, r, name, version)) < 0)
+			return rc;
+		json_object_set_new(o, "claims", claims);
+	}
 	*out = TG_TAKE_PTR(o);
 	return 0;
 }

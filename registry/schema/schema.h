@@ -41,6 +41,10 @@ enum {
 	TG_SCHEMA_TOP_OBJECT = 1 << 0,    /* the top must be {"type":"object"} (input_schema) */
 	TG_SCHEMA_TOP_TYPED = 1 << 1,     /* the top must have a "type" (output_schema) */
 	TG_SCHEMA_ASSERT_FORMAT = 1 << 2, /* format asserts (docs/SCHEMA.md lists which) */
+	/* with TG_SCHEMA_ASSERT_FORMAT: a format name outside that list stays an
+	 * annotation instead of failing the compile (validating against a schema
+	 * that was checked when format was not asserted) */
+	TG_SCHEMA_FORMAT_UNKNOWN_OK = 1 << 3,
 };
 
 /* Check and compile schema; messages name root ("input_schema"). The

@@ -370,7 +370,8 @@ static int check_format(cc *c, const json_t *v)
 	if (!json_is_string(v))
 		return fail(c, "must be a string");
 	c->n->format = tg_sformat_id(json_string_value(v));
-	if (!c->n->format && (c->s->flags & TG_SCHEMA_ASSERT_FORMAT))
+	if (!c->n->format && (c->s->flags & TG_SCHEMA_ASSERT_FORMAT) &&
+	    !(c->s->flags & TG_SCHEMA_FORMAT_UNKNOWN_OK))
 		return fail(c, "unknown format (asserted formats: date, time, date-time, email, ipv4, "
 			       "ipv6, uuid, uri)");
 	return 0;

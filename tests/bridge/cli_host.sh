@@ -11,7 +11,9 @@
 # "denied" and never reach the ledger; approving another call's id
 # approves nothing else; a one-off program's host call always waits for a
 # person, even for a "never" tool; every step is an audit entry; bad
-# host_tools configs are refused naming the key.
+# host_tools configs are refused naming the key; with schema_assert_format
+# a host tool naming an unknown format is refused and a host call breaking
+# an asserted format never reaches the tool or the queue.
 set -eu
 TG=$1
 SRC=$2
@@ -193,4 +195,23 @@ bad "{$base,\"result\":1,\"approval\":\"match\"}" 'host_tools[0].match: is requi
 bad "{$base,\"argv\":[\"sh\"],\"approval\":\"never\"}" 'host_tools[0].argv[0]: must be an absolute path'
 bad "{$base,\"approval\":\"never\"}" 'host_tools[0]: needs exactly one of "argv" and "result"'
 bad "{$base,\"result\":1,\"approval\":\"never\"},{$base,\"result\":2,\"approval\":\"never\"}" 'host_tools[1].name: duplicate'
+
+# schema_assert_format (docs/CONFIG.md): a host tool's schema naming a format
+# toolgate cannot assert is refused at load; a host call whose argument
+# breaks an asserted format is refused before it is queued or run
+printf '{"schema_assert_format": true, "host_tools": [{%s,"result":1,"approval":"never"}]}' \
+	'"name":"x","description":"d","input_schema":{"type":"object","properties":{"c":{"type":"string","format":"color"}}}' \
+	>"$H/home/config.json"
+rc=0; t list 2>"$H/err" >/dev/null || rc=$?
+[ $rc -eq 2 ] || fail "unknown format in a host tool's schema: exit $rc"
+grep -qF 'host_tools[0].input_schema: input_schema.properties.c.format: unknown format (asserted formats: date, time, date-time, email, ipv4, ipv6, uuid, uri)' "$H/err" ||
+	fail "unknown host format: $(cat "$H/err")"
+printf '{"schema_assert_format": true, "host_tools": [{%s,"result":{"entry":7},"approval":"never"}]}' \
+	'"name":"mailer","description":"d","input_schema":{"type":"object","properties":{"to":{"type":"string","format":"email"}},"required":["to"]}' \
+	>"$H/home/config.json"
+out=$(t run "$SRC/tests/bridge/run/caller.c" '{"tool":"host:mailer","key":"to","vals":["not an email"],"n":1}' --calls host:mailer) ||
+	fail "run with a bad email: $out"
+[ "$out" = '["tool_error"]' ] || fail "a bad email reached the host tool or its queue: $out"
+[ -z "$(t approvals --json | python3 -c 'import json,sys; print("".join(str(c["id"]) for c in json.load(sys.stdin)))')" ] ||
+	fail "a refused host call was queued"
 echo ok

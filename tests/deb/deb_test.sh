@@ -82,7 +82,8 @@ check "the SDK header is installed" test -f /usr/share/toolgate/include/toolgate
 check "the license is in debian/copyright" grep -q "^License: Expat" /usr/share/doc/toolgate/copyright
 check "the systemd user unit examples are installed" \
 	test -f /usr/share/doc/toolgate/examples/toolgate-serve.socket -a \
-	-f /usr/share/doc/toolgate/examples/toolgate-serve@.service
+	-f /usr/share/doc/toolgate/examples/toolgate-serve@.service -a \
+	-f /usr/share/doc/toolgate/examples/toolgate-pull.service
 check "the AppArmor profile's source is installed" test -f /usr/share/toolgate/apparmor/toolgate
 if [ ! -e /etc/apparmor.d/abi/4.0 ]; then
 	# Debian 12 (AppArmor 3.0, or none): no profile its parser would refuse.
@@ -197,9 +198,10 @@ fi
 # 6. the systemd user units (when systemd-analyze is here)
 if command -v systemd-analyze >/dev/null 2>&1; then
 	mkdir -p "$tmp/run" "$tmp/units" && chmod 700 "$tmp/run"
-	cp /usr/share/doc/toolgate/examples/toolgate-serve* "$tmp/units/"
+	cp /usr/share/doc/toolgate/examples/toolgate-serve* /usr/share/doc/toolgate/examples/toolgate-pull.service \
+		"$tmp/units/"
 	(cd "$tmp/units" && XDG_RUNTIME_DIR="$tmp/run" systemd-analyze verify --user --man=no \
-		./toolgate-serve.socket ./toolgate-serve@.service) >"$tmp/sa.log" 2>&1
+		./toolgate-serve.socket ./toolgate-serve@.service ./toolgate-pull.service) >"$tmp/sa.log" 2>&1
 	check "systemd-analyze verify --user the example units" test ! -s "$tmp/sa.log"
 	[ -s "$tmp/sa.log" ] && cat "$tmp/sa.log"
 else

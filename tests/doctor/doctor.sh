@@ -4,7 +4,8 @@
 # home item fails, exit 1, with its fix), with TOOLGATE_CGROUP naming a
 # folder that is no cgroup (the cgroups item fails once config.json has
 # require_cgroups, and `call` then refuses with exit 3), and with a
-# config.json signing_key that is missing (the signing item fails).
+# config.json signing_key that is missing (the signing item fails), and
+# with audit_mirror on (warn without a socket at its path, ok with one).
 set -u
 tg=$1
 fails=0
@@ -69,6 +70,18 @@ echo '{"signing_key": "/nonexistent/id_ed25519"}' >"$h/config.json"
 check "missing signing key: exit 1" 1 "$?"
 check "missing signing key: signing fails" 1 \
 	"$(grep -c '^fail  signing    signing key: /nonexistent/id_ed25519: No such file or directory$' "$tmp/out")"
+echo '{}' >"$h/config.json"
+
+# audit_mirror on: a warn while no socket listens at its path, ok once one does.
+echo "{\"audit_mirror\": \"journal\", \"audit_mirror_socket\": \"$tmp/j.sock\"}" >"$h/config.json"
+"$tg" --home "$h" doctor >"$tmp/out" 2>&1
+check "audit_mirror, no socket: exit 0" 0 "$?"
+check "audit_mirror, no socket: warns" 1 \
+	"$(grep -c "^warn  audit_mirror no socket at $tmp/j.sock: the journal copies of the audit entries are dropped\$" "$tmp/out")"
+python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM).bind(sys.argv[1])' "$tmp/j.sock"
+"$tg" --home "$h" doctor >"$tmp/out" 2>&1
+check "audit_mirror, a socket: ok" 1 \
+	"$(grep -c "^ok    audit_mirror audit entries copied to the journal at $tmp/j.sock\$" "$tmp/out")"
 echo '{}' >"$h/config.json"
 
 if [ "$fails" -ne 0 ]; then

@@ -2,7 +2,10 @@
 # tests/registry/cache_bound.sh TOOLGATE SQLEXEC: the build cache stays
 # bounded and clean. A version that fails its tests keeps no binary. Past
 # cache_budget_mb the inactive version's binary is evicted first (and
-# rebuilt on demand after a rollback). Build and scratch folders whose
+# rebuilt on demand after a rollback). A build used in the last ten
+# minutes, or being marked used (its folder's shared lock held), is never
+# evicted, even over the budget: another process's eviction cannot remove
+# a build from under a create or call in flight. Build and scratch folders whose
 # owner died are removed at the next open, a live build's never (its lock
 # is held), an unlocked one only after an hour; a create killed (-9) in
 # the middle of its build leaves nothing behind after the next command.
@@ -25,11 +28,22 @@ expect_out '^word_count v2: failed' "v2 failed"
 checks=$((checks + 1))
 [ "$(builds)" -eq 1 ] || fail "the failing version's binary was kept ($(builds) builds)"
 
-# 2. over the budget: the inactive version's binary goes first
+# 2. over the budget: the inactive version's binary goes first, once
+# nobody used it for ten minutes (last use: the folder's mtime)
+age_builds() { for k in $(ls "$HOME_DIR/cache" | grep '^[0-9a-f]\{64\}$'); do touch -d '1 hour ago' "$HOME_DIR/cache/$k"; done; }
 printf '{"cache_budget_mb": 1}\n' >"$HOME_DIR/config.json"
 sed -i 's/"expect": {"words": 3}/"expect": {"words": 2}/' "$d/tool.json"
 run tg create "$d"
 expect_out '^word_count v3: active' "v3 (another source)"
+checks=$((checks + 1))
+[ "$(builds)" -eq 2 ] || fail "v1's build, used a moment ago, was evicted ($(builds) builds)"
+run tg gc
+expect_out '^cache: [0-9.]+ MiB over its budget of 1\.0 MiB: 2 builds kept, in use or used in the last 10 minutes$' "gc keeps recently used builds"
+run tg status
+expect_out '^          near or past its budget: builds unused for ten minutes are evicted, least recently used first, and a call of an evicted tool builds it again first \(a second or more\)$' "status says what eviction costs"
+age_builds
+run tg gc
+expect_out '^cache: evicted 1 builds \(0 of active versions\): [0-9.]+ MiB -> [0-9.]+ MiB, budget 1\.0 MiB$' "gc evicts the inactive build"
 checks=$((checks + 1))
 [ "$(builds)" -eq 1 ] || fail "the inactive v1 was not evicted ($(builds) builds)"
 run tg call word_count '{"text":"a b"}'
@@ -41,10 +55,24 @@ run tg call word_count '{"text":"a b c"}'
 expect_out '^\{"words":3\}$' "an evicted binary is rebuilt on demand"
 run tg verify
 expect_rc 0 "verify after eviction"
+# a build whose folder is held (a process marking it used) is kept however
+# old; once released and old it goes
+age_builds
+for k in $(ls "$HOME_DIR/cache" | grep '^[0-9a-f]\{64\}$'); do
+	flock -s "$HOME_DIR/cache/$k" sleep 2 &
+done
+sleep 0.3
 run tg gc
-expect_out '^cache: evicted 1 builds \(0 of active versions\): [0-9.]+ MiB -> [0-9.]+ MiB, budget 1\.0 MiB$' "gc evicts the inactive build"
+expect_out '^cache: [0-9.]+ MiB over its budget of 1\.0 MiB: 2 builds kept, in use or used in the last 10 minutes$' "held builds are kept"
+checks=$((checks + 1))
+[ "$(builds)" -eq 2 ] || fail "a held build was evicted ($(builds) builds)"
+wait
+run tg gc
+expect_out '^cache: evicted 1 builds \(0 of active versions\): [0-9.]+ MiB -> [0-9.]+ MiB, budget 1\.0 MiB$' "released, it goes"
 checks=$((checks + 1))
 [ "$(builds)" -eq 1 ] || fail "after gc ($(builds) builds)"
+run tg call word_count '{"text":"a b c"}'
+expect_out '^\{"words":3\}$' "the active v1 still runs"
 printf '{}\n' >"$HOME_DIR/config.json"
 
 # 3. work folders: dead owner, live owner, no lock (new and old)

@@ -118,5 +118,5 @@ expect_out '"unfinished": true' "log --json marks it"
 run tg call spin '{}'
 expect_out '^\{"spun":false\}$' "the next call runs"
 run tg log --limit 2
-expect_out 'call_result +spin +\{"call":[0-9]+,"version":1,"ok":true,"wall_ms":[0-9]+,"reason":"exited"\}$' "its outcome is recorded"
+expect_out 'call_result +spin +\{"call":[0-9]+,"version":1,"ok":true,"wall_ms":[0-9]+,"reason":"exited","backend":"native"\}$' "its outcome is recorded"
 finish failclosed

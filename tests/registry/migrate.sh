@@ -52,7 +52,7 @@ expect_rc 0 "the open migrates"
 expect_out '^cap +v1 +\[workspace:read\]' "the inactive capability version is pending"
 expect_out '^cap +v2 +\[workspace:read\]  \(active but not approved: calls refuse it\)' "the active one needs approval again"
 run "$SQLX" "$HOME_DIR/registry.db" "PRAGMA user_version"
-expect_out '^9$' "schema version 9 (2: approvals per version, 3: output_schemas, 4: calls.finished, 5: used_request_states, 6: usage, 7: replay_journals, 8: call_samples, shadow_reports, held, 9: sample_journals)"
+expect_out '^11$' "schema version 11 (2: approvals per version, 3: output_schemas, 4: calls.finished, 5: used_request_states, 6: usage, 7: replay_journals, 8: call_samples, shadow_reports, held, 9: tool_backends, 10: remote_decisions, approver_revocations, 11: sample_journals, sample_tests)"
 run tg call cap '{}'
 expect_rc 1 "the old approval no longer counts"
 expect_err '^toolgate: call cap: cap v2 asks for capabilities that no person approved for this exact version \(approval hash [0-9a-f]{12}\): toolgate approve cap@2$' "call refusal"

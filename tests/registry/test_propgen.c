@@ -6,7 +6,8 @@
  * exclusive bounds, the longest string in ASCII and in multi-byte UTF-8,
  * capped at 10,000 code points, the empty array and the longest one, each
  * enum value, optional properties absent and present); a pattern is taken
- * only from the schema's examples, and left out with a note without them.
+ * only from the schema's examples, and left out with a note without them;
+ * prefixItems, patternProperties, allOf and multipleOf are generated for.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -36,7 +37,7 @@ static json_t *gen(const char *schema_text, const char *hash, unsigned n, json_t
 	json_t *schema = json_loads(schema_text, 0, NULL), *out = NULL, *ns = NULL;
 
 	assert_non_null(schema);
-	assert_int_equal(reg_propgen(&out, &ns, schema, hash, n), 0);
+	assert_int_equal(reg_propgen(&out, &ns, schema, hash, n, 0), 0);
 	assert_non_null(out);
 	if (notes)
 		*notes = ns;
@@ -169,6 +170,44 @@ static void test_pattern(void **state)
 	json_decref(ins);
 }
 
+/* Inputs that reach what the generator once left out: prefixItems
+ * position by position, a property named after a patternProperties key,
+ * allOf merged (bounds of two members), multipleOf within the bounds. Each
+ * input conforms (gen() checks them all through the schema). */
+static void test_gaps(void **state)
+{
+	(void)state;
+	json_t *ins = gen("{\"type\":\"object\",\"properties\":{"
+			  "\"pair\":{\"type\":\"array\",\"prefixItems\":[{\"type\":\"integer\","
+			  "\"minimum\":7,\"maximum\":7},{\"enum\":[\"p\"]}],\"items\":false},"
+			  "\"n\":{\"allOf\":[{\"type\":\"integer\",\"minimum\":3},{\"maximum\":9},"
+			  "{\"minimum\":4}]},"
+			  "\"m\":{\"type\":\"integer\",\"multipleOf\":5,\"minimum\":1,\"maximum\":23},"
+			  "\"q\":{\"type\":\"number\",\"multipleOf\":0.25,\"exclusiveMinimum\":0}},"
+			  "\"patternProperties\":{\"^x_\":{\"type\":\"boolean\"}},"
+			  "\"additionalProperties\":false}",
+			  H1, 64, NULL);
+	json_t *in;
+	size_t i;
+	int pat = 0;
+
+	assert_true(has(ins, "pair", "[7,\"p\"]"));
+	assert_true(has(ins, "pair", "[]"));
+	assert_true(has(ins, "n", "4")); /* the larger minimum of allOf */
+	assert_true(has(ins, "n", "9"));
+	assert_false(has(ins, "n", "3"));
+	assert_true(has(ins, "m", "5"));
+	assert_true(has(ins, "m", "20"));
+	assert_true(has(ins, "q", "0.25"));
+	json_array_foreach(ins, i, in) {
+		json_t *m = json_object_get(in, "m");
+		assert_true(!m || json_integer_value(m) % 5 == 0);
+		pat |= json_is_boolean(json_object_get(in, "x_k"));
+	}
+	assert_true(pat);
+	json_decref(ins);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -176,6 +215,7 @@ int main(void)
 		cmocka_unit_test(test_conform_and_bounds),
 		cmocka_unit_test(test_string_cap),
 		cmocka_unit_test(test_pattern),
+		cmocka_unit_test(test_gaps),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -37,6 +37,8 @@ check "the call went through runsc" "toolgate: call: sandbox: gvisor: TG_RUNSC=/
 printf '#include <toolgate/tool.h>\nint main(void)\n{\n\ttg_out_object_begin();\n\ttg_out_key_int("n", 42);\n\ttg_out_end();\n\treturn 0;\n}\n' >"$tmp/one.c"
 out=$("$tg" --home "$h" run "$tmp/one.c" '{}' 2>/dev/null)
 check "one-off program under gvisor" '{"n":42}' "$out"
+check "show-run says gvisor" 1 "$("$tg" --home "$h" show-run 1 | head -1 | grep -c ', backend gvisor$')"
+check "its run audit entry says gvisor" 1 "$("$tg" --home "$h" log --event run | tail -1 | grep -c '"status":"ok".*"backend":"gvisor"}$')"
 out=$("$tg" --home "$h" run "$ex/programs/longest_line.c" '{"text":"a b"}' --calls word_count 2>&1)
 check "bridged calls refused under gvisor" "toolgate: run: sandbox: gvisor: a tool with bridged calls (fd 3) cannot run under gVisor: runsc passes no extra descriptor; use sandbox_backend native" "$out"
 echo '{"sandbox_backend":"native"}' >"$h/config.json"
