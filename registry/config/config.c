@@ -86,7 +86,9 @@ int reg_config_load(tg_config *cfg, const char *home)
 					    "quota_tool_mb", "signing_key", "record_calls",
 					    "record_workspace_calls", "shadow_samples",
 					    "promotion", "property_tests",
-					    "property_test_budget_ms", "sandbox_backend", NULL };
+					    "property_test_budget_ms", "sandbox_backend",
+					    "http_header_timeout_ms", "http_max_connections_per_ip",
+					    "http_auth_reserve_percent", "http_body_budget_mb", NULL };
 	_cleanup_free_ char *path = tg_path_join(home, "config.json");
 	_cleanup_json_ json_t *j = NULL;
 	const char *ws = NULL;
@@ -119,6 +121,11 @@ int reg_config_load(tg_config *cfg, const char *home)
 	cfg->cpu_percent = CFG_DEF_CPU_PERCENT;
 	cfg->quota_session_mb = CFG_DEF_QUOTA_SESSION_MB;
 	cfg->quota_tool_mb = CFG_DEF_QUOTA_TOOL_MB;
+	/* serve --http before a token is checked (docs/MCP.md, "Hostile load") */
+	cfg->http_header_timeout_ms = 2000;
+	cfg->http_max_connections_per_ip = 16;
+	cfg->http_auth_reserve_percent = 25;
+	cfg->http_body_budget_mb = 8;
 	reg_record_config_defaults(cfg);
 	if (!path)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
@@ -171,6 +178,13 @@ int reg_config_load(tg_config *cfg, const char *home)
 	    (rc = get_u32(&cfg->cpu_percent, j, "cpu_percent", 0, 6400)) < 0 ||
 	    (rc = get_u32(&cfg->quota_session_mb, j, "quota_session_mb", 0, 16u << 20)) < 0 ||
 	    (rc = get_u32(&cfg->quota_tool_mb, j, "quota_tool_mb", 0, 16u << 20)) < 0 ||
+	    (rc = get_u32(&cfg->http_header_timeout_ms, j, "http_header_timeout_ms", 100,
+			  10000)) < 0 ||
+	    (rc = get_u32(&cfg->http_max_connections_per_ip, j, "http_max_connections_per_ip", 0,
+			  10000)) < 0 ||
+	    (rc = get_u32(&cfg->http_auth_reserve_percent, j, "http_auth_reserve_percent", 0,
+			  90)) < 0 ||
+	    (rc = get_u32(&cfg->http_body_budget_mb, j, "http_body_budget_mb", 1, 4096)) < 0 ||
 	    (rc = reg_host_config(cfg, json_object_get(j, "host_tools"))) < 0 ||
 	    (rc = reg_record_config(cfg, j)) < 0)
 		goto bad;

@@ -1,0 +1,57 @@
+// bench/mcp/attack.mjs TOOLGATE [SECONDS]: the latency of an authenticated
+// request to `toolgate serve --http` (default config) while hostile
+// connections that show no token try to hold it (issue 30; the attackers
+// are tests/mcp/http_attack.mjs's, from other loopback addresses):
+//  - none (the baseline);
+//  - 300 idle connections (from 20 addresses; one closed is opened again
+//    after a second);
+//  - 70 slow senders (from 5 addresses): a request line, then a header
+//    byte a second, reconnecting at once when closed.
+// For each, SECONDS of server/discover requests, one after another, each
+// on a fresh connection from 127.0.0.1 with a valid token: prints count,
+// failures, p50, p99 and max in ms, and how many connections the
+// attackers opened. Target: p99 under 100 ms during each attack.
+// Run: node bench/mcp/attack.mjs build/cli/toolgate 10
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const [bin, secArg] = process.argv.slice(2);
+if (!bin) {
+  console.error('usage: node bench/mcp/attack.mjs TOOLGATE [SECONDS]');
+  process.exit(2);
+}
+process.env.TOOLGATE = bin;
+const SECONDS = Number(secArg ?? 10);
+const lib = new URL('../../tests/mcp/', import.meta.url);
+const { serveHttp } = await import(new URL('lib.mjs', lib));
+const { attackAddrs, idle, pings, slow, summary } = await import(new URL('http_attack.mjs', lib));
+
+const dir = mkdtempSync(join(tmpdir(), 'tg-attack-'));
+const home = join(dir, 'home');
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+try {
+  execFileSync(bin, ['--home', home, 'init'], { stdio: 'ignore' });
+  const tok = execFileSync(bin, ['--home', home, 'token', 'add', 'bench'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  const srv = await serveHttp(home, {});
+  try {
+    for (const [name, start] of [
+      ['none', () => ({ stats: { opened: 0 }, stop() {} })],
+      ['idle x300', () => idle(srv.port, 300, attackAddrs(20))],
+      ['slow x70', () => slow(srv.port, 70, attackAddrs(5))],
+    ]) {
+      const a = start();
+      await sleep(name === 'none' ? 0 : 1500);
+      const s = summary(await pings(srv.port, tok, SECONDS * 1000));
+      a.stop();
+      const f = (x) => x.toFixed(1);
+      console.log(`${name.padEnd(10)} pings ${s.n} failed ${s.n - s.ok} p50 ${f(s.p50)} p99 ${f(s.p99)} max ${f(s.max)} ms; attackers opened ${a.stats.opened} connections`);
+      await sleep(2500);
+    }
+  } finally {
+    srv.proc.kill('SIGTERM');
+  }
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
