@@ -696,7 +696,6 @@ int tg_mcp_http_serve(const tg_mcp_http_options *opt, volatile int *stop)
 	d = MHD_start_daemon(flags, opt->port, NULL, NULL, on_request, h,
 			     MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 			     MHD_OPTION_CONNECTION_LIMIT, (unsigned)h->opt.max_connections,
-			     MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)h->opt.max_per_ip,
 			     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)h->opt.idle_timeout_s,
 			     MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)h->opt.max_header,
 			     MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,

@@ -6,6 +6,10 @@
  *    (or of its previous answer); one that authenticated gets
  *    request_timeout_ms, which is also how long it may idle between
  *    requests. The watcher (http_pool.c) calls http_guard_deadlines.
+ *  - one peer address holds at most max_per_ip connections: past it a new
+ *    connection evicts that address's oldest one still waiting for its
+ *    headers (a client with a token that shares an address with idle
+ *    sockets still gets in), or is itself closed when there is none;
  *  - unauthenticated connections hold at most max_connections minus the
  *    reserve (auth_reserve_pct of them), and one slot always stays free:
  *    a new connection past either evicts a connection still waiting for
@@ -44,17 +48,48 @@ static int peer_cmp(const void *a, const void *b)
 	return memcmp(x->peer, y->peer, x->peer_len);
 }
 
+static int same_peer(const conn_slot *x, const conn_slot *y)
+{
+	return x->peer_len == y->peer_len && memcmp(x->peer, y->peer, x->peer_len) == 0;
+}
+
+/* Under h->lock: a new connection (keep) past the per-address limit cuts
+ * the oldest connection of its address still waiting for its headers, or,
+ * when every one of them is further along, itself. 1 if keep was cut. */
+static int per_address(tg_http *h, conn_slot *keep)
+{
+	unsigned i, same = 0;
+	conn_slot *old = NULL;
+
+	if (!h->opt.max_per_ip)
+		return 0;
+	for (i = 0; i < h->nslots; i++) {
+		conn_slot *x = &h->slots[i];
+		if (x->fd < 0 || x->closing || !same_peer(x, keep))
+			continue;
+		same++;
+		if (x != keep && !x->authed && !x->headers && (!old || x->opened < old->opened))
+			old = x;
+	}
+	if (same <= h->opt.max_per_ip)
+		return 0;
+	cut(old ? old : keep);
+	return !old;
+}
+
 /* Under h->lock: past the unauthenticated share, or with no slot left
  * free, cut a connection still waiting for its first headers: one of the
  * peer address that holds the most unauthenticated connections (a client
  * alone on its address is the last to go), the oldest of them. */
-static void evict(tg_http *h, const conn_slot *keep)
+static void evict(tg_http *h, conn_slot *keep)
 {
 	unsigned n = h->opt.max_connections;
 	unsigned cap = n - n * h->opt.auth_reserve_pct / 100;
 	unsigned i, j, live = 0, unauth = 0, best_n = 0;
 	conn_slot **u, *old = NULL;
 
+	if (per_address(h, keep))
+		return;
 	if (cap < 1)
 		cap = 1;
 	u = calloc(h->nslots, sizeof(*u));
@@ -72,7 +107,7 @@ static void evict(tg_http *h, const conn_slot *keep)
 		qsort(u, unauth, sizeof(*u), peer_cmp);
 		for (i = 0; i < unauth; i = j) {
 			conn_slot *o = NULL;
-			for (j = i; j < unauth && peer_cmp(&u[i], &u[j]) == 0; j++) {
+			for (j = i; j < unauth && same_peer(u[i], u[j]); j++) {
 				if (u[j] != keep && !u[j]->headers && (!o || u[j]->opened < o->opened))
 					o = u[j];
 			}

@@ -7,9 +7,10 @@
 //    the server is opened again after a second.
 //  - slow(port, n, addrs): n connections each sending a request line and
 //    then one header byte a second, never finishing; reconnecting at once.
-//  - pings(port, token, ms): authenticated 2026-07-28 server/discover
-//    requests one after another, each on a fresh connection, for ms;
-//    resolves with their latencies and statuses.
+//  - pings(port, token, ms, { agent }): authenticated 2026-07-28
+//    server/discover requests one after another for ms, each on a fresh
+//    connection from 127.0.0.1 (or through agent, e.g. a keep-alive
+//    http.Agent); resolves with their latencies and statuses.
 import http from 'node:http';
 import net from 'node:net';
 import { META_KEYS, MODERN } from './fixtures.mjs';
@@ -60,16 +61,16 @@ export function slow(port, n, addrs) {
   });
 }
 
-export function ping(port, token) {
+export function ping(port, token, agent = false) {
   const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: META_KEYS() } });
   return new Promise((resolve) => {
     const t0 = process.hrtime.bigint();
     const req = http.request({
-      host: '127.0.0.1', port, path: '/mcp', method: 'POST', agent: false, localAddress: '127.0.0.1',
+      host: '127.0.0.1', port, path: '/mcp', method: 'POST', agent, localAddress: agent ? undefined : '127.0.0.1',
       headers: {
         'Content-Type': 'application/json', Accept: 'application/json, text/event-stream',
         Authorization: `Bearer ${token}`, 'MCP-Protocol-Version': MODERN, 'Mcp-Method': 'server/discover',
-        'Content-Length': Buffer.byteLength(body), Connection: 'close',
+        'Content-Length': Buffer.byteLength(body), ...(agent ? {} : { Connection: 'close' }),
       },
     }, (res) => {
       res.resume();
@@ -81,11 +82,11 @@ export function ping(port, token) {
   });
 }
 
-export async function pings(port, token, ms, gapMs = 50) {
+export async function pings(port, token, ms, { gapMs = 50, agent = false } = {}) {
   const out = [];
   const end = Date.now() + ms;
   while (Date.now() < end) {
-    out.push(await ping(port, token));
+    out.push(await ping(port, token, agent));
     await new Promise((r) => setTimeout(r, gapMs));
   }
   return out;
