@@ -12,6 +12,8 @@
 //  - 48 concurrent 4 MiB tools/call bodies with one valid token: every
 //    request answered (200, or 503 with Retry-After past the body budget),
 //    the server's peak RSS (VmHWM) under 96 MB, and it serves afterwards;
+//    three chunked 3.9 MiB bodies held open one after another: the budget
+//    (8 MiB) is reserved as they arrive, the third is 503 Retry-After;
 //  - a revoked token's open streams (a 2026-07-28 subscriptions/listen and
 //    an initialize-era GET stream) end within a bounded time and carry no
 //    list_changed after the revocation, while another principal's stream
@@ -137,6 +139,37 @@ test('48 concurrent 4 MiB tools/call bodies: RSS under 96 MB, every request answ
   assert.ok(counts[503] > 0, 'some bodies were past the budget');
   assert.ok(counts[200] > 0, 'some were served');
   assert.ok(peak < 96 * 1000 * 1000, `peak RSS ${peak} bytes`);
+  assert.equal((await ping(srv.port, tok)).status, 200);
+});
+
+test('chunked bodies reserve the budget as they arrive: of three 3.9 MiB bodies held open one after another, the third is 503', { timeout: 60000 }, async (t) => {
+  const { tok, srv } = await setup(t);
+  const pid = srv.proc.pid;
+  const body = Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'no_such_tool', arguments: { text: 'y'.repeat(3.9 * MIB) }, _meta: META_KEYS() } }));
+  const head = `POST /mcp HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer ${tok}\r\nContent-Type: application/json\r\nAccept: application/json\r\nMCP-Protocol-Version: ${MODERN}\r\nMcp-Method: tools/call\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n`;
+  const conns = [];
+  for (let i = 0; i < 3; i++) { // one after another: 3.9 + 3.9 fit in 8 MiB, the third does not
+    const c = { got: '', closed: null };
+    c.sock = net.connect(srv.port, '127.0.0.1');
+    c.sock.setEncoding('utf8');
+    c.sock.on('data', (d) => { c.got += d; });
+    c.sock.on('error', () => {});
+    c.closed = new Promise((res) => c.sock.on('close', res));
+    c.sock.write(head);
+    c.sock.write(`${(body.length - 1).toString(16)}\r\n`);
+    c.sock.write(body.subarray(0, body.length - 1));
+    c.sock.write('\r\n');
+    conns.push(c);
+    await sleep(700); // all but its last byte has arrived
+  }
+  for (const c of conns) c.sock.end(`1\r\n${String.fromCharCode(body[body.length - 1])}\r\n0\r\n\r\n`);
+  await Promise.all(conns.map((c) => c.closed));
+  const statuses = conns.map((c) => Number(/^HTTP\/1\.1 (\d+) /.exec(c.got)?.[1]));
+  console.log(`# three chunked 3.9 MiB bodies: statuses ${statuses}, server VmHWM ${(status(pid, 'VmHWM') / MIB).toFixed(1)} MiB`);
+  assert.deepEqual(statuses, [200, 200, 503]);
+  assert.match(conns[2].got, /\r\nRetry-After: 1\r\n/i);
+  assert.match(conns[2].got, /budget of request bodies in flight/);
+  assert.match(conns[0].got, /Unknown tool: no_such_tool/);
   assert.equal((await ping(srv.port, tok)).status, 200);
 });
 
