@@ -352,7 +352,7 @@ int cmd_serve(tg_cli *cli, int argc, char **argv)
 		http->session = opt;
 		if (cfg) {
 			http->header_timeout_ms = cfg->http_header_timeout_ms;
-			http->max_per_ip = cfg->http_max_connections_per_ip;
+			http->unauth_per_ip = cfg->http_unauth_connections_per_ip;
 			http->auth_reserve_pct = cfg->http_auth_reserve_percent;
 			http->body_budget = (size_t)cfg->http_body_budget_mb << 20;
 		}

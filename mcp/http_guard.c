@@ -6,10 +6,11 @@
  *    (or of its previous answer); one that authenticated gets
  *    request_timeout_ms, which is also how long it may idle between
  *    requests. The watcher (http_pool.c) calls http_guard_deadlines.
- *  - one peer address holds at most max_per_ip connections: past it a new
- *    connection evicts that address's oldest one still waiting for its
- *    headers (a client with a token that shares an address with idle
- *    sockets still gets in), or is itself closed when there is none;
+ *  - one peer address holds at most unauth_per_ip connections that have
+ *    not shown a valid token: past it a new connection evicts that
+ *    address's oldest one still waiting for its headers (a client with a
+ *    token that shares an address with idle sockets still gets in), or is
+ *    itself closed when there is none;
  *  - unauthenticated connections hold at most max_connections minus the
  *    reserve (auth_reserve_pct of them), and one slot always stays free:
  *    a new connection past either evicts a connection still waiting for
@@ -53,25 +54,27 @@ static int same_peer(const conn_slot *x, const conn_slot *y)
 	return x->peer_len == y->peer_len && memcmp(x->peer, y->peer, x->peer_len) == 0;
 }
 
-/* Under h->lock: a new connection (keep) past the per-address limit cuts
- * the oldest connection of its address still waiting for its headers, or,
- * when every one of them is further along, itself. 1 if keep was cut. */
+/* Under h->lock: a new connection (keep) past the limit of unauthenticated
+ * connections per address cuts the oldest connection of its address still
+ * waiting for its headers, or, when every one of them is further along,
+ * itself. 1 if keep was cut. Connections that showed a valid token do not
+ * count: every local client of a shared host comes from 127.0.0.1. */
 static int per_address(tg_http *h, conn_slot *keep)
 {
 	unsigned i, same = 0;
 	conn_slot *old = NULL;
 
-	if (!h->opt.max_per_ip)
+	if (!h->opt.unauth_per_ip)
 		return 0;
 	for (i = 0; i < h->nslots; i++) {
 		conn_slot *x = &h->slots[i];
-		if (x->fd < 0 || x->closing || !same_peer(x, keep))
+		if (x->fd < 0 || x->closing || x->authed || !same_peer(x, keep))
 			continue;
 		same++;
-		if (x != keep && !x->authed && !x->headers && (!old || x->opened < old->opened))
+		if (x != keep && !x->headers && (!old || x->opened < old->opened))
 			old = x;
 	}
-	if (same <= h->opt.max_per_ip)
+	if (same <= h->opt.unauth_per_ip)
 		return 0;
 	cut(old ? old : keep);
 	return !old;

@@ -194,7 +194,7 @@ typedef struct tg_mcp_http_options {
 	size_t max_header;          /* request line and headers; 0 = 16 KiB */
 	/* before a token is checked (docs/MCP.md, "Hostile load") */
 	unsigned header_timeout_ms; /* an unauthenticated request, whole; 0 = 2000 */
-	unsigned max_per_ip;        /* connections per peer address; 0 = no limit */
+	unsigned unauth_per_ip;     /* unauthenticated connections per address; 0 = no limit */
 	unsigned auth_reserve_pct;  /* % of max_connections unauthenticated ones may not hold (0-90) */
 	size_t body_budget;         /* body bytes in flight, all requests; 0 = 8 MiB (at least max_body) */
 	const char *const *origins; /* extra allowed Origin values, NULL-terminated */

@@ -42,7 +42,7 @@ typedef struct tg_config {
 	uint32_t sandbox_pool;       /* sandboxes made ahead by serve (0: off; 0-8) */
 	/* serve --http (docs/MCP.md, "Hostile load") */
 	uint32_t http_header_timeout_ms;      /* request line and headers (2000) */
-	uint32_t http_max_connections_per_ip; /* per peer address (16; 0 = none) */
+	uint32_t http_unauth_connections_per_ip; /* unauthenticated, per address (16; 0 = none) */
 	uint32_t http_auth_reserve_percent;   /* slots unauthenticated ones may not take (25) */
 	uint32_t http_body_budget_mb;         /* request body bytes in flight, all (8) */
 	/* quotas and upkeep (docs/CONFIG.md; 0 = unlimited / never) */

@@ -30,7 +30,7 @@ process.env.TOOLGATE = bin;
 const SECONDS = Number(secArg ?? 10);
 const lib = new URL('../../tests/mcp/', import.meta.url);
 const { serveHttp } = await import(new URL('lib.mjs', lib));
-const { attackAddrs, idle, pings, slow, summary } = await import(new URL('http_attack.mjs', lib));
+const { attackAddrs, idle, ping, pings, slow, summary } = await import(new URL('http_attack.mjs', lib));
 
 const dir = mkdtempSync(join(tmpdir(), 'tg-attack-'));
 const home = join(dir, 'home');
@@ -49,10 +49,11 @@ try {
       ['idle x300 from 127.0.0.1', () => idle(srv.port, 300, ['127.0.0.1']), true],
       ['slow x70 from 127.0.0.1', () => slow(srv.port, 70, ['127.0.0.1']), true],
     ]) {
+      // keep-alive: one connection, made and authenticated before the attack
+      const agent = keepAlive ? new http.Agent({ keepAlive: true, maxSockets: 1 }) : false;
+      if (agent) await ping(srv.port, tok, agent);
       const a = start();
       await sleep(name === 'none' ? 0 : 1500);
-      // keep-alive: one connection, authenticated at its first request
-      const agent = keepAlive ? new http.Agent({ keepAlive: true, maxSockets: 1 }) : false;
       const s = summary(await pings(srv.port, tok, SECONDS * 1000, { agent }));
       if (agent) agent.destroy();
       a.stop();

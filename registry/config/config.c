@@ -87,7 +87,7 @@ int reg_config_load(tg_config *cfg, const char *home)
 					    "record_workspace_calls", "shadow_samples",
 					    "promotion", "property_tests",
 					    "property_test_budget_ms", "sandbox_backend",
-					    "http_header_timeout_ms", "http_max_connections_per_ip",
+					    "http_header_timeout_ms", "http_unauth_connections_per_ip",
 					    "http_auth_reserve_percent", "http_body_budget_mb", NULL };
 	_cleanup_free_ char *path = tg_path_join(home, "config.json");
 	_cleanup_json_ json_t *j = NULL;
@@ -123,7 +123,7 @@ int reg_config_load(tg_config *cfg, const char *home)
 	cfg->quota_tool_mb = CFG_DEF_QUOTA_TOOL_MB;
 	/* serve --http before a token is checked (docs/MCP.md, "Hostile load") */
 	cfg->http_header_timeout_ms = 2000;
-	cfg->http_max_connections_per_ip = 16;
+	cfg->http_unauth_connections_per_ip = 16;
 	cfg->http_auth_reserve_percent = 25;
 	cfg->http_body_budget_mb = 8;
 	reg_record_config_defaults(cfg);
@@ -180,8 +180,8 @@ int reg_config_load(tg_config *cfg, const char *home)
 	    (rc = get_u32(&cfg->quota_tool_mb, j, "quota_tool_mb", 0, 16u << 20)) < 0 ||
 	    (rc = get_u32(&cfg->http_header_timeout_ms, j, "http_header_timeout_ms", 100,
 			  10000)) < 0 ||
-	    (rc = get_u32(&cfg->http_max_connections_per_ip, j, "http_max_connections_per_ip", 0,
-			  10000)) < 0 ||
+	    (rc = get_u32(&cfg->http_unauth_connections_per_ip, j,
+			  "http_unauth_connections_per_ip", 0, 10000)) < 0 ||
 	    (rc = get_u32(&cfg->http_auth_reserve_percent, j, "http_auth_reserve_percent", 0,
 			  90)) < 0 ||
 	    (rc = get_u32(&cfg->http_body_budget_mb, j, "http_body_budget_mb", 1, 4096)) < 0 ||

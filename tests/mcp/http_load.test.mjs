@@ -1,7 +1,7 @@
 // tests/mcp/http_load.test.mjs: `serve --http` under hostile load on
 // loopback, with real sockets, bounded in count and time (issue 30):
 //  - before any token is checked: connections over the per-address limit
-//    are refused at once (exactly http_max_connections_per_ip stay open);
+//    are refused at once (exactly http_unauth_connections_per_ip stay open);
 //    300 idle connections, then 70 reconnecting byte-a-second senders,
 //    from other loopback addresses, while a client with a token pings on
 //    fresh connections, then the slow senders from the client's own
@@ -63,7 +63,7 @@ test('before any token: per-address limit, 300 idle connections, 70 slow senders
     socks.push(s);
   }
   await sleep(700);
-  assert.equal(refused, 14, 'connections past http_max_connections_per_ip (16) closed at once');
+  assert.equal(refused, 14, 'connections past http_unauth_connections_per_ip (16) closed at once');
   socks.forEach((s) => s.destroy());
   await sleep(200);
 
@@ -75,9 +75,11 @@ test('before any token: per-address limit, 300 idle connections, 70 slow senders
     // (as the SDK does) is never evicted once it has shown its token
     ['slow x70 from 127.0.0.1, keep-alive', () => slow(srv.port, 70, ['127.0.0.1']), true],
   ]) {
+    // a keep-alive client connects (and shows its token) before the attack
+    const agent = keepAlive ? new http.Agent({ keepAlive: true, maxSockets: 1 }) : false;
+    if (agent) assert.equal((await ping(srv.port, tok, agent)).status, 200);
     const a = start();
     await sleep(1500); // the attack is in place
-    const agent = keepAlive ? new http.Agent({ keepAlive: true, maxSockets: 1 }) : false;
     const res = await pings(srv.port, tok, 6000, { agent });
     if (agent) agent.destroy();
     a.stop();
@@ -95,7 +97,7 @@ test('before any token: per-address limit, 300 idle connections, 70 slow senders
 
 test('48 concurrent 4 MiB tools/call bodies: RSS under 96 MB, every request answered, then served', { timeout: 120000 }, async (t) => {
   // the 48 come from one address: no per-address limit here
-  const { tok, srv } = await setup(t, { http_max_connections_per_ip: 0 });
+  const { tok, srv } = await setup(t, { http_unauth_connections_per_ip: 0 });
   const pid = srv.proc.pid;
   const before = status(pid, 'VmHWM');
   const pad = 'x'.repeat(4 * MIB - 1024);
