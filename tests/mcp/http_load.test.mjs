@@ -14,6 +14,7 @@
 //    the server's peak RSS (VmHWM) under 96 MB, and it serves afterwards;
 //    three chunked 3.9 MiB bodies held open one after another: the budget
 //    (8 MiB) is reserved as they arrive, the third is 503 Retry-After;
+//  - the config keys outside their ranges: exit 2 naming the key;
 //  - a revoked token's open streams (a 2026-07-28 subscriptions/listen and
 //    an initialize-era GET stream) end within a bounded time and carry no
 //    list_changed after the revocation, while another principal's stream
@@ -173,6 +174,21 @@ test('chunked bodies reserve the budget as they arrive: of three 3.9 MiB bodies 
   assert.match(conns[2].got, /budget of request bodies in flight/);
   assert.match(conns[0].got, /Unknown tool: no_such_tool/);
   assert.equal((await ping(srv.port, tok)).status, 200);
+});
+
+test('the keys of hostile load have floors and ceilings: a value outside is exit 2 naming the key', async (t) => {
+  const home = tempHome(t);
+  await tg(home, 'init');
+  for (const [key, bad, range] of [
+    ['http_header_timeout_ms', 99, '100 and 10000'], ['http_header_timeout_ms', 10001, '100 and 10000'],
+    ['http_unauth_connections_per_ip', 10001, '0 and 10000'], ['http_auth_reserve_percent', 91, '0 and 90'],
+    ['http_body_budget_mb', 0, '1 and 4096'], ['http_body_budget_mb', 4097, '1 and 4096'],
+  ]) {
+    writeFileSync(join(home, 'config.json'), JSON.stringify({ [key]: bad }));
+    const e = await run(toolgateBin(), ['--home', home, 'serve', '--http', '127.0.0.1:0']).then(() => null, (x) => x);
+    assert.equal(e?.code, 2, `${key} ${bad}`);
+    assert.equal(e.stderr, `toolgate: serve: ${join(home, 'config.json')}: ${key}: must be between ${range}\n`);
+  }
 });
 
 // An SSE response read as it arrives: events (parsed data), ended.
