@@ -353,6 +353,12 @@ int cmd_serve(tg_cli *cli, int argc, char **argv)
 		http->worker_init = worker_init;
 		http->worker_exit = worker_exit;
 		http->session = opt;
+		if (cfg) {
+			http->header_timeout_ms = cfg->http_header_timeout_ms;
+			http->unauth_per_ip = cfg->http_unauth_connections_per_ip;
+			http->auth_reserve_pct = cfg->http_auth_reserve_percent;
+			http->body_budget = (size_t)cfg->http_body_budget_mb << 20;
+		}
 		/* each worker opens its own handle */
 		tg_registry_free(reg);
 		reg = NULL;

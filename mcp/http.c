@@ -15,17 +15,22 @@
  *    (Mcp-Session-Id); its later requests name it (404 for an unknown one,
  *    400 when missing), GET opens its SSE stream of list_changed, DELETE
  *    ends it. A notification is 202. A tool the principal may not use is 403.
+ * Request and header sizes, idle and whole-request timeouts, the number
+ * of connections (in all and per peer address) and the body bytes in
+ * flight are capped; the token is checked as soon as the headers arrive
+ * (http_guard.c holds the deadlines, the eviction of unauthenticated
+ * connections and the budget; http_pool.c the watcher). SSE streams are
+ * http_stream.c's. The registry work runs in worker processes
+ * (http_worker.c).
  * GET /metrics (same Origin and token checks; a token that may approve)
  * answers the home's figures in Prometheus text (http_metrics.c).
- * Request and header sizes, idle and whole-request timeouts and the number
- * of connections are capped (http_pool.c holds the watchdog). The registry
- * work runs in worker processes (http_worker.c).
  */
 #include "http_internal.h"
 #include "mhd_dl.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <malloc.h>
 #include <netinet/in.h>
 #include <string.h>
 #include <strings.h>
@@ -39,19 +44,12 @@
 typedef struct http_req {
 	tg_buf body;
 	int too_big;
-	int started;
+	int over_budget;     /* past the server's body budget: dropped, 503 */
+	int auth;            /* authenticate(): 0 ok, 1 missing, 2 bad */
+	size_t reserved;     /* body bytes reserved in the budget (http_guard.c) */
+	json_t *principal;   /* the token's row */
 	conn_slot *slot;
 } http_req;
-
-/* An SSE stream: a legacy session's GET, or a modern subscriptions/listen. */
-typedef struct http_stream {
-	tg_http *h;
-	json_t *sub_id;       /* modern: the listen request's id; NULL = legacy */
-	http_session *sess;   /* legacy: its session (a reference), for elicitations */
-	uint64_t seen;        /* gen_seq already reported */
-	int acked;
-	conn_slot *slot;
-} http_stream;
 
 int tg_mcp_addr_loopback(const char *addr)
 {
@@ -139,13 +137,15 @@ static int origin_ok(tg_http *h, const char *origin)
 	return 0;
 }
 
-/* The principal of the request: 0 and *out (the token row), 1 = missing, 2 = bad. */
-static int authenticate(tg_http *h, struct MHD_Connection *c, json_t **out)
+/* The principal of the request: 0 and *out (the token row) and *secret
+ * (the token; "" without auth), 1 = missing, 2 = bad. */
+static int authenticate(tg_http *h, struct MHD_Connection *c, json_t **out, const char **secret)
 {
 	const char *auth = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Authorization");
 	int r;
 
 	*out = NULL;
+	*secret = "";
 	if (h->opt.no_auth) {
 		*out = json_pack("{s:s, s:I, s:I, s:n, s:b}", "name", "anonymous", "max_calls",
 				 (json_int_t)h->opt.session.max_calls, "max_creates",
@@ -162,70 +162,11 @@ static int authenticate(tg_http *h, struct MHD_Connection *c, json_t **out)
 	if (strlen(auth) != TG_TOKEN_LEN)
 		return 2;
 	r = http_worker_call(h, json_pack("{s:s, s:s}", "op", "token", "secret", auth), out);
+	*secret = auth;
 	return r < 0 || !*out ? 2 : 0;
 }
 
 /* ---- sessions -------------------------------------------------------------- */
-
-void http_session_unref(tg_http *h, http_session *s)
-{
-	int last;
-
-	pthread_mutex_lock(&h->lock);
-	last = --s->refs == 0;
-	pthread_mutex_unlock(&h->lock);
-	if (!last)
-		return;
-	pthread_mutex_lock(&s->lock);
-	if (tg_mcp_server_close(s->srv) < 0)
-		tg_mcp_log_error("audit", NULL);
-	pthread_mutex_unlock(&s->lock);
-	tg_mcp_server_free(s->srv);
-	json_decref(s->patterns);
-	json_decref(s->inflight);
-	json_decref(s->outbox);
-	json_decref(s->answer);
-	pthread_mutex_destroy(&s->lock);
-	free(s);
-}
-
-/* Find a live session of this principal (a reference is taken). */
-http_session *http_session_find(tg_http *h, const char *id, const char *principal)
-{
-	http_session *s = NULL;
-	size_t i;
-
-	pthread_mutex_lock(&h->lock);
-	for (i = 0; i < TG_HTTP_MAX_SESSIONS; i++) {
-		http_session *x = h->sessions[i];
-		if (x && !x->closed && strcmp(x->id, id) == 0 &&
-		    strcmp(x->principal, principal) == 0) {
-			s = x;
-			s->refs++;
-			break;
-		}
-	}
-	pthread_mutex_unlock(&h->lock);
-	return s;
-}
-
-static void session_remove(tg_http *h, http_session *s)
-{
-	size_t i;
-	int found = 0;
-
-	pthread_mutex_lock(&h->lock);
-	for (i = 0; i < TG_HTTP_MAX_SESSIONS; i++) {
-		if (h->sessions[i] == s) {
-			h->sessions[i] = NULL;
-			s->closed = 1;
-			found = 1;
-		}
-	}
-	pthread_mutex_unlock(&h->lock);
-	if (found)
-		http_session_unref(h, s); /* the table's reference */
-}
 
 static void principal_options(tg_http *h, tg_mcp_options *o, const json_t *p)
 {
@@ -238,120 +179,6 @@ static void principal_options(tg_http *h, tg_mcp_options *o, const json_t *p)
 	o->tool_patterns = json_is_array(tools) ? tools : NULL;
 	o->quota = http_quota_get(h, o->principal);
 	o->may_approve = json_is_true(json_object_get(p, "may_approve"));
-}
-
-/* ---- SSE streams ------------------------------------------------------------- */
-
-static ssize_t sse_read(void *cls, uint64_t pos, char *buf, size_t max)
-{
-	http_stream *st = cls;
-	tg_http *h = st->h;
-	_cleanup_json_ json_t *msg = NULL;
-	_cleanup_free_ char *text = NULL;
-	struct timespec ts;
-	int n;
-
-	(void)pos;
-	if (!st->acked) {
-		st->acked = 1;
-		if (!st->sub_id)
-			return snprintf(buf, max, ": toolgate list_changed stream\n\n");
-		msg = json_pack("{s:s, s:s, s:{s:{s:O}, s:{s:b}}}", "jsonrpc", "2.0", "method",
-				"notifications/subscriptions/acknowledged", "params", "_meta",
-				TG_MCP_META_SUB, st->sub_id, "notifications", "toolsListChanged", 1);
-		goto emit;
-	}
-	pthread_mutex_lock(&h->lock);
-	/* an elicitation of the session goes first (http_elicit.c) */
-	if ((msg = http_outbox_pop(st->sess))) {
-		pthread_mutex_unlock(&h->lock);
-		goto emit;
-	}
-	if (st->seen == h->gen_seq && !*h->stop) {
-		unsigned keep = h->opt.idle_timeout_s > 2 ? h->opt.idle_timeout_s / 2 : 1;
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_sec += keep;
-		pthread_cond_timedwait(&h->changed, &h->lock, &ts);
-	}
-	if (*h->stop) {
-		pthread_mutex_unlock(&h->lock);
-		return MHD_CONTENT_READER_END_OF_STREAM;
-	}
-	if ((msg = http_outbox_pop(st->sess))) {
-		pthread_mutex_unlock(&h->lock);
-		goto emit;
-	}
-	if (st->seen == h->gen_seq) {
-		pthread_mutex_unlock(&h->lock);
-		return snprintf(buf, max, ":\n\n"); /* keep-alive */
-	}
-	st->seen = h->gen_seq;
-	pthread_mutex_unlock(&h->lock);
-	msg = st->sub_id ? json_pack("{s:s, s:s, s:{s:{s:O}}}", "jsonrpc", "2.0", "method",
-				     "notifications/tools/list_changed", "params", "_meta",
-				     TG_MCP_META_SUB, st->sub_id)
-			 : json_pack("{s:s, s:s}", "jsonrpc", "2.0", "method",
-				     "notifications/tools/list_changed");
-emit:
-	text = msg ? tg_json_dump(msg) : NULL;
-	if (!text)
-		return MHD_CONTENT_READER_END_WITH_ERROR;
-	n = snprintf(buf, max, "event: message\ndata: %s\n\n", text);
-	if (n < 0 || (size_t)n >= max)
-		return MHD_CONTENT_READER_END_WITH_ERROR;
-	return n;
-}
-
-static void sse_free(void *cls)
-{
-	http_stream *st = cls;
-
-	json_decref(st->sub_id);
-	if (st->sess) {
-		pthread_mutex_lock(&st->h->lock);
-		st->sess->streams--;
-		pthread_mutex_unlock(&st->h->lock);
-		http_session_unref(st->h, st->sess);
-	}
-	free(st);
-}
-
-static enum MHD_Result open_stream(tg_http *h, struct MHD_Connection *c, http_req *rq,
-				   const json_t *sub_id, http_session *sess)
-{
-	const char *session = sess ? sess->id : NULL;
-	struct MHD_Response *resp;
-	http_stream *st = calloc(1, sizeof(*st));
-	enum MHD_Result ret;
-
-	if (!st)
-		return MHD_NO;
-	st->h = h;
-	st->sub_id = sub_id ? json_deep_copy(sub_id) : NULL;
-	st->slot = rq->slot;
-	pthread_mutex_lock(&h->lock);
-	st->seen = h->gen_seq;
-	if (sess) {
-		st->sess = sess;
-		sess->refs++; /* the stream's own reference */
-		sess->streams++;
-		pthread_cond_broadcast(&h->changed);
-	}
-	pthread_mutex_unlock(&h->lock);
-	http_slot_exempt(h, rq->slot, 1);
-	resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 32768, sse_read, st, sse_free);
-	if (!resp) {
-		sse_free(st);
-		return MHD_NO;
-	}
-	MHD_add_response_header(resp, "Content-Type", "text/event-stream");
-	MHD_add_response_header(resp, "Cache-Control", "no-store");
-	MHD_add_response_header(resp, "X-Accel-Buffering", "no");
-	if (session)
-		MHD_add_response_header(resp, "Mcp-Session-Id", session);
-	ret = MHD_queue_response(c, MHD_HTTP_OK, resp);
-	MHD_destroy_response(resp);
-	return ret;
 }
 
 /* ---- POST -------------------------------------------------------------------- */
@@ -506,8 +333,12 @@ static enum MHD_Result handle_post(tg_http *h, struct MHD_Connection *c, http_re
 		    json_is_string(json_object_get(meta, TG_MCP_META_VERSION)) &&
 		    strcmp(json_string_value(json_object_get(meta, TG_MCP_META_VERSION)),
 			   TG_MCP_PROTOCOL_MODERN) == 0)
-			return open_stream(h, c, rq, id, NULL);
-		/* stateless: a fresh session object per request, the principal's quota */
+			return http_open_stream(h, c, rq->slot, id, NULL);
+		/* stateless: a fresh session object per request, the principal's
+		 * quota; it parses the body itself, so this parse goes now (a
+		 * 4 MiB body's second copy, issue 30) */
+		json_decref(msg);
+		msg = NULL;
 		o.session = "modern";
 		r = tg_mcp_server_new(&srv, &h->be, &o);
 		if (r < 0)
@@ -530,6 +361,8 @@ static enum MHD_Result handle_post(tg_http *h, struct MHD_Connection *c, http_re
 		}
 		/* the option strings are the request's: keep copies in the session */
 		snprintf(s->principal, sizeof(s->principal), "%s", o.principal);
+		if (rq->slot)
+			memcpy(s->secret, rq->slot->secret, sizeof(s->secret));
 		snprintf(s->id, sizeof(s->id), "%s", tg_mcp_server_session(s->srv));
 		s->srv->opt.principal = s->principal;
 		s->patterns = o.tool_patterns ? json_deep_copy(o.tool_patterns) : NULL;
@@ -603,7 +436,7 @@ static enum MHD_Result handle_post(tg_http *h, struct MHD_Connection *c, http_re
 	/* refused on and on after a budget was spent (refusals.c): the
 	 * session goes, its next request is 404 */
 	if (ended)
-		session_remove(h, s);
+		http_session_close(h, s);
 	http_session_unref(h, s);
 	return ret;
 }
@@ -648,20 +481,77 @@ static enum MHD_Result metrics(tg_http *h, struct MHD_Connection *c, const char 
 			 NULL, NULL, NULL, NULL);
 }
 
+/* The first call of a request, its headers arrived: the checks that need
+ * no body, the token (the connection counts as authenticated from here,
+ * http_guard.c) and the body's share of the server's budget. */
+static enum MHD_Result request_start(tg_http *h, struct MHD_Connection *c, const char *url,
+				     http_req *rq)
+{
+	const char *origin = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Origin");
+	const char *cl, *secret = NULL;
+	uint64_t len;
+
+	if (!origin_ok(h, origin))
+		return send_rpc_error(c, MHD_HTTP_FORBIDDEN, NULL, TG_RPC_INVALID_REQUEST,
+				      "Forbidden: Origin not allowed", NULL, NULL);
+	if (strcmp(url, PRM_PATH) == 0 || strcmp(url, PRM_PATH MCP_PATH) == 0)
+		return protected_resource(h, c);
+	if (strcmp(url, MCP_PATH) != 0 && strcmp(url, METRICS_PATH) != 0)
+		return send_text(c, MHD_HTTP_NOT_FOUND, "text/plain", "not found\n", NULL, NULL,
+				 NULL, NULL);
+	cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Length");
+	len = cl ? strtoull(cl, NULL, 10) : 0;
+	if (len > h->opt.max_body)
+		return send_rpc_error(c, MHD_HTTP_CONTENT_TOO_LARGE, NULL, TG_RPC_INVALID_REQUEST,
+				      "Payload Too Large: the body is over the cap", NULL, NULL);
+	http_slot_headers(h, rq->slot, 1, NULL);
+	rq->auth = authenticate(h, c, &rq->principal, &secret);
+	http_slot_headers(h, rq->slot, 0, rq->auth ? NULL : secret);
+	/* a body without a token is read and dropped, never kept */
+	if (!rq->auth && len) {
+		if (http_body_reserve(h, (size_t)len) < 0)
+			rq->over_budget = 1;
+		else
+			rq->reserved = (size_t)len;
+	}
+	return MHD_YES;
+}
+
+/* Body bytes: kept within the cap and the budget, else dropped. */
+static void request_data(tg_http *h, http_req *rq, const char *data, size_t n)
+{
+	if (rq->auth || rq->too_big || rq->over_budget)
+		return;
+	if (rq->body.len + n > rq->reserved) {
+		size_t more = rq->body.len + n - rq->reserved;
+		if (rq->body.len + n > h->opt.max_body) {
+			rq->too_big = 1;
+		} else if (http_body_reserve(h, more) < 0) {
+			rq->over_budget = 1;
+		} else {
+			rq->reserved += more;
+		}
+		if (rq->too_big || rq->over_budget) {
+			tg_buf_free(&rq->body);
+			return;
+		}
+	}
+	if (tg_buf_append(&rq->body, data, n) < 0) {
+		rq->too_big = 1;
+		tg_buf_free(&rq->body);
+	}
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
 				  const char *method, const char *version, const char *data,
 				  size_t *data_size, void **req_cls)
 {
 	tg_http *h = cls;
 	http_req *rq = *req_cls;
-	_cleanup_json_ json_t *principal = NULL;
-	const char *origin;
-	int a;
 
 	(void)version;
 	if (!rq) {
 		const union MHD_ConnectionInfo *ci;
-		const char *cl;
 		rq = calloc(1, sizeof(*rq));
 		if (!rq)
 			return MHD_NO;
@@ -669,42 +559,30 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
 		rq->slot = ci ? ci->socket_context : NULL;
 		*req_cls = rq;
-		origin = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Origin");
-		if (!origin_ok(h, origin))
-			return send_rpc_error(c, MHD_HTTP_FORBIDDEN, NULL, TG_RPC_INVALID_REQUEST,
-					      "Forbidden: Origin not allowed", NULL, NULL);
-		if (strcmp(url, PRM_PATH) == 0 || strcmp(url, PRM_PATH MCP_PATH) == 0)
-			return protected_resource(h, c);
-		if (strcmp(url, MCP_PATH) != 0 && strcmp(url, METRICS_PATH) != 0)
-			return send_text(c, MHD_HTTP_NOT_FOUND, "text/plain", "not found\n", NULL,
-					 NULL, NULL, NULL);
-		cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Length");
-		if (cl && strtoull(cl, NULL, 10) > h->opt.max_body)
-			return send_rpc_error(c, MHD_HTTP_CONTENT_TOO_LARGE, NULL,
-					      TG_RPC_INVALID_REQUEST,
-					      "Payload Too Large: the body is over the cap", NULL,
-					      NULL);
-		return MHD_YES;
+		return request_start(h, c, url, rq);
 	}
 	if (*data_size) {
-		if (!rq->too_big && tg_buf_append(&rq->body, data, *data_size) < 0)
-			rq->too_big = 1;
+		request_data(h, rq, data, *data_size);
 		*data_size = 0;
 		return MHD_YES;
 	}
+	if (rq->auth)
+		return unauthorized(h, c, rq->auth == 2);
 	if (rq->too_big)
 		return send_rpc_error(c, MHD_HTTP_CONTENT_TOO_LARGE, NULL, TG_RPC_INVALID_REQUEST,
 				      "Payload Too Large: the body is over the cap", NULL, NULL);
-	a = authenticate(h, c, &principal);
-	if (a)
-		return unauthorized(h, c, a == 2);
+	if (rq->over_budget)
+		return send_rpc_error(c, MHD_HTTP_SERVICE_UNAVAILABLE, NULL, TG_RPC_INTERNAL_ERROR,
+				      "Service Unavailable: the server's budget of request bodies "
+				      "in flight is spent; retry",
+				      "Retry-After", "1");
 	if (strcmp(url, METRICS_PATH) == 0)
-		return metrics(h, c, method, principal);
+		return metrics(h, c, method, rq->principal);
 	if (strcmp(method, "POST") == 0)
-		return handle_post(h, c, rq, principal);
+		return handle_post(h, c, rq, rq->principal);
 	if (strcmp(method, "GET") == 0 || strcmp(method, "DELETE") == 0) {
 		const char *sid = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Mcp-Session-Id");
-		const char *pname = json_string_value(json_object_get(principal, "name"));
+		const char *pname = json_string_value(json_object_get(rq->principal, "name"));
 		http_session *s = sid ? http_session_find(h, sid, pname) : NULL;
 		enum MHD_Result ret;
 		if (!sid)
@@ -716,11 +594,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 			return send_rpc_error(c, MHD_HTTP_NOT_FOUND, NULL, TG_RPC_INVALID_REQUEST,
 					      "Not Found: no such session", NULL, NULL);
 		if (method[0] == 'D') {
-			session_remove(h, s);
+			http_session_close(h, s);
 			http_session_unref(h, s);
 			return send_text(c, MHD_HTTP_NO_CONTENT, NULL, "", NULL, NULL, NULL, NULL);
 		}
-		ret = open_stream(h, c, rq, NULL, s);
+		ret = http_open_stream(h, c, rq->slot, NULL, s);
 		http_session_unref(h, s);
 		return ret;
 	}
@@ -739,6 +617,8 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **req_cls,
 	if (!rq)
 		return;
 	http_slot_exempt(h, rq->slot, 0); /* the next request's clock starts */
+	http_body_release(h, rq->reserved);
+	json_decref(rq->principal);
 	tg_buf_free(&rq->body);
 	free(rq);
 	*req_cls = NULL;
@@ -752,7 +632,10 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_ctx
 	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
 		const union MHD_ConnectionInfo *ci =
 			MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
-		*socket_ctx = ci ? http_slot_add(h, ci->connect_fd) : NULL;
+		const union MHD_ConnectionInfo *pa =
+			MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+		*socket_ctx = ci ? http_slot_add(h, ci->connect_fd, pa ? pa->client_addr : NULL)
+				 : NULL;
 	} else {
 		http_slot_free(h, *socket_ctx);
 		*socket_ctx = NULL;
@@ -812,6 +695,18 @@ int tg_mcp_http_serve(const tg_mcp_http_options *opt, volatile int *stop)
 		h->opt.max_body = TG_MCP_MAX_MESSAGE;
 	if (!h->opt.max_header)
 		h->opt.max_header = 16 << 10;
+	if (!h->opt.header_timeout_ms)
+		h->opt.header_timeout_ms = 2000;
+	if (!h->opt.body_budget)
+		h->opt.body_budget = (size_t)8 << 20;
+	if (h->opt.body_budget < h->opt.max_body)
+		h->opt.body_budget = h->opt.max_body; /* a body at the cap can be served */
+	if (h->opt.auth_reserve_pct > 90)
+		h->opt.auth_reserve_pct = 90;
+	/* request bodies are large and short-lived: mmap()ed, so that their
+	 * memory goes back to the system when they are freed, not kept in the
+	 * heaps of the connection threads (issue 30: RSS under 96 MB) */
+	mallopt(M_MMAP_THRESHOLD, 256 << 10);
 	pthread_mutex_init(&h->lock, NULL);
 	pthread_cond_init(&h->changed, NULL);
 	pthread_mutex_init(&h->wlock, NULL);
@@ -871,7 +766,7 @@ out:
 	http_watcher_stop(h);
 	for (i = 0; i < TG_HTTP_MAX_SESSIONS; i++) {
 		if (h->sessions[i])
-			session_remove(h, h->sessions[i]);
+			http_session_close(h, h->sessions[i]);
 	}
 	for (i = 0; i < TG_HTTP_MAX_PRINCIPALS && h->quotas[i]; i++)
 		free(h->quotas[i]);

@@ -2,7 +2,9 @@
  * mcp/http_internal.h: state shared by http.c (routing, auth, sessions,
  * streams), http_worker.c (the registry worker processes) and http_pool.c
  * (the backend over the workers, the principals' quotas, the toolset
- * watcher and the request-timeout watchdog).
+ * watcher and the request-timeout watchdog), http_guard.c (connections
+ * before and after a token: deadlines, eviction, the body budget, revoked
+ * tokens) and http_stream.c (the SSE streams).
  */
 #ifndef TG_MCP_HTTP_INTERNAL_H
 #define TG_MCP_HTTP_INTERNAL_H
@@ -30,6 +32,7 @@ typedef struct http_session {
 	char waiting[48];
 	json_t *answer;
 	unsigned streams;  /* GET streams open */
+	char secret[TG_TOKEN_LEN + 1]; /* the token that opened it (re-checked) */
 	/* http_cancel.c, under h->lock: the tools/call being answered and
 	 * whether a notifications/cancelled named it */
 	json_t *inflight;
@@ -41,11 +44,20 @@ typedef struct http_quota {
 	tg_mcp_quota q;
 } http_quota;
 
-/* A live connection, for the watchdog of the request timeout. */
+/* A live connection, for the watchdog of the deadlines (http_guard.c). */
 typedef struct conn_slot {
 	int fd;            /* -1 = free */
 	uint64_t since;    /* start of the request being received */
+	uint64_t opened;   /* accepted at (the oldest is evicted first) */
 	int exempt;        /* answering (tool running, stream open): not timed */
+	int headers;       /* the current request's headers have arrived */
+	int authed;        /* a request on it presented a valid token */
+	int closing;       /* shut down by the watcher or evicted */
+	int stream;        /* an SSE stream is open on it */
+	int revoked;       /* its stream's token was revoked: the stream ends */
+	char secret[TG_TOKEN_LEN + 1]; /* the token of its stream (re-checked) */
+	unsigned char peer[16]; /* the peer's address (4 or 16 bytes) */
+	unsigned char peer_len;
 } conn_slot;
 
 typedef struct tg_http {
@@ -75,14 +87,16 @@ typedef struct tg_http {
 	/* connections */
 	conn_slot *slots;
 	unsigned nslots;
+	size_t body_inflight;    /* request body bytes reserved (http_guard.c) */
+	uint64_t next_revoke;    /* when the watcher re-checks open tokens */
 	pthread_t watcher;
 	int watcher_started;
 	char base_url[128];      /* http://ADDR:PORT */
 	char port_s[8];
 } tg_http;
 
-/* http.c: a live session of this principal (a reference taken), and its
- * release. */
+/* http_session.c: a live session of this principal (a reference taken),
+ * and its release. */
 http_session *http_session_find(tg_http *h, const char *id, const char *principal);
 void http_session_unref(tg_http *h, http_session *s);
 /* http_elicit.c: the session's exchange (tg_mcp_server.exchange), and a
@@ -116,8 +130,29 @@ void http_backend(tg_http *h, tg_mcp_backend *out);
 tg_mcp_quota *http_quota_get(tg_http *h, const char *principal);
 int http_watcher_start(tg_http *h);
 void http_watcher_stop(tg_http *h);
-conn_slot *http_slot_add(tg_http *h, int fd);
+/* http_guard.c: a connection accepted (the oldest unauthenticated one
+ * evicted past the share of unauthenticated connections), closed; its
+ * request's headers arrived (checking 1: its token is being checked; then
+ * 0 with the valid token, else NULL); answered or not timed; the watcher's pass over the deadlines; reserve n more
+ * bytes of body (0, or -1 past the server's budget) and give them back;
+ * a token still valid (1), revoked (0); the watcher's re-check of the
+ * tokens of open streams and sessions. */
+struct sockaddr;
+conn_slot *http_slot_add(tg_http *h, int fd, const struct sockaddr *peer);
 void http_slot_free(tg_http *h, conn_slot *s);
+void http_slot_headers(tg_http *h, conn_slot *s, int checking, const char *secret);
 void http_slot_exempt(tg_http *h, conn_slot *s, int exempt);
+void http_guard_deadlines(tg_http *h, uint64_t now);
+int http_body_reserve(tg_http *h, size_t n);
+void http_body_release(tg_http *h, size_t n);
+int http_token_valid(tg_http *h, const char *secret);
+void http_guard_revoked(tg_http *h);
+/* http_session.c: close a session (removed from the table, its streams end). */
+void http_session_close(tg_http *h, http_session *s);
+/* http_stream.c: answer with an SSE stream (sub_id: a 2026-07-28
+ * subscriptions/listen, else sess's GET stream) on this request's slot. */
+struct MHD_Connection;
+int http_open_stream(tg_http *h, struct MHD_Connection *c, conn_slot *slot,
+		     const json_t *sub_id, http_session *sess);
 
 #endif

@@ -5,14 +5,14 @@
  * how many run at once: a slow tool call holds one worker and the other
  * sessions go on with the rest. Each principal has one quota object
  * for all its sessions. A watcher thread polls the toolset generation and
- * wakes the list_changed streams, and closes the socket of any connection
- * whose request has not arrived whole within the request timeout (slow
- * senders), which libmicrohttpd's idle timeout alone would let live.
+ * wakes the list_changed streams; every 100 ms it has http_guard.c close
+ * the connections past their deadlines (slow senders, which
+ * libmicrohttpd's idle timeout alone would let live) and, every second,
+ * end the streams and sessions of revoked tokens.
  */
 #include "http_internal.h"
 
 #include <string.h>
-#include <sys/socket.h>
 #include <time.h>
 
 static json_t *actor_json(const tg_actor *who)
@@ -190,46 +190,6 @@ out:
 
 /* ---- connections and the watcher ------------------------------------------ */
 
-conn_slot *http_slot_add(tg_http *h, int fd)
-{
-	conn_slot *s = NULL;
-	unsigned i;
-
-	pthread_mutex_lock(&h->lock);
-	for (i = 0; i < h->nslots; i++) {
-		if (h->slots[i].fd < 0) {
-			s = &h->slots[i];
-			s->fd = fd;
-			s->since = tg_now_ms();
-			s->exempt = 0;
-			break;
-		}
-	}
-	pthread_mutex_unlock(&h->lock);
-	return s;
-}
-
-void http_slot_free(tg_http *h, conn_slot *s)
-{
-	if (!s)
-		return;
-	pthread_mutex_lock(&h->lock);
-	s->fd = -1;
-	pthread_mutex_unlock(&h->lock);
-}
-
-/* exempt 0 starts the clock of the next request on this connection */
-void http_slot_exempt(tg_http *h, conn_slot *s, int exempt)
-{
-	if (!s)
-		return;
-	pthread_mutex_lock(&h->lock);
-	s->exempt = exempt;
-	if (!exempt)
-		s->since = tg_now_ms();
-	pthread_mutex_unlock(&h->lock);
-}
-
 static void *watcher(void *arg)
 {
 	tg_http *h = arg;
@@ -239,16 +199,9 @@ static void *watcher(void *arg)
 	while (!*h->stop) {
 		uint64_t now = tg_now_ms();
 		struct timespec ts;
-		unsigned i;
 
-		for (i = 0; i < h->nslots; i++) {
-			conn_slot *s = &h->slots[i];
-			if (s->fd >= 0 && !s->exempt && now - s->since > h->opt.request_timeout_ms) {
-				/* the connection thread sees end of input and closes */
-				shutdown(s->fd, SHUT_RDWR);
-				s->exempt = 1;
-			}
-		}
+		http_guard_deadlines(h, now); /* http_guard.c */
+		http_guard_revoked(h);
 		if (now >= next_gen) {
 			uint64_t g;
 			int r;

@@ -197,6 +197,11 @@ typedef struct tg_mcp_http_options {
 	unsigned request_timeout_ms; /* a request must arrive whole within this; 0 = 10000 */
 	size_t max_body;            /* 0 = TG_MCP_MAX_MESSAGE */
 	size_t max_header;          /* request line and headers; 0 = 16 KiB */
+	/* before a token is checked (docs/MCP.md, "Hostile load") */
+	unsigned header_timeout_ms; /* an unauthenticated request, whole; 0 = 2000 */
+	unsigned unauth_per_ip;     /* unauthenticated connections per address; 0 = no limit */
+	unsigned auth_reserve_pct;  /* % of max_connections unauthenticated ones may not hold (0-90) */
+	size_t body_budget;         /* body bytes in flight, all requests; 0 = 8 MiB (at least max_body) */
 	const char *const *origins; /* extra allowed Origin values, NULL-terminated */
 	tg_mcp_options session;     /* budgets of --insecure-no-auth, hide_write_tools, version */
 	/* called once listening, with the bound port (stderr lines are cli's) */

@@ -40,6 +40,11 @@ typedef struct tg_config {
 	json_t *host_tools;          /* validated "host_tools" (bridge_host.c) */
 	uint32_t call_approval_timeout_ms; /* a queued call's wait (120000) */
 	uint32_t sandbox_pool;       /* sandboxes made ahead by serve (0: off; 0-8) */
+	/* serve --http (docs/MCP.md, "Hostile load") */
+	uint32_t http_header_timeout_ms;      /* request line and headers (2000) */
+	uint32_t http_unauth_connections_per_ip; /* unauthenticated, per address (16; 0 = none) */
+	uint32_t http_auth_reserve_percent;   /* slots unauthenticated ones may not take (25) */
+	uint32_t http_body_budget_mb;         /* request body bytes in flight, all (8) */
 	/* quotas and upkeep (docs/CONFIG.md; 0 = unlimited / never) */
 	uint32_t quota_home_mb;      /* store + cache of the home (1024) */
 	uint32_t max_binary_mb;      /* one built binary (16) */

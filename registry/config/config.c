@@ -125,7 +125,9 @@ int reg_config_load(tg_config *cfg, const char *home)
 					    "promotion", "property_tests",
 					    "property_test_budget_ms", "sandbox_backend",
 					    "audit_mirror", "audit_mirror_socket",
-					    "schema_assert_format", NULL };
+					    "schema_assert_format",
+					    "http_header_timeout_ms", "http_unauth_connections_per_ip",
+					    "http_auth_reserve_percent", "http_body_budget_mb", NULL };
 	_cleanup_free_ char *path = tg_path_join(home, "config.json");
 	_cleanup_json_ json_t *j = NULL;
 	const char *ws = NULL;
@@ -158,6 +160,11 @@ int reg_config_load(tg_config *cfg, const char *home)
 	cfg->cpu_percent = CFG_DEF_CPU_PERCENT;
 	cfg->quota_session_mb = CFG_DEF_QUOTA_SESSION_MB;
 	cfg->quota_tool_mb = CFG_DEF_QUOTA_TOOL_MB;
+	/* serve --http before a token is checked (docs/MCP.md, "Hostile load") */
+	cfg->http_header_timeout_ms = 2000;
+	cfg->http_unauth_connections_per_ip = 16;
+	cfg->http_auth_reserve_percent = 25;
+	cfg->http_body_budget_mb = 8;
 	reg_record_config_defaults(cfg);
 	if (!path)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
@@ -210,6 +217,13 @@ int reg_config_load(tg_config *cfg, const char *home)
 	    (rc = get_u32(&cfg->cpu_percent, j, "cpu_percent", 0, 6400)) < 0 ||
 	    (rc = get_u32(&cfg->quota_session_mb, j, "quota_session_mb", 0, 16u << 20)) < 0 ||
 	    (rc = get_u32(&cfg->quota_tool_mb, j, "quota_tool_mb", 0, 16u << 20)) < 0 ||
+	    (rc = get_u32(&cfg->http_header_timeout_ms, j, "http_header_timeout_ms", 100,
+			  10000)) < 0 ||
+	    (rc = get_u32(&cfg->http_unauth_connections_per_ip, j,
+			  "http_unauth_connections_per_ip", 0, 10000)) < 0 ||
+	    (rc = get_u32(&cfg->http_auth_reserve_percent, j, "http_auth_reserve_percent", 0,
+			  90)) < 0 ||
+	    (rc = get_u32(&cfg->http_body_budget_mb, j, "http_body_budget_mb", 1, 4096)) < 0 ||
 	    (rc = tg_json_get_bool(&cfg->schema_assert_format, j, "schema_assert_format", 0)) < 0 ||
 	    /* after schema_assert_format: host tools' schemas are checked with it */
 	    (rc = reg_host_config(cfg, json_object_get(j, "host_tools"),
