@@ -9,8 +9,11 @@
 // RSS (VmHWM) stays under 64 MB; the CPU of serve and everything it ran
 // (its own and its reaped children's, from /proc/PID/stat) stays within the
 // configured share: one core per sandbox (cpu_percent 100) and one request
-// at a time, so at most 1.25 cores over the wall time. The figures are
-// printed (`ctest -V -R mcp_hostile`).
+// at a time, so at most 1.25 cores over the wall time. Each round also
+// floods 200 refused requests (unknown tool names): their audit rows stay
+// within what mcp/refusals.c allows (a kind audited once a minute, the
+// rest counted), not one row each. The figures are printed
+// (`ctest -V -R mcp_hostile`).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -85,6 +88,7 @@ test(`a hostile agent for ${SECONDS} s in one session with the default config`, 
   note('create spin', await call('create_tool', manifest('spin', SPIN, [{ name: 'quick', args: {}, expect: { spun: false } }])));
   note('create hold', await call('create_tool', manifest('hold', HOLD, [{ name: 'small', args: {}, expect: { held_mb: 1 } }])));
   let k = 0;
+  let refused = 0;
   while (Date.now() - t0 < SECONDS * 1000) {
     k++;
     note('create big_array', await call('create_tool', manifest(`big${k % 3}`, BIG, [{ name: 't', args: {}, expect: { first: 1 } }])));
@@ -92,6 +96,10 @@ test(`a hostile agent for ${SECONDS} s in one session with the default config`, 
     note('create failing', await call('create_tool', manifest('fails', version(k), [{ name: 't', args: {}, expect: { v: -1 } }])));
     note('call spin', await call('spin', { spin: true }));
     note('call hold', await call('hold', { hold: true }));
+    for (let i = 0; i < 200; i++) {
+      const m = await call(`nope${i % 50}`, {});
+      refused += m.error ? 1 : 0;
+    }
   }
   const wall = Date.now() - t0;
   const cpu = cpuMs(pid) - cpu0;
@@ -99,12 +107,21 @@ test(`a hostile agent for ${SECONDS} s in one session with the default config`, 
   await s.close();
   const growth = duBytes(home) - base;
   const share = cpu / wall;
+  const log = JSON.parse(execFileSync(toolgateBin(), ['--home', home, 'log', '--json'],
+    { maxBuffer: 256 * MIB }));
+  const refusalRows = log.filter((e) => e.event === 'mcp_unknown_tool' || e.event === 'mcp_refusals').length;
+  const minutes = Math.ceil(wall / 60000);
   console.log(`hostile: ${k} rounds in ${(wall / 1000).toFixed(1)} s`);
   for (const [what, n] of Object.entries(counts).sort()) console.log(`hostile:   ${what}: ${n}`);
   console.log(`hostile: home growth ${(growth / MIB).toFixed(1)} MiB (quota_session_mb 256, quota_home_mb 1024)`);
   console.log(`hostile: serve peak RSS (VmHWM) ${(hwmKb / 1024).toFixed(1)} MiB`);
+  console.log(`hostile: ${refused} refused requests sent, ${refusalRows} audit rows for them, ${log.length} audit rows in all`);
   console.log(`hostile: CPU of serve and its children ${(cpu / 1000).toFixed(1)} s over ${(wall / 1000).toFixed(1)} s = ${share.toFixed(2)} cores (cpu_percent 100)`);
   assert.ok(growth <= 256 * MIB, `the home grew by ${growth} bytes`);
+  assert.equal(refused, k * 200);
+  // 50 names: 16 kinds told apart, then one catch-all; each at most twice a
+  // minute (its first refusal and its count), once more at the end
+  assert.ok(refusalRows <= 17 * (2 * minutes + 1), `${refusalRows} audit rows for ${refused} refusals`);
   if (!process.env.TG_SANITIZED) // ASan's shadow memory
     assert.ok(hwmKb < 64 * 1024, `serve peaked at ${hwmKb} kB`);
   assert.ok(share <= 1.25, `serve and its sandboxes used ${share.toFixed(2)} cores`);
