@@ -314,6 +314,8 @@ int tg_utf8_valid(const char *s, size_t len);
 #define TG_CONTENT_MAX_BINARY (512 * 1024) /* decoded bytes of one data or blob */
 #define TG_CONTENT_MAX_TEXT (256 * 1024)   /* bytes of one text */
 #define TG_CONTENT_MAX_URI 2048
+/* The start of every refusal's message (registry and MCP). */
+#define TG_CONTENT_REFUSED "the result's content is refused: "
 /* 1 when result is an object with a $content member. */
 int tg_content_has(const json_t *result);
 /* 0 when result has no $content or a valid one; else -1 with the exact

@@ -47,7 +47,7 @@ static int reply_content(tg_mcp_server *s, const json_t *id, const json_t *resul
 	_cleanup_json_ json_t *rest = NULL;
 
 	if (tg_content_check(result, why, sizeof(why)) < 0)
-		return reply_text(s, id, 1, "the result's content is refused: %s", why);
+		return reply_text(s, id, 1, TG_CONTENT_REFUSED "%s", why);
 	res = json_pack("{s:o}", "content", tg_content_blocks(result));
 	rest = tg_content_rest(result);
 	if (res && rest && json_object_set(res, "structuredContent", rest) < 0) {

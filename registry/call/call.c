@@ -97,25 +97,6 @@ static int check_output(json_t *res, const json_t *oschema, unsigned sflags)
 	return 0;
 }
 
-/* A successful result whose $content a client must not see (common/content.c:
- * MIME type, base64, size, count, control characters, URI) is a tool error
- * (reason "invalid_content"), like a result outside its output_schema. */
-static int check_content(json_t *res)
-{
-	char why[512], m[600];
-
-	if (!res || !json_is_true(json_object_get(res, "ok")) ||
-	    tg_content_check(json_object_get(res, "result"), why, sizeof(why)) == 0)
-		return 0;
-	snprintf(m, sizeof(m), "the result's content is refused: %s", why);
-	if (json_object_set_new(res, "ok", json_false()) < 0 ||
-	    json_object_set_new(res, "error", json_string(m)) < 0 ||
-	    json_object_set_new(res, "reason", json_string("invalid_content")) < 0)
-		return tg_error_set(TG_ERR_NOMEM, "out of memory");
-	json_object_del(res, "result");
-	return 0;
-}
-
 /* A callee that holds capabilities, called under a test's or a re-test's
  * authority: it never runs (nobody approved the caller yet); the test's
  * "tool_results" fixture answers for it, and without one the call fails and
@@ -265,7 +246,7 @@ int reg_call_ex(json_t **out, tg_registry *r, const char *name, const json_t *ar
 		}
 		if ((rc = check_output(res, oschema, reg_schema_flags(&r->cfg, 0))) < 0)
 			return rc;
-		if ((rc = check_content(res)) < 0)
+		if ((rc = reg_result_content(res)) < 0)
 			return rc;
 		tg_prof_mark(TG_PROF_RESULT);
 	}

@@ -189,7 +189,7 @@ static int run_tests(json_t **out, int *all_passed, char **first_failure, tg_reg
 					tg_error_clear();
 				} else if (!expect_error &&
 					   tg_content_check(value, cwhy, sizeof(cwhy)) < 0) {
-					if (asprintf(&detail, "the result's content is refused: %s",
+					if (asprintf(&detail, TG_CONTENT_REFUSED "%s",
 						     cwhy) < 0)
 						detail = NULL;
 				} else if (expect_error) {

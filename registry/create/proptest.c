@@ -48,7 +48,7 @@ static int run_one(prun *p, const json_t *args, char **why)
 		json_t *v = json_object_get(res, "result");
 		char cwhy[512];
 		if (tg_content_check(v, cwhy, sizeof(cwhy)) < 0) {
-			rc = asprintf(why, "the result's content is refused: %s", cwhy);
+			rc = asprintf(why, TG_CONTENT_REFUSED "%s", cwhy);
 			return rc < 0 ? tg_error_set(TG_ERR_NOMEM, "out of memory") : 1;
 		}
 		if (!p->out || tg_schema_run(p->out, v ? v : json_null(), "result") == 0)

@@ -70,7 +70,7 @@ static int old_read(shadow_old *o, tg_registry *r, const char *name)
 	return 0;
 }
 
-/* One run, its result checked against the output schema as a call's is. */
+/* One run, its content blocks and result checked as a call's are. */
 static int run_one(json_t **out, tg_registry *r, const char *name, const char *bin,
 		   const json_t *limits,
 		   const json_t *ischema, const json_t *oschema, const json_t *args)
@@ -87,7 +87,7 @@ static int run_one(json_t **out, tg_registry *r, const char *name, const char *b
 		return *out ? 0 : tg_error_set(TG_ERR_NOMEM, "out of memory");
 	}
 	rc = reg_run_tool_ex(out, r, name, bin, limits, 0, 0, NULL, args, NULL, 0);
-	if (rc < 0)
+	if (rc < 0 || (rc = reg_result_content(*out)) < 0)
 		return rc;
 	if (!json_is_true(json_object_get(*out, "ok")) || !json_is_object(oschema))
 		return 0;
