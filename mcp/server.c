@@ -171,7 +171,8 @@ static const char server_instructions[] =
 	"fix the code and submit again. A tool reads its arguments as one JSON object on stdin "
 	"and writes one JSON value on stdout; exit status 0 means success. Registered tools "
 	"appear in tools/list. Use tool_history, list_tool_versions and rollback_tool to "
-	"review and undo changes.";
+	"review and undo changes. The prompt write_tool hands you the rules, the SDK "
+	"reference and a complete create_tool example.";
 
 /* A method of a session that has not been initialized: -32600. */
 static int not_initialized(tg_mcp_server *s, const json_t *id, const char *method)

@@ -27,6 +27,7 @@ test('write_tool: listed, rendered with the task, and its example is accepted by
   assert.deepEqual(before.error, { code: -32600, message: 'prompts/list: the session is not initialized (send initialize first)' });
   const init = await s.initialize();
   assert.deepEqual(init.result.capabilities.prompts, {});
+  assert.ok(init.result.instructions.endsWith('The prompt write_tool hands you the rules, the SDK reference and a complete create_tool example.'));
 
   const list = await s.request({ jsonrpc: '2.0', id: 1, method: 'prompts/list' });
   assert.deepEqual(list.result, { prompts: [{ name: 'write_tool', title: 'Write a toolgate tool', description: DESCRIPTION,
