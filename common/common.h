@@ -232,6 +232,9 @@ int tg_base64_encode(char *out, const void *in, size_t len);
 /* The bytes of len base64 characters into out (3 * len / 4 bytes, padding
  * counted as zero bytes): the length written, or an error. */
 int tg_base64_decode(unsigned char *out, const char *in, size_t len);
+/* The value 0..63 of a character of the standard base64 alphabet, else -1
+ * (content.c). */
+int tg_base64_value(int c);
 /* 1 when a and b hold the same len bytes, compared in constant time. */
 int tg_memeq_secret(const void *a, const void *b, size_t len);
 /* Zero len bytes at p in a way the compiler keeps. */
@@ -302,6 +305,27 @@ void tg_str_printable(char *out, size_t outsz, const char *s, size_t max_in);
 void tg_str_utf8_repair(char *s);
 /* 0 if s is valid UTF-8 of len bytes with no NUL. */
 int tg_utf8_valid(const char *s, size_t len);
+/* ---- a tool's content blocks (content.c) -------------------------------- */
+
+/* A tool's result object may carry MCP content blocks in this member
+ * (docs/SDK.md); the limits are toolgate's, checked before any client. */
+#define TG_CONTENT_KEY "$content"
+#define TG_CONTENT_MAX_BLOCKS 16
+#define TG_CONTENT_MAX_BINARY (512 * 1024) /* decoded bytes of one data or blob */
+#define TG_CONTENT_MAX_TEXT (256 * 1024)   /* bytes of one text */
+#define TG_CONTENT_MAX_URI 2048
+/* The start of every refusal's message (registry and MCP). */
+#define TG_CONTENT_REFUSED "the result's content is refused: "
+/* 1 when result is an object with a $content member. */
+int tg_content_has(const json_t *result);
+/* 0 when result has no $content or a valid one; else -1 with the exact
+ * reason in why (n bytes), e.g. "$content[1]: mimeType ... is not allowed". */
+int tg_content_check(const json_t *result, char *why, size_t n);
+/* The MCP content blocks of a checked result (new reference; NULL on OOM). */
+json_t *tg_content_blocks(const json_t *result);
+/* The result object without $content, NULL when nothing else is in it. */
+json_t *tg_content_rest(const json_t *result);
+
 /* ---- text for a terminal (common/term.c) -------------------------------- */
 
 /* Flags of tg_term_scrub: TG_TERM_LINE for a one-line field (newline and tab

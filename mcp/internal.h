@@ -93,6 +93,11 @@ json_t *tg_mcp_output_schema(const json_t *schema);
 int tg_mcp_resources_list(tg_mcp_server *s, const json_t *id, const json_t *params);
 int tg_mcp_resources_read(tg_mcp_server *s, const json_t *id, const json_t *params);
 
+/* prompts.c: prompts/list and prompts/get of the one prompt, write_tool
+ * (params already an object or NULL). */
+int tg_mcp_prompts_list(tg_mcp_server *s, const json_t *id, const json_t *params);
+int tg_mcp_prompts_get(tg_mcp_server *s, const json_t *id, const json_t *params);
+
 /* paging.c: one page of a history (registry JSON) for tool_history
  * (versions_only 0) or list_tool_versions (1), from cursor (NULL: the first
  * page); rejected versions summarised unless details. TG_ERR_INVALID names

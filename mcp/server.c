@@ -171,7 +171,16 @@ static const char server_instructions[] =
 	"fix the code and submit again. A tool reads its arguments as one JSON object on stdin "
 	"and writes one JSON value on stdout; exit status 0 means success. Registered tools "
 	"appear in tools/list. Use tool_history, list_tool_versions and rollback_tool to "
-	"review and undo changes.";
+	"review and undo changes. The prompt write_tool hands you the rules, the SDK "
+	"reference and a complete create_tool example.";
+
+/* A method of a session that has not been initialized: -32600. */
+static int not_initialized(tg_mcp_server *s, const json_t *id, const char *method)
+{
+	return tg_mcp_reply_error(s, id, TG_RPC_INVALID_REQUEST,
+				  "%s: the session is not initialized (send initialize first)",
+				  method);
+}
 
 static int handle_initialize(tg_mcp_server *s, const json_t *id, const json_t *params)
 {
@@ -211,9 +220,9 @@ static int handle_initialize(tg_mcp_server *s, const json_t *id, const json_t *p
 				 (json_object_size(el) == 0 || json_object_get(el, "form"));
 	}
 
-	result = json_pack("{s:s, s:{s:{s:b}, s:{}, s:{}}, s:{s:s, s:s, s:s}, s:s}",
+	result = json_pack("{s:s, s:{s:{s:b}, s:{}, s:{}, s:{}}, s:{s:s, s:s, s:s}, s:s}",
 			   "protocolVersion", proto, "capabilities", "tools", "listChanged", 1,
-			   "logging", "resources",
+			   "logging", "resources", "prompts",
 			   "serverInfo", "name",
 			   "toolgate", "title", "toolgate", "version", s->opt.version,
 			   "instructions", server_instructions);
@@ -316,10 +325,7 @@ int tg_mcp_server_handle(tg_mcp_server *s, const char *line, size_t len)
 		return tg_mcp_reply(s, id, json_object());
 	if (strcmp(method, "tools/list") == 0 || strcmp(method, "tools/call") == 0) {
 		if (!s->initialized)
-			return tg_mcp_reply_error(s, id, TG_RPC_INVALID_REQUEST,
-						  "%s: the session is not initialized (send "
-						  "initialize first)",
-						  method);
+			return not_initialized(s, id, method);
 		if (method[6] == 'l')
 			return tg_mcp_tools_list(s, id, params);
 		return tg_mcp_call_cancellable(s, id, params, tg_mcp_tools_call);
@@ -328,13 +334,17 @@ int tg_mcp_server_handle(tg_mcp_server *s, const char *line, size_t len)
 		return tg_mcp_set_level(s, id, params);
 	if (strcmp(method, "resources/list") == 0 || strcmp(method, "resources/read") == 0) {
 		if (!s->initialized)
-			return tg_mcp_reply_error(s, id, TG_RPC_INVALID_REQUEST,
-						  "%s: the session is not initialized (send "
-						  "initialize first)",
-						  method);
+			return not_initialized(s, id, method);
 		if (method[10] == 'l')
 			return tg_mcp_resources_list(s, id, params);
 		return tg_mcp_resources_read(s, id, params);
+	}
+	if (strcmp(method, "prompts/list") == 0 || strcmp(method, "prompts/get") == 0) {
+		if (!s->initialized)
+			return not_initialized(s, id, method);
+		if (method[8] == 'l')
+			return tg_mcp_prompts_list(s, id, params);
+		return tg_mcp_prompts_get(s, id, params);
 	}
 	return tg_mcp_reply_error(s, id, TG_RPC_METHOD_NOT_FOUND, "Method not found: %.100s",
 				  method);

@@ -37,6 +37,29 @@ fail:
 static int reply_text(tg_mcp_server *s, const json_t *id, int is_error, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
+/* A result with $content (docs/MCP.md): its blocks in order, checked again
+ * here whatever backend answered (common/content.c), and the rest of the
+ * object, if any, as structuredContent. */
+static int reply_content(tg_mcp_server *s, const json_t *id, const json_t *result)
+{
+	char why[512];
+	json_t *res;
+	_cleanup_json_ json_t *rest = NULL;
+
+	if (tg_content_check(result, why, sizeof(why)) < 0)
+		return reply_text(s, id, 1, TG_CONTENT_REFUSED "%s", why);
+	res = json_pack("{s:o}", "content", tg_content_blocks(result));
+	rest = tg_content_rest(result);
+	if (res && rest && json_object_set(res, "structuredContent", rest) < 0) {
+		json_decref(res);
+		res = NULL;
+	}
+	return tg_mcp_reply(s, id, res);
+}
+
+static int reply_text(tg_mcp_server *s, const json_t *id, int is_error, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
 static int reply_text(tg_mcp_server *s, const json_t *id, int is_error, const char *fmt, ...)
 {
 	char text[2048];
@@ -437,6 +460,8 @@ static int call_registered(tg_mcp_server *s, const json_t *id, const char *name,
 		text = tg_json_dump(result);
 		if (!text)
 			return tg_error_set(TG_ERR_NOMEM, "out of memory");
+		if (tg_content_has(result))
+			return reply_content(s, id, result);
 		{
 			/* every success carries structuredContent (mcp_resources.c) */
 			_cleanup_json_ json_t *sc = tg_mcp_structured(result);

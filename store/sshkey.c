@@ -23,21 +23,6 @@
 #define PRIV_END "-----END OPENSSH PRIVATE KEY-----"
 #define MAGIC "openssh-key-v1"
 
-static int b64_value(int c)
-{
-	if (c >= 'A' && c <= 'Z')
-		return c - 'A';
-	if (c >= 'a' && c <= 'z')
-		return c - 'a' + 26;
-	if (c >= '0' && c <= '9')
-		return c - '0' + 52;
-	if (c == '+')
-		return 62;
-	if (c == '/')
-		return 63;
-	return -1;
-}
-
 /* Decode base64 from text[0..len), skipping whitespace, stopping at '='.
  * Returns the decoded length, or -1 on a bad character or overflow. */
 static long b64_decode(unsigned char *out, size_t cap, const char *text, size_t len)
@@ -51,7 +36,7 @@ static long b64_decode(unsigned char *out, size_t cap, const char *text, size_t 
 			break;
 		if (c == ' ' || c == '\n' || c == '\r' || c == '\t')
 			continue;
-		if ((v = b64_value(c)) < 0)
+		if ((v = tg_base64_value(c)) < 0)
 			return -1;
 		acc = (acc << 6) | (unsigned)v;
 		bits += 6;

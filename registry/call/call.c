@@ -272,6 +272,8 @@ int reg_call_ex(json_t **out, tg_registry *r, const char *name, const json_t *ar
 		}
 		if ((rc = check_output(res, oschema, reg_schema_flags(&r->cfg, 0))) < 0)
 			return rc;
+		if ((rc = reg_result_content(res)) < 0)
+			return rc;
 		tg_prof_mark(TG_PROF_RESULT);
 	}
 	if (!res)

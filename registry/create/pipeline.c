@@ -177,6 +177,7 @@ static int run_tests(json_t **out, int *all_passed, char **first_failure, tg_reg
 					detail = NULL;
 			} else if (json_is_true(json_object_get(res, "ok"))) {
 				json_t *value = json_object_get(res, "result");
+				char cwhy[512];
 				got = short_json(value);
 				if (!expect_error && oschema &&
 				    tg_schema_validate_flags(oschema, value ? value : json_null(),
@@ -186,6 +187,11 @@ static int run_tests(json_t **out, int *all_passed, char **first_failure, tg_reg
 						     tg_error_last()->message, got ?: "?") < 0)
 						detail = NULL;
 					tg_error_clear();
+				} else if (!expect_error &&
+					   tg_content_check(value, cwhy, sizeof(cwhy)) < 0) {
+					if (asprintf(&detail, TG_CONTENT_REFUSED "%s",
+						     cwhy) < 0)
+						detail = NULL;
 				} else if (expect_error) {
 					if (asprintf(&detail, "expected an error, got %s", got ?: "?") < 0)
 						detail = NULL;

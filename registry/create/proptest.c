@@ -5,8 +5,9 @@
  * test runs (the manifest's limits, the caller's authority, the same scratch
  * workspace), within config.json's property_tests and
  * property_test_budget_ms. A run fails when the tool crashes, is killed by
- * the sandbox, prints something that is not one JSON value or a result that
- * does not match output_schema; a clean non-zero exit (tg_tool_fail) is the
+ * the sandbox, prints something that is not one JSON value, a result whose
+ * $content blocks are refused (common/content.c) or a result that does
+ * not match output_schema; a clean non-zero exit (tg_tool_fail) is the
  * tool refusing the input and passes. The first failure is shrunk (optional
  * properties dropped, strings and arrays shortened, numbers moved toward 0)
  * while it still fails, within a bounded number of runs, and reported with a
@@ -45,6 +46,11 @@ static int run_one(prun *p, const json_t *args, char **why)
 		return rc;
 	if (json_is_true(json_object_get(res, "ok"))) {
 		json_t *v = json_object_get(res, "result");
+		char cwhy[512];
+		if (tg_content_check(v, cwhy, sizeof(cwhy)) < 0) {
+			rc = asprintf(why, TG_CONTENT_REFUSED "%s", cwhy);
+			return rc < 0 ? tg_error_set(TG_ERR_NOMEM, "out of memory") : 1;
+		}
 		if (!p->out || tg_schema_run(p->out, v ? v : json_null(), "result") == 0)
 			return 0;
 		rc = asprintf(why, "the result does not match output_schema: %s",

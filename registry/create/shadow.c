@@ -87,7 +87,7 @@ typedef struct shadow_side {
 	unsigned version; /* the active version's number (0: the candidate) */
 } shadow_side;
 
-/* One run, its result checked against the output schema as a call's is.
+/* One run, its content blocks and result checked as a call's are.
  * A version that makes bridged calls gets them answered from the sample's
  * journal (exec/replay.c's tape), never run; "unexpected" in *out counts
  * the calls the journal did not hold, "unexpected_call" names the first. */
@@ -122,7 +122,7 @@ static int run_one(json_t **out, tg_registry *r, const shadow_side *v, const jso
 		snprintf(br.caller, sizeof(br.caller), "%s@shadow", v->name);
 	}
 	rc = reg_run_tool_ex(out, r, v->name, v->bin, v->limits, 0, 0, NULL, args, bridged ? &br : NULL, 0);
-	if (rc < 0)
+	if (rc < 0 || (rc = reg_result_content(*out)) < 0)
 		return rc;
 	if (tape.unexpected &&
 	    (json_object_set_new(*out, "unexpected", json_integer(tape.unexpected)) < 0 ||

@@ -95,6 +95,12 @@ int reg_run_tool_ex(json_t **out, tg_registry *r, const char *tool, const char *
 		    const json_t *limits, int ws_read, int ws_write, const char *workspace,
 		    const json_t *args, reg_bridge *b, uint64_t deadline_ms);
 
+/* run_tool.c: a successful result whose $content blocks a client must not
+ * see (common/content.c) made a tool error in place: ok false, reason
+ * "invalid_content", error TG_CONTENT_REFUSED and the reason, the value
+ * dropped. Used by calls and shadow runs. 0, or TG_ERR_NOMEM. */
+int reg_result_content(json_t *res);
+
 /* bridge_manifest.c: "calls" is an array of at most REG_BRIDGE_MAX_CALLS
  * distinct tool names (not the tool's own) or host:NAME, and every tools:/
  * host: capability has its entry there. */

@@ -5,7 +5,8 @@
  * tools, with the bridge on fd 3 (bridge.c); it turns the outcome into the
  * call contract: exit 0 plus one JSON value on stdout is a result,
  * anything else an error whose message is the capped stderr or the kill
- * reason.
+ * reason. reg_result_content makes a result with refused content blocks
+ * (common/content.c) a tool error for calls and shadow runs.
  */
 
 #include <errno.h>
@@ -169,5 +170,21 @@ int reg_run_tool_ex(json_t **out, tg_registry *r, const char *tool, const char *
 		json_object_set_new(res, "tool_calls", json_integer((json_int_t)b->attempts));
 	tg_run_result_free(rr);
 	*out = TG_TAKE_PTR(res);
+	return 0;
+}
+
+int reg_result_content(json_t *res)
+{
+	char why[512], m[600];
+
+	if (!res || !json_is_true(json_object_get(res, "ok")) ||
+	    tg_content_check(json_object_get(res, "result"), why, sizeof(why)) == 0)
+		return 0;
+	snprintf(m, sizeof(m), TG_CONTENT_REFUSED "%s", why);
+	if (json_object_set_new(res, "ok", json_false()) < 0 ||
+	    json_object_set_new(res, "error", json_string(m)) < 0 ||
+	    json_object_set_new(res, "reason", json_string("invalid_content")) < 0)
+		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	json_object_del(res, "result");
 	return 0;
 }

@@ -22,6 +22,7 @@ typedef struct tg__out_state {
 	bool object[TG_TOOL_MAX_DEPTH + 1]; /* per level: object (else array) */
 	size_t count[TG_TOOL_MAX_DEPTH + 1];
 	bool have_key, done, ended;
+	int content_depth; /* depth of the open $content array, 0 when none */
 } tg__out_state;
 
 static inline tg__out_state *tg__out(void)
@@ -185,6 +186,138 @@ static inline void tg_out_key_num(const char *key, double x) { tg_out_key(key); 
 static inline void tg_out_key_bool(const char *key, bool b) { tg_out_key(key); tg_out_bool(b); }
 static inline void tg_out_key_null(const char *key) { tg_out_key(key); tg_out_null(); }
 static inline void tg_out_key_value(const char *key, const tg_value *v) { tg_out_key(key); tg_out_value(v); }
+
+/* ---- content blocks ----------------------------------------------------- *
+ * A result may carry MCP content blocks besides JSON: an image or audio
+ * (bytes written as base64 with their MIME type), text, an embedded
+ * resource, several blocks in order. The blocks go in the member "$content"
+ * of the result object:
+ *
+ *   tg_out_content_begin();                      // {"$content":[
+ *   tg_out_content_text("a red pixel:");
+ *   tg_out_content_image("image/png", png, png_len);
+ *   tg_out_content_end();                        // ]
+ *   tg_out_key_int("width", 1);                  // optional: structuredContent
+ *   tg_out_end();                                // }
+ *
+ * toolgate checks the blocks before any client sees them (docs/SDK.md: MIME
+ * types, at most 16 blocks, 512 KiB decoded per image, audio or blob, text
+ * without control characters but newline and tab, resource URIs); a refused
+ * block makes the call a tool error naming it. */
+
+static inline void tg__out_content_block(const char *type, const char *fn)
+{
+	tg__out_state *o = tg__out();
+	if (o->content_depth == 0 || o->depth != o->content_depth)
+		tg_tool_fail("%s: call tg_out_content_begin first", fn);
+	tg_out_object_begin();
+	tg_out_key_str("type", type);
+}
+
+static inline void tg__out_base64(const void *bytes, size_t len, const char *fn)
+{
+	static const char abc[] =
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	const unsigned char *b = (const unsigned char *)bytes;
+	size_t k;
+	if (!b && len > 0)
+		tg_tool_fail("%s: no bytes", fn);
+	tg__out_value_start(fn);
+	putchar('"');
+	for (k = 0; k + 2 < len; k += 3) {
+		putchar(abc[b[k] >> 2]);
+		putchar(abc[(b[k] & 3) << 4 | b[k + 1] >> 4]);
+		putchar(abc[(b[k + 1] & 15) << 2 | b[k + 2] >> 6]);
+		putchar(abc[b[k + 2] & 63]);
+	}
+	if (len - k == 1) {
+		putchar(abc[b[k] >> 2]);
+		putchar(abc[(b[k] & 3) << 4]);
+		fputs("==", stdout);
+	} else if (len - k == 2) {
+		putchar(abc[b[k] >> 2]);
+		putchar(abc[(b[k] & 3) << 4 | b[k + 1] >> 4]);
+		putchar(abc[(b[k + 1] & 15) << 2]);
+		putchar('=');
+	}
+	putchar('"');
+}
+
+/* Open the result object and its "$content" array. */
+static inline void tg_out_content_begin(void)
+{
+	tg__out_state *o = tg__out();
+	if (o->depth != 0 || o->content_depth)
+		tg_tool_fail("tg_out_content_begin: content blocks are the result itself "
+			     "(call it first, once)");
+	tg_out_object_begin();
+	tg_out_key("$content");
+	tg_out_array_begin();
+	o->content_depth = o->depth;
+}
+/* Close the "$content" array; keys written after it, up to tg_out_end(),
+ * become the call's structuredContent. */
+static inline void tg_out_content_end(void)
+{
+	tg__out_state *o = tg__out();
+	if (o->content_depth == 0 || o->depth != o->content_depth)
+		tg_tool_fail("tg_out_content_end: no open content block list");
+	tg_out_array_end();
+	o->content_depth = 0;
+}
+static inline void tg_out_content_text(const char *text)
+{
+	tg__out_content_block("text", "tg_out_content_text");
+	tg_out_key_str("text", text ? text : "");
+	tg_out_object_end();
+}
+static inline void tg__out_content_binary(const char *type, const char *mime,
+					  const void *bytes, size_t len, const char *fn)
+{
+	tg__out_content_block(type, fn);
+	tg_out_key("data");
+	tg__out_base64(bytes, len, fn);
+	tg_out_key_str("mimeType", mime);
+	tg_out_object_end();
+}
+/* An image (image/png, image/jpeg, image/gif, image/webp) of len bytes. */
+static inline void tg_out_content_image(const char *mime, const void *bytes, size_t len)
+{
+	tg__out_content_binary("image", mime, bytes, len, "tg_out_content_image");
+}
+/* Audio (audio/wav, audio/mpeg, audio/ogg, audio/webm, audio/flac). */
+static inline void tg_out_content_audio(const char *mime, const void *bytes, size_t len)
+{
+	tg__out_content_binary("audio", mime, bytes, len, "tg_out_content_audio");
+}
+/* An embedded text resource (text/plain, text/markdown, text/csv,
+ * application/json) named by uri (scheme://...). */
+static inline void tg_out_content_resource_text(const char *uri, const char *mime,
+						const char *text)
+{
+	tg__out_content_block("resource", "tg_out_content_resource_text");
+	tg_out_key("resource");
+	tg_out_object_begin();
+	tg_out_key_str("uri", uri);
+	tg_out_key_str("mimeType", mime);
+	tg_out_key_str("text", text ? text : "");
+	tg_out_object_end();
+	tg_out_object_end();
+}
+/* An embedded binary resource (an image or audio MIME type) of len bytes. */
+static inline void tg_out_content_resource_blob(const char *uri, const char *mime,
+						const void *bytes, size_t len)
+{
+	tg__out_content_block("resource", "tg_out_content_resource_blob");
+	tg_out_key("resource");
+	tg_out_object_begin();
+	tg_out_key_str("uri", uri);
+	tg_out_key_str("mimeType", mime);
+	tg_out_key("blob");
+	tg__out_base64(bytes, len, "tg_out_content_resource_blob");
+	tg_out_object_end();
+	tg_out_object_end();
+}
 
 /* Close every open array/object, end the line, flush; fails the tool when
  * nothing was written, a key lacks its value, or stdout cannot be written.

@@ -32,7 +32,7 @@ test('handshake: version echoed when spoken, ours otherwise', async (t) => {
     const m = await s.initialize(asked);
     assert.equal(m.id, 'init');
     assert.equal(m.result.protocolVersion, want);
-    assert.deepEqual(m.result.capabilities, { tools: { listChanged: true }, logging: {}, resources: {} });
+    assert.deepEqual(m.result.capabilities, { tools: { listChanged: true }, logging: {}, resources: {}, prompts: {} });
     assert.equal(m.result.serverInfo.name, 'toolgate');
     assert.equal((await s.close()).code, 0);
   }
@@ -65,7 +65,7 @@ test('malformed, invalid and unknown messages get the JSON-RPC errors', async (t
   assertError(await s.request({ jsonrpc: '2.0', id: 12, method: 'tools/call', params: { arguments: {} } }), -32602, 12);
   assertError(await s.request({ jsonrpc: '2.0', id: 13, method: 'tools/call', params: { name: 'create_tool', arguments: 'x' } }), -32602, 13);
   assertError(await s.request({ jsonrpc: '2.0', id: 14, method: 'tools/list', params: { cursor: 'not-a-cursor' } }), -32602, 14);
-  assertError(await s.request({ jsonrpc: '2.0', id: 15, method: 'prompts/list' }), -32601, 15);
+  assertError(await s.request({ jsonrpc: '2.0', id: 15, method: 'completion/complete' }), -32601, 15);
   await assertAlive(s, 'a3');
   assert.equal((await s.close()).code, 0);
 });

@@ -258,7 +258,7 @@ static void test_rpc_errors(void **state)
 	assert_error(f, "{\"jsonrpc\":\"2.0\",\"method\":\"x\",\"params\":\"s\"}", TG_RPC_INVALID_REQUEST, NULL);
 	assert_error(f, "{\"jsonrpc\":\"2.0\",\"method\":1}", TG_RPC_INVALID_REQUEST, NULL);
 	assert_error(f, "{\"method\":\"notifications/initialized\"}", TG_RPC_INVALID_REQUEST, NULL);
-	assert_error(f, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"prompts/list\"}", TG_RPC_METHOD_NOT_FOUND, "4");
+	assert_error(f, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"completion/complete\"}", TG_RPC_METHOD_NOT_FOUND, "4");
 	/* Before initialize only initialize and ping are served. */
 	assert_error(f, "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/list\"}", TG_RPC_INVALID_REQUEST, "5");
 	assert_error(f, "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\",\"params\":{\"name\":\"x\"}}", TG_RPC_INVALID_REQUEST, "5");

@@ -58,6 +58,8 @@ buggy find_char 'the result does not match output_schema: result.index: must be 
 buggy sum_squares 'the result does not match output_schema: result.sum: must be >= 0' -
 buggy weekday_num 'the tool was killed by signal 11' '{"day":"sun"}'
 buggy clock_time 'the tool was killed by signal 6' -
+# a result whose content blocks toolgate refuses (common/content.c)
+buggy text_card 'the result.s content is refused: [$]content\[0\]: mimeType ..image/svg[+]xml.. is not allowed' '{"text":""}'
 buggy avg_word_len 'the tool was killed by signal 8' '{"text":""}'
 buggy percent_bar 'the tool was killed by signal 6' -
 

@@ -306,6 +306,13 @@ static void writer_output(void **state)
 		strcpy(want + 128, "\n");
 		expect_run("writer", IN("{\"case\":\"deep_ok\"}"), 0, want, "");
 	}
+	/* content blocks: base64 of 6, 1 and 5 bytes (no, two and one '=') */
+	WRITE("content", "{\"$content\":[{\"type\":\"text\",\"text\":\"t\\n\"},"
+			 "{\"type\":\"image\",\"data\":\"+/8AYWJj\",\"mimeType\":\"image/png\"},"
+			 "{\"type\":\"audio\",\"data\":\"+w==\",\"mimeType\":\"audio/ogg\"},"
+			 "{\"type\":\"resource\",\"resource\":{\"uri\":\"n://x\",\"mimeType\":\"text/plain\",\"text\":\"r\"}},"
+			 "{\"type\":\"resource\",\"resource\":{\"uri\":\"n://y\",\"mimeType\":\"image/gif\",\"blob\":\"+/8AYWI=\"}}],"
+			 "\"n\":1}");
 }
 
 static void writer_misuse(void **state)
@@ -323,6 +330,10 @@ static void writer_misuse(void **state)
 	WFAIL("bad_utf8", "\"ok ", "tg_out_str: invalid UTF-8 in string");
 	WFAIL("bad_utf8_key", "{\"", "tg_out_key: invalid UTF-8 in string");
 	WFAIL("nothing", "", "tg_out_end: no result was written");
+	WFAIL("content_unopened", "", "tg_out_content_image: call tg_out_content_begin first");
+	WFAIL("content_nested", "[", "tg_out_content_begin: content blocks are the result itself (call it first, once)");
+	WFAIL("content_in_block", "{\"$content\":[{", "tg_out_content_text: call tg_out_content_begin first");
+	WFAIL("content_end_twice", "{\"$content\":[]", "tg_out_content_end: no open content block list");
 	WFAIL("fail", "", "custom failure 7/x");
 	WFAIL("bogus", "", "unknown case");
 	{

@@ -76,6 +76,29 @@ int main(void)
 	} else if (!strcmp(c, "deep_ok")) {
 		for (k = 0; k < 64; k++)
 			tg_out_array_begin();
+	} else if (!strcmp(c, "content")) {
+		static const unsigned char b[6] = { 0xfb, 0xff, 0x00, 'a', 'b', 'c' };
+		tg_out_content_begin();
+		tg_out_content_text("t\n");
+		tg_out_content_image("image/png", b, 6);
+		tg_out_content_audio("audio/ogg", b, 1);
+		tg_out_content_resource_text("n://x", "text/plain", "r");
+		tg_out_content_resource_blob("n://y", "image/gif", b, 5);
+		tg_out_content_end();
+		tg_out_key_int("n", 1);
+	} else if (!strcmp(c, "content_unopened")) {
+		tg_out_content_image("image/png", "x", 1);
+	} else if (!strcmp(c, "content_nested")) {
+		tg_out_array_begin();
+		tg_out_content_begin();
+	} else if (!strcmp(c, "content_in_block")) {
+		tg_out_content_begin();
+		tg_out_object_begin();
+		tg_out_content_text("x");
+	} else if (!strcmp(c, "content_end_twice")) {
+		tg_out_content_begin();
+		tg_out_content_end();
+		tg_out_content_end();
 	} else if (!strcmp(c, "nothing")) {
 		/* tg_out_end alone */
 	} else if (!strcmp(c, "fail")) {
