@@ -52,7 +52,7 @@ typedef struct tg_config {
 	uint32_t cache_budget_mb;    /* cache/ before inactive builds are evicted (256) */
 	uint32_t pack_loose_objects; /* pack the store past this many loose objects (1000) */
 	uint32_t analyze_timeout_ms; /* the analyzer's wall-clock budget (5000) */
-	uint32_t property_tests;     /* inputs generated per create (16; 0 = off) */
+	uint32_t property_tests;     /* inputs generated per create (64; 0 = off) */
 	uint32_t property_test_budget_ms; /* their wall-clock budget (3000) */
 	int schema_assert_format;    /* `format` asserted in tool schemas (false:
 				      * an annotation; config.c reg_schema_flags) */

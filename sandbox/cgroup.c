@@ -183,13 +183,25 @@ static void sweep(const char *parent)
 
 static atomic_uint counter;
 static atomic_int swept;
+/* The folders to sweep, the same for all runs: written once, by the first
+ * of the runs on several threads (0 -> 1 claimed, 2 published). */
 static char sweep_dirs[3][1100];
+static atomic_int sweep_set[3];
+
+static void sweep_note(int i, const char *dir)
+{
+	int zero = 0;
+	if (atomic_compare_exchange_strong(&sweep_set[i], &zero, 1)) {
+		snprintf(sweep_dirs[i], sizeof(sweep_dirs[i]), "%s", dir);
+		atomic_store(&sweep_set[i], 2);
+	}
+}
 
 static void sweep_all(void)
 {
 	int i;
 	for (i = 0; i < 3; i++)
-		if (sweep_dirs[i][0])
+		if (atomic_load(&sweep_set[i]) == 2 && sweep_dirs[i][0])
 			sweep(sweep_dirs[i]);
 }
 
@@ -431,7 +443,7 @@ static int try_v2(struct sbx_cgroup *cg, uint64_t mem_bytes, uint32_t max_pids, 
 
 	if (v2_root(root, sizeof(root), cg) < 0)
 		return -1;
-	snprintf(sweep_dirs[0], sizeof(sweep_dirs[0]), "%s", root);
+	sweep_note(0, root);
 	e = mk(cg->mem, sizeof(cg->mem), root, id);
 	if (e < 0) {
 		snprintf(cg->why, sizeof(cg->why), "cannot create a v2 cgroup in %.80s: %s", root,
@@ -762,10 +774,10 @@ static int try_v1(struct sbx_cgroup *cg, uint64_t mem_bytes, uint32_t max_pids, 
 
 	if (own_dir(memroot, sizeof(memroot), 1) < 0)
 		return -1;
-	snprintf(sweep_dirs[1], sizeof(sweep_dirs[1]), "%s", memroot);
+	sweep_note(1, memroot);
 	has_pids = own_dir(pidsroot, sizeof(pidsroot), 2) == 0;
 	if (has_pids)
-		snprintf(sweep_dirs[2], sizeof(sweep_dirs[2]), "%s", pidsroot);
+		sweep_note(2, pidsroot);
 	while (pool_take(cg)) {
 		if (slot_check(cg) == 0 && v1_limits(cg, mem_bytes, max_pids) == 0)
 			goto ready;

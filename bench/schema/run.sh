@@ -8,8 +8,9 @@
 #    create with the default property_tests, and false failures on the clean
 #    side (examples/ and bench/authoring/tools: a create that fails on a
 #    property test);
-#  - create time of csv_to_json (136 lines) with property_tests 0, 16 and 64,
-#    RUNS fresh homes each: median and slowest (p99 of so few runs);
+#  - create time of csv_to_json (136 lines) with property_tests 0, 16, 64 and
+#    64 on one worker, RUNS fresh homes each, interleaved: median and slowest
+#    (p99 of so few runs);
 #  - validation cost per call for a 20-keyword schema and a 1 MB argument
 #    (schema_bench: medians and p99).
 # Not a test: it prints figures (docs/SCHEMA.md and README quote them).
@@ -68,30 +69,40 @@ for d in "$SRC"/examples/*/ "$SRC"/bench/authoring/tools/*/; do
 done
 echo "false failures: $false_fail of $n tools"
 
-echo "== create time of examples/csv_to_json ($(wc -l <"$SRC/examples/csv_to_json/tool.c") lines), $RUNS fresh homes each"
-base=
-for count in 0 16 64; do
-	: >"$work/times"
-	: >"$work/ptimes"
-	i=0
-	while [ "$i" -lt "$RUNS" ]; do
-		fresh "$count"
+echo "== create time of examples/csv_to_json ($(wc -l <"$SRC/examples/csv_to_json/tool.c") lines), $RUNS fresh homes each, the counts interleaved"
+# "64w1": 64 inputs on one worker (TOOLGATE_PROPTEST_WORKERS=1), the inputs
+# one after another as before registry/create/propruns.c
+: >"$work/all"
+i=0
+while [ "$i" -lt "$RUNS" ]; do
+	for cfg in 0 16 64 64w1; do
+		fresh "${cfg%w1}"
 		t0=$(date +%s%N)
-		"$TG" --home "$work/home" create "$SRC/examples/csv_to_json" --json >"$work/out" 2>&1 ||
-			echo "  create failed with property_tests $count"
+		if [ "$cfg" = 64w1 ]; then
+			TOOLGATE_PROPTEST_WORKERS=1 "$TG" --home "$work/home" create "$SRC/examples/csv_to_json" --json >"$work/out" 2>&1
+		else
+			"$TG" --home "$work/home" create "$SRC/examples/csv_to_json" --json >"$work/out" 2>&1
+		fi || echo "  create failed with property_tests $cfg"
 		t1=$(date +%s%N)
-		echo $(((t1 - t0) / 1000000)) >>"$work/times"
-		# the property tests' own wall time (0 when off)
-		python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["property_tests"].get("wall_ms", 0))' \
-			"$work/out" >>"$work/ptimes"
-		i=$((i + 1))
+		# the create's wall time, the property tests' own (0 when off)
+		echo "$cfg $(((t1 - t0) / 1000000)) $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["property_tests"].get("wall_ms", 0))' "$work/out")" >>"$work/all"
 	done
-	med=$(sort -n "$work/times" | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
-	max=$(sort -n "$work/times" | tail -n 1)
-	pmed=$(sort -n "$work/ptimes" | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]+0}')
-	[ -n "$base" ] || base=$med
-	echo "property_tests $count: create median $med ms, slowest $max ms, $(awk -v a="$med" -v b="$base" 'BEGIN {printf "%.2f", a / b}')x of off; the property tests themselves: median $pmed ms ($(awk -v a="$pmed" -v b="$base" 'BEGIN {printf "%.2f", (a + b) / b}')x of the median create off); $(uptime | sed 's/.*load/load/')"
+	i=$((i + 1))
 done
+python3 - "$work/all" <<'PY'
+import statistics, sys
+d = {}
+for line in open(sys.argv[1]):
+    cfg, t, p = line.split()
+    d.setdefault(cfg, []).append((int(t), int(p)))
+base = statistics.median(t for t, _ in d["0"])
+for cfg in ["0", "16", "64", "64w1"]:
+    ts = sorted(t for t, _ in d[cfg]); ps = sorted(p for _, p in d[cfg])
+    m, pm = statistics.median(ts), statistics.median(ps)
+    print(f"property_tests {cfg}: create median {m:.0f} ms, slowest {ts[-1]} ms, {m / base:.2f}x of off; "
+          f"the property tests themselves: median {pm:.0f} ms, slowest {ps[-1]} ms ({(base + pm) / base:.2f}x of the median create off)")
+PY
+uptime | sed 's/.*load/load/'
 
 echo "== validation cost per call (schema_bench)"
 "$build/tests/schema/schema_bench"

@@ -143,7 +143,7 @@ int reg_config_load(tg_config *cfg, const char *home)
 	cfg->pull_test_max_tool_calls = 64;
 	cfg->call_approval_timeout_ms = 120000;
 	cfg->analyze_timeout_ms = 5000;
-	cfg->property_tests = 16;
+	cfg->property_tests = 64;
 	cfg->property_test_budget_ms = 3000;
 	cfg->sandbox_pool = 2; /* serve; over HTTP per worker, at most 8 in all: docs/SANDBOX.md, "The pool" */
 	cfg->quota_home_mb = CFG_DEF_QUOTA_HOME_MB;

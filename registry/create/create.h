@@ -122,6 +122,25 @@ int reg_proptest(json_t **summary, json_t *tests, char **reason, tg_registry *r,
 		 const char *binary, const json_t *m, int ws_read, int ws_write,
 		 const char *workspace, const char *hash);
 
+/* propruns.c: the inputs run by worker threads that touch no handle, the
+ * results taken in input order. reg_propruns_workers: how many (at most
+ * the free run slots, twice the cores, 16; TOOLGATE_PROPTEST_WORKERS, for
+ * tests, sets it). reg_propruns_start: the runs of inputs (dumped here) with
+ * so (reg_run_prepare's; its stdin unused), none started at or after
+ * deadline; *out is set even on an error (reg_propruns_stop it).
+ * reg_propruns_wait: input i's result (0, *rr to reg_run_outcome), or
+ * REG_PROPRUN_BUDGET / REG_PROPRUN_CANCELLED when it was not run, or < 0
+ * the error of its run (the slot, the sandbox). reg_propruns_stop: no more
+ * input starts; the workers joined; all freed. */
+#define REG_PROPRUN_BUDGET 1
+#define REG_PROPRUN_CANCELLED 2
+typedef struct reg_propruns reg_propruns;
+unsigned reg_propruns_workers(tg_registry *r, size_t inputs);
+int reg_propruns_start(reg_propruns **out, tg_registry *r, const tg_sandbox_opts *so,
+		       const json_t *inputs, uint64_t deadline, unsigned workers);
+int reg_propruns_wait(reg_propruns *pr, size_t i, tg_run_result **rr);
+void reg_propruns_stop(reg_propruns *pr);
+
 /* ---- build.c ----------------------------------------------------------- */
 int reg_policy(tg_registry *r, const tg_policy **out);
 /* Build source into the cache (cache/<hash>/tool), checking the object

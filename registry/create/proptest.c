@@ -1,10 +1,12 @@
 /*
  * registry/create/proptest.c: a submission's property tests (docs/REGISTRY.md,
  * "Property tests"). After its hand-written tests pass, the inputs propgen.c
- * made from its input_schema run one by one in the tool sandbox exactly as a
- * test runs (the manifest's limits, the caller's authority, the same scratch
- * workspace), within config.json's property_tests and
- * property_test_budget_ms. A run fails when the tool crashes, is killed by
+ * made from its input_schema run in the tool sandbox exactly as a test runs
+ * (the manifest's limits, the caller's authority, the same scratch
+ * workspace, a run slot each), within config.json's property_tests and
+ * property_test_budget_ms: in parallel on worker threads (propruns.c),
+ * their results judged here in input order, so that the first failure is
+ * the one a run one after another finds. A run fails when the tool crashes, is killed by
  * the sandbox, prints something that is not one JSON value, a result whose
  * $content blocks are refused (common/content.c) or a result that does
  * not match output_schema; a clean non-zero exit (tg_tool_fail) is the
@@ -31,19 +33,14 @@ typedef struct prun {
 	unsigned runs;
 } prun;
 
-/* Run args once: 0 passed, 1 failed (*why set), < 0 an error. */
-static int run_one(prun *p, const json_t *args, char **why)
+/* The contract's answer res to one input: 0 passed, 1 failed (*why set),
+ * < 0 an error. */
+static int judge(prun *p, const json_t *res, char **why)
 {
-	_cleanup_json_ json_t *res = NULL;
 	const char *err, *reason;
 	int rc;
 
 	*why = NULL;
-	p->runs++;
-	rc = reg_run_tool_ex(&res, p->r, p->tool, p->binary, p->limits, p->ws_read, p->ws_write,
-			     p->workspace, args, NULL, 0);
-	if (rc < 0)
-		return rc;
 	if (json_is_true(json_object_get(res, "ok"))) {
 		json_t *v = json_object_get(res, "result");
 		char cwhy[512];
@@ -68,6 +65,19 @@ static int run_one(prun *p, const json_t *args, char **why)
 		return 0;
 	*why = strdup(err ? err : "the tool failed");
 	return *why ? 1 : tg_error_set(TG_ERR_NOMEM, "out of memory");
+}
+
+/* Run args once (the shrinker's runs, on this thread): as judge. */
+static int run_one(prun *p, const json_t *args, char **why)
+{
+	_cleanup_json_ json_t *res = NULL;
+	int rc;
+
+	*why = NULL;
+	p->runs++;
+	rc = reg_run_tool_ex(&res, p->r, p->tool, p->binary, p->limits, p->ws_read, p->ws_write,
+			     p->workspace, args, NULL, 0);
+	return rc < 0 ? rc : judge(p, res, why);
 }
 
 static size_t utf8_len(const char *s)
@@ -293,8 +303,11 @@ int reg_proptest(json_t **summary, json_t *tests, char **reason, tg_registry *r,
 		   json_object_get(m, "limits"), NULL, NULL, ws_read, ws_write,
 		   workspace, 0 };
 	uint64_t t0 = tg_now_ms(), deadline = t0 + r->cfg.property_test_budget_ms;
+	reg_propruns *pr = NULL;
+	tg_sandbox_opts so;
 	size_t i, passed = 0;
-	int rc = 0;
+	unsigned workers;
+	int rc = 0, backend;
 
 	*summary = NULL;
 	*reason = NULL;
@@ -332,18 +345,37 @@ int reg_proptest(json_t **summary, json_t *tests, char **reason, tg_registry *r,
 		goto free;
 	if (rc == 1)
 		goto counted; /* the create fails: no input runs */
+	if ((rc = reg_run_prepare(&so, &backend, r, p.tool, binary, p.limits, ws_read, ws_write,
+				  workspace)) < 0)
+		goto free;
+	workers = reg_propruns_workers(r, json_array_size(inputs));
+	json_object_set_new(sum, "workers", json_integer(workers));
+	if ((rc = reg_propruns_start(&pr, r, &so, inputs, deadline, workers)) < 0)
+		goto free;
+	/* the results in input order: the first failure is the one a run of
+	 * the inputs one after another would find */
 	json_array_foreach(inputs, i, args) {
+		_cleanup_json_ json_t *res = NULL;
+		tg_run_result *rr;
 		char *why = NULL;
-		if (tg_cancel_fired(r->cancel))
+
+		rc = reg_propruns_wait(pr, i, &rr);
+		if (rc < 0)
+			goto free;
+		if (rc == REG_PROPRUN_CANCELLED)
 			break; /* the pipeline sees it and stores nothing */
-		if (tg_now_ms() >= deadline) {
+		if (rc == REG_PROPRUN_BUDGET) {
 			json_object_set_new(sum, "budget", json_string("used up: the rest were not run"));
 			break;
 		}
-		rc = run_one(&p, args, &why);
-		if (rc < 0)
+		p.runs++;
+		if ((rc = reg_run_outcome(&res, r, &so, backend, rr, NULL, 1)) < 0)
+			goto free;
+		if ((rc = judge(&p, res, &why)) < 0)
 			goto free;
 		if (rc == 1) {
+			reg_propruns_stop(pr); /* the shrinker's runs are its own */
+			pr = NULL;
 			/* the shrinker gets its own budget of the same size */
 			rc = report(tests, reason, &p, json_deep_copy(args), why, (unsigned)i + 1,
 				    tg_now_ms(), tg_now_ms() + r->cfg.property_test_budget_ms, sum);
@@ -358,6 +390,7 @@ counted:
 	json_object_set_new(sum, "runs", json_integer(p.runs));
 	rc = 0;
 free:
+	reg_propruns_stop(pr);
 	tg_schema_free(in);
 	tg_schema_free(out);
 	if (rc < 0)

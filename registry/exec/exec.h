@@ -94,6 +94,17 @@ void reg_bridge_serve(reg_bridge *b, int fd, int stop_fd);
 int reg_run_tool_ex(json_t **out, tg_registry *r, const char *tool, const char *binary,
 		    const json_t *limits, int ws_read, int ws_write, const char *workspace,
 		    const json_t *args, reg_bridge *b, uint64_t deadline_ms);
+/* reg_run_tool_ex in steps, for runs on other threads (create/propruns.c):
+ * reg_run_prepare fills *so (stdin left empty) and *backend as a run of
+ * tool gets them (main thread: it reads the handle); any thread then runs
+ * tg_sandbox_run(so) within a slot of reg_run_slot_take_in;
+ * reg_run_outcome turns the result (consumed: freed) into the contract's
+ * *out, logging what the tool said on stderr when log_stderr (main thread). */
+int reg_run_prepare(tg_sandbox_opts *so, int *backend, tg_registry *r, const char *tool,
+		    const char *binary, const json_t *limits, int ws_read, int ws_write,
+		    const char *workspace);
+int reg_run_outcome(json_t **out, tg_registry *r, const tg_sandbox_opts *so, int backend,
+		    tg_run_result *rr, const reg_bridge *b, int log_stderr);
 
 /* run_tool.c: a successful result whose $content blocks a client must not
  * see (common/content.c) made a tool error in place: ok false, reason
@@ -179,6 +190,16 @@ void reg_replay_free(tg_registry *r);
 int reg_build_slot_take(tg_registry *r, uint32_t wait_ms, int *slot);
 int reg_run_slot_take(tg_registry *r, uint32_t wait_ms, int *slot);
 void reg_slot_give(int slot);
+/* A run slot for a thread that must not touch the handle: what
+ * reg_run_slots_get reads off it (main thread), then reg_run_slot_take_in
+ * (any thread, the same wait and refusal as reg_run_slot_take). */
+typedef struct reg_run_slots {
+	char *dir; /* freed by the caller */
+	uint32_t n;
+	const tg_cancel *cancel;
+} reg_run_slots;
+int reg_run_slots_get(reg_run_slots *s, tg_registry *r);
+int reg_run_slot_take_in(const reg_run_slots *s, uint32_t wait_ms, int *slot);
 /* How many build (build=1) or run slots some process holds now (metrics). */
 uint32_t reg_slots_busy(tg_registry *r, int build);
 /* Run a built tool once: the call contract. *out = {"ok",..,"result"|"error",

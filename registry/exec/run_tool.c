@@ -7,6 +7,10 @@
  * anything else an error whose message is the capped stderr or the kill
  * reason. reg_result_content makes a result with refused content blocks
  * (common/content.c) a tool error for calls and shadow runs.
+ * reason. It comes in three steps, which the property tests (create/
+ * propruns.c) call apart: reg_run_prepare (the sandbox options: reads the
+ * handle), the sandbox run in a run slot (touches no handle, so a worker
+ * thread may do it), reg_run_outcome (the stderr event and the contract).
  */
 
 #include <errno.h>
@@ -47,42 +51,51 @@ int reg_run_tool(json_t **out, tg_registry *r, const char *binary, const json_t 
 			       NULL, 0);
 }
 
+int reg_run_prepare(tg_sandbox_opts *so, int *backend, tg_registry *r, const char *tool,
+		    const char *binary, const json_t *limits, int ws_read, int ws_write,
+		    const char *workspace)
+{
+	reg_limits lim;
+	int rc;
+
+	memset(so, 0, sizeof(*so));
+	so->program = binary;
+	reg_limits_read(&lim, &r->cfg, limits);
+	so->timeout_ms = lim.timeout_ms;
+	so->memory_mb = lim.memory_mb;
+	so->output_kb = lim.output_kb;
+	so->cpu_percent = r->cfg.cpu_percent;
+	so->cancel = r->cancel;
+	/* the tool's backend (the operator's choice, else config.json's
+	 * sandbox_backend: record/backend.c); under gVisor a bridged run
+	 * (fd 3) is refused by the sandbox with its reason */
+	if ((rc = reg_tool_backend(r, tool, backend, NULL)) < 0)
+		return rc;
+	so->backend = (tg_sandbox_backend)*backend;
+	if ((ws_read || ws_write) && workspace) {
+		so->workspace = workspace;
+		so->workspace_write = ws_write;
+	}
+	return 0;
+}
+
 int reg_run_tool_ex(json_t **out, tg_registry *r, const char *tool, const char *binary,
 		    const json_t *limits, int ws_read, int ws_write, const char *workspace,
 		    const json_t *args, reg_bridge *b, uint64_t deadline_ms)
 {
 	_cleanup_free_ char *in = tg_json_dump(args);
-	_cleanup_free_ char *msg = NULL;
-	_cleanup_json_ json_t *res = NULL;
-	tg_sandbox_opts so = { 0 };
+	tg_sandbox_opts so;
 	tg_run_result *rr = NULL;
-	json_t *value = NULL;
-	tg_json_limits jl = { 0, 256 };
-	reg_limits lim;
 	int rc, slot = -1, backend;
 
 	*out = NULL;
 	if (!in)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
-	so.program = binary;
+	if ((rc = reg_run_prepare(&so, &backend, r, tool, binary, limits, ws_read, ws_write,
+				  workspace)) < 0)
+		return rc;
 	so.stdin_data = in;
 	so.stdin_len = strlen(in);
-	reg_limits_read(&lim, &r->cfg, limits);
-	so.timeout_ms = lim.timeout_ms;
-	so.memory_mb = lim.memory_mb;
-	so.output_kb = lim.output_kb;
-	so.cpu_percent = r->cfg.cpu_percent;
-	so.cancel = r->cancel;
-	/* the tool's backend (the operator's choice, else config.json's
-	 * sandbox_backend: record/backend.c); under gVisor a bridged run
-	 * (fd 3) is refused by the sandbox with its reason */
-	if ((rc = reg_tool_backend(r, tool, &backend, NULL)) < 0)
-		return rc;
-	so.backend = (tg_sandbox_backend)backend;
-	if ((ws_read || ws_write) && workspace) {
-		so.workspace = workspace;
-		so.workspace_write = ws_write;
-	}
 	if (b && b->deadline_ms && (!deadline_ms || b->deadline_ms < deadline_ms))
 		deadline_ms = b->deadline_ms;
 	if (deadline_ms) {
@@ -103,9 +116,23 @@ int reg_run_tool_ex(json_t **out, tg_registry *r, const char *tool, const char *
 	reg_slot_give(slot);
 	if (rc < 0)
 		return tg_error_prefix("sandbox");
+	return reg_run_outcome(out, r, &so, backend, rr, b, !deadline_ms);
+}
+
+int reg_run_outcome(json_t **out, tg_registry *r, const tg_sandbox_opts *o, int backend,
+		    tg_run_result *rr, const reg_bridge *b, int log_stderr)
+{
+	_cleanup_free_ char *msg = NULL;
+	_cleanup_json_ json_t *res = NULL;
+	tg_sandbox_opts so = *o;
+	json_t *value = NULL;
+	tg_json_limits jl = { 0, 256 };
+	int rc;
+
+	*out = NULL;
 	/* what the tool said on stderr, for the session's log (not for a
 	 * bridged callee's run: its caller's log would mix two tools) */
-	if (!deadline_ms && rr->err_len > 0 && reg_events_on(r)) {
+	if (log_stderr && rr->err_len > 0 && reg_events_on(r)) {
 		_cleanup_free_ char *said = tg_term_scrub(rr->err, rr->err_len, TG_TERM_BLOCK);
 		int fine = rr->reason == TG_REASON_EXITED && rr->exit_code == 0;
 		if (said)

@@ -15,7 +15,9 @@
  * one-off program) waits up to its own timeout too, then is refused naming
  * max_concurrent_runs before the tool starts; the tools a run calls through
  * the bridge run within their caller's slot (they would otherwise wait on
- * slots their callers hold).
+ * slots their callers hold). reg_run_slot_take_in takes a run slot from
+ * what reg_run_slots_get read off the handle, so that threads that must
+ * not touch the handle (the property tests' workers) can take one.
  */
 #include "registry/exec/exec.h"
 
@@ -76,18 +78,17 @@ static int try_slots(const char *dir, const char *kind, uint32_t n)
 	return -1;
 }
 
-/* One of n slots of this kind ("build", "run"), waiting up to wait_ms. */
-static int slot_take(tg_registry *r, const char *kind, uint32_t n, uint32_t wait_ms, int *slot)
+/* One of n slots of this kind ("build", "run") in dir, waiting up to
+ * wait_ms; touches no handle (the property tests' worker threads call it). */
+static int slot_take_in(const char *dir, const tg_cancel *cancel, const char *kind, uint32_t n,
+			uint32_t wait_ms, int *slot)
 {
-	_cleanup_free_ char *dir = NULL;
 	uint64_t deadline = now_ms() + wait_ms;
 	int fd;
 
 	*slot = -1;
 	if (!n)
 		return 0;
-	if (!(dir = slot_dir(r)))
-		return tg_error_set(TG_ERR_NOMEM, "out of memory");
 	if (mkdir(dir, 0777) != 0 && errno != EEXIST)
 		return tg_error_errno(TG_ERR_IO, errno, "%s slots: %s", kind, dir);
 	for (;;) {
@@ -98,7 +99,7 @@ static int slot_take(tg_registry *r, const char *kind, uint32_t n, uint32_t wait
 		}
 		if (errno != EWOULDBLOCK)
 			return tg_error_errno(TG_ERR_IO, errno, "%s slots: %s", kind, dir);
-		if (tg_cancel_fired(r->cancel))
+		if (tg_cancel_fired(cancel))
 			return tg_error_set(TG_ERR_DENIED, "cancelled by the client while waiting "
 							   "for a %s slot", kind);
 		if (now_ms() >= deadline)
@@ -112,6 +113,18 @@ static int slot_take(tg_registry *r, const char *kind, uint32_t n, uint32_t wait
 	}
 }
 
+static int slot_take(tg_registry *r, const char *kind, uint32_t n, uint32_t wait_ms, int *slot)
+{
+	_cleanup_free_ char *dir = NULL;
+
+	*slot = -1;
+	if (!n)
+		return 0;
+	if (!(dir = slot_dir(r)))
+		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	return slot_take_in(dir, r->cancel, kind, n, wait_ms, slot);
+}
+
 int reg_build_slot_take(tg_registry *r, uint32_t wait_ms, int *slot)
 {
 	return slot_take(r, "build", r->cfg.max_concurrent_builds, wait_ms, slot);
@@ -120,6 +133,19 @@ int reg_build_slot_take(tg_registry *r, uint32_t wait_ms, int *slot)
 int reg_run_slot_take(tg_registry *r, uint32_t wait_ms, int *slot)
 {
 	return slot_take(r, "run", r->cfg.max_concurrent_runs, wait_ms, slot);
+}
+
+int reg_run_slots_get(reg_run_slots *s, tg_registry *r)
+{
+	s->n = r->cfg.max_concurrent_runs;
+	s->cancel = r->cancel;
+	s->dir = slot_dir(r);
+	return s->dir ? 0 : tg_error_set(TG_ERR_NOMEM, "out of memory");
+}
+
+int reg_run_slot_take_in(const reg_run_slots *s, uint32_t wait_ms, int *slot)
+{
+	return slot_take_in(s->dir, s->cancel, "run", s->n, wait_ms, slot);
 }
 
 /* Held slots of a kind: a slot whose file refuses a shared flock is held
