@@ -293,6 +293,18 @@ static void revoke_token(tg_http *h, const char *t)
 	pthread_mutex_lock(&h->lock);
 }
 
+void http_guard_revoke_now(tg_http *h, const char *secret)
+{
+	char t[TG_TOKEN_LEN + 1];
+
+	/* a copy: the stream's own secret is cleared as its slot goes */
+	snprintf(t, sizeof(t), "%s", secret);
+	pthread_mutex_lock(&h->lock);
+	revoke_token(h, t);
+	pthread_mutex_unlock(&h->lock);
+	tg_cleanse(t, sizeof(t));
+}
+
 /* Called by the watcher under h->lock (released while the workers answer). */
 void http_guard_revoked(tg_http *h)
 {

@@ -147,6 +147,9 @@ int http_body_reserve(tg_http *h, size_t n);
 void http_body_release(tg_http *h, size_t n);
 int http_token_valid(tg_http *h, const char *secret);
 void http_guard_revoked(tg_http *h);
+/* A stream found its token revoked before an event: every stream and
+ * session of that token ends now, not at the watcher's next pass. */
+void http_guard_revoke_now(tg_http *h, const char *secret);
 /* http_session.c: close a session (removed from the table, its streams end). */
 void http_session_close(tg_http *h, http_session *s);
 /* http_stream.c: answer with an SSE stream (sub_id: a 2026-07-28

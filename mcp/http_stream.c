@@ -91,8 +91,11 @@ static ssize_t sse_read(void *cls, uint64_t pos, char *buf, size_t max)
 		if (!msg)
 			return snprintf(buf, max, ":\n\n"); /* keep-alive */
 		/* no event for a token revoked since the last check */
-		if (st->secret[0] && http_token_valid(st->h, st->secret) == 0)
+		if (st->secret[0] && http_token_valid(st->h, st->secret) == 0) {
+			/* its session goes too, before the client sees the end */
+			http_guard_revoke_now(st->h, st->secret);
 			return MHD_CONTENT_READER_END_OF_STREAM;
+		}
 	}
 	text = msg ? tg_json_dump(msg) : NULL;
 	if (!text)
