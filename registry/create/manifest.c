@@ -94,7 +94,11 @@ static int check_capabilities(const tg_config *cfg, const json_t *caps)
 			continue; /* tools:/host: are checked against "calls" (bridge_manifest.c) */
 		if (!cfg->workspace)
 			return tg_error_set(TG_ERR_INVALID, "capabilities[%zu]: %s needs \"workspace\" "
-							    "set in the home's config.json", i, s);
+							    "set in the home's config.json, which only a "
+							    "person (the operator) can do: \"workspace\": "
+							    "\"/absolute/folder\" in <home>/config.json, "
+							    "then restart toolgate serve; ask them, or "
+							    "write the tool without it", i, s);
 	}
 	return 0;
 }
@@ -102,7 +106,7 @@ static int check_capabilities(const tg_config *cfg, const json_t *caps)
 static int check_tests(const tg_schema *schema, const tg_schema *oschema, const json_t *tests)
 {
 	static const char *const keys[] = { "name", "args", "expect", "expect_error",
-					    "host_results", "tool_results", NULL };
+					    "host_results", "tool_results", "files", NULL };
 	size_t i, k, line, runs = 0, refused = 0;
 	json_t *t;
 	int rc, c;
@@ -241,7 +245,8 @@ int tg_manifest_validate(const tg_registry *r, const json_t *m, const char *sour
 	    (rc = reg_limits_parse(NULL, &r->cfg, limits, "limits")) < 0 ||
 	    (rc = check_capabilities(&r->cfg, json_object_get(m, "capabilities"))) < 0 ||
 	    (rc = reg_bridge_check_calls(r, m, name)) < 0 ||
-	    (rc = check_tests(cin, cout, json_object_get(m, "tests"))) < 0) {
+	    (rc = check_tests(cin, cout, json_object_get(m, "tests"))) < 0 ||
+	    (rc = reg_test_files_check(m)) < 0) {
 		tg_schema_free(cin);
 		tg_schema_free(cout);
 		return rc;

@@ -1,0 +1,66 @@
+#!/bin/sh
+# tests/registry/papercuts.sh TOOLGATE SQLEXEC: the CLI side of the papercuts
+# a newcomer met (issue 29), each with its exact new wording:
+#  - calling a tool whose only version waits for approval names the command
+#    that approves it (exit 1, denied), not "no active tool";
+#  - rollback --to the active version is idempotent: exit 0, "already active",
+#    nothing audited;
+#  - approving a tool's first version says "active", not "(was v0)";
+#  - a failing test's reason counts the skipped tests apart from the failed;
+. "$(dirname "$0")/lib.sh"
+
+run tg init
+expect_rc 0 "init"
+mkdir -p "$WORK/ws"
+printf '{"workspace": "%s"}\n' "$WORK/ws" >"$HOME_DIR/config.json"
+
+# a pending tool
+w=$(named_tool ws_tool)
+sed -i 's/"capabilities": \[\]/"capabilities": ["workspace:read"]/' "$w/tool.json"
+run tg create "$w"
+expect_out '^ws_tool v1: pending' "ws_tool pending"
+run tg call ws_tool '{"text": "a b"}'
+expect_rc 1 "calling a pending tool is refused"
+expect_err '^toolgate: call: ws_tool v1 is pending: it waits for a person'"'"'s approval and cannot be called until then \(the operator runs `toolgate approve ws_tool@1`\)$' \
+	"the refusal names the approval command"
+run tg call nothing_here '{}'
+expect_rc 2 "an unknown tool"
+expect_err '^toolgate: call: .*no active tool named nothing_here' "an unknown tool stays unknown"
+
+# rollback to the active version
+d=$(named_tool wc)
+run tg create "$d"
+expect_rc 0 "create wc v1"
+sed -i 's/Count words in a text/Count the words of a text/' "$d/tool.json"
+run tg create "$d"
+expect_rc 0 "create wc v2"
+run tg log --json
+audit_before=$(grep -c '"event"' "$OUT")
+run tg rollback wc --to 2
+expect_rc 0 "rollback to the active version is idempotent"
+expect_out '^wc: v2 is already active$' "it says so"
+run tg rollback wc --to 2 --json
+expect_rc 0 "the same in JSON"
+expect_out '"already_active": true' "already_active in JSON"
+run tg log --json
+checks=$((checks + 1))
+[ "$(grep -c '"event"' "$OUT")" -eq "$audit_before" ] || fail "a no-op rollback wrote audit entries"
+run tg rollback wc --to 1
+expect_rc 0 "a real rollback"
+expect_out '^wc: v1 is active \(was v2\)$' "the real rollback's wording is unchanged"
+run tg rollback wc --to 3
+expect_rc 2 "a version that does not exist"
+
+# approve: no "(was v0)" for a first active version
+run tg approve ws_tool@1
+expect_rc 0 "approve"
+expect_out '^ws_tool v1 approved with capabilities \["workspace:read"\]: active$' "no (was v0)"
+
+# 1 failed, 2 skipped: said apart
+f=$(named_tool wf)
+sed -i 's/"expect": {"words": 0}/"expect": {"words": 1}/' "$f/tool.json"
+run tg create "$f"
+expect_rc 1 "a failing test"
+expect_out '1 of 4 tests failed, 2 skipped; test "empty" failed: expected \{"words":1\}, got ' "failed and skipped counted apart"
+
+finish papercuts
