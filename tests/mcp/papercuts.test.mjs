@@ -205,3 +205,28 @@ test('a workspace tool\'s tests declare the files of their scratch /workspace', 
   assert.equal(m.result.content[0].text,
     'create_tool: tests[0].files: only a tool asking for workspace:read or workspace:write has a /workspace');
 });
+
+test('toolgate log shows an MCP session\'s client (scrubbed, bounded) next to its actor', async (t) => {
+  const h = await home(t, false);
+  const s = new RawServer(toolgateBin(), ['--home', h.home, 'serve']);
+  t.after(() => s.proc.kill('SIGKILL'));
+  const long = 'v'.repeat(100);
+  await s.request({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18',
+    capabilities: {}, clientInfo: { name: 'agent\u001b[31m\u202e', version: long } } });
+  await s.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  await s.request({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'ghost', arguments: {} } });
+  await s.close();
+  const log = JSON.parse(await tg(h.home, 'log', '--json'));
+  const mine = log.filter((e) => e.actor.startsWith('mcp:'));
+  assert.deepEqual(mine.map((e) => e.event), ['mcp_session_start', 'mcp_unknown_tool', 'mcp_session_end']);
+  const client = `agent?[31m??? ${'v'.repeat(64)}`;
+  for (const e of mine) assert.equal(e.client, client);
+  assert.ok(log.filter((e) => !e.actor.startsWith('mcp:')).every((e) => !('client' in e)));
+  const text = await tg(h.home, 'log', '--actor', 'agent?');
+  const lines = text.trim().split('\n');
+  assert.equal(lines.length, 3);
+  for (const l of lines) {
+    assert.ok(l.includes(` ${mine[0].actor} `), l);
+    assert.ok(l.endsWith(` client: ${client}`), l);
+  }
+});

@@ -7,6 +7,10 @@
 #    nothing audited;
 #  - approving a tool's first version says "active", not "(was v0)";
 #  - a failing test's reason counts the skipped tests apart from the failed;
+#  - status prints each recent rejection's whole reason on its own line;
+#  - list aligns names longer than 24 characters;
+#  - doctor names the compiler builds really use (the clang driver);
+#  - a test's expect compares numbers by value: 2 equals 2.0 (docs/SDK.md).
 . "$(dirname "$0")/lib.sh"
 
 run tg init
@@ -62,5 +66,56 @@ sed -i 's/"expect": {"words": 0}/"expect": {"words": 1}/' "$f/tool.json"
 run tg create "$f"
 expect_rc 1 "a failing test"
 expect_out '1 of 4 tests failed, 2 skipped; test "empty" failed: expected \{"words":1\}, got ' "failed and skipped counted apart"
+
+# status: the whole reason, on its own line (wf v1 failed above)
+run tg status
+expect_rc 0 "status"
+expect_out '^rejects +1 in the last 24 hours:$' "the rejections follow the count"
+expect_out '^          wf v1: 1 of 4 tests failed, 2 skipped; test "empty" failed: expected \{"words":1\}, got \{"words":0\}$' \
+	"the whole reason, not cut"
+
+# list: a long name keeps the columns aligned
+l=$(named_tool a_tool_with_a_rather_long_name_of_40_ch)
+run tg create "$l"
+expect_rc 0 "create a long-named tool"
+run tg list
+expect_out '^a_tool_with_a_rather_long_name_of_40_ch v1    ' "the long name's version column"
+expect_out '^wc                                      v1    ' "a short name padded to the same column"
+
+# doctor: the compiler is the clang driver builds use, not gcc
+run tg doctor
+expect_out '^ok +compiler +/[^ ]*clang[^ ]*: .*clang version 1[0-9]\..* \(tools are built with it\)$' "doctor names clang"
+checks=$((checks + 1))
+grep -q gcc "$OUT" && fail "doctor mentions gcc"
+
+# expect: 2 == 2.0 both ways, 2 != 2.5
+n=$WORK/src/two
+mkdir -p "$n"
+cat >"$n/tool.c" <<'EOC'
+#include <toolgate/tool.h>
+
+int main(void)
+{
+	tg_tool_args *a = tg_tool_read_args();
+	tg_out_object_begin();
+	tg_out_key_num("real", 2);
+	tg_out_key_int("integer", 2);
+	tg_out_end();
+	tg_tool_args_free(a);
+	return 0;
+}
+EOC
+printf '%s\n' '{"name": "two", "description": "two as a real and as an integer",' \
+	'"input_schema": {"type": "object"}, "source": "tool.c",' \
+	'"tests": [{"name": "2 and 2.0", "args": {}, "expect": {"real": 2, "integer": 2.0}}]}' >"$n/tool.json"
+run tg create "$n"
+expect_rc 0 "2 equals 2.0"
+expect_out '^  test "2 and 2.0": pass$' "the test passed"
+run tg call two '{}'
+expect_out '^\{"real":2.0,"integer":2\}$' "the tool wrote a real and an integer"
+sed -i 's/"integer": 2.0/"integer": 2.5/' "$n/tool.json"
+run tg create "$n"
+expect_rc 1 "2 does not equal 2.5"
+expect_out 'expected \{"real":2,"integer":2.5\}, got \{"real":2.0,"integer":2\}' "the mismatch"
 
 finish papercuts
