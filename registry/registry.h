@@ -134,7 +134,9 @@ typedef struct tg_submission {
 #define TG_TEST_MAX_FILES 16
 #define TG_TEST_FILES_KB 64
 
-/* Validate only: 0 or TG_ERR_INVALID/TG_ERR_LIMIT with a precise message. */
+/* Validate only: 0 or TG_ERR_INVALID/TG_ERR_LIMIT with a precise message:
+ * every independent part is checked, and several problems come as one
+ * message, "N problems in the manifest: A; B; ..." (manifest.c). */
 int tg_manifest_validate(const tg_registry *r, const json_t *manifest,
 			 const char *source, size_t source_len);
 

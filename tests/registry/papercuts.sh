@@ -10,7 +10,8 @@
 #  - status prints each recent rejection's whole reason on its own line;
 #  - list aligns names longer than 24 characters;
 #  - doctor names the compiler builds really use (the clang driver);
-#  - a test's expect compares numbers by value: 2 equals 2.0 (docs/SDK.md).
+#  - a test's expect compares numbers by value: 2 equals 2.0 (docs/SDK.md);
+#  - every problem of a manifest at once; one problem reads as before.
 . "$(dirname "$0")/lib.sh"
 
 run tg init
@@ -117,5 +118,25 @@ sed -i 's/"integer": 2.0/"integer": 2.5/' "$n/tool.json"
 run tg create "$n"
 expect_rc 1 "2 does not equal 2.5"
 expect_out 'expected \{"real":2,"integer":2.5\}, got \{"real":2.0,"integer":2\}' "the mismatch"
+
+# every manifest problem at once
+b=$WORK/src/bad
+mkdir -p "$b"
+: >"$b/tool.c"
+printf '%s\n' '{"name": "bad", "description": "many problems", "input_schema": {"type": "object"},' \
+	'"source": "tool.c", "tests": [{"name": "t", "args": {}, "expect_error": true}],' \
+	'"capabilities": ["network"], "limits": {"timeout_ms": 0}}' >"$b/tool.json"
+run tg create "$b"
+expect_rc 2 "a manifest with four problems"
+expect_err '^toolgate: create: 4 problems in the manifest: limits.timeout_ms: must be at least 10; capabilities\[0\]: unknown capability \(known: workspace:read, workspace:write, tools:NAME, host:NAME\); tests: no test runs the tool and compares its result: all 1 are "expect_error" \(0 refused by input_schema before the tool runs\); add a test with "expect"; source: is empty$' \
+	"all four, in the manifest's order"
+echo 'int main(void) { return 0; }' >"$b/tool.c"
+sed -i 's/"timeout_ms": 0/"timeout_ms": 100/; s/"expect_error": true/"expect": {}/' "$b/tool.json"
+run tg create "$b"
+expect_rc 2 "a manifest with one problem left"
+expect_err '^toolgate: create: capabilities\[0\]: unknown capability \(known: workspace:read, workspace:write, tools:NAME, host:NAME\)$' \
+	"one problem reads as it is" 
+checks=$((checks + 1))
+tg list --json | grep -q '"bad"' && fail "a refused manifest was stored"
 
 finish papercuts
