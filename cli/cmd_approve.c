@@ -18,7 +18,7 @@ int cmd_approve(tg_cli *cli, int argc, char **argv)
 	tg_actor who = { "cli", NULL };
 	const char *ref = NULL;
 	unsigned v = 0, flags = 0;
-	long long active;
+	long long active, from;
 	int rc, i;
 
 	for (i = 1; i < argc; i++) {
@@ -49,10 +49,14 @@ int cmd_approve(tg_cli *cli, int argc, char **argv)
 		return cli_print_json(res);
 	caps = tg_json_dump(json_object_get(res, "capabilities"));
 	active = (long long)json_integer_value(json_object_get(res, "active_version"));
-	if (json_is_true(json_object_get(res, "activated")))
+	from = (long long)json_integer_value(json_object_get(res, "from_version"));
+	if (json_is_true(json_object_get(res, "activated")) && from > 0)
 		printf("%s v%u approved with capabilities %s: active (was v%lld)\n", name, v,
-		       caps ? caps : "?",
-		       (long long)json_integer_value(json_object_get(res, "from_version")));
+		       caps ? caps : "?", from);
+	else if (json_is_true(json_object_get(res, "activated")))
+		/* the tool's first active version: nothing was replaced */
+		printf("%s v%u approved with capabilities %s: active\n", name, v,
+		       caps ? caps : "?");
 	else if (active == (long long)v)
 		printf("%s v%u approved with capabilities %s: it was already active\n", name, v,
 		       caps ? caps : "?");

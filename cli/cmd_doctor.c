@@ -205,10 +205,12 @@ static void check_gvisor(struct doc *d, tg_registry *reg)
 	     "%s", tg_error_last()->message);
 }
 
+/* The compiler the builds really use: the clang driver of the analyzer's
+ * release (tg_cfront_clang_path, sandbox/build.c), never a guess at cc. */
 static void check_compiler(struct doc *d)
 {
 	char line[200] = "";
-	const char *cc = access("/usr/bin/gcc", X_OK) == 0 ? "/usr/bin/gcc" : "/usr/bin/cc";
+	const char *cc = tg_cfront_clang_path();
 	char cmd[300];
 	FILE *p;
 
@@ -220,15 +222,14 @@ static void check_compiler(struct doc *d)
 		pclose(p);
 	}
 	line[strcspn(line, "\n")] = '\0';
-	if (line[0])
-		item(d, "compiler", OK, NULL, "%s: %s", cc, line);
-	else
-		item(d, "compiler", FAIL, "apt-get install gcc (tools are built with it)",
-		     "no working C compiler at %s", cc);
-	if (access("/usr/bin/clang-14", X_OK) == 0)
-		item(d, "clang", OK, NULL, "/usr/bin/clang-14 present");
-	else
-		item(d, "clang", WARN, "apt-get install clang-14", "/usr/bin/clang-14 missing");
+	if (line[0]) {
+		item(d, "compiler", OK, NULL, "%s: %s (tools are built with it)", cc, line);
+	} else {
+		char hint[64];
+		snprintf(hint, sizeof(hint), "apt-get install clang-%s", tg_cfront_clang_version());
+		item(d, "compiler", FAIL, hint, "no working clang %s driver at %s (tools are built "
+						"with it)", tg_cfront_clang_version(), cc);
+	}
 }
 
 static void check_libclang(struct doc *d)

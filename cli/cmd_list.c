@@ -19,7 +19,23 @@ static void print_caps(const json_t *caps)
 		printf(" [%s]", cli_jline(c));
 }
 
-static void print_pending(const json_t *pending)
+/* The name column: 24 wide, or the longest name's width (names are
+ * ^[a-z][a-z0-9_]{0,63}$, one column a byte) so long names stay aligned. */
+static int name_width(const json_t *a, const json_t *b)
+{
+	const json_t *t;
+	size_t i, w = 24;
+
+	json_array_foreach(a, i, t)
+		if (json_string_length(json_object_get(t, "name")) > w)
+			w = json_string_length(json_object_get(t, "name"));
+	json_array_foreach(b, i, t)
+		if (json_string_length(json_object_get(t, "name")) > w)
+			w = json_string_length(json_object_get(t, "name"));
+	return w > 64 ? 64 : (int)w;
+}
+
+static void print_pending(const json_t *pending, int width)
 {
 	json_t *p;
 	size_t i;
@@ -34,7 +50,7 @@ static void print_pending(const json_t *pending)
 		long long v = (long long)json_integer_value(json_object_get(p, "version"));
 		long long act = (long long)json_integer_value(json_object_get(p, "active_version"));
 
-		printf("%-24s v%-4lld", name, v);
+		printf("%-*s v%-4lld", width, name, v);
 		print_caps(json_object_get(p, "capabilities"));
 		if (status && strcmp(status, "active") == 0)
 			printf("  (active but not approved: calls refuse it)");
@@ -75,7 +91,7 @@ int cmd_list(tg_cli *cli, int argc, char **argv)
 	if (only_pending) {
 		if (cli->json)
 			return cli_print_json(pending);
-		print_pending(pending);
+		print_pending(pending, name_width(pending, NULL));
 		return TG_EXIT_OK;
 	}
 	if (cli->json) {
@@ -89,7 +105,7 @@ int cmd_list(tg_cli *cli, int argc, char **argv)
 	if (json_array_size(res) == 0)
 		printf("no active tools\n");
 	json_array_foreach(res, i, t) {
-		printf("%-24s v%-4lld", cli_jline(json_object_get(t, "name")),
+		printf("%-*s v%-4lld", name_width(res, pending), cli_jline(json_object_get(t, "name")),
 		       (long long)json_integer_value(json_object_get(t, "version")));
 		print_caps(json_object_get(t, "capabilities"));
 		desc = strdup(json_string_value(json_object_get(t, "description")) ?: "?");
@@ -103,7 +119,7 @@ int cmd_list(tg_cli *cli, int argc, char **argv)
 	}
 	if (json_array_size(pending) > 0) {
 		printf("\npending approval:\n");
-		print_pending(pending);
+		print_pending(pending, name_width(res, pending));
 	}
 	return TG_EXIT_OK;
 }

@@ -48,12 +48,15 @@ static int str_is(const json_t *v, const char *want)
 static int keep(const log_filter *f, const json_t *e)
 {
 	const char *actor = json_string_value(json_object_get(e, "actor"));
+	const char *client = json_string_value(json_object_get(e, "client"));
 
 	if (f->tool && !str_is(json_object_get(e, "tool"), f->tool))
 		return 0;
 	if (f->event && !str_is(json_object_get(e, "event"), f->event))
 		return 0;
-	if (f->actor && (!actor || !strstr(actor, f->actor)))
+	/* --actor matches the actor or, for an MCP session, its client */
+	if (f->actor && (!actor || !strstr(actor, f->actor)) &&
+	    (!client || !strstr(client, f->actor)))
 		return 0;
 	if (f->since_seq && json_integer_value(json_object_get(e, "seq")) < f->since_seq)
 		return 0;
@@ -198,11 +201,15 @@ int cmd_log(tg_cli *cli, int argc, char **argv)
 		const char *tool = json_string_value(json_object_get(e, "tool"));
 		char when[32];
 		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", gmtime(&tt));
-		printf("%6lld %s UTC %-8s %-16s %-20s %s%s\n",
+		const json_t *client = json_object_get(e, "client");
+		printf("%6lld %s UTC %-8s %-16s %-20s %s%s%s%s\n",
 		       (long long)json_integer_value(json_object_get(e, "seq")), when,
 		       cli_jline(json_object_get(e, "actor")),
 		       cli_jline(json_object_get(e, "event")), tool ? cli_line(tool) : "-",
 		       det ? cli_line(det) : "",
+		       /* an MCP session's client (name version), after the
+			* columns: the actor column keeps its one-word form */
+		       client ? " client: " : "", client ? cli_jline(client) : "",
 		       json_is_true(json_object_get(e, "unfinished"))
 			       ? " UNFINISHED (no outcome recorded: still running, or its "
 				 "process died)"

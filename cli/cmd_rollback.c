@@ -47,6 +47,11 @@ int cmd_rollback(tg_cli *cli, int argc, char **argv)
 		return cli_fail(rc, "rollback");
 	if (cli->json)
 		return cli_print_json(res);
+	if (json_is_true(json_object_get(res, "already_active"))) {
+		printf("%s: v%lld is already active\n", name,
+		       (long long)json_integer_value(json_object_get(res, "version")));
+		return TG_EXIT_OK;
+	}
 	printf("%s: v%lld is active (was v%lld)\n", name,
 	       (long long)json_integer_value(json_object_get(res, "version")),
 	       (long long)json_integer_value(json_object_get(res, "from_version")));

@@ -328,6 +328,7 @@ int cmd_serve(tg_cli *cli, int argc, char **argv)
 	opt.max_calls = a.have_calls ? a.max_calls : cfg ? cfg->session_max_calls : 0;
 	opt.max_creates = a.have_creates ? a.max_creates : cfg ? cfg->session_max_creates : 0;
 	opt.hide_write_tools = a.hide || (cfg && cfg->session_hide_write_tools);
+	opt.workspace = cfg && cfg->workspace;
 	opt.version = TG_VERSION;
 	if (!a.use_http && (http->allow_remote || http->no_auth || a.norigins || http->workers ||
 			    http->max_connections || http->idle_timeout_s ||

@@ -30,18 +30,33 @@ static void limit_text(char *buf, size_t n, json_int_t v, const char *key)
 	snprintf(buf, n, "of %s (%s)", m, key);
 }
 
-/* "name v3" entries of arr, comma-separated, after the count. */
-static void print_versions(const json_t *arr, json_int_t count, int with_reason)
+/* The recent rejections, one a line with the whole reason (scrubbed, on
+ * one line): a reason cut short hid what to fix (issue 29). */
+static void print_rejects(const json_t *arr, json_int_t count)
 {
 	const json_t *v;
 	size_t i;
 
 	json_array_foreach(arr, i, v) {
 		const char *reason = json_string_value(json_object_get(v, "reason"));
+		printf("          %s v%lld: %s\n", cli_jline(json_object_get(v, "name")),
+		       (long long)json_integer_value(json_object_get(v, "version")),
+		       reason && reason[0] ? cli_line(reason) : "(no reason recorded)");
+	}
+	if ((json_int_t)json_array_size(arr) < count)
+		printf("          ... and %lld more (toolgate list --json, toolgate history NAME)\n",
+		       (long long)(count - (json_int_t)json_array_size(arr)));
+}
+
+/* "name v3" entries of arr, comma-separated, after the count. */
+static void print_versions(const json_t *arr, json_int_t count)
+{
+	const json_t *v;
+	size_t i;
+
+	json_array_foreach(arr, i, v) {
 		printf("%s%s v%lld", i ? ", " : ": ", cli_jline(json_object_get(v, "name")),
 		       (long long)json_integer_value(json_object_get(v, "version")));
-		if (with_reason && reason && reason[0])
-			printf(" (%.80s)", cli_line(reason));
 	}
 	if ((json_int_t)json_array_size(arr) < count)
 		printf(", ...");
@@ -58,16 +73,13 @@ static void print_overview(const json_t *res)
 	n = num(res, "pending", "count");
 	printf("pending   %lld version%s awaiting approval", (long long)n, n == 1 ? "" : "s");
 	if (n)
-		print_versions(json_object_get(json_object_get(res, "pending"), "first"), n, 0);
+		print_versions(json_object_get(json_object_get(res, "pending"), "first"), n);
 	else
 		printf("\n");
 	n = num(res, "rejections_24h", "count");
-	printf("rejects   %lld in the last 24 hours", (long long)n);
+	printf("rejects   %lld in the last 24 hours%s\n", (long long)n, n ? ":" : "");
 	if (n)
-		print_versions(json_object_get(json_object_get(res, "rejections_24h"), "recent"), n,
-			       1);
-	else
-		printf("\n");
+		print_rejects(json_object_get(json_object_get(res, "rejections_24h"), "recent"), n);
 	printf("calls     %lld in the last 24 hours\n", (long long)num(res, "calls_24h", "count"));
 	/* active tools by the sandbox backend their calls get */
 	printf("backend   home default %s (config.json); active tools: %lld gvisor (%lld by "

@@ -30,6 +30,10 @@ int tg_mcp_is_meta_tool(const char *name)
 	return strcmp(name, "run_program") == 0; /* program.c */
 }
 
+/* a limit of the registry (registry.h) as text in the published schema */
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
 #define NAME_PROP                                                                        \
 	"\"name\":{\"type\":\"string\",\"pattern\":\"^[a-z][a-z0-9_]{0,63}$\","          \
 	"\"description\":\"the tool's name\"}"
@@ -61,15 +65,36 @@ static const char meta_json[] =
 	"registration; each passes when the output equals expect (JSON comparison), or when "
 	"the tool fails and expect_error is true\",\"items\":{\"type\":\"object\","
 	"\"properties\":{\"name\":{\"type\":\"string\"},\"args\":{\"type\":\"object\"},"
-	"\"expect\":{},\"expect_error\":{\"type\":\"boolean\"}},\"required\":[\"name\","
-	"\"args\"]}},"
-	"\"limits\":{\"type\":\"object\",\"description\":\"per-call limits\",\"properties\":{"
+	"\"expect\":{},\"expect_error\":{\"type\":\"boolean\"},"
+	"\"host_results\":{\"type\":\"object\",\"description\":\"fixtures: the result "
+	"of each host tool the test calls, by NAME (host tools never run in tests)\"},"
+	"\"tool_results\":{\"type\":\"object\",\"description\":\"fixtures: the result of "
+	"each registered callee holding a capability, by name (such callees never run in "
+	"tests)\"},"
+	"\"files\":{\"type\":\"object\",\"maxProperties\":" STR(TG_TEST_MAX_FILES) ","
+	"\"description\":\"files of the scratch /workspace this test runs on (a tool with "
+	"workspace:read or workspace:write): plain names, no '/', no '..', no leading dot; "
+	"the text of each file, at most " STR(TG_TEST_FILES_KB) " KiB in all\","
+	"\"additionalProperties\":{\"type\":\"string\"}}},"
+	"\"required\":[\"name\",\"args\"],\"additionalProperties\":false}},"
+	"\"limits\":{\"type\":\"object\",\"description\":\"per-call limits, each at most "
+	"the home's ceiling\",\"properties\":{"
 	"\"timeout_ms\":{\"type\":\"integer\",\"minimum\":1},\"memory_mb\":{\"type\":"
-	"\"integer\",\"minimum\":1}}},"
-	"\"capabilities\":{\"type\":\"array\",\"description\":\"none by default; "
-	"workspace:read or workspace:write need a person's approval\",\"items\":{\"type\":"
-	"\"string\",\"enum\":[\"workspace:read\",\"workspace:write\"]}}},"
-	"\"required\":[\"name\",\"description\",\"input_schema\",\"source\",\"tests\"]},"
+	"\"integer\",\"minimum\":1},\"output_kb\":{\"type\":\"integer\",\"minimum\":1},"
+	"\"max_tool_calls\":{\"type\":\"integer\",\"minimum\":0,\"description\":\"bridged "
+	"call attempts of one run\"}},\"additionalProperties\":false},"
+	"\"capabilities\":{\"type\":\"array\",\"uniqueItems\":true,\"description\":\"none by "
+	"default; each needs a person's approval of the version: workspace:read, "
+	"workspace:write (the home's workspace at /workspace), tools:NAME (a registered tool "
+	"in calls that holds capabilities), host:NAME (a host tool of the home's config, in "
+	"calls)\",\"items\":{\"type\":\"string\",\"pattern\":"
+	"\"^(workspace:read|workspace:write|tools:[a-z][a-z0-9_]{0,63}|"
+	"host:[a-z][a-z0-9_]{0,63})$\"}},"
+	"\"calls\":{\"type\":\"array\",\"uniqueItems\":true,\"description\":\"the tools this tool may call through "
+	"tg_call_tool: registered tool names and host:NAME for the home's host tools\","
+	"\"items\":{\"type\":\"string\",\"pattern\":\"^(host:)?[a-z][a-z0-9_]{0,63}$\"}}},"
+	"\"required\":[\"name\",\"description\",\"input_schema\",\"source\",\"tests\"],"
+	"\"additionalProperties\":false},"
 	"\"annotations\":{\"readOnlyHint\":false,\"destructiveHint\":false,"
 	"\"idempotentHint\":false,\"openWorldHint\":false}},"
 
@@ -113,6 +138,39 @@ json_t *tg_mcp_meta_tools(void)
 		return NULL;
 	tg_mcp_describe_create_tool(v); /* the rules, in mcp_resources.c */
 	return v;
+}
+
+/* The home's workspace, told to the agent in create_tool's description: a
+ * capability only a person can make usable must not look like the agent's
+ * to fix (issue 29). */
+static const char ws_yes[] =
+	"\n\nWORKSPACE: this home has a workspace: workspace:read (read-only) and "
+	"workspace:write may be asked for; a person approves each such version. Tests run "
+	"on a scratch /workspace, never the real one: it is empty but for the files a test "
+	"declares in \"files\" ({\"notes.txt\": \"text\"}).";
+static const char ws_no[] =
+	"\n\nWORKSPACE: this home has no workspace configured, so workspace:read and "
+	"workspace:write are refused. Only a person (the operator) can configure one "
+	"(\"workspace\": \"/absolute/folder\" in the home's config.json, then restart "
+	"toolgate serve): ask them, or write the tool without it.";
+
+static int describe_workspace(json_t *all, int configured)
+{
+	json_t *t;
+	size_t i;
+
+	json_array_foreach(all, i, t) {
+		const char *d = json_string_value(json_object_get(t, "description"));
+		_cleanup_free_ char *full = NULL;
+		if (strcmp(json_string_value(json_object_get(t, "name")) ?: "", "create_tool") != 0 ||
+		    !d)
+			continue;
+		if (asprintf(&full, "%s%s", d, configured ? ws_yes : ws_no) < 0)
+			return tg_error_set(TG_ERR_NOMEM, "out of memory");
+		if (json_object_set_new(t, "description", json_string(full)) < 0)
+			return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	}
+	return 0;
 }
 
 /* ---- tools/list ---------------------------------------------------------------- */
@@ -264,7 +322,7 @@ int tg_mcp_tools_list(tg_mcp_server *s, const json_t *id, const json_t *params)
 		return tg_mcp_reply_error(s, id, TG_RPC_INTERNAL_ERROR, "tools/list: %s",
 					  tg_error_last()->message);
 	all = tg_mcp_meta_tools();
-	if (!all)
+	if (!all || describe_workspace(all, s->opt.workspace) < 0)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
 	if (s->be.run && json_array_append_new(all, tg_mcp_program_tool()) < 0)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");

@@ -140,6 +140,8 @@ typedef struct tg_mcp_options {
 	const json_t *tool_patterns; /* HTTP: fnmatch patterns of visible tools; NULL = all */
 	struct tg_mcp_quota *quota;  /* shared budget counters (a principal's); NULL = own */
 	const json_t *policy;   /* toolgate://policy (tg_policy_effective); NULL = none */
+	int workspace;          /* the home's config.json sets "workspace" (create_tool's
+				 * description says whether it does) */
 	int may_approve;        /* HTTP: the token's --may-approve (a session without a
 				 * principal, stdio, is the local operator's: it may) */
 } tg_mcp_options;

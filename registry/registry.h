@@ -133,7 +133,15 @@ typedef struct tg_submission {
 	size_t source_len;
 } tg_submission;
 
-/* Validate only: 0 or TG_ERR_INVALID/TG_ERR_LIMIT with a precise message. */
+/* A test's "files" (tests of a workspace tool, docs/CONTRACTS.md): at most
+ * this many files on its scratch /workspace, at most this many KiB of text
+ * in all (manifest.c checks them; create_tool's schema publishes them). */
+#define TG_TEST_MAX_FILES 16
+#define TG_TEST_FILES_KB 64
+
+/* Validate only: 0 or TG_ERR_INVALID/TG_ERR_LIMIT with a precise message:
+ * every independent part is checked, and several problems come as one
+ * message, "N problems in the manifest: A; B; ..." (manifest.c). */
 int tg_manifest_validate(const tg_registry *r, const json_t *manifest,
 			 const char *source, size_t source_len);
 

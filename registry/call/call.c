@@ -118,6 +118,42 @@ static int fixture_answer(json_t **out, const reg_bridge *parent, const char *na
 	return *out ? 0 : tg_error_set(TG_ERR_NOMEM, "out of memory");
 }
 
+/* No active version of name: a top-level call of a tool whose newest
+ * version waits for a person's approval says so and names the command
+ * (issue 29), once the principal's one decision lets it see that version
+ * (a write tool hidden from the session stays an unknown one). Otherwise,
+ * or for a bridged call, the tool is unknown: TG_ERR_NOTFOUND. */
+static int no_active(tg_registry *r, const char *name, int top)
+{
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	_cleanup_json_ json_t *caps = NULL;
+	const tg_principal *p = r->hooks ? r->hooks->principal : NULL;
+	unsigned v;
+	int rc, hidden = 0;
+
+	if (!top)
+		return tg_error_set(TG_ERR_NOTFOUND, "no active tool named %s", name);
+	rc = reg_prepare(r, &st, "SELECT v.version, v.capabilities FROM tools t JOIN versions v "
+				 "ON v.tool_id = t.id WHERE t.name = ?1 AND v.status = 'pending' "
+				 "ORDER BY v.version DESC LIMIT 1");
+	if (rc < 0)
+		return rc;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	rc = reg_step(st);
+	if (rc == SQLITE_DONE)
+		return tg_error_set(TG_ERR_NOTFOUND, "no active tool named %s", name);
+	if (rc != SQLITE_ROW)
+		return reg_sqlerr(r, rc, "find tool");
+	v = (unsigned)sqlite3_column_int64(st, 0);
+	caps = reg_col_json(st, 1);
+	if (tg_authorize(p, TG_ACTION_CALL, name, caps, &hidden) < 0 || hidden)
+		return tg_error_set(TG_ERR_NOTFOUND, "no active tool named %s", name);
+	return tg_error_set(TG_ERR_DENIED, "%s v%u is pending: it waits for a person's approval "
+					   "and cannot be called until then (the operator runs "
+					   "`toolgate approve %s@%u`)",
+			    name, v, name, v);
+}
+
 int tg_registry_call(json_t **out, tg_registry *r, const char *name, const json_t *args,
 		     const tg_actor *who)
 {
@@ -179,8 +215,11 @@ int reg_call_ex(json_t **out, tg_registry *r, const char *name, const json_t *ar
 		return rc;
 	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
 	rc = reg_step(st);
-	if (rc == SQLITE_DONE)
-		return tg_error_set(TG_ERR_NOTFOUND, "no active tool named %s", name);
+	if (rc == SQLITE_DONE) {
+		reg_finalizep(&st);
+		st = NULL;
+		return no_active(r, name, !parent);
+	}
 	if (rc != SQLITE_ROW)
 		return reg_sqlerr(r, rc, "find tool");
 	v = (unsigned)sqlite3_column_int64(st, 0);

@@ -1,7 +1,7 @@
 /*
  * registry/create/create.h: a submission's way in, above review/: the create
  * pipeline (pipeline.c), manifests (manifest.c), the sandboxed build and
- * its cache (build.c, cache.c), quotas and disk use (quota.c, usage.c)
+ * its cache (build.c, cache.c), a test's scratch files (testfiles.c), quotas and disk use (quota.c, usage.c)
  * and the store's upkeep after a create (upkeep.c).
  */
 #ifndef TG_REG_CREATE_H
@@ -34,6 +34,13 @@ int reg_usage_record(tg_registry *r, int64_t tool_id, unsigned version, size_t s
 		     const json_t *manifest, const json_t *analysis);
 int reg_usage_before_create(tg_registry *r, const char *name, const tg_actor *who);
 int reg_usage_status(tg_registry *r, json_t *res);
+/* ---- testfiles.c ------------------------------------------------------- */
+/* A test's "files" in manifest m: bounded, plain names, only with a
+ * workspace capability (TG_ERR_INVALID / TG_ERR_LIMIT naming the test). */
+int reg_test_files_check(const json_t *m);
+/* The scratch folder dir before a test: prev's files (the previous test's,
+ * or NULL) removed, files (or NULL) written. Nothing when dir is NULL. */
+int reg_test_files_place(const char *dir, const json_t *prev, const json_t *files);
 /* ---- cache.c ----------------------------------------------------------- */
 void reg_rm_tree(const char *dir);
 /* Move a cache folder out of the way in one rename (to cache/.stale-*),

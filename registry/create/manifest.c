@@ -94,7 +94,11 @@ static int check_capabilities(const tg_config *cfg, const json_t *caps)
 			continue; /* tools:/host: are checked against "calls" (bridge_manifest.c) */
 		if (!cfg->workspace)
 			return tg_error_set(TG_ERR_INVALID, "capabilities[%zu]: %s needs \"workspace\" "
-							    "set in the home's config.json", i, s);
+							    "set in the home's config.json, which only a "
+							    "person (the operator) can do: \"workspace\": "
+							    "\"/absolute/folder\" in <home>/config.json, "
+							    "then restart toolgate serve; ask them, or "
+							    "write the tool without it", i, s);
 	}
 	return 0;
 }
@@ -102,7 +106,7 @@ static int check_capabilities(const tg_config *cfg, const json_t *caps)
 static int check_tests(const tg_schema *schema, const tg_schema *oschema, const json_t *tests)
 {
 	static const char *const keys[] = { "name", "args", "expect", "expect_error",
-					    "host_results", "tool_results", NULL };
+					    "host_results", "tool_results", "files", NULL };
 	size_t i, k, line, runs = 0, refused = 0;
 	json_t *t;
 	int rc, c;
@@ -191,33 +195,53 @@ static int check_tests(const tg_schema *schema, const tg_schema *oschema, const 
 	return 0;
 }
 
-int tg_manifest_validate(const tg_registry *r, const json_t *m, const char *source,
-			 size_t source_len)
+/* Every problem of a submission at once (issue 29): each independent part
+ * of the manifest is checked and its first problem kept; one problem is
+ * reported as it is, several as "N problems in the manifest: A; B; ..."
+ * (each cut at PROBLEM_CAP bytes, the whole at the error's 1 KiB). Only
+ * bad input is collected; any other error ends the check at once. */
+#define PROBLEM_CAP 300
+typedef struct problems {
+	int code, n;
+	char one[1024];
+	char all[1024];
+} problems;
+
+static int note(problems *p, int rc)
 {
-	static const char *const keys[] = { "name", "description", "input_schema", "output_schema",
-					    "source", "tests", "limits", "capabilities", "calls",
-					    NULL };
-	const char *name = NULL, *desc = NULL;
-	json_t *schema = NULL, *oschema = NULL, *limits = NULL;
-	tg_schema *cin = NULL, *cout = NULL;
-	unsigned sflags = reg_schema_flags(&r->cfg, 1);
-	size_t i, line;
+	const char *msg = tg_error_last()->message;
+	size_t len;
+
+	if (rc >= 0)
+		return 0;
+	if (rc != TG_ERR_INVALID && rc != TG_ERR_LIMIT)
+		return rc;
+	if (p->n++ == 0) {
+		p->code = rc;
+		snprintf(p->one, sizeof(p->one), "%s", msg);
+	}
+	len = strlen(p->all);
+	snprintf(p->all + len, sizeof(p->all) - len, "%s%.*s%s", len ? "; " : "", PROBLEM_CAP, msg,
+		 strlen(msg) > PROBLEM_CAP ? "..." : "");
+	tg_error_clear();
+	return 0;
+}
+
+static int reported(const problems *p)
+{
+	if (p->n == 0)
+		return 0;
+	if (p->n == 1)
+		return tg_error_set(p->code, "%s", p->one);
+	return tg_error_set(p->code, "%d problems in the manifest: %s", p->n, p->all);
+}
+
+static int check_description(const json_t *m)
+{
+	const char *desc = NULL;
+	size_t line;
 	int rc, c;
 
-	if (!json_is_object(m))
-		return tg_error_set(TG_ERR_INVALID, "manifest: must be a JSON object");
-	rc = tg_json_check_keys(m, keys, "manifest");
-	if (rc < 0)
-		return rc;
-	if ((rc = tg_json_get_string(&name, m, "name", 1)) < 0)
-		return rc;
-	if (!tg_name_valid(name))
-		return tg_error_set(TG_ERR_INVALID, "name: must match ^[a-z][a-z0-9_]{0,63}$");
-	for (i = 0; reserved_names[i]; i++) {
-		if (strcmp(name, reserved_names[i]) == 0)
-			return tg_error_set(TG_ERR_INVALID, "name: %s is reserved for a toolgate "
-							    "meta-tool", name);
-	}
 	if ((rc = tg_json_get_string(&desc, m, "description", 1)) < 0)
 		return rc;
 	if (!desc[0] || strlen(desc) > REG_MAX_DESCRIPTION)
@@ -228,27 +252,79 @@ int tg_manifest_validate(const tg_registry *r, const json_t *m, const char *sour
 						    "(other than newline and tab), C1 controls or "
 						    "bidirectional controls (found U+%04X on line %zu)",
 				    (unsigned)c, line);
-	if ((rc = tg_json_get_object(&schema, m, "input_schema", 1)) < 0)
+	return 0;
+}
+
+static int check_name(const json_t *m, const char **out)
+{
+	const char *name = NULL;
+	size_t i;
+	int rc;
+
+	*out = NULL;
+	if ((rc = tg_json_get_string(&name, m, "name", 1)) < 0)
+		return rc;
+	if (!tg_name_valid(name))
+		return tg_error_set(TG_ERR_INVALID, "name: must match ^[a-z][a-z0-9_]{0,63}$");
+	for (i = 0; reserved_names[i]; i++) {
+		if (strcmp(name, reserved_names[i]) == 0)
+			return tg_error_set(TG_ERR_INVALID, "name: %s is reserved for a toolgate "
+							    "meta-tool", name);
+	}
+	*out = name;
+	return 0;
+}
+
+int tg_manifest_validate(const tg_registry *r, const json_t *m, const char *source,
+			 size_t source_len)
+{
+	static const char *const keys[] = { "name", "description", "input_schema", "output_schema",
+					    "source", "tests", "limits", "capabilities", "calls",
+					    NULL };
+	const char *name = NULL;
+	json_t *schema = NULL, *oschema = NULL, *limits = NULL;
+	tg_schema *cin = NULL, *cout = NULL;
+	unsigned sflags = reg_schema_flags(&r->cfg, 1);
+	problems p = { 0 };
+	int rc, ocomp = 0;
+
+	if (!json_is_object(m))
+		return tg_error_set(TG_ERR_INVALID, "manifest: must be a JSON object");
+	if ((rc = note(&p, tg_json_check_keys(m, keys, "manifest"))) < 0 ||
+	    (rc = note(&p, check_name(m, &name))) < 0 ||
+	    (rc = note(&p, check_description(m))) < 0)
 		return rc;
 	/* the schemas are checked with the home's format setting (config.c);
 	 * the tests' arguments and expectations are validated against them */
-	if ((rc = tg_schema_compile(&cin, schema, "input_schema", TG_SCHEMA_TOP_OBJECT | sflags)) < 0)
-		return rc;
-	if ((rc = tg_json_get_object(&oschema, m, "output_schema", 0)) < 0 ||
-	    (oschema && (rc = tg_schema_compile(&cout, oschema, "output_schema",
-						 TG_SCHEMA_TOP_TYPED | sflags)) < 0) ||
-	    (rc = tg_json_get_object(&limits, m, "limits", 0)) < 0 ||
-	    (rc = reg_limits_parse(NULL, &r->cfg, limits, "limits")) < 0 ||
-	    (rc = check_capabilities(&r->cfg, json_object_get(m, "capabilities"))) < 0 ||
-	    (rc = reg_bridge_check_calls(r, m, name)) < 0 ||
-	    (rc = check_tests(cin, cout, json_object_get(m, "tests"))) < 0) {
-		tg_schema_free(cin);
-		tg_schema_free(cout);
-		return rc;
-	}
+	rc = tg_json_get_object(&schema, m, "input_schema", 1);
+	if (rc == 0)
+		rc = tg_schema_compile(&cin, schema, "input_schema", TG_SCHEMA_TOP_OBJECT | sflags);
+	if ((rc = note(&p, rc)) < 0)
+		goto out;
+	rc = tg_json_get_object(&oschema, m, "output_schema", 0);
+	if (rc == 0 && oschema)
+		rc = tg_schema_compile(&cout, oschema, "output_schema", TG_SCHEMA_TOP_TYPED | sflags);
+	ocomp = rc == 0;
+	if ((rc = note(&p, rc)) < 0)
+		goto out;
+	rc = tg_json_get_object(&limits, m, "limits", 0);
+	if (rc == 0)
+		rc = reg_limits_parse(NULL, &r->cfg, limits, "limits");
+	if ((rc = note(&p, rc)) < 0 ||
+	    (rc = note(&p, check_capabilities(&r->cfg, json_object_get(m, "capabilities")))) < 0 ||
+	    (rc = note(&p, reg_bridge_check_calls(r, m, name))) < 0)
+		goto out;
+	/* the tests are checked against the schemas: only once both compiled */
+	if (cin && ocomp && (rc = note(&p, check_tests(cin, cout, json_object_get(m, "tests")))) < 0)
+		goto out;
+	if ((rc = note(&p, reg_test_files_check(m))) < 0 ||
+	    (rc = note(&p, reg_check_source(source, source_len))) < 0)
+		goto out;
+	rc = reported(&p);
+out:
 	tg_schema_free(cin);
 	tg_schema_free(cout);
-	return reg_check_source(source, source_len);
+	return rc;
 }
 
 int reg_check_source(const char *source, size_t source_len)

@@ -124,6 +124,8 @@ static int run_tests(json_t **out, int *all_passed, char **first_failure, tg_reg
 	*first_failure = NULL;
 	if (!results)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	const json_t *placed = NULL; /* the files on the scratch workspace */
+
 	json_array_foreach(json_object_get(m, "tests"), i, t) {
 		_cleanup_json_ json_t *res = NULL;
 		_cleanup_free_ char *detail = NULL, *got = NULL, *want = NULL;
@@ -164,6 +166,13 @@ static int run_tests(json_t **out, int *all_passed, char **first_failure, tg_reg
 			/* host calls are answered from the test's fixtures */
 			br.host_results = json_object_get(t, "host_results");
 			br.tool_results = json_object_get(t, "tool_results");
+			/* workspace is the scratch folder here, never the host's */
+			if (ws_read || ws_write) {
+				const json_t *files = json_object_get(t, "files");
+				if ((rc = reg_test_files_place(workspace, placed, files)) < 0)
+					return rc;
+				placed = files;
+			}
 			rc = reg_run_tool_ex(&res, r, tname, binary, limits, ws_read, ws_write, workspace,
 					     args, bridged ? &br : NULL, 0);
 			if (rc < 0)
@@ -228,7 +237,11 @@ static int run_tests(json_t **out, int *all_passed, char **first_failure, tg_reg
 			  "test \"%s\": %s", name, skipped ? "skipped" : passed ? "passed" : "failed");
 		if (!passed && *all_passed) {
 			*all_passed = 0;
-			if (asprintf(first_failure, "test \"%s\" failed: %s", name, detail) < 0)
+			/* a workspace tool's test sees no host file (issue 29) */
+			if (asprintf(first_failure, "test \"%s\" failed: %s%s", name, detail,
+				     ws_read || ws_write ? " (tests run on a scratch /workspace "
+							   "holding only the files the test "
+							   "declares in \"files\")" : "") < 0)
 				*first_failure = NULL;
 		}
 		if (json_array_append_new(results,
@@ -237,6 +250,9 @@ static int run_tests(json_t **out, int *all_passed, char **first_failure, tg_reg
 						    "skipped", skipped)) < 0)
 			return tg_error_set(TG_ERR_NOMEM, "out of memory");
 	}
+	/* what runs next (property tests) sees the scratch folder empty again */
+	if ((rc = reg_test_files_place(workspace, placed, NULL)) < 0)
+		return rc;
 	*out = TG_TAKE_PTR(results);
 	return 0;
 }
@@ -364,13 +380,21 @@ static int vet_build_test(outcome *o, tg_registry *r, const tg_submission *sub,
 	if (rc < 0)
 		return rc;
 	if (!all) {
-		size_t nf = 0;
+		size_t nf = 0, ns = 0;
+		char skipped[64] = "";
 		json_t *t;
-		json_array_foreach(o->tests, i, t)
-			nf += !json_is_true(json_object_get(t, "passed"));
+		/* the tests after the first failure are skipped, not failed */
+		json_array_foreach(o->tests, i, t) {
+			if (json_is_true(json_object_get(t, "skipped")))
+				ns++;
+			else
+				nf += !json_is_true(json_object_get(t, "passed"));
+		}
+		if (ns)
+			snprintf(skipped, sizeof(skipped), ", %zu skipped", ns);
 		o->status = "failed";
-		return set_reason(o, "%zu of %zu tests failed; %s", nf, json_array_size(o->tests),
-				  first_fail ? first_fail : "");
+		return set_reason(o, "%zu of %zu tests failed%s; %s", nf, json_array_size(o->tests),
+				  skipped, first_fail ? first_fail : "");
 	}
 	/* then the inputs generated from input_schema, under the same authority */
 	_cleanup_free_ char *pfail = NULL;

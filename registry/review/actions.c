@@ -140,8 +140,12 @@ int tg_registry_rollback(json_t **out, tg_registry *r, const char *name, unsigne
 		goto fail;
 	}
 	if (strcmp(status, "active") == 0) {
-		rc = tg_error_set(TG_ERR_INVALID, "%s v%u is already the active version", name, to);
-		goto fail;
+		/* idempotent (issue 29): the wanted state holds already; nothing
+		 * is written, audited or activated */
+		reg_rollback(r);
+		*out = json_pack("{s:s, s:i, s:i, s:s, s:b}", "name", name, "version", (int)to,
+				 "from_version", (int)cur, "status", "active", "already_active", 1);
+		return *out ? 0 : tg_error_set(TG_ERR_NOMEM, "out of memory");
 	}
 	if (strcmp(status, "pending") == 0) {
 		rc = tg_error_set(TG_ERR_INVALID, "%s v%u awaits approval of its capabilities: use "
@@ -166,8 +170,8 @@ int tg_registry_rollback(json_t **out, tg_registry *r, const char *name, unsigne
 	rc = reg_commit(r);
 	if (rc < 0)
 		return rc;
-	*out = json_pack("{s:s, s:i, s:i, s:s}", "name", name, "version", (int)to,
-			 "from_version", (int)cur, "status", "active");
+	*out = json_pack("{s:s, s:i, s:i, s:s, s:b}", "name", name, "version", (int)to,
+			 "from_version", (int)cur, "status", "active", "already_active", 0);
 	return *out ? 0 : tg_error_set(TG_ERR_NOMEM, "out of memory");
 fail:
 	reg_rollback(r);

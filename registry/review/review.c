@@ -203,6 +203,54 @@ int tg_registry_diff(char **out, tg_registry *r, const char *name, unsigned v1, 
 	return 0;
 }
 
+/* "client": the MCP client (clientInfo's name and version from initialize,
+ * as its session's mcp_session_start recorded them) of each entry whose
+ * actor is an MCP session, in one pass over the session starts. Printable
+ * ASCII, each part at most 64 bytes; the actor itself is unchanged. */
+static int add_clients(tg_registry *r, json_t *arr)
+{
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	_cleanup_json_ json_t *by = json_object();
+	json_t *e;
+	size_t i;
+	int rc, any = 0;
+
+	json_array_foreach(arr, i, e)
+		any |= !strncmp(json_string_value(json_object_get(e, "actor")) ?: "", "mcp:", 4);
+	if (!any)
+		return 0;
+	if (!by)
+		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	rc = reg_prepare(r, &st, "SELECT actor, json_extract(details, '$.client'), "
+				 "json_extract(details, '$.client_version') FROM audit WHERE event = "
+				 "'mcp_session_start' AND json_valid(details)");
+	if (rc < 0)
+		return rc;
+	while ((rc = reg_step(st)) == SQLITE_ROW) {
+		const char *actor = (const char *)sqlite3_column_text(st, 0);
+		const char *name = (const char *)sqlite3_column_text(st, 1);
+		const char *ver = (const char *)sqlite3_column_text(st, 2);
+		char c[140];
+		size_t k;
+		if (!actor || !name || !name[0] || json_object_get(by, actor))
+			continue;
+		snprintf(c, sizeof(c), "%.64s%s%.64s", name, ver && ver[0] ? " " : "", ver ? ver : "");
+		for (k = 0; c[k]; k++)
+			if ((unsigned char)c[k] < 0x20 || (unsigned char)c[k] >= 0x7f)
+				c[k] = '?';
+		if (json_object_set_new(by, actor, json_string(c)) < 0)
+			return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	}
+	if (rc != SQLITE_DONE)
+		return reg_sqlerr(r, rc, "read the session starts");
+	json_array_foreach(arr, i, e) {
+		json_t *c = json_object_get(by, json_string_value(json_object_get(e, "actor")) ?: "");
+		if (c && json_object_set(e, "client", c) < 0)
+			return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	}
+	return 0;
+}
+
 int tg_registry_log(json_t **out, tg_registry *r, size_t limit)
 {
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
@@ -238,6 +286,8 @@ int tg_registry_log(json_t **out, tg_registry *r, size_t limit)
 	}
 	if (rc != SQLITE_DONE)
 		return reg_sqlerr(r, rc, "read the audit log");
+	if ((rc = add_clients(r, arr)) < 0)
+		return rc;
 	*out = TG_TAKE_PTR(arr);
 	return 0;
 }

@@ -34,7 +34,10 @@ check "fresh home: a cpu line" 1 "$(grep -Ec "^(ok|warn) +cpu" "$tmp/out")"
 "$tg" --home "$h" --json doctor >"$tmp/out" 2>&1
 check "json: exit 0" 0 "$?"
 check "json: ok true" 1 "$(grep -c '"ok": true' "$tmp/out")"
-check "json: names every item" 12 "$(grep -c '"name": ' "$tmp/out")"
+check "json: names every item" 11 "$(grep -c '"name": ' "$tmp/out")"
+# the compiler is the clang driver the builds use, never gcc (issue 29)
+check "json: the compiler item names clang" 1 "$(grep -c '"detail": "[^"]*clang[^"]*(tools are built with it)"' "$tmp/out")"
+check "json: no gcc" 0 "$(grep -c gcc "$tmp/out")"
 # gvisor: ok when runsc works or is absent (the home uses the native backend)
 check "json: a gvisor item" 1 "$(grep -c '"name": "gvisor"' "$tmp/out")"
 

@@ -114,7 +114,8 @@ expect_err 'did not pass' "rollback refusal message"
 run tg rollback word_count --to 2
 expect_rc 2 "rollback to a failed version"
 run tg rollback word_count --to 1
-expect_rc 2 "rollback to the active version"
+expect_rc 0 "rollback to the active version (idempotent)"
+expect_out '^word_count: v1 is already active$' "rollback to the active version says so"
 run tg rollback word_count
 expect_rc 2 "rollback with nothing earlier"
 run tg rollback word_count --to 4 --json
@@ -168,7 +169,8 @@ expect_rc 0 "create with a capability"
 expect_out '^ws_reader v1: pending' "a first version with a capability is pending"
 expect_out '^  test "sees an empty workspace": pass$' "a pending version's test sees an empty /workspace"
 run tg call ws_reader '{}'
-expect_rc 2 "a pending tool cannot be called"
+expect_rc 1 "a pending tool cannot be called"
+expect_err '^toolgate: call: ws_reader v1 is pending: .*`toolgate approve ws_reader@1`' "a pending tool names its approval"
 run tg list --json
 expect_out '"pending": \[' "list --json has a pending section"
 run tg list --pending

@@ -49,6 +49,14 @@ expect_one_line_err() { # WHAT
 	[ "$(wc -l <"$ERR")" -eq 1 ] && grep -Eq '^toolgate: ' "$ERR" || fail "$1: stderr is not one 'toolgate: ' line"
 }
 
+# named_tool NAME: tool_dir NAME with the tool renamed NAME, its source tool.c
+named_tool() {
+	d=$(tool_dir "$1")
+	sed -i "s/\"word_count\"/\"$1\"/; s/\"source\": \"word_count.c\"/\"source\": \"tool.c\"/" "$d/tool.json"
+	mv "$d/word_count.c" "$d/tool.c"
+	echo "$d"
+}
+
 # tool_dir NAME: a fresh folder holding a copy of the word_count tool
 tool_dir() {
 	d=$WORK/src/$1

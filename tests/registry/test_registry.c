@@ -469,7 +469,11 @@ static void test_reindex_rollback_generation(void **state)
 	assert_non_null(strstr(tg_error_last()->message, "did not pass"));
 	assert_int_equal(tg_registry_rollback(&j, r, "adder", 4, 0, &who), TG_ERR_INVALID);
 	assert_non_null(strstr(tg_error_last()->message, "approve"));
-	assert_int_equal(tg_registry_rollback(&j, r, "adder", 3, 0, &who), TG_ERR_INVALID);
+	/* the active version: idempotent, nothing changes (issue 29) */
+	assert_int_equal(tg_registry_rollback(&j, r, "adder", 3, 0, &who), 0);
+	assert_true(json_is_true(json_object_get(j, "already_active")));
+	assert_int_equal(json_integer_value(json_object_get(j, "from_version")), 3);
+	json_decref(j);
 	assert_int_equal(tg_registry_rollback(&j, r, "adder", 9, 0, &who), TG_ERR_NOTFOUND);
 	assert_int_equal(tg_registry_rollback(&j, r, "nosuch", 0, 0, &who), TG_ERR_NOTFOUND);
 

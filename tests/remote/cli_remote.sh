@@ -108,7 +108,9 @@ js "[t for t in d['tools'] if t['name']=='file_stats'][0]['active']['why']" <"$H
 	| grep -q "not approved here" || fail "caps: $(cat "$H/p3.json")"
 [ "$(b show file_stats@1 --json | js "d['status']")" = pending ] || fail "file_stats not pending on B"
 set +e
-b call file_stats '{"file":"x"}' >/dev/null 2>&1; [ $? = 2 ] || fail "file_stats callable on B"
+# a pending tool's call is a denial naming its approval (exit 1; issue 29)
+b call file_stats '{"file":"x"}' >/dev/null 2>"$H/call.err"; [ $? = 1 ] || fail "file_stats callable on B"
+grep -q 'file_stats v1 is pending: .*`toolgate approve file_stats@1`' "$H/call.err" || fail "the refusal names the approval: $(cat "$H/call.err")"
 set -e
 b approve file_stats@1 >/dev/null
 [ "$(b show file_stats --json | js "d['status']")" = active ] || fail "approved on B"

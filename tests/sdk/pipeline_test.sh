@@ -65,7 +65,7 @@ printf 'hello world\nsecond line\n' >"$tmp/ws/notes.txt"
 printf '{"workspace": "%s"}\n' "$tmp/ws" >"$TOOLGATE_HOME/config.json"
 t 0 pending "create file_stats" -- --json create "$src/examples/file_stats"
 v=$(field version "$tmp/out")
-t 2 - "call pending file_stats" -- call file_stats '{"file":"notes.txt"}'
+t 1 - "call pending file_stats (denied: waits for approval)" -- call file_stats '{"file":"notes.txt"}'
 t 0 - "approve file_stats" -- approve "file_stats@$v"
 t 0 - "call file_stats" -- call file_stats '{"file":"notes.txt"}'
 expect_out "call file_stats" '{"file":"notes.txt","bytes":24,"lines":2,"words":4}'
