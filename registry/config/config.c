@@ -142,7 +142,7 @@ int reg_config_load(tg_config *cfg, const char *home)
 	cfg->max_call_depth = 2;
 	cfg->pull_test_max_tool_calls = 64;
 	cfg->call_approval_timeout_ms = 120000;
-	cfg->analyze_timeout_ms = 5000;
+	cfg->analyze_timeout_ms = 10000;
 	cfg->property_tests = 64;
 	cfg->property_test_budget_ms = 3000;
 	cfg->sandbox_pool = 2; /* serve; over HTTP per worker, at most 8 in all: docs/SANDBOX.md, "The pool" */
