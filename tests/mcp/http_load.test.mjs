@@ -141,7 +141,8 @@ test('48 concurrent 4 MiB tools/call bodies: RSS under 96 MB, every request answ
   }
   assert.ok(counts[503] > 0, 'some bodies were past the budget');
   assert.ok(counts[200] > 0, 'some were served');
-  assert.ok(peak < 96 * 1000 * 1000, `peak RSS ${peak} bytes`);
+  if (!process.env.TG_SANITIZED) // ASan's shadow memory and quarantine
+    assert.ok(peak < 96 * 1000 * 1000, `peak RSS ${peak} bytes`);
   assert.equal((await ping(srv.port, tok)).status, 200);
 });
 
