@@ -192,13 +192,9 @@ int tg_registry_key_revoke_approver(json_t **out, tg_registry *r, const char *pr
 	{
 		_cleanup_json_ json_t *d = json_pack("{s:s, s:O, s:I}", "principal", principal, "keys", keys,
 						     "at", (json_int_t)tg_time_now());
-		if (!d || (rc = reg_audit_append(r, who, "key_revoke_approver", NULL, d)) < 0) {
-			reg_rollback(r);
-			return d ? rc : tg_error_set(TG_ERR_NOMEM, "out of memory");
-		}
+		if ((rc = reg_audit_commit(r, who, "key_revoke_approver", NULL, d)) < 0)
+			return rc;
 	}
-	if ((rc = reg_commit(r)) < 0)
-		return rc;
 	*out = json_pack("{s:s, s:O, s:I}", "principal", principal, "keys", keys, "revoked_at",
 			 (json_int_t)tg_time_now());
 	return *out ? 0 : tg_error_set(TG_ERR_NOMEM, "out of memory");

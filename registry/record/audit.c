@@ -531,6 +531,19 @@ fail:
 	return rc;
 }
 
+int reg_audit_commit(tg_registry *r, const tg_actor *who, const char *event,
+		     const char *tool, const json_t *details)
+{
+	int rc = details ? reg_audit_append(r, who, event, tool, details)
+			 : tg_error_set(TG_ERR_NOMEM, "out of memory");
+
+	if (rc < 0) {
+		reg_rollback(r);
+		return rc;
+	}
+	return reg_commit(r);
+}
+
 int tg_registry_audit(tg_registry *r, const tg_actor *who, const char *event,
 		      const char *tool, const json_t *details)
 {
@@ -541,7 +554,7 @@ int tg_registry_audit(tg_registry *r, const tg_actor *who, const char *event,
 	rc = reg_begin(r);
 	if (rc < 0)
 		return rc;
-	rc = reg_audit_append(r, who, event, tool, details);
+	rc = reg_audit_append(r, who, event, tool, details); /* details may be NULL here */
 	if (rc < 0) {
 		reg_rollback(r);
 		return rc;

@@ -158,9 +158,7 @@ int tg_registry_backend_set(json_t **out, tg_registry *r, const char *name, int 
 		rc = tg_error_set(TG_ERR_NOMEM, "out of memory");
 		goto fail;
 	}
-	if ((rc = reg_audit_append(r, who, "backend", name, d)) < 0)
-		goto fail;
-	if ((rc = reg_commit(r)) < 0)
+	if ((rc = reg_audit_commit(r, who, "backend", name, d)) < 0)
 		return rc;
 	*out = TG_TAKE_PTR(d);
 	return 0;

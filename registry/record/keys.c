@@ -127,12 +127,8 @@ int reg_audit_one(tg_registry *r, const tg_actor *who, const char *event, json_t
 
 	if (!details)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
-	if ((rc = reg_begin(r)) == 0) {
-		if ((rc = reg_audit_append(r, who, event, NULL, details)) < 0)
-			reg_rollback(r);
-		else
-			rc = reg_commit(r);
-	}
+	if ((rc = reg_begin(r)) == 0)
+		rc = reg_audit_commit(r, who, event, NULL, details);
 	json_decref(details);
 	return rc;
 }

@@ -108,6 +108,11 @@ int reg_host_review_id(tg_registry *r, char out[17]);
 /* Append one entry (inside a transaction). */
 int reg_audit_append(tg_registry *r, const tg_actor *who, const char *event,
 		     const char *tool, const json_t *details);
+/* The tail of a change inside an open transaction: its audit entry, then
+ * COMMIT; on a failed append the transaction is rolled back. details NULL
+ * means the caller ran out of memory building it (rolled back, NOMEM). */
+int reg_audit_commit(tg_registry *r, const tg_actor *who, const char *event,
+		     const char *tool, const json_t *details);
 /* After COMMIT: advance the anchor file to the head written (monotonic). */
 int reg_audit_anchor_update(tg_registry *r);
 /* Write the anchor record (seq, hash; NULL hash: zeros), never backwards. */

@@ -75,21 +75,6 @@ int reg_sample_tests_merge(tg_registry *r, json_t *manifest, size_t *added)
 	return 0;
 }
 
-/* The change's audit entry (d, NULL when out of memory) and the commit;
- * the transaction is rolled back when either fails. */
-static int audit_commit(tg_registry *r, const tg_actor *who, const char *event,
-			const char *name, const json_t *d)
-{
-	int rc = d ? reg_audit_append(r, who, event, name, d)
-		   : tg_error_set(TG_ERR_NOMEM, "out of memory");
-
-	if (rc < 0) {
-		reg_rollback(r);
-		return rc;
-	}
-	return reg_commit(r);
-}
-
 int tg_registry_tests_add(json_t **out, tg_registry *r, const char *name, int64_t sample,
 			  const tg_actor *who)
 {
@@ -148,7 +133,7 @@ int tg_registry_tests_add(json_t **out, tg_registry *r, const char *name, int64_
 		goto fail;
 	}
 	d = json_pack("{s:s, s:I}", "test", tname, "sample", (json_int_t)sample);
-	if ((rc = audit_commit(r, who, "test_added", name, d)) < 0)
+	if ((rc = reg_audit_commit(r, who, "test_added", name, d)) < 0)
 		return rc;
 	*out = json_pack("{s:s, s:O}", "name", name, "test", t);
 	return *out ? 0 : tg_error_set(TG_ERR_NOMEM, "out of memory");
@@ -198,7 +183,7 @@ int tg_registry_tests_remove(json_t **out, tg_registry *r, const char *name, con
 		goto fail;
 	}
 	d = json_pack("{s:s}", "test", test);
-	if ((rc = audit_commit(r, who, "test_removed", name, d)) < 0)
+	if ((rc = reg_audit_commit(r, who, "test_removed", name, d)) < 0)
 		return rc;
 	*out = json_pack("{s:s, s:s}", "name", name, "removed", test);
 	return *out ? 0 : tg_error_set(TG_ERR_NOMEM, "out of memory");

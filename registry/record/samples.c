@@ -326,13 +326,7 @@ int tg_registry_samples_purge(json_t **out, tg_registry *r, const char *name,
 	}
 	n = sqlite3_changes(r->db);
 	d = json_pack("{s:I, s:b}", "deleted", (json_int_t)n, "all_tools", name == NULL);
-	if (!d) {
-		rc = tg_error_set(TG_ERR_NOMEM, "out of memory");
-		goto fail;
-	}
-	if ((rc = reg_audit_append(r, who, "samples_purged", name, d)) < 0)
-		goto fail;
-	if ((rc = reg_commit(r)) < 0)
+	if ((rc = reg_audit_commit(r, who, "samples_purged", name, d)) < 0)
 		return rc;
 	*out = TG_TAKE_PTR(d);
 	return 0;

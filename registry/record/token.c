@@ -171,11 +171,7 @@ int tg_registry_token_revoke(tg_registry *r, const char *name, const tg_actor *w
 		goto fail;
 	}
 	d = json_pack("{s:s}", "principal", name);
-	rc = d ? reg_audit_append(r, who, "token_revoke", NULL, d)
-	       : tg_error_set(TG_ERR_NOMEM, "out of memory");
-	if (rc < 0)
-		goto fail;
-	return reg_commit(r);
+	return reg_audit_commit(r, who, "token_revoke", NULL, d);
 fail:
 	reg_rollback(r);
 	return rc;
