@@ -15,6 +15,7 @@
 #ifndef TG_COMMON_H
 #define TG_COMMON_H
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -214,6 +215,24 @@ int tg_random_hex(char *out, size_t nbytes);
  * what is missing. The handle stays open for the life of the process. */
 int tg_dl_load(const char *path, const char *fallback, const char *const *names,
 	       void **const *slots, size_t n);
+
+/* A library loaded once per process on first need: what to load (label
+ * names it in errors), and the outcome kept for every later caller. */
+typedef struct tg_dl_lib {
+	const char *label, *path, *fallback;
+	const char *const *names;
+	void **const *slots;
+	size_t n;
+	pthread_mutex_t lock;
+	int state; /* 0 not tried, 1 loaded, < 0 the error code */
+	char error[1024];
+} tg_dl_lib;
+#define TG_DL_LIB(label, path, fallback, names, slots)                                   \
+	{ (label), (path), (fallback), (names), (slots), TG_ARRAY_SIZE(names),              \
+	  PTHREAD_MUTEX_INITIALIZER, 0, "" }
+/* Load lib on the first call (thread-safe); 0, or its error as "label: why"
+ * on this and every later call. */
+int tg_dl_need(tg_dl_lib *lib);
 
 /* ---- hashing ----------------------------------------------------------- */
 

@@ -15,7 +15,6 @@
 #include "common.h"
 
 #include <openssl/sha.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,39 +40,26 @@ static struct {
 #undef TG_CRYPTO_SLOT
 } api;
 
-static pthread_once_t load_once = PTHREAD_ONCE_INIT;
-static int load_code;
-static char load_error[sizeof(((tg_error *)0)->message)];
-
-static void load(void)
-{
 #define TG_DL_NAME(name, ret, args) #name,
 #define TG_DL_SLOT(name, ret, args) (void **)&api.name,
-	static const char *const names[] = { TG_CRYPTO_FUNCTIONS(TG_DL_NAME) };
-	void **const slots[] = { TG_CRYPTO_FUNCTIONS(TG_DL_SLOT) };
+static const char *const names[] = { TG_CRYPTO_FUNCTIONS(TG_DL_NAME) };
+static void **const slots[] = { TG_CRYPTO_FUNCTIONS(TG_DL_SLOT) };
 #undef TG_DL_NAME
 #undef TG_DL_SLOT
 
-	load_code = tg_dl_load(TG_LIBCRYPTO_SONAME, NULL, names, slots, TG_ARRAY_SIZE(names));
-	if (load_code < 0)
-		memcpy(load_error, tg_error_last()->message, sizeof(load_error));
-}
+static tg_dl_lib lib = TG_DL_LIB("libcrypto", TG_LIBCRYPTO_SONAME, NULL, names, slots);
 
 int tg_crypto_load(void)
 {
-	pthread_once(&load_once, load);
-	if (load_code)
-		return tg_error_set(load_code, "libcrypto: %s", load_error);
-	return 0;
+	return tg_dl_need(&lib);
 }
 
 /* A hash that cannot be computed cannot be answered with a guess: the
  * audit chain, content hashes and approvals depend on it. */
 static void need(void)
 {
-	pthread_once(&load_once, load);
-	if (load_code) {
-		fprintf(stderr, "toolgate: libcrypto: %s\n", load_error);
+	if (tg_dl_need(&lib) < 0) {
+		fprintf(stderr, "toolgate: %s\n", tg_error_last()->message);
 		exit(3);
 	}
 }

@@ -277,6 +277,36 @@ static void test_json_digest(void **state)
 	assert_string_equal(d1, "66a44c50e5f22b04d6d7ca7bd51aa829520278a641f68e02fedacb94a3f4314d");
 }
 
+/* A library loaded on first need: a missing one keeps its error for every
+ * later caller, named by its label; a present one fills its slots once. */
+static int (*dl_getpid)(void);
+static void test_dl_need(void **state)
+{
+	static const char *const missing_names[] = { "getpid" };
+	static void *missing_slot;
+	static void **const missing_slots[] = { &missing_slot };
+	static tg_dl_lib missing = TG_DL_LIB("libnothere", "libtg-not-here.so.0", NULL,
+					     missing_names, missing_slots);
+	static const char *const libc_names[] = { "getpid" };
+	static void **const libc_slots[] = { (void **)&dl_getpid };
+	static tg_dl_lib libc = TG_DL_LIB("libc", "libc.so.6", NULL, libc_names, libc_slots);
+	int i;
+
+	(void)state;
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(tg_dl_need(&missing), TG_ERR_UNAVAILABLE);
+		assert_non_null(strstr(tg_error_last()->message,
+				       "libnothere: cannot load libtg-not-here.so.0"));
+		assert_null(missing_slot);
+	}
+	assert_int_equal(tg_dl_need(&libc), 0);
+	assert_non_null(dl_getpid);
+	assert_int_equal(dl_getpid(), getpid());
+	dl_getpid = NULL;
+	assert_int_equal(tg_dl_need(&libc), 0); /* loaded once: not again */
+	assert_null(dl_getpid);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -286,6 +316,7 @@ int main(void)
 		cmocka_unit_test(test_frames),
 		cmocka_unit_test(test_random),
 		cmocka_unit_test(test_json_digest),
+		cmocka_unit_test(test_dl_need),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
