@@ -32,6 +32,7 @@ cleanup() {
 }
 trap cleanup EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
+. "$(dirname "$0")/lib.sh"
 refs() { git --git-dir="$1/store.git" for-each-ref --format='%(refname) %(objectname)'; }
 objects() {
 	(cd "$1/store.git/objects" && find . -type f -printf '%p %s\n' | sort)
@@ -84,14 +85,7 @@ set -e
 
 [ -z "$(refs "$H/E")" ] || fail "refs written by a refused local pull"
 
-PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-git daemon --base-path="$H/srv" --export-all --reuseaddr --listen=127.0.0.1 --port="$PORT" \
-	"$H/srv" 2>"$H/daemon.log" &
-DPID=$!
-i=0
-until git ls-remote "git://127.0.0.1:$PORT/hub.git" >/dev/null 2>&1; do
-	i=$((i + 1)); [ $i -lt 100 ] || fail "git daemon did not start"; sleep 0.1
-done
+git_daemon_start "$H/srv" hub.git
 check "$H/D" "git://127.0.0.1:$PORT/hub.git" "git daemon"
 
 # a crash mid-fetch: the pull is killed (SIGKILL) while the 1 GiB blob

@@ -32,6 +32,7 @@ cleanup() {
 }
 trap cleanup EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
+. "$(dirname "$0")/lib.sh"
 refs() { git --git-dir="$1/store.git" for-each-ref --format='%(refname) %(objectname)'; }
 objects() {
 	(cd "$1/store.git/objects" && find . -type f -printf '%p %s\n' | sort)
@@ -70,14 +71,7 @@ git --git-dir="$HUB" update-ref refs/tools/big "$c"
 "$TG" --home "$H/W" push >/dev/null
 wc=$(git --git-dir="$HUB" rev-parse refs/tools/word_count)
 
-PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-git daemon --base-path="$H/srv" --export-all --reuseaddr --listen=127.0.0.1 --port="$PORT" \
-	"$H/srv" 2>"$H/daemon.log" &
-DPID=$!
-i=0
-until git ls-remote "git://127.0.0.1:$PORT/hub.git" >/dev/null 2>&1; do
-	i=$((i + 1)); [ $i -lt 100 ] || fail "git daemon did not start"; sleep 0.1
-done
+git_daemon_start "$H/srv" hub.git
 
 expect_refused() { # WHAT: the exact refusals of a pull of the hub
 	for r in refs/heads/big refs/misc/blob refs/tags/big refs/tags/blobtag; do

@@ -32,21 +32,15 @@ DPID=
 cleanup() { [ -n "$DPID" ] && kill "$DPID" 2>/dev/null; [ -n "${TG_KEEP:-}" ] || rm -rf "$H"; }
 trap cleanup EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
+. "$(dirname "$0")/lib.sh"
 t() { h=$1; shift; "$TG" --home "$H/$h" "$@"; }
 js() { python3 -c "import json,sys; d=json.load(sys.stdin); r=($1); print(r)"; }
 G() { git --git-dir="$H/srv/hub.git" "$@"; }
 
 mkdir -p "$H/srv" "$H/ws"
 git init -q --bare "$H/srv/hub.git"
-PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-git daemon --base-path="$H/srv" --export-all --enable=receive-pack --reuseaddr \
-	--listen=127.0.0.1 --port="$PORT" "$H/srv" 2>"$H/daemon.log" &
-DPID=$!
+git_daemon_start "$H/srv" hub.git --enable=receive-pack
 URL=git://127.0.0.1:$PORT/hub.git
-i=0
-until git ls-remote "$URL" >/dev/null 2>&1; do
-	i=$((i + 1)); [ $i -lt 100 ] || fail "git daemon did not start"; sleep 0.1
-done
 for h in A B C; do
 	t $h init >/dev/null
 	printf '{"workspace": "%s"}\n' "$H/ws" >"$H/$h/config.json"
