@@ -332,7 +332,9 @@ static void test_initialize(void **state)
 	(void)state;
 	assert_string_equal(negotiate("2025-11-25"), "2025-11-25");
 	assert_string_equal(negotiate("2025-06-18"), "2025-06-18");
-	assert_string_equal(negotiate("2024-11-05"), "2025-11-25");
+	assert_string_equal(negotiate("2025-03-26"), "2025-03-26");
+	assert_string_equal(negotiate("2024-11-05"), "2024-11-05");
+	assert_string_equal(negotiate("2024-10-07"), "2025-11-25");
 	assert_string_equal(negotiate("banana"), "2025-11-25");
 
 	f = fx_new(NULL);
