@@ -8,8 +8,8 @@
  * here, in one place (session.c's tg_mcp_queue calls it): before
  * 2025-06-18 no title fields (a tool's title moves to annotations.title in
  * 2025-03-26), no outputSchema, no structuredContent, no icons; before
- * 2025-03-26 also no tool annotations and no message in
- * notifications/progress. It calls nothing else of mcp/.
+ * 2025-03-26 also no tool annotations, no audio content (a text block says
+ * what was left out) and no message in notifications/progress. It calls nothing else of mcp/.
  */
 #include "mcp/internal.h"
 
@@ -86,6 +86,28 @@ static void shape_tools(int era, json_t *tools)
 	drop_each(tools, later, TG_ARRAY_SIZE(later));
 }
 
+/* 2024-11-05 has text, image and resource content only: an audio block
+ * becomes a text block that says what was left out. */
+static void no_audio(json_t *content)
+{
+	const char *type, *mime;
+	char note[200];
+	json_t *b;
+	size_t i;
+
+	json_array_foreach(content, i, b) {
+		type = json_string_value(json_object_get(b, "type"));
+		if (!type || strcmp(type, "audio") != 0)
+			continue;
+		mime = json_string_value(json_object_get(b, "mimeType"));
+		snprintf(note, sizeof(note),
+			 "[audio content (%.64s) left out: protocol version %s has no audio "
+			 "content]",
+			 mime ? mime : "?", TG_MCP_PROTOCOL_2024_11);
+		json_array_set_new(content, i, json_pack("{s:s, s:s}", "type", "text", "text", note));
+	}
+}
+
 static void shape_result(int era, const char *method, json_t *res)
 {
 	json_t *x, *p;
@@ -103,6 +125,8 @@ static void shape_result(int era, const char *method, json_t *res)
 	} else if (strcmp(method, "tools/call") == 0) {
 		/* the JSON value is in the text content as well (tools.c) */
 		json_object_del(res, "structuredContent");
+		if (era < TG_MCP_ERA_2025_03)
+			no_audio(json_object_get(res, "content"));
 	} else if (strcmp(method, "prompts/list") == 0) {
 		x = json_object_get(res, "prompts");
 		drop_each(x, titled, TG_ARRAY_SIZE(titled));

@@ -12,7 +12,8 @@
 //    2025-11-25) and before initialize, with the exact error;
 //  - each era's shapes: no title, outputSchema or structuredContent before
 //    2025-06-18 (2025-03-26 has a tool's title in annotations.title), no
-//    tool annotations and no progress message in 2024-11-05;
+//    tool annotations, no audio content (a text block instead) and no
+//    progress message in 2024-11-05;
 //  - over HTTP an MCP-Protocol-Version header of any spoken version is
 //    accepted in a session (the one the conformance suite sends).
 // Run: TOOLGATE=build/cli/toolgate node --test tests/mcp/eras.test.mjs
@@ -35,6 +36,7 @@ const WC_TEXT = '{"words":2,"lines":1,"chars":3}';
 const PENDING = 'file_stats: file_stats v1 is pending: it waits for a person\'s approval and cannot be ' +
   'called until then (the operator runs `toolgate approve file_stats@1`)';
 const outOfEra = (v) => ({ code: -32600, message: `Invalid Request: JSON-RPC batches are part of protocol version 2025-03-26 only (this session: ${v})` });
+const AUDIO = 'UklGRiwAAABXQVZFZm10IBAAAAABAAEAQB8AAEAfAAABAAgAZGF0YQgAAACAgICAgICAgA==';
 const EMPTY = { code: -32600, message: 'Invalid Request: an empty batch' };
 const TOO_LONG = { code: -32600, message: 'Invalid Request: a batch holds at most 64 messages (65 sent)' };
 
@@ -42,7 +44,7 @@ let dir;
 let home;
 
 // One home for the file: word_count active, wc_typed (word_count with an
-// output_schema) active, file_stats pending (it asks for workspace:read),
+// output_schema) and the conformance suite's test_audio_content active, file_stats pending (it asks for workspace:read),
 // no property tests (they would only slow the creates down).
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'tg-eras-'));
@@ -61,6 +63,7 @@ before(async () => {
   m.output_schema = { type: 'object', properties: { words: int, lines: int, chars: int }, required: ['words'] };
   writeFileSync(join(typed, 'tool.json'), JSON.stringify(m));
   await tg(home, 'create', typed);
+  await tg(home, 'create', join(SRC, 'tests', 'conformance', 'tools', 'test_audio_content'));
 });
 after(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -200,6 +203,10 @@ test('stdio: each era\'s shapes', async (t) => {
     assert.equal(m.result.content[0].text, WC_TEXT);
     assert.equal(notes.length, 4);
     assert.equal(notes[0].params.message, v === '2024-11-05' ? undefined : 'word_count: started', v);
+    const audio = (await s.request(call(5, 'test_audio_content'))).result.content;
+    assert.deepEqual(audio, [v === '2024-11-05'
+      ? { type: 'text', text: '[audio content (audio/wav) left out: protocol version 2024-11-05 has no audio content]' }
+      : { type: 'audio', data: AUDIO, mimeType: 'audio/wav' }], v);
     const prompt = (await s.request(rpc(3, 'prompts/list'))).result.prompts[0];
     assert.equal(prompt.name, 'write_tool');
     assert.equal(prompt.title, modern ? 'Write a toolgate tool' : undefined, v);
