@@ -6,7 +6,10 @@
  * Otherwise each element is served in order by the single-message handler
  * handed in (server.c's), so it is checked, authorized, counted against the
  * budgets and audited exactly as if it had come alone; initialize and
- * nested batches are refused per element. The responses are gathered into
+ * nested batches are refused per element, and so is every request after the
+ * responses gathered so far passed TG_MCP_BATCH_ANSWERS times the line cap
+ * (16 MiB by default: 64 calls of large outputs would otherwise pass the
+ * output queue's cap). The responses are gathered into
  * one array queued after the notifications the elements queued (logging,
  * progress); a batch of notifications and responses only answers nothing.
  * On stdio a notification may be written while an element runs (notify.c),
@@ -17,9 +20,10 @@
 
 #include <string.h>
 
-/* Move the responses queued from mark on into answers, in order, and keep
- * the other lines (notifications) where they were. */
-static int take_responses(tg_mcp_server *s, size_t mark, json_t *answers)
+/* Move the responses queued from mark on into answers, in order, adding
+ * their sizes to *bytes, and keep the other lines (notifications) where
+ * they were. */
+static int take_responses(tg_mcp_server *s, size_t mark, json_t *answers, size_t *bytes)
 {
 	_cleanup_free_ char *tail = NULL;
 	size_t n = s->out.len - mark, i = 0;
@@ -38,6 +42,7 @@ static int take_responses(tg_mcp_server *s, size_t mark, json_t *answers)
 		json_t *m = json_loadb(tail + i, end - i, 0, NULL);
 
 		if (m && !json_object_get(m, "method") && json_object_get(m, "id")) {
+			*bytes += end - i;
 			if (json_array_append_new(answers, m) < 0)
 				r = tg_error_set(TG_ERR_NOMEM, "out of memory");
 		} else {
@@ -51,12 +56,20 @@ static int take_responses(tg_mcp_server *s, size_t mark, json_t *answers)
 	return r;
 }
 
-/* One element: refused here (initialize, a nested batch) or served by one. */
-static int element(tg_mcp_server *s, const json_t *m, tg_mcp_msg_handler one)
+/* One element: refused here (initialize, a nested batch, a request once
+ * the answers so far passed their cap) or served by one. */
+static int element(tg_mcp_server *s, const json_t *m, tg_mcp_msg_handler one, size_t bytes,
+		   size_t cap)
 {
 	const json_t *id = json_object_get(m, "id");
 	const char *method = json_string_value(json_object_get(m, "method"));
 
+	if (method && bytes >= cap && (json_is_string(id) || json_is_integer(id)))
+		return tg_mcp_reply_error(s, id, TG_RPC_INVALID_REQUEST,
+					  "Invalid Request: the batch's answers passed %zu bytes: "
+					  "this request was not served (send it alone or in a "
+					  "smaller batch)",
+					  cap);
 	if (json_is_array(m))
 		return tg_mcp_reply_error(s, NULL, TG_RPC_INVALID_REQUEST,
 					  "Invalid Request: a batch cannot hold a batch");
@@ -70,7 +83,8 @@ static int element(tg_mcp_server *s, const json_t *m, tg_mcp_msg_handler one)
 int tg_mcp_batch(tg_mcp_server *s, const json_t *batch, tg_mcp_msg_handler one)
 {
 	_cleanup_json_ json_t *answers = NULL;
-	size_t n = json_array_size(batch), i, mark;
+	size_t n = json_array_size(batch), i, mark, bytes = 0;
+	size_t cap = TG_MCP_BATCH_ANSWERS * s->opt.max_message;
 	int r = 0;
 
 	if (!s->initialized || s->era != TG_MCP_ERA_2025_03)
@@ -96,9 +110,9 @@ int tg_mcp_batch(tg_mcp_server *s, const json_t *batch, tg_mcp_msg_handler one)
 		if (s->io_rd && s->out.len && (r = tg_mcp_write_out(s)) < 0)
 			break;
 		mark = s->out.len;
-		r = element(s, json_array_get(batch, i), one);
+		r = element(s, json_array_get(batch, i), one, bytes, cap);
 		if (r == 0)
-			r = take_responses(s, s->out.len < mark ? 0 : mark, answers);
+			r = take_responses(s, s->out.len < mark ? 0 : mark, answers, &bytes);
 	}
 	if (r < 0 || json_array_size(answers) == 0)
 		return r;

@@ -34,6 +34,9 @@
 #define TG_MCP_PROTOCOL_2024_11 "2024-11-05"
 /* The longest JSON-RPC batch served (2025-03-26): longer ones are -32600. */
 #define TG_MCP_BATCH_MAX 64
+/* The responses of one batch: once they pass this many times the line cap
+ * (opt.max_message), its further requests are refused unserved. */
+#define TG_MCP_BATCH_ANSWERS 4
 /* The modern (stateless) revision: no initialize, per-request _meta. */
 #define TG_MCP_PROTOCOL_MODERN "2026-07-28"
 #define TG_MCP_META_VERSION "io.modelcontextprotocol/protocolVersion"
