@@ -297,19 +297,26 @@ static void test_rpc_silence(void **state)
 
 /* ---- initialize -------------------------------------------------------------------------- */
 
-static const char *negotiate(const char *asked)
+/* initialize asking for version; the answer (the caller decrefs). */
+static json_t *initialize_as(fixture *f, const char *version)
 {
-	static char got[32];
-	fixture *f = fx_new(NULL);
 	char line[512];
-	json_t *m, *res;
 
 	snprintf(line, sizeof(line),
 		 "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{"
 		 "\"protocolVersion\":\"%s\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\","
 		 "\"version\":\"0\"}}}",
-		 asked);
-	m = request(f, line);
+		 version);
+	return request(f, line);
+}
+
+static const char *negotiate(const char *asked)
+{
+	static char got[32];
+	fixture *f = fx_new(NULL);
+	json_t *m, *res;
+
+	m = initialize_as(f, asked);
 	res = json_object_get(m, "result");
 	snprintf(got, sizeof(got), "%s", json_string_value(json_object_get(res, "protocolVersion")));
 	assert_true(json_is_true(json_object_get(
@@ -743,15 +750,8 @@ static void test_serve_loop(void **state)
 
 static void initialize_era(fixture *f, const char *version)
 {
-	char line[256];
-	json_t *m;
+	json_t *m = initialize_as(f, version);
 
-	snprintf(line, sizeof(line),
-		 "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":"
-		 "{\"protocolVersion\":\"%s\",\"capabilities\":{},"
-		 "\"clientInfo\":{\"name\":\"unit\",\"version\":\"1\"}}}",
-		 version);
-	m = request(f, line);
 	assert_string_equal(json_string_value(json_object_get(json_object_get(m, "result"),
 							      "protocolVersion")),
 			    version);
