@@ -5,8 +5,9 @@
  * when it is empty, or when it holds more than TG_MCP_BATCH_MAX elements.
  * Otherwise each element is served in order by the single-message handler
  * handed in (server.c's), so it is checked, authorized, counted against the
- * budgets and audited exactly as if it had come alone; initialize and
- * nested batches are refused per element, and so is every request after the
+ * budgets and audited exactly as if it had come alone; initialize, nested
+ * batches and 2026-07-28 requests (an era without batches) are refused per
+ * element, and so is every request after the
  * responses gathered so far passed TG_MCP_BATCH_ANSWERS times the line cap
  * (16 MiB by default: 64 calls of large outputs would otherwise pass the
  * output queue's cap). The responses are gathered into
@@ -14,7 +15,8 @@
  * progress); a batch of notifications and responses only answers nothing.
  * On stdio a notification may be written while an element runs (notify.c),
  * so each element starts with an empty queue and its responses are taken
- * out of the queue before the next one. It calls session.c and era.c.
+ * out of the queue before the next one. It calls session.c and modern.c
+ * (which requests are of the 2026-07-28 era).
  */
 #include "mcp/internal.h"
 
@@ -56,8 +58,9 @@ static int take_responses(tg_mcp_server *s, size_t mark, json_t *answers, size_t
 	return r;
 }
 
-/* One element: refused here (initialize, a nested batch, a request once
- * the answers so far passed their cap) or served by one. */
+/* One element: refused here (initialize, a nested batch, a 2026-07-28
+ * request, a request once the answers so far passed their cap) or served
+ * by one. */
 static int element(tg_mcp_server *s, const json_t *m, tg_mcp_msg_handler one, size_t bytes,
 		   size_t cap)
 {
@@ -73,6 +76,13 @@ static int element(tg_mcp_server *s, const json_t *m, tg_mcp_msg_handler one, si
 	if (json_is_array(m))
 		return tg_mcp_reply_error(s, NULL, TG_RPC_INVALID_REQUEST,
 					  "Invalid Request: a batch cannot hold a batch");
+	/* 2026-07-28 has no batches (server/discover belongs to every era) */
+	if (method && (json_is_string(id) || json_is_integer(id)) &&
+	    strcmp(method, "server/discover") != 0 &&
+	    tg_mcp_is_modern(method, json_object_get(m, "params")))
+		return tg_mcp_reply_error(s, id, TG_RPC_INVALID_REQUEST,
+					  "Invalid Request: a %s request cannot be part of a batch",
+					  TG_MCP_PROTOCOL_MODERN);
 	if (method && strcmp(method, "initialize") == 0 && id)
 		return tg_mcp_reply_error(s, json_is_string(id) || json_is_integer(id) ? id : NULL,
 					  TG_RPC_INVALID_REQUEST,

@@ -5,7 +5,8 @@
 //    alone (a call of an unknown tool, of a pending tool, of a tool the
 //    principal may not use, over the session's budget: the same answer as
 //    alone) and audited per element; the empty batch, a batch over 64
-//    elements and initialize inside a batch are -32600; a batch holding
+//    elements, initialize and a 2026-07-28 request inside a batch are
+//    -32600 (server/discover is answered); a batch holding
 //    only notifications is no answer on stdio and 202 over HTTP; progress
 //    notifications of an element come before the array;
 //  - batches refused in every other era (2024-11-05, 2025-06-18,
@@ -108,6 +109,8 @@ test('stdio 2025-03-26: a batch is answered in order, each element as if alone',
     rpc('p', 'ping'), note('notifications/initialized'),
     call(11, 'word_count', { text: 'a b' }), call(12, 'ghost'), call(13, 'file_stats', { file: 'x' }),
     42, rpc(14, 'no/such'), rpc(15, 'initialize', { protocolVersion: BATCH_ERA, capabilities: {}, clientInfo: { name: 'x', version: '1' } }),
+    rpc(16, 'tools/list', { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } }),
+    rpc(17, 'server/discover'),
   ]);
   const got = await s.next();
   assert.ok(Array.isArray(got), JSON.stringify(got));
@@ -119,7 +122,10 @@ test('stdio 2025-03-26: a batch is answered in order, each element as if alone',
     { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request: a message must be a JSON object' } },
     { jsonrpc: '2.0', id: 14, error: { code: -32601, message: 'Method not found: no/such' } },
     { jsonrpc: '2.0', id: 15, error: { code: -32600, message: 'Invalid Request: initialize must not be part of a batch' } },
+    { jsonrpc: '2.0', id: 16, error: { code: -32600, message: 'Invalid Request: a 2026-07-28 request cannot be part of a batch' } },
+    { jsonrpc: '2.0', id: 17, result: got[8]?.result },
   ]);
+  assert.deepEqual(got[8].result.supportedVersions, ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05']);
   // audited per element, as alone
   const batched = await auditSince(seq1);
   assert.deepEqual(rows(batched, 'word_count'), ['call', 'call_result', 'mcp_call']);
