@@ -6,7 +6,9 @@
  *    origin or one allowed with --allow-origin), the bearer token (401 with
  *    WWW-Authenticate naming the RFC 9728 metadata at
  *    /.well-known/oauth-protected-resource), then the body cap (413);
- *  - POST carries one JSON-RPC message. A 2026-07-28 request (params._meta
+ *  - POST carries one JSON-RPC message, or in a 2025-03-26 session a
+ *    batch (an array: answered with an array, 202 when it holds no
+ *    request; mcp/batch.c). A 2026-07-28 request (params._meta
  *    protocol version, or server/discover) is served statelessly for its
  *    principal; MCP-Protocol-Version and Mcp-Method must match the body (400
  *    with -32020 otherwise), an unsupported version is 400 with -32022, an
@@ -226,7 +228,7 @@ static enum MHD_Result send_events(struct MHD_Connection *c, tg_buf *out, const 
 	return ret;
 }
 
-/* Run one message through a session; answer with its output. */
+/* Run one message (or batch) through a session; answer with its output. */
 static enum MHD_Result answer(struct MHD_Connection *c, tg_mcp_server *srv, const char *body,
 			      size_t len, int modern, const char *session_hdr)
 {
@@ -248,7 +250,7 @@ static enum MHD_Result answer(struct MHD_Connection *c, tg_mcp_server *srv, cons
 				session_hdr, NULL, NULL);
 		return ret;
 	}
-	/* one message per request: its answer is the last line */
+	/* one message (or batch) per request: its answer is the last line */
 	if (last_line(out) > 0) {
 		const char *accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept");
 		size_t from = last_line(out);
@@ -261,7 +263,9 @@ static enum MHD_Result answer(struct MHD_Connection *c, tg_mcp_server *srv, cons
 	if (reply && json_is_object(json_object_get(reply, "error")))
 		code = (int)json_integer_value(
 			json_object_get(json_object_get(reply, "error"), "code"));
-	if (srv->forbidden)
+	if (json_is_array(reply))
+		status = MHD_HTTP_OK; /* a batch: each element carries its own error */
+	else if (srv->forbidden)
 		status = MHD_HTTP_FORBIDDEN;
 	else if (code == TG_RPC_UNSUPPORTED_VERSION || code == TG_RPC_HEADER_MISMATCH ||
 		 (code == TG_RPC_INVALID_PARAMS && srv->bad_meta) ||
@@ -412,12 +416,16 @@ static enum MHD_Result handle_post(tg_http *h, struct MHD_Connection *c, http_re
 	{
 		const char *hv = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
 							     "MCP-Protocol-Version");
-		if (hv && s->srv->initialized && strcmp(hv, s->srv->protocol) != 0) {
+		/* the client SHOULD send the negotiated version; one that is
+		 * not an initialize-era version spoken here MUST be 400. The
+		 * session keeps its negotiated era either way. */
+		if (hv && s->srv->initialized && !tg_mcp_era(hv)) {
 			pthread_mutex_unlock(&s->lock);
 			http_session_unref(h, s);
 			return send_rpc_error(c, MHD_HTTP_BAD_REQUEST, id, TG_RPC_INVALID_REQUEST,
-					      "Bad Request: MCP-Protocol-Version is not the "
-					      "session's", NULL, NULL);
+					      "Bad Request: MCP-Protocol-Version is not a "
+					      "version this server speaks in an initialize-era "
+					      "session", NULL, NULL);
 		}
 	}
 	http_slot_exempt(h, rq->slot, 1);

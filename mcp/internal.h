@@ -2,6 +2,7 @@
  * mcp/internal.h: what the files of mcp/ share and cli/ never sees: the
  * session's state (struct tg_mcp_server) and the functions of each layer of
  * the session, lowest first in the order of the files:
+ *  - era.c: the initialize-era versions and each era's shapes;
  *  - session.c: the output queue, replies and errors, the server log, the
  *    lines deferred while a request is in flight, the cancellation of the
  *    request in flight;
@@ -15,6 +16,8 @@
  *  - cancel.c: a tools/call with its input watched for cancellation (the
  *    handler is handed in);
  *  - modern.c: the 2026-07-28 era's requests;
+ *  - batch.c: a JSON-RPC batch (2025-03-26), each element served by the
+ *    single-message handler handed in;
  *  - server.c: the session's life, the initialize handshake, dispatch and
  *    the stdio loop.
  * The HTTP transport (http*.c, http_internal.h) sits beside server.c.
@@ -24,6 +27,30 @@
 
 #include "mcp/mcp.h"
 
+/* era.c: the initialize eras, oldest first (0: none negotiated). */
+enum {
+	TG_MCP_ERA_2024_11 = 1,
+	TG_MCP_ERA_2025_03 = 2, /* the only era with JSON-RPC batches */
+	TG_MCP_ERA_2025_06 = 3,
+	TG_MCP_ERA_2025_11 = 4,
+};
+/* The initialize-era versions spoken, newest first, NULL-terminated. */
+extern const char *const tg_mcp_era_versions[];
+/* The era of an initialize-era version string, or 0. */
+int tg_mcp_era(const char *version);
+/* The version initialize answers: want when spoken, else the latest. */
+const char *tg_mcp_era_negotiate(const char *want);
+/* Cut a message of a session of era (its request's method, NULL for a
+ * notification) to what that era's schema has; a no-op from 2025-06-18. */
+void tg_mcp_era_shape(int era, const char *method, json_t *msg);
+
+/* batch.c: a JSON-RPC batch (an array) in a session of the 2025-03-26 era:
+ * each element goes through one (server.c's single-message handler), the
+ * responses are queued as one array in order, the notifications queued
+ * meanwhile before it; an empty, over-long or out-of-era batch is one
+ * -32600 error. */
+typedef int (*tg_mcp_msg_handler)(tg_mcp_server *s, const json_t *msg);
+int tg_mcp_batch(tg_mcp_server *s, const json_t *batch, tg_mcp_msg_handler one);
 
 /* Queue {"jsonrpc":"2.0","id":id,"result":result}; steals result. */
 int tg_mcp_reply(tg_mcp_server *s, const json_t *id, json_t *result);
@@ -203,6 +230,8 @@ struct tg_mcp_server {
 	int initialized;         /* initialize answered */
 	int client_ready;        /* notifications/initialized received */
 	char protocol[16];
+	int era;                 /* the negotiated initialize era (era.c), 0 before */
+	const char *req_method;  /* the method of the request being answered (borrowed) */
 	char client_name[129];
 	char client_version[65];
 	uint64_t calls, creates, denied;

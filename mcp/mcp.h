@@ -28,6 +28,15 @@
  * client asks for one not in the list. */
 #define TG_MCP_PROTOCOL_LATEST "2025-11-25"
 #define TG_MCP_PROTOCOL_FALLBACK "2025-06-18"
+/* Older initialize eras still spoken (mcp/era.c): 2025-03-26 with JSON-RPC
+ * batches, 2024-11-05 without; results are cut to each era's shapes. */
+#define TG_MCP_PROTOCOL_2025_03 "2025-03-26"
+#define TG_MCP_PROTOCOL_2024_11 "2024-11-05"
+/* The longest JSON-RPC batch served (2025-03-26): longer ones are -32600. */
+#define TG_MCP_BATCH_MAX 64
+/* The responses of one batch: once they pass this many times the line cap
+ * (opt.max_message), its further requests are refused unserved. */
+#define TG_MCP_BATCH_ANSWERS 4
 /* The modern (stateless) revision: no initialize, per-request _meta. */
 #define TG_MCP_PROTOCOL_MODERN "2026-07-28"
 #define TG_MCP_META_VERSION "io.modelcontextprotocol/protocolVersion"

@@ -15,9 +15,6 @@
 
 #include <string.h>
 
-static const char *const supported[] = { TG_MCP_PROTOCOL_MODERN, TG_MCP_PROTOCOL_LATEST,
-					  TG_MCP_PROTOCOL_FALLBACK };
-
 static const char instructions[] =
 	"toolgate gates the tools you write for yourself. Submit a C11 tool with create_tool: "
 	"it is vetted statically, versioned, built and tested in a no-network sandbox, and "
@@ -40,13 +37,14 @@ int tg_mcp_is_modern(const char *method, const json_t *params)
 	       strcmp(method, "subscriptions/listen") == 0;
 }
 
+/* 2026-07-28, then the initialize eras (era.c), newest first. */
 static json_t *supported_list(void)
 {
-	json_t *a = json_array();
+	json_t *a = json_pack("[s]", TG_MCP_PROTOCOL_MODERN);
 	size_t i;
 
-	for (i = 0; a && i < TG_ARRAY_SIZE(supported); i++) {
-		if (json_array_append_new(a, json_string(supported[i])) < 0) {
+	for (i = 0; a && tg_mcp_era_versions[i]; i++) {
+		if (json_array_append_new(a, json_string(tg_mcp_era_versions[i])) < 0) {
 			json_decref(a);
 			return NULL;
 		}

@@ -3,7 +3,8 @@
  * received line (parse error -32700, invalid request -32600, unknown method
  * -32601, bad params -32602), never answers a notification, runs the
  * initialize handshake (the client's protocol version is echoed when it is
- * one we speak, else ours is sent), answers ping, pages tools/list with an
+ * one we speak, else ours is sent: era.c), hands a JSON-RPC batch to
+ * batch.c with the single-message handler, answers ping, pages tools/list with an
  * opaque cursor, hands tools/call to tools.c, and queues
  * notifications/tools/list_changed when the registry's toolset generation
  * moves. The I/O loop at the end polls stdin with a timeout so that changes
@@ -202,13 +203,9 @@ static int handle_initialize(tg_mcp_server *s, const json_t *id, const json_t *p
 	if (tg_json_get_object(&info, params, "clientInfo", 0) < 0)
 		return tg_mcp_reply_error(s, id, TG_RPC_INVALID_PARAMS, "initialize: %s",
 					  tg_error_last()->message);
-	if (strcmp(want, TG_MCP_PROTOCOL_LATEST) == 0)
-		proto = TG_MCP_PROTOCOL_LATEST;
-	else if (strcmp(want, TG_MCP_PROTOCOL_FALLBACK) == 0)
-		proto = TG_MCP_PROTOCOL_FALLBACK;
-	else
-		proto = TG_MCP_PROTOCOL_LATEST;
+	proto = tg_mcp_era_negotiate(want);
 	snprintf(s->protocol, sizeof(s->protocol), "%s", proto);
+	s->era = tg_mcp_era(proto);
 	copy_info(s->client_name, sizeof(s->client_name), info, "name");
 	copy_info(s->client_version, sizeof(s->client_version), info, "version");
 	{
@@ -216,7 +213,7 @@ static int handle_initialize(tg_mcp_server *s, const json_t *id, const json_t *p
 		 * cannot show our form) */
 		json_t *el = json_object_get(json_object_get(params, "capabilities"),
 					     "elicitation");
-		s->elicitation = json_is_object(el) &&
+		s->elicitation = s->era >= TG_MCP_ERA_2025_06 && json_is_object(el) &&
 				 (json_object_size(el) == 0 || json_object_get(el, "form"));
 	}
 
@@ -257,26 +254,16 @@ static void handle_notification(tg_mcp_server *s, const char *method, const json
 	 * after its request was answered. Others: ignored. */
 }
 
-int tg_mcp_server_handle(tg_mcp_server *s, const char *line, size_t len)
+static int dispatch(tg_mcp_server *s, const json_t *id, const char *method,
+		    const json_t *params);
+
+/* One message (alone, or an element of a batch): checked, then dispatched. */
+static int handle_message(tg_mcp_server *s, const json_t *msg)
 {
-	_cleanup_json_ json_t *msg = NULL;
-	tg_json_limits lim = { s->opt.max_message, 64 };
 	const json_t *id, *params, *jv;
 	const char *method;
-	size_t i;
+	int r;
 
-	for (i = 0; i < len; i++) {
-		if (line[i] != ' ' && line[i] != '\t' && line[i] != '\r')
-			break;
-	}
-	if (i == len)
-		return 0; /* a blank line is no message */
-	if (tg_json_parse(&msg, line, len, &lim) < 0)
-		return tg_mcp_reply_error(s, NULL, TG_RPC_PARSE_ERROR, "Parse error: %s",
-					  tg_error_last()->message);
-	if (json_is_array(msg))
-		return tg_mcp_reply_error(s, NULL, TG_RPC_INVALID_REQUEST,
-					  "Invalid Request: batches are not supported");
 	if (!json_is_object(msg))
 		return tg_mcp_reply_error(s, NULL, TG_RPC_INVALID_REQUEST,
 					  "Invalid Request: a message must be a JSON object");
@@ -317,6 +304,35 @@ int tg_mcp_server_handle(tg_mcp_server *s, const char *line, size_t len)
 		return 0;
 	}
 	s->modern = 0;
+	s->req_method = method;
+	r = dispatch(s, id, method, params);
+	s->req_method = NULL;
+	return r;
+}
+
+int tg_mcp_server_handle(tg_mcp_server *s, const char *line, size_t len)
+{
+	_cleanup_json_ json_t *msg = NULL;
+	tg_json_limits lim = { s->opt.max_message, 64 };
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		if (line[i] != ' ' && line[i] != '\t' && line[i] != '\r')
+			break;
+	}
+	if (i == len)
+		return 0; /* a blank line is no message */
+	if (tg_json_parse(&msg, line, len, &lim) < 0)
+		return tg_mcp_reply_error(s, NULL, TG_RPC_PARSE_ERROR, "Parse error: %s",
+					  tg_error_last()->message);
+	if (json_is_array(msg))
+		return tg_mcp_batch(s, msg, handle_message);
+	return handle_message(s, msg);
+}
+
+static int dispatch(tg_mcp_server *s, const json_t *id, const char *method,
+		    const json_t *params)
+{
 	if (tg_mcp_is_modern(method, params))
 		return tg_mcp_modern_handle(s, id, method, params);
 	if (strcmp(method, "initialize") == 0)

@@ -3,8 +3,9 @@
  * queue (one JSON document and "\n" per message), replies and JSON-RPC
  * errors, the server's log line on stderr, the lines received while a
  * request is in flight (kept in order and served after it) and the
- * cancellation of the request in flight (notifications/cancelled). It
- * calls nothing else of mcp/.
+ * cancellation of the request in flight (notifications/cancelled). Every
+ * message queued is first cut to the shapes of the session's era (era.c,
+ * the only file of mcp/ it calls).
  */
 #include "mcp/internal.h"
 
@@ -25,6 +26,7 @@ int tg_mcp_queue(tg_mcp_server *s, json_t *msg /* stolen */)
 
 	if (!msg)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	tg_mcp_era_shape(s->modern ? 0 : s->era, s->req_method, msg);
 	text = tg_json_dump(msg);
 	json_decref(msg);
 	if (!text)

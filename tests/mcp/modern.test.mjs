@@ -17,7 +17,7 @@ function start(t) {
 }
 const req = (id, method, params = {}) => ({ jsonrpc: '2.0', id, method, params: { ...params, _meta: META_KEYS() } });
 const META = ['create_tool', 'list_tool_versions', 'rollback_tool', 'run_program', 'tool_history'];
-const SUPPORTED = [MODERN, '2025-11-25', '2025-06-18'];
+const SUPPORTED = [MODERN, '2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'];
 
 test('server/discover: exact answer, with or without _meta, before any handshake', async (t) => {
   const s = start(t);

@@ -3,8 +3,9 @@
  * serve` against the in-memory fake registry: line framing with the size cap,
  * JSON-RPC error codes, the initialize handshake and version negotiation,
  * tools/list pagination and cursors, tools/call of registered and meta-tools,
- * the session budgets and their audit events, list_changed, and the I/O loop
- * on real pipes.
+ * the session budgets and their audit events, list_changed, the I/O loop
+ * on real pipes, and JSON-RPC batches of the 2025-03-26 era (their limits:
+ * length, the answers' bytes).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -296,19 +297,26 @@ static void test_rpc_silence(void **state)
 
 /* ---- initialize -------------------------------------------------------------------------- */
 
-static const char *negotiate(const char *asked)
+/* initialize asking for version; the answer (the caller decrefs). */
+static json_t *initialize_as(fixture *f, const char *version)
 {
-	static char got[32];
-	fixture *f = fx_new(NULL);
 	char line[512];
-	json_t *m, *res;
 
 	snprintf(line, sizeof(line),
 		 "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{"
 		 "\"protocolVersion\":\"%s\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\","
 		 "\"version\":\"0\"}}}",
-		 asked);
-	m = request(f, line);
+		 version);
+	return request(f, line);
+}
+
+static const char *negotiate(const char *asked)
+{
+	static char got[32];
+	fixture *f = fx_new(NULL);
+	json_t *m, *res;
+
+	m = initialize_as(f, asked);
 	res = json_object_get(m, "result");
 	snprintf(got, sizeof(got), "%s", json_string_value(json_object_get(res, "protocolVersion")));
 	assert_true(json_is_true(json_object_get(
@@ -332,7 +340,9 @@ static void test_initialize(void **state)
 	(void)state;
 	assert_string_equal(negotiate("2025-11-25"), "2025-11-25");
 	assert_string_equal(negotiate("2025-06-18"), "2025-06-18");
-	assert_string_equal(negotiate("2024-11-05"), "2025-11-25");
+	assert_string_equal(negotiate("2025-03-26"), "2025-03-26");
+	assert_string_equal(negotiate("2024-11-05"), "2024-11-05");
+	assert_string_equal(negotiate("2024-10-07"), "2025-11-25");
 	assert_string_equal(negotiate("banana"), "2025-11-25");
 
 	f = fx_new(NULL);
@@ -736,6 +746,94 @@ static void test_serve_loop(void **state)
 	fx_free(f);
 }
 
+/* ---- JSON-RPC batches (2025-03-26) ------------------------------------------------------ */
+
+static void initialize_era(fixture *f, const char *version)
+{
+	json_t *m = initialize_as(f, version);
+
+	assert_string_equal(json_string_value(json_object_get(json_object_get(m, "result"),
+							      "protocolVersion")),
+			    version);
+	json_decref(m);
+}
+
+static const char *error_message(const json_t *m)
+{
+	return json_string_value(json_object_get(json_object_get(m, "error"), "message"));
+}
+
+static void test_batches(void **state)
+{
+	tg_mcp_options o = { .max_message = 4096 };
+	fixture *f = fx_new(&o);
+	const char *list = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}";
+	tg_buf b = TG_BUF_INIT(0);
+	char line[1024], *text;
+	json_t *m, *e;
+	size_t one, served, i;
+
+	(void)state;
+	/* before initialize, and in 2025-06-18: one -32600 for the whole */
+	assert_error(f, "[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}]", TG_RPC_INVALID_REQUEST, NULL);
+	fx_free(f);
+	f = fx_new(&o);
+	initialize_era(f, "2025-06-18");
+	m = request(f, "[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}]");
+	assert_string_equal(error_message(m), "Invalid Request: JSON-RPC batches are part of protocol "
+					      "version 2025-03-26 only (this session: 2025-06-18)");
+	json_decref(m);
+	fx_free(f);
+
+	f = fx_new(&o);
+	initialize_era(f, "2025-03-26");
+	m = request(f, list);
+	e = json_object_get(json_object_get(m, "result"), "tools");
+	assert_true(json_array_size(e) > 0);
+	assert_null(json_object_get(json_array_get(e, 0), "title")); /* the era's shape */
+	text = tg_json_dump(m);
+	one = strlen(text);
+	free(text);
+	json_decref(m);
+	/* the answers' cap is 4 x 4096 bytes: the tools/list answers (all of
+	 * one size: the same id) up to the first past it are served, the later
+	 * requests refused unserved; a notification is still taken */
+	snprintf(line, sizeof(line), "[%s,%s,%s,%s,%s,{\"jsonrpc\":\"2.0\",\"method\":\"n\"}]", list,
+		 list, list, list, list);
+	m = request(f, line);
+	assert_true(json_is_array(m));
+	assert_int_equal(json_array_size(m), 5);
+	served = (4 * 4096 + one - 1) / one;
+	assert_true(served >= 1 && served < 5);
+	json_array_foreach(m, i, e) {
+		if (i < served) {
+			assert_non_null(json_object_get(e, "result"));
+			continue;
+		}
+		assert_int_equal(json_integer_value(json_object_get(json_object_get(e, "error"), "code")),
+				 TG_RPC_INVALID_REQUEST);
+		assert_string_equal(error_message(e),
+				    "Invalid Request: the batch's answers passed 16384 bytes: this "
+				    "request was not served (send it alone or in a smaller batch)");
+	}
+	json_decref(m);
+	/* empty; over-long; notifications only */
+	m = request(f, "[]");
+	assert_string_equal(error_message(m), "Invalid Request: an empty batch");
+	json_decref(m);
+	assert_int_equal(tg_buf_puts(&b, "[1"), 0);
+	for (i = 1; i < TG_MCP_BATCH_MAX + 1; i++)
+		assert_int_equal(tg_buf_puts(&b, ",1"), 0);
+	assert_int_equal(tg_buf_append(&b, "]", 2), 0);
+	m = request(f, b.ptr);
+	assert_string_equal(error_message(m),
+			    "Invalid Request: a batch holds at most 64 messages (65 sent)");
+	json_decref(m);
+	tg_buf_free(&b);
+	assert_silent(f, "[{\"jsonrpc\":\"2.0\",\"method\":\"a\"},{\"jsonrpc\":\"2.0\",\"method\":\"b\"}]");
+	fx_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -751,6 +849,7 @@ int main(void)
 		cmocka_unit_test(test_budgets),
 		cmocka_unit_test(test_list_changed),
 		cmocka_unit_test(test_serve_loop),
+		cmocka_unit_test(test_batches),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
