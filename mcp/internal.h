@@ -124,6 +124,9 @@ int tg_mcp_history_page(json_t **out, const json_t *history, const char *cursor,
  * forgets the token. tg_mcp_op_event is the hooks' event (ctx: the
  * session); tg_mcp_events_wanted says whether to hand it down at all. */
 int tg_mcp_set_level(tg_mcp_server *s, const json_t *id, const json_t *params);
+/* 1 + the index of a level name (debug = 1 .. emergency = 8): the value of
+ * log_level that lets it through; 0 for anything else. */
+int tg_mcp_log_level_of(const char *name);
 void tg_mcp_log(tg_mcp_server *s, const char *level, const char *logger, const char *message);
 void tg_mcp_progress_begin(tg_mcp_server *s, const json_t *params);
 void tg_mcp_progress(tg_mcp_server *s, unsigned step, unsigned total, const char *message);

@@ -11,7 +11,8 @@
  * resources/templates/list (resources.c), prompts/list, prompts/get
  * (prompts.c); anything else, the methods this era removed among them
  * (initialize, ping, logging/setLevel, resources/subscribe), is -32601 (HTTP
- * 404). subscriptions/listen opens a
+ * 404). Logging is the request's: notifications/message only when its _meta
+ * names a logLevel, at or above it. subscriptions/listen opens a
  * long-lived subscription: on stdio it is acknowledged with
  * notifications/subscriptions/acknowledged and then receives
  * notifications/tools/list_changed tagged with its id, until the client
@@ -149,13 +150,31 @@ static const struct {
 	{ "prompts/get", tg_mcp_prompts_get },
 };
 
+/* A request whose _meta passed: served, or -32601 (HTTP 404). */
+static int serve(tg_mcp_server *s, const json_t *id, const char *method, const json_t *params)
+{
+	size_t i;
+
+	if (strcmp(method, "tools/call") == 0)
+		return tg_mcp_call_cancellable(s, id, params, tg_mcp_tools_call);
+	for (i = 0; i < TG_ARRAY_SIZE(handlers); i++) {
+		if (strcmp(method, handlers[i].method) == 0)
+			return handlers[i].fn(s, id, params);
+	}
+	/* no ping in this era: a request is its own liveness check */
+	return tg_mcp_reply_error(s, id, TG_RPC_METHOD_NOT_FOUND, "Method not found: %.100s",
+				  method);
+}
+
 int tg_mcp_modern_handle(tg_mcp_server *s, const json_t *id, const char *method,
 			 const json_t *params)
 {
 	const json_t *meta = meta_of(params);
 	const json_t *v = meta ? json_object_get(meta, TG_MCP_META_VERSION) : NULL;
 	const json_t *caps = meta ? json_object_get(meta, TG_MCP_META_CAPS) : NULL;
-	size_t i;
+	const json_t *lv = meta ? json_object_get(meta, TG_MCP_META_LOGLEVEL) : NULL;
+	int level = lv ? tg_mcp_log_level_of(json_string_value(lv)) : 0;
+	int saved, r;
 
 	s->modern = 1;
 	s->client_caps = NULL;
@@ -189,19 +208,24 @@ int tg_mcp_modern_handle(tg_mcp_server *s, const json_t *id, const char *method,
 					  "Invalid params: %s needs _meta %s", method,
 					  TG_MCP_META_CAPS);
 	}
+	if (lv && !level) {
+		s->bad_meta = 1;
+		return tg_mcp_reply_error(s, id, TG_RPC_INVALID_PARAMS,
+					  "Invalid params: _meta %s must be one of debug, info, "
+					  "notice, warning, error, critical, alert, emergency",
+					  TG_MCP_META_LOGLEVEL);
+	}
 	s->client_caps = caps;
 	if (strcmp(method, "server/discover") == 0)
 		return tg_mcp_reply(s, id, tg_mcp_discover_result(s));
 	audit_start(s, meta);
-	if (strcmp(method, "tools/call") == 0)
-		return tg_mcp_call_cancellable(s, id, params, tg_mcp_tools_call);
-	for (i = 0; i < TG_ARRAY_SIZE(handlers); i++) {
-		if (strcmp(method, handlers[i].method) == 0)
-			return handlers[i].fn(s, id, params);
-	}
-	/* no ping in this era: a request is its own liveness check */
-	return tg_mcp_reply_error(s, id, TG_RPC_METHOD_NOT_FOUND, "Method not found: %.100s",
-				  method);
+	/* no logging/setLevel in this era: the request's own level, for it
+	 * alone (a stdio process may serve an initialize-era session too) */
+	saved = s->log_level;
+	s->log_level = level;
+	r = serve(s, id, method, params);
+	s->log_level = saved;
+	return r;
 }
 
 void tg_mcp_modern_cancel(tg_mcp_server *s, const json_t *params)

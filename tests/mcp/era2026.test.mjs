@@ -6,14 +6,15 @@
 // resource templates and prompts are served, each list and resources/read
 // with a cache hint (SEP-2549), a missing resource is -32602 naming the uri
 // (SEP-2164); Mcp-Name must carry the body's name or uri, trimmed, plain or
-// =?base64?...?= (SEP-2243), else 400 with -32020.
+// =?base64?...?= (SEP-2243), else 400 with -32020; log messages only for a
+// request whose _meta names a logLevel (no logging/setLevel in the era).
 // Run: TOOLGATE=build/cli/toolgate node --test tests/mcp/era2026.test.mjs
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { tempHome, toolgateBin, serveHttp } from './lib.mjs';
-import { META_KEYS, MODERN } from './fixtures.mjs';
+import { RawServer, tempHome, toolgateBin, serveHttp } from './lib.mjs';
+import { META_KEYS, MODERN, wcManifest } from './fixtures.mjs';
 
 const run = promisify(execFile);
 const JSONH = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
@@ -32,6 +33,8 @@ async function start(t) {
     });
     return { status: r.status, json: await r.json() };
   };
+  rpc.url = srv.url;
+  rpc.tok = tok;
   return rpc;
 }
 
@@ -125,4 +128,65 @@ test('SEP-2243: Mcp-Name must carry the body name or uri: missing or different i
   // a method value differing in case is a mismatch too
   const m = await rpc(9, 'tools/list', {}, { 'Mcp-Method': 'TOOLS/LIST' });
   assert.deepEqual(m, { status: 400, json: { jsonrpc: '2.0', id: 9, error: { code: -32020, message: "Header mismatch: Mcp-Method does not match the body's method" } } });
+});
+
+test('2026-07-28 logging is the request\'s: notifications/message only with _meta logLevel, at or above it; a bad level is 400 -32602', async (t) => {
+  const rpc = await start(t);
+  const LL = 'io.modelcontextprotocol/logLevel';
+  const broken = { ...wcManifest('broken'), source: '#include <toolgate/tool.h>\nint main(void) { return nope; }\n' };
+  const create = (id, meta) => fetch(rpc.url, {
+    method: 'POST',
+    headers: { ...JSONH, Authorization: `Bearer ${rpc.tok}`, 'MCP-Protocol-Version': MODERN, 'Mcp-Method': 'tools/call', 'Mcp-Name': 'create_tool' },
+    body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'create_tool', arguments: broken, _meta: meta } }),
+  }).then(async (r) => ({ status: r.status, type: r.headers.get('content-type'), text: await r.text() }));
+  const events = (text) => text.split('\n').filter((l) => l.startsWith('data: ')).map((l) => JSON.parse(l.slice(6)));
+
+  let r = await create(1, META_KEYS({ [LL]: 'info' }));
+  assert.equal(r.status, 200);
+  assert.equal(r.type, 'text/event-stream');
+  let ev = events(r.text);
+  const logs = ev.filter((m) => m.method === 'notifications/message');
+  assert.deepEqual(logs[0], { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', logger: 'create', data: 'vet: analysing tool.c' } });
+  assert.ok(logs.some((m) => m.params.level === 'error'), JSON.stringify(logs));
+  assert.ok(logs.every((m) => m.params.level !== 'debug'));
+  assert.equal(ev.at(-1).id, 1);
+  assert.equal(ev.at(-1).result.isError, true);
+
+  r = await create(2, META_KEYS({ [LL]: 'error' }));
+  ev = events(r.text);
+  assert.ok(ev.length > 1);
+  assert.deepEqual([...new Set(ev.filter((m) => m.method).map((m) => m.params.level))], ['error']);
+
+  r = await create(3, META_KEYS());
+  assert.equal(r.type, 'application/json');
+  const m = JSON.parse(r.text);
+  assert.equal(m.id, 3);
+  assert.equal(m.result.isError, true);
+
+  r = await create(4, META_KEYS({ [LL]: 'loud' }));
+  assert.equal(r.status, 400);
+  assert.deepEqual(JSON.parse(r.text), { jsonrpc: '2.0', id: 4, error: { code: -32602, message: `Invalid params: _meta ${LL} must be one of debug, info, notice, warning, error, critical, alert, emergency` } });
+});
+
+test('stdio: a 2026-07-28 request\'s logLevel is its own; an initialize-era session in the same process keeps the level it set', async (t) => {
+  const s = new RawServer(toolgateBin(), ['--home', tempHome(t), 'serve']);
+  t.after(() => s.proc.kill('SIGKILL'));
+  const broken = { ...wcManifest('broken'), source: '#include <toolgate/tool.h>\nint main(void) { return nope; }\n' };
+  const until = async (id) => { const got = []; for (;;) { const m = await s.next(30000); got.push(m); if (m.id === id) return got; } };
+  await s.initialize();
+  assert.deepEqual(await s.request({ jsonrpc: '2.0', id: 'lv', method: 'logging/setLevel', params: { level: 'error' } }), { jsonrpc: '2.0', id: 'lv', result: {} });
+  // modern, at info: info lines before its answer
+  await s.send({ jsonrpc: '2.0', id: 'm1', method: 'tools/call', params: { name: 'create_tool', arguments: broken, _meta: META_KEYS({ 'io.modelcontextprotocol/logLevel': 'info' }) } });
+  let got = await until('m1');
+  assert.deepEqual(got[0].params, { level: 'info', logger: 'create', data: 'vet: analysing tool.c' });
+  // modern without a level: nothing but the answer
+  await s.send({ jsonrpc: '2.0', id: 'm2', method: 'tools/call', params: { name: 'create_tool', arguments: broken, _meta: META_KEYS() } });
+  got = await until('m2');
+  assert.equal(got.length, 1);
+  // the session's own level is still error
+  await s.send({ jsonrpc: '2.0', id: 'l1', method: 'tools/call', params: { name: 'create_tool', arguments: broken } });
+  got = await until('l1');
+  assert.ok(got.length > 1);
+  assert.deepEqual([...new Set(got.filter((m) => m.method === 'notifications/message').map((m) => m.params.level))], ['error']);
+  assert.equal((await s.close()).code, 0);
 });
