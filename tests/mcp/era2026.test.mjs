@@ -190,3 +190,15 @@ test('stdio: a 2026-07-28 request\'s logLevel is its own; an initialize-era sess
   assert.deepEqual([...new Set(got.filter((m) => m.method === 'notifications/message').map((m) => m.params.level))], ['error']);
   assert.equal((await s.close()).code, 0);
 });
+
+test('SEP-2243 x-mcp-header: create_tool refuses the keyword, so no tool advertises a header parameter the server would not check', async (t) => {
+  const rpc = await start(t);
+  const m = wcManifest('routed');
+  m.input_schema = { type: 'object', properties: { region: { type: 'string', 'x-mcp-header': 'Region' } }, additionalProperties: false };
+  const r = await rpc(1, 'tools/call', { name: 'create_tool', arguments: m }, { 'Mcp-Name': 'create_tool' });
+  assert.equal(r.status, 200);
+  assert.equal(r.json.result.isError, true);
+  assert.match(r.json.result.content[0].text, /input_schema\.properties\.region\.x-mcp-header: unknown keyword \(toolgate refuses what it would not enforce/);
+  const list = await rpc(2, 'tools/list');
+  assert.deepEqual(list.json.result.tools.filter((x) => x.name === 'routed'), []);
+});
