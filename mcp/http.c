@@ -10,8 +10,8 @@
  *    batch (an array: answered with an array, 202 when it holds no
  *    request; mcp/batch.c). A 2026-07-28 request (params._meta
  *    protocol version, or server/discover) is served statelessly for its
- *    principal; MCP-Protocol-Version and Mcp-Method must match the body (400
- *    with -32020 otherwise), an unsupported version is 400 with -32022, an
+ *    principal; MCP-Protocol-Version, Mcp-Method and Mcp-Name must match the
+ *    body (http_headers.c; 400 with -32020 otherwise), an unsupported version is 400 with -32022, an
  *    unknown method 404. subscriptions/listen answers with an SSE stream
  *    that carries list_changed. initialize opens an initialize-era session
  *    (Mcp-Session-Id); its later requests name it (404 for an unknown one,
@@ -284,29 +284,19 @@ static enum MHD_Result answer(struct MHD_Connection *c, tg_mcp_server *srv, cons
 	return ret;
 }
 
-static int header_mismatch(struct MHD_Connection *c, const char *method, const json_t *meta,
+static int header_mismatch(struct MHD_Connection *c, const char *method, const json_t *params,
 			   const json_t *id, enum MHD_Result *ret)
 {
-	const char *hv = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "MCP-Protocol-Version");
-	const char *hm = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Mcp-Method");
-	const char *bv = json_string_value(json_object_get(meta, TG_MCP_META_VERSION));
 	char msg[256];
 
-	if (!hm || strcmp(hm, method) != 0) {
-		snprintf(msg, sizeof(msg), "Header mismatch: Mcp-Method %s the body's method",
-			 hm ? "does not match" : "is missing; it must equal");
-		*ret = send_rpc_error(c, MHD_HTTP_BAD_REQUEST, id, TG_RPC_HEADER_MISMATCH, msg, NULL,
-				      NULL);
-		return 1;
-	}
-	if (bv && (!hv || strcmp(hv, bv) != 0)) {
-		snprintf(msg, sizeof(msg), "Header mismatch: MCP-Protocol-Version %s",
-			 hv ? "does not match _meta's protocol version" : "is missing");
-		*ret = send_rpc_error(c, MHD_HTTP_BAD_REQUEST, id, TG_RPC_HEADER_MISMATCH, msg, NULL,
-				      NULL);
-		return 1;
-	}
-	return 0;
+	if (!tg_http_headers_mismatch(
+		    MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Mcp-Method"),
+		    MHD_lookup_connection_value(c, MHD_HEADER_KIND, "MCP-Protocol-Version"),
+		    MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Mcp-Name"), method, params,
+		    msg, sizeof(msg)))
+		return 0;
+	*ret = send_rpc_error(c, MHD_HTTP_BAD_REQUEST, id, TG_RPC_HEADER_MISMATCH, msg, NULL, NULL);
+	return 1;
 }
 
 static enum MHD_Result handle_post(tg_http *h, struct MHD_Connection *c, http_req *rq,
@@ -330,7 +320,7 @@ static enum MHD_Result handle_post(tg_http *h, struct MHD_Connection *c, http_re
 	id = json_object_get(msg, "id");
 	meta = json_is_object(params) ? json_object_get(params, "_meta") : NULL;
 	if (method && (!params || json_is_object(params)) && tg_mcp_is_modern(method, params)) {
-		if (header_mismatch(c, method, meta, id, &ret))
+		if (header_mismatch(c, method, params, id, &ret))
 			return ret;
 		if (strcmp(method, "subscriptions/listen") == 0 && id &&
 		    json_is_object(json_object_get(params, "notifications")) &&

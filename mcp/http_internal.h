@@ -16,6 +16,12 @@
 
 struct tg_http;
 
+/* http_headers.c: a 2026-07-28 request's Mcp-Method, MCP-Protocol-Version and
+ * Mcp-Name (the values, NULL when absent) against its body (SEP-2243): 0
+ * when they agree, 1 with the reason in msg when not. */
+int tg_http_headers_mismatch(const char *h_method, const char *h_version, const char *h_name,
+			     const char *method, const json_t *params, char *msg, size_t size);
+
 /* One initialize-era session: its protocol state, behind its own lock. */
 typedef struct http_session {
 	char id[65];

@@ -82,6 +82,11 @@ void tg_mcp_modern_cancel(tg_mcp_server *s, const json_t *params);
 /* Queue notifications/tools/list_changed on every open toolsListChanged
  * subscription (stdio). */
 int tg_mcp_modern_list_changed(tg_mcp_server *s);
+/* 2026-07-28 (SEP-2549): set the cache hint of a cacheable result (a list,
+ * resources/read): ttlMs 0 and cacheScope "private" (it depends on the
+ * principal) or "public". No-op in the initialize eras. 0, or <0 on no
+ * memory (result is then left to the caller). */
+int tg_mcp_cache_hint(const tg_mcp_server *s, json_t *result, int private_scope);
 /* The server/discover result (a new object, without resultType). */
 json_t *tg_mcp_discover_result(const tg_mcp_server *s);
 /* Write what is queued to the stdio loop's output now (s->io_out) and
@@ -119,6 +124,11 @@ json_t *tg_mcp_output_schema(const json_t *schema);
 /* resources/list and resources/read (params already an object or NULL). */
 int tg_mcp_resources_list(tg_mcp_server *s, const json_t *id, const json_t *params);
 int tg_mcp_resources_read(tg_mcp_server *s, const json_t *id, const json_t *params);
+/* Reply with a result the same for every principal: with a public cache
+ * hint in the 2026-07-28 era (steals result). */
+int tg_mcp_reply_public(tg_mcp_server *s, const json_t *id, json_t *result);
+/* resources/templates/list: toolgate has no resource templates. */
+int tg_mcp_resource_templates_list(tg_mcp_server *s, const json_t *id, const json_t *params);
 
 /* prompts.c: prompts/list and prompts/get of the one prompt, write_tool
  * (params already an object or NULL). */
@@ -141,6 +151,9 @@ int tg_mcp_history_page(json_t **out, const json_t *history, const char *cursor,
  * forgets the token. tg_mcp_op_event is the hooks' event (ctx: the
  * session); tg_mcp_events_wanted says whether to hand it down at all. */
 int tg_mcp_set_level(tg_mcp_server *s, const json_t *id, const json_t *params);
+/* 1 + the index of a level name (debug = 1 .. emergency = 8): the value of
+ * log_level that lets it through; 0 for anything else. */
+int tg_mcp_log_level_of(const char *name);
 void tg_mcp_log(tg_mcp_server *s, const char *level, const char *logger, const char *message);
 void tg_mcp_progress_begin(tg_mcp_server *s, const json_t *params);
 void tg_mcp_progress(tg_mcp_server *s, unsigned step, unsigned total, const char *message);

@@ -366,9 +366,8 @@ int tg_mcp_tools_list(tg_mcp_server *s, const json_t *id, const json_t *params)
 	result = json_pack("{s:o}", "tools", page);
 	if (!result)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
-	/* 2026-07-28: a cache hint; the list depends on the principal */
-	if (s->modern && json_object_update_new(result, json_pack("{s:i, s:s}", "ttlMs", 0,
-								   "cacheScope", "private")) < 0) {
+	/* the list depends on the principal */
+	if (tg_mcp_cache_hint(s, result, 1) < 0) {
 		json_decref(result);
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
 	}

@@ -43,6 +43,8 @@
 #define TG_MCP_META_CAPS "io.modelcontextprotocol/clientCapabilities"
 #define TG_MCP_META_CLIENT "io.modelcontextprotocol/clientInfo"
 #define TG_MCP_META_SUB "io.modelcontextprotocol/subscriptionId"
+/* 2026-07-28: the least severe log level a request wants (no logging/setLevel) */
+#define TG_MCP_META_LOGLEVEL "io.modelcontextprotocol/logLevel"
 
 #define TG_MCP_MAX_MESSAGE ((size_t)4 << 20) /* 4 MiB per line */
 #define TG_MCP_PAGE_SIZE 100

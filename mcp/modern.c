@@ -3,8 +3,16 @@
  * A request whose params carry _meta["io.modelcontextprotocol/protocolVersion"]
  * is served statelessly: no handshake, the version checked per request
  * (-32022 with the supported list otherwise), the client's capabilities read
- * from the same _meta, resultType on every result, ttlMs/cacheScope on lists.
- * server/discover is answered whatever the era. subscriptions/listen opens a
+ * from the same _meta (a request without _meta, without its version or
+ * without client capabilities is -32602, HTTP 400: SEP-2575; server/discover
+ * too), resultType on every result, ttlMs/cacheScope on lists and
+ * resources/read (SEP-2549, tg_mcp_cache_hint of session.c). Served: server/discover,
+ * tools/list, tools/call, resources/list, resources/read,
+ * resources/templates/list (resources.c), prompts/list, prompts/get
+ * (prompts.c); anything else, the methods this era removed among them
+ * (initialize, ping, logging/setLevel, resources/subscribe), is -32601 (HTTP
+ * 404). Logging is the request's: notifications/message only when its _meta
+ * names a logLevel, at or above it. subscriptions/listen opens a
  * long-lived subscription: on stdio it is acknowledged with
  * notifications/subscriptions/acknowledged and then receives
  * notifications/tools/list_changed tagged with its id, until the client
@@ -54,9 +62,10 @@ static json_t *supported_list(void)
 
 json_t *tg_mcp_discover_result(const tg_mcp_server *s)
 {
-	return json_pack("{s:o, s:{s:{s:b}}, s:{s:{s:s, s:s, s:s}}, s:s, s:i, s:s}",
+	return json_pack("{s:o, s:{s:{s:b}, s:{}, s:{}}, s:{s:{s:s, s:s, s:s}}, s:s, s:i, s:s}",
 			 "supportedVersions", supported_list(), "capabilities", "tools",
-			 "listChanged", 1, "_meta", "io.modelcontextprotocol/serverInfo", "name",
+			 "listChanged", 1, "resources", "prompts", "_meta",
+			 "io.modelcontextprotocol/serverInfo", "name",
 			 "toolgate", "title", "toolgate", "version", s->opt.version, "instructions",
 			 instructions, "ttlMs", 0, "cacheScope", "public");
 }
@@ -125,12 +134,45 @@ static int sub_listen(tg_mcp_server *s, const json_t *id, const json_t *params)
 					       : json_object()));
 }
 
+/* The era's requests besides server/discover and tools/call. */
+static const struct {
+	const char *method;
+	int (*fn)(tg_mcp_server *s, const json_t *id, const json_t *params);
+} handlers[] = {
+	{ "tools/list", tg_mcp_tools_list },
+	{ "subscriptions/listen", sub_listen },
+	{ "resources/list", tg_mcp_resources_list },
+	{ "resources/read", tg_mcp_resources_read },
+	{ "resources/templates/list", tg_mcp_resource_templates_list },
+	{ "prompts/list", tg_mcp_prompts_list },
+	{ "prompts/get", tg_mcp_prompts_get },
+};
+
+/* A request whose _meta passed: served, or -32601 (HTTP 404). */
+static int serve(tg_mcp_server *s, const json_t *id, const char *method, const json_t *params)
+{
+	size_t i;
+
+	if (strcmp(method, "tools/call") == 0)
+		return tg_mcp_call_cancellable(s, id, params, tg_mcp_tools_call);
+	for (i = 0; i < TG_ARRAY_SIZE(handlers); i++) {
+		if (strcmp(method, handlers[i].method) == 0)
+			return handlers[i].fn(s, id, params);
+	}
+	/* no ping in this era: a request is its own liveness check */
+	return tg_mcp_reply_error(s, id, TG_RPC_METHOD_NOT_FOUND, "Method not found: %.100s",
+				  method);
+}
+
 int tg_mcp_modern_handle(tg_mcp_server *s, const json_t *id, const char *method,
 			 const json_t *params)
 {
 	const json_t *meta = meta_of(params);
 	const json_t *v = meta ? json_object_get(meta, TG_MCP_META_VERSION) : NULL;
 	const json_t *caps = meta ? json_object_get(meta, TG_MCP_META_CAPS) : NULL;
+	const json_t *lv = meta ? json_object_get(meta, TG_MCP_META_LOGLEVEL) : NULL;
+	int level = lv ? tg_mcp_log_level_of(json_string_value(lv)) : 0;
+	int saved, r;
 
 	s->modern = 1;
 	s->client_caps = NULL;
@@ -144,7 +186,7 @@ int tg_mcp_modern_handle(tg_mcp_server *s, const json_t *id, const char *method,
 	}
 	if (v && strcmp(json_string_value(v), TG_MCP_PROTOCOL_MODERN) != 0)
 		return unsupported(s, id, json_string_value(v));
-	if (!v && strcmp(method, "server/discover") != 0) {
+	if (!v) {
 		s->modern = 0;
 		s->bad_meta = 1;
 		return tg_mcp_reply_error(s, id, TG_RPC_INVALID_PARAMS,
@@ -157,26 +199,31 @@ int tg_mcp_modern_handle(tg_mcp_server *s, const json_t *id, const char *method,
 					  "Invalid params: _meta %s must be an object",
 					  TG_MCP_META_CAPS);
 	}
-	if (!caps && strcmp(method, "server/discover") != 0) {
+	if (!caps) {
 		/* every request of the era says what its client can do */
 		s->bad_meta = 1;
 		return tg_mcp_reply_error(s, id, TG_RPC_INVALID_PARAMS,
 					  "Invalid params: %s needs _meta %s", method,
 					  TG_MCP_META_CAPS);
 	}
+	if (lv && !level) {
+		s->bad_meta = 1;
+		return tg_mcp_reply_error(s, id, TG_RPC_INVALID_PARAMS,
+					  "Invalid params: _meta %s must be one of debug, info, "
+					  "notice, warning, error, critical, alert, emergency",
+					  TG_MCP_META_LOGLEVEL);
+	}
 	s->client_caps = caps;
 	if (strcmp(method, "server/discover") == 0)
 		return tg_mcp_reply(s, id, tg_mcp_discover_result(s));
 	audit_start(s, meta);
-	if (strcmp(method, "tools/list") == 0)
-		return tg_mcp_tools_list(s, id, params);
-	if (strcmp(method, "tools/call") == 0)
-		return tg_mcp_call_cancellable(s, id, params, tg_mcp_tools_call);
-	if (strcmp(method, "subscriptions/listen") == 0)
-		return sub_listen(s, id, params);
-	/* no ping in this era: a request is its own liveness check */
-	return tg_mcp_reply_error(s, id, TG_RPC_METHOD_NOT_FOUND, "Method not found: %.100s",
-				  method);
+	/* no logging/setLevel in this era: the request's own level, for it
+	 * alone (a stdio process may serve an initialize-era session too) */
+	saved = s->log_level;
+	s->log_level = level;
+	r = serve(s, id, method, params);
+	s->log_level = saved;
+	return r;
 }
 
 void tg_mcp_modern_cancel(tg_mcp_server *s, const json_t *params)

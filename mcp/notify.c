@@ -1,7 +1,8 @@
 /*
  * mcp/notify.c: MCP logging and progress for a session. logging/setLevel
  * sets the least severe level the client wants (RFC 5424 names as MCP
- * spells them; none is sent before the client sets one); the operation's
+ * spells them; none is sent before the client sets one; a 2026-07-28
+ * request names it in _meta instead, modern.c); the operation's
  * events (tg_call_hooks.event: the phases of create_tool, diagnostics, a
  * tool's stderr, a call's start and end) become notifications/message at
  * or above that level and, when the tools/call carried
@@ -26,6 +27,11 @@ static int level_of(const char *name)
 			return (int)i;
 	}
 	return -1;
+}
+
+int tg_mcp_log_level_of(const char *name)
+{
+	return level_of(name) + 1;
 }
 
 int tg_mcp_set_level(tg_mcp_server *s, const json_t *id, const json_t *params)

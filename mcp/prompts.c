@@ -6,7 +6,9 @@
  * the arguments of a create_tool call (examples/word_count, embedded at
  * build time by embed.cmake, its source put in the manifest's "source" as
  * MCP wants it), and the SDK reference (docs/SDK.md) as an embedded
- * resource. Serves prompts/list and prompts/get; errors are JSON-RPC -32602.
+ * resource. Serves prompts/list (with a public cache hint in the 2026-07-28
+ * era: tg_mcp_reply_public of resources.c) and prompts/get; errors are
+ * JSON-RPC -32602.
  */
 #include "mcp/internal.h"
 
@@ -25,12 +27,12 @@ static const char prompt_description[] =
 int tg_mcp_prompts_list(tg_mcp_server *s, const json_t *id, const json_t *params)
 {
 	(void)params; /* one page: one prompt */
-	return tg_mcp_reply(s, id,
-			    json_pack("{s:[{s:s, s:s, s:s, s:[{s:s, s:s, s:b}]}]}", "prompts",
-				      "name", "write_tool", "title", "Write a toolgate tool",
-				      "description", prompt_description, "arguments", "name",
-				      "task", "description",
-				      "what the tool should do (optional)", "required", 0));
+	return tg_mcp_reply_public(
+		s, id,
+		json_pack("{s:[{s:s, s:s, s:s, s:[{s:s, s:s, s:b}]}]}", "prompts", "name",
+			  "write_tool", "title", "Write a toolgate tool", "description",
+			  prompt_description, "arguments", "name", "task", "description",
+			  "what the tool should do (optional)", "required", 0));
 }
 
 /* The example's manifest with its source inline: the arguments of a

@@ -7,7 +7,11 @@
  * toolgate://docs/SDK.md (its reference) and toolgate://policy (the
  * effective policy as JSON, the same document as `toolgate policy --json`).
  * The header and the reference are the binary's own copies (cli/embed.cmake),
- * so they are served wherever toolgate is installed. Also here: a result's
+ * so they are served wherever toolgate is installed. In the 2026-07-28 era
+ * (modern.c) the lists and reads carry a public cache hint
+ * (tg_mcp_cache_hint), a resource not found is -32602 with data.uri
+ * (SEP-2164; -32002 in the initialize eras), and resources/templates/list
+ * answers the empty list (no templates). Also here: a result's
  * structuredContent and a tool's outputSchema, wrapped as the MCP spec wants
  * when they are not objects.
  */
@@ -122,10 +126,25 @@ json_t *tg_mcp_output_schema(const json_t *schema)
 
 /* ---- resources ------------------------------------------------------------------ */
 
+int tg_mcp_reply_public(tg_mcp_server *s, const json_t *id, json_t *result)
+{
+	if (result && tg_mcp_cache_hint(s, result, 0) < 0) {
+		json_decref(result);
+		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	}
+	return tg_mcp_reply(s, id, result);
+}
+
+int tg_mcp_resource_templates_list(tg_mcp_server *s, const json_t *id, const json_t *params)
+{
+	(void)params;
+	return tg_mcp_reply_public(s, id, json_pack("{s:[]}", "resourceTemplates"));
+}
+
 int tg_mcp_resources_list(tg_mcp_server *s, const json_t *id, const json_t *params)
 {
 	(void)params; /* one page: three resources */
-	return tg_mcp_reply(
+	return tg_mcp_reply_public(
 		s, id,
 		json_pack("{s:[{s:s,s:s,s:s,s:s,s:s},{s:s,s:s,s:s,s:s,s:s},{s:s,s:s,s:s,s:s,s:s}]}",
 			  "resources", "uri", TG_HEADER_URI, "name", "tool.h", "title",
@@ -165,11 +184,17 @@ int tg_mcp_resources_read(tg_mcp_server *s, const json_t *id, const json_t *para
 			return tg_error_set(TG_ERR_NOMEM, "out of memory");
 		mime = "application/json";
 		text = dyn;
+	} else if (s->modern) {
+		/* SEP-2164: -32602 naming the uri in data */
+		return tg_mcp_queue(s, json_pack("{s:s, s:O, s:{s:i, s:s, s:{s:s}}}", "jsonrpc",
+						 "2.0", "id", id, "error", "code",
+						 TG_RPC_INVALID_PARAMS, "message",
+						 "Resource not found", "data", "uri", uri));
 	} else {
 		/* -32002: the spec's "Resource not found" */
 		return tg_mcp_reply_error(s, id, -32002, "Resource not found: %.200s", uri);
 	}
-	return tg_mcp_reply(s, id,
-			    json_pack("{s:[{s:s,s:s,s:s}]}", "contents", "uri", uri, "mimeType",
-				      mime, "text", text));
+	return tg_mcp_reply_public(s, id,
+				   json_pack("{s:[{s:s,s:s,s:s}]}", "contents", "uri", uri,
+					     "mimeType", mime, "text", text));
 }

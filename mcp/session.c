@@ -1,7 +1,8 @@
 /*
  * mcp/session.c: the core every handler of a session stands on: the output
  * queue (one JSON document and "\n" per message), replies and JSON-RPC
- * errors, the server's log line on stderr, the lines received while a
+ * errors (2026-07-28: resultType on every result, the cache hint of lists
+ * and reads), the server's log line on stderr, the lines received while a
  * request is in flight (kept in order and served after it) and the
  * cancellation of the request in flight (notifications/cancelled). Every
  * message queued is first cut to the shapes of the session's era (era.c,
@@ -52,6 +53,18 @@ int tg_mcp_write_out(tg_mcp_server *s)
 		off += (size_t)n;
 	}
 	tg_buf_clear(&s->out);
+	return 0;
+}
+
+/* 2026-07-28: ttlMs 0 (no reuse without asking again) and the scope */
+int tg_mcp_cache_hint(const tg_mcp_server *s, json_t *result, int private_scope)
+{
+	if (!s->modern)
+		return 0;
+	if (json_object_set_new(result, "ttlMs", json_integer(0)) < 0 ||
+	    json_object_set_new(result, "cacheScope",
+				json_string(private_scope ? "private" : "public")) < 0)
+		return tg_error_set(TG_ERR_NOMEM, "out of memory");
 	return 0;
 }
 

@@ -47,4 +47,10 @@ if [ -f "$here/tests/conformance/package-lock.json" ] &&
 	echo "install-deps: npm ci in tests/conformance"
 	(cd "$here/tests/conformance" && npm ci --no-audit --no-fund --loglevel=error)
 fi
+# Its pre-release line with the 2026-07-28 scenarios, pinned apart in
+# tests/conformance/2026/package-lock.json (run.sh --line).
+if [ -f "$here/tests/conformance/2026/package-lock.json" ] && [ ! -f "$here/tests/conformance/2026/node_modules/@modelcontextprotocol/conformance/dist/index.js" ]; then
+	echo "install-deps: npm ci in tests/conformance/2026"
+	(cd "$here/tests/conformance/2026" && npm ci --no-audit --no-fund --loglevel=error)
+fi
 exit 0

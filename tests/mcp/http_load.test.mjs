@@ -111,7 +111,7 @@ test('48 concurrent 4 MiB tools/call bodies: RSS under 96 MB, every request answ
       host: '127.0.0.1', port: srv.port, path: '/mcp', method: 'POST', agent: false,
       headers: {
         'Content-Type': 'application/json', Accept: 'application/json', Authorization: `Bearer ${tok}`,
-        'MCP-Protocol-Version': MODERN, 'Mcp-Method': 'tools/call', 'Content-Length': body.length, Connection: 'close',
+        'MCP-Protocol-Version': MODERN, 'Mcp-Method': 'tools/call', 'Mcp-Name': 'no_such_tool', 'Content-Length': body.length, Connection: 'close',
       },
     }, (res) => {
       let text = '';
@@ -150,7 +150,7 @@ test('chunked bodies reserve the budget as they arrive: of three 3.9 MiB bodies 
   const { tok, srv } = await setup(t);
   const pid = srv.proc.pid;
   const body = Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'no_such_tool', arguments: { text: 'y'.repeat(3.9 * MIB) }, _meta: META_KEYS() } }));
-  const head = `POST /mcp HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer ${tok}\r\nContent-Type: application/json\r\nAccept: application/json\r\nMCP-Protocol-Version: ${MODERN}\r\nMcp-Method: tools/call\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n`;
+  const head = `POST /mcp HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer ${tok}\r\nContent-Type: application/json\r\nAccept: application/json\r\nMCP-Protocol-Version: ${MODERN}\r\nMcp-Method: tools/call\r\nMcp-Name: no_such_tool\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n`;
   const conns = [];
   for (let i = 0; i < 3; i++) { // one after another: 3.9 + 3.9 fit in 8 MiB, the third does not
     const c = { got: '', closed: null };

@@ -19,7 +19,7 @@ const req = (id, method, params = {}) => ({ jsonrpc: '2.0', id, method, params: 
 const META = ['create_tool', 'list_tool_versions', 'rollback_tool', 'run_program', 'tool_history'];
 const SUPPORTED = [MODERN, '2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'];
 
-test('server/discover: exact answer, with or without _meta, before any handshake', async (t) => {
+test('server/discover: exact answer before any handshake; without _meta it is -32602 (SEP-2575)', async (t) => {
   const s = start(t);
   const m = await s.request(req('d1', 'server/discover'));
   const version = m.result._meta['io.modelcontextprotocol/serverInfo'].version;
@@ -27,15 +27,15 @@ test('server/discover: exact answer, with or without _meta, before any handshake
     jsonrpc: '2.0', id: 'd1',
     result: {
       resultType: 'complete', supportedVersions: SUPPORTED,
-      capabilities: { tools: { listChanged: true } },
+      capabilities: { tools: { listChanged: true }, resources: {}, prompts: {} },
       _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'toolgate', title: 'toolgate', version } },
       instructions: m.result.instructions, ttlMs: 0, cacheScope: 'public',
     },
   });
   assert.match(version, /^\d+\.\d+\.\d+$/);
   assert.match(m.result.instructions, /create_tool/);
-  const bare = await s.request({ jsonrpc: '2.0', id: 2, method: 'server/discover' });
-  assert.deepEqual(bare.result.supportedVersions, SUPPORTED);
+  assert.deepEqual(await s.request({ jsonrpc: '2.0', id: 2, method: 'server/discover' }),
+    { jsonrpc: '2.0', id: 2, error: { code: -32602, message: 'Invalid params: server/discover needs _meta io.modelcontextprotocol/protocolVersion' } });
   assert.equal((await s.close()).code, 0);
 });
 
@@ -49,7 +49,7 @@ test('an unsupported version is -32022 with the supported list; the process keep
   assert.equal(bad.error.code, -32602);
   const listen = await s.request({ jsonrpc: '2.0', id: 9, method: 'subscriptions/listen', params: { notifications: {} } });
   assert.equal(listen.error.code, -32602); // no _meta version
-  const nf = await s.request(req(10, 'resources/list'));
+  const nf = await s.request(req(10, 'resources/subscribe', { uri: 'toolgate://policy' }));
   assert.deepEqual(nf.error.code, -32601);
   // no ping in this era; every request carries its client's capabilities
   assert.deepEqual(await s.request(req(11, 'ping')),

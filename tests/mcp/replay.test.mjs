@@ -151,6 +151,7 @@ function httpCaller(url, token) {
       headers: {
         'Content-Type': 'application/json', Accept: 'application/json, text/event-stream',
         Authorization: `Bearer ${token}`, 'MCP-Protocol-Version': MODERN, 'Mcp-Method': 'tools/call',
+        'Mcp-Name': name,
       },
       body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args, ...extra, _meta: META_KEYS() } }),
     });

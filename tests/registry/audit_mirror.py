@@ -143,7 +143,7 @@ try:
         req = urllib.request.Request(m.group(1), data=json.dumps(body).encode(), method="POST", headers={
             "Content-Type": "application/json", "Accept": "application/json, text/event-stream",
             "Authorization": "Bearer " + tok, "MCP-Protocol-Version": "2026-07-28",
-            "Mcp-Method": "tools/call"})
+            "Mcp-Method": "tools/call", "Mcp-Name": "word_count"})
         with urllib.request.urlopen(req, timeout=60) as r:
             answer = json.loads(r.read())
         check(answer.get("result", {}).get("structuredContent") == {"words": 3},
