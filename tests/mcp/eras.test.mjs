@@ -110,7 +110,7 @@ test('stdio 2025-03-26: a batch is answered in order, each element as if alone',
     call(11, 'word_count', { text: 'a b' }), call(12, 'ghost'), call(13, 'file_stats', { file: 'x' }),
     42, rpc(14, 'no/such'), rpc(15, 'initialize', { protocolVersion: BATCH_ERA, capabilities: {}, clientInfo: { name: 'x', version: '1' } }),
     rpc(16, 'tools/list', { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } }),
-    rpc(17, 'server/discover'),
+    rpc(17, 'server/discover', { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } }),
   ]);
   const got = await s.next();
   assert.ok(Array.isArray(got), JSON.stringify(got));
