@@ -245,10 +245,10 @@ static void test_stalled_sender_goes_first(void **state)
 	assert_cut(f, stalled);
 	assert_false(idle->closing);
 	assert_false(fresh->closing);
-	/* with no stalled one left, the oldest goes (the idle one) */
-	conn(f, 1, SLOW, 5);
-	assert_cut(f, idle);
-	assert_false(fresh->closing);
+	/* (no further step: on a loaded host "fresh" may itself have
+	 * stalled by then, which would make the next victim depend on the
+	 * scheduler; every stall here only grows with time, so the steps
+	 * above do not) */
 	fx_free(f);
 }
 
