@@ -21,7 +21,9 @@
  *    connection whose whole header block already sits unread in its
  *    receive queue (its thread has not run yet on a loaded host) is never
  *    the one evicted while another candidate is left, so a fresh client
- *    that sent its request at once is not lost to sockets that sent less.
+ *    that sent its request at once is not lost to sockets that sent less;
+ *    among the rest, one that sent part of a request and then nothing for
+ *    TG_HTTP_STALL_MS (TCP_INFO) goes before the oldest.
  * It calls only common/ (the clock) and the socket API; http.c calls it
  * from libmicrohttpd's callbacks, http_pool.c's watcher for the deadlines.
  */
@@ -111,8 +113,9 @@ static int waiting(const conn_slot *x)
 }
 
 /* Under h->lock: a new connection (keep) past the limit of unauthenticated
- * connections per address cuts the oldest connection of its address still
- * waiting for its headers, or, when every one of them is further along,
+ * connections per address cuts the connection of its address still
+ * waiting for its headers that before() prefers (a stalled sender, else the
+ * oldest), or, when every one of them is further along,
  * itself (unless its own request is complete in its queue). 1 if keep was
  * cut. Connections that showed a valid token do not count: every local
  * client of a shared host comes from 127.0.0.1. */
@@ -152,7 +155,7 @@ static int per_address(tg_http *h, conn_slot *keep)
 /* Under h->lock: the connection to cut past the unauthenticated share:
  * one still waiting for its first headers, of the peer address that holds
  * the most unauthenticated connections (a client alone on its address is
- * the last to go), the oldest of them. u: the n unauthenticated live
+ * the last to go), the one of them before() prefers. u: the n unauthenticated live
  * connections sorted by peer. */
 static conn_slot *victim(tg_http *h, conn_slot **u, unsigned n, const conn_slot *keep)
 {
