@@ -2,9 +2,9 @@
  * mcp/http_internal.h: state shared by http.c (routing, auth, sessions,
  * streams), http_worker.c (the registry worker processes) and http_pool.c
  * (the backend over the workers, the principals' quotas, the toolset
- * watcher and the request-timeout watchdog), http_guard.c (connections
- * before and after a token: deadlines, eviction, the body budget, revoked
- * tokens) and http_stream.c (the SSE streams).
+ * watcher and the request-timeout watchdog), http_slots.c (connections
+ * before and after a token: deadlines, eviction), http_guard.c (the body
+ * budget, revoked tokens) and http_stream.c (the SSE streams).
  */
 #ifndef TG_MCP_HTTP_INTERNAL_H
 #define TG_MCP_HTTP_INTERNAL_H
@@ -50,13 +50,20 @@ typedef struct http_quota {
 	tg_mcp_quota q;
 } http_quota;
 
-/* A live connection, for the watchdog of the deadlines (http_guard.c). */
+/* A live connection, for the watchdog of the deadlines and the eviction
+ * (http_slots.c). A header block up to TG_HTTP_PEEK bytes is seen whole in
+ * a receive queue before libmicrohttpd reads it. */
+#define TG_HTTP_PEEK 8192
+#define TG_HTTP_STALL_MS 100
 typedef struct conn_slot {
 	int fd;            /* -1 = free */
 	uint64_t since;    /* start of the request being received */
 	uint64_t opened;   /* accepted at (the oldest is evicted first) */
 	int exempt;        /* answering (tool running, stream open): not timed */
 	int headers;       /* the current request's headers have arrived */
+	int queued;        /* ... or were seen whole in its receive queue */
+	int rank;          /* as a victim (http_slots.c), asked at pass rank_pass */
+	unsigned rank_pass;
 	int authed;        /* a request on it presented a valid token */
 	int closing;       /* shut down by the watcher or evicted */
 	int stream;        /* an SSE stream is open on it */
@@ -94,6 +101,7 @@ typedef struct tg_http {
 	conn_slot *slots;
 	unsigned nslots;
 	size_t body_inflight;    /* request body bytes reserved (http_guard.c) */
+	unsigned evict_pass;     /* bumped per eviction choice (http_slots.c) */
 	uint64_t next_revoke;    /* when the watcher re-checks open tokens */
 	pthread_t watcher;
 	int watcher_started;
@@ -136,19 +144,20 @@ void http_backend(tg_http *h, tg_mcp_backend *out);
 tg_mcp_quota *http_quota_get(tg_http *h, const char *principal);
 int http_watcher_start(tg_http *h);
 void http_watcher_stop(tg_http *h);
-/* http_guard.c: a connection accepted (the oldest unauthenticated one
- * evicted past the share of unauthenticated connections), closed; its
- * request's headers arrived (checking 1: its token is being checked; then
- * 0 with the valid token, else NULL); answered or not timed; the watcher's pass over the deadlines; reserve n more
- * bytes of body (0, or -1 past the server's budget) and give them back;
- * a token still valid (1), revoked (0); the watcher's re-check of the
- * tokens of open streams and sessions. */
+/* http_slots.c: a connection accepted (past the limits one still waiting
+ * for its headers is evicted), closed; its request's headers arrived
+ * (checking 1: its token is being checked; then 0 with the valid token,
+ * else NULL); answered or not timed; the watcher's pass over the
+ * deadlines. */
 struct sockaddr;
 conn_slot *http_slot_add(tg_http *h, int fd, const struct sockaddr *peer);
 void http_slot_free(tg_http *h, conn_slot *s);
 void http_slot_headers(tg_http *h, conn_slot *s, int checking, const char *secret);
 void http_slot_exempt(tg_http *h, conn_slot *s, int exempt);
-void http_guard_deadlines(tg_http *h, uint64_t now);
+void http_slot_deadlines(tg_http *h, uint64_t now);
+/* http_guard.c: reserve n more bytes of body (0, or -1 past the server's
+ * budget) and give them back; a token still valid (1), revoked (0); the
+ * watcher's re-check of the tokens of open streams and sessions. */
 int http_body_reserve(tg_http *h, size_t n);
 void http_body_release(tg_http *h, size_t n);
 int http_token_valid(tg_http *h, const char *secret);

@@ -200,7 +200,7 @@ static void *watcher(void *arg)
 		uint64_t now = tg_now_ms();
 		struct timespec ts;
 
-		http_guard_deadlines(h, now); /* http_guard.c */
+		http_slot_deadlines(h, now); /* http_slots.c */
 		http_guard_revoked(h);
 		if (now >= next_gen) {
 			uint64_t g;
