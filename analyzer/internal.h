@@ -64,8 +64,9 @@ json_t *tg_strv_json(char *const *v, size_t n);
 size_t tg_builtin_allowlist(const char ***out);
 /* Category rule id of a known-dangerous name ("process", ...), or NULL. */
 const char *tg_symbol_category(const char *name);
-/* read and write: referenced only by the SDK's bridge functions (fd 3);
- * allowed in toolgate/tool.h and in the object, refused in a tool's code. */
+/* read and write (the SDK's bridge on fd 3), openat, fdopen and close (its
+ * tg_workspace_open): allowed in the SDK's headers and in the object,
+ * refused in a tool's code. */
 int tg_symbol_sdk_io(const char *name);
 /* 1 when an attribute name (without __) is in the small allowed set. */
 int tg_attribute_allowed(const char *name);

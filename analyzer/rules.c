@@ -38,7 +38,7 @@ const tg_rule tg_rules[] = {
 	  "Declare int main(void)." },
 	{ "file_access", "file_access", E, 0, "8.0", "File access outside the allowed folders",
 	  "A file function is used with a path that is not a constant under /tmp/ (or /workspace/ with the workspace capability), or a file function outside the allowed set is referenced.",
-	  "Use fopen with a constant path under /tmp/, or ask for the workspace capability." },
+	  "Use fopen with a constant path under /tmp/, or ask for the workspace capability (tg_workspace_open opens a computed name under /workspace)." },
 	{ "not_allowed", "not_allowed", E, 0, "7.0", "External symbol not on the allowlist",
 	  "Every function or variable used but not defined in the tool must be on the allowlist (memory, strings, formatting, math, ctype, stdio on stdin/stdout/stderr, qsort/bsearch, time reading).",
 	  "Use an allowed function or implement it in the tool." },
