@@ -703,13 +703,20 @@ static void skipped(ctx *c)
 	if (!rl)
 		return;
 	for (i = 0; i < rl->count; i++) {
-		CXFile f = NULL;
+		CXFile f = NULL, fe = NULL;
 		where w = { 0, 0, 0, 0 };
+		unsigned a = 0, b = 0;
 		clang_getExpansionLocation(clang_getRangeStart(rl->ranges[i]), &f, &w.line, &w.col,
-					   NULL);
-		if (f && clang_File_isEqual(f, c->main))
-			ADD(c, w, "skipped_code", NULL,
-			    "this #if block is skipped; dead conditional code is not allowed");
+					   &a);
+		clang_getExpansionLocation(clang_getRangeEnd(rl->ranges[i]), &fe, NULL, NULL, &b);
+		if (!f || !clang_File_isEqual(f, c->main))
+			continue;
+		/* #ifndef M_PI / #define M_PI ... / #endif: definitions only */
+		if (fe && clang_File_isEqual(fe, c->main) && a < b && b <= c->job->len &&
+		    tg_guard_defines_only(c->job->source + a, b - a))
+			continue;
+		ADD(c, w, "skipped_code", NULL,
+		    "this #if block is skipped; dead conditional code is not allowed");
 	}
 	clang_disposeSourceRangeList(rl);
 }

@@ -58,6 +58,13 @@ int tg_builtin_allowed(const tg_policy *p, const char *name);
 /* A JSON array of the n strings of v (NULL when out of memory). */
 json_t *tg_strv_json(char *const *v, size_t n);
 
+/* ---- guards.c ------------------------------------------------------------- */
+
+/* 1 when the #if-skipped text (from its #if to its #endif) is a guard of
+ * definitions only: #ifndef NAME (or #if !defined(NAME)), blank lines and
+ * one-line #defines, one of them of NAME, then #endif. */
+int tg_guard_defines_only(const char *text, size_t len);
+
 /* ---- symbol tables (symbols.c) -------------------------------------------- */
 
 /* The built-in allowlist, NULL-terminated (math names get f/l variants). */

@@ -389,6 +389,56 @@ static void test_workspace_open(void **state)
 	tg_report_free(r);
 }
 
+/* Papercut 6 of issue 29: a skipped guard of definitions only passes the
+ * skipped_code rule; a guard around code, a guard with an #else, one that
+ * does not define its macro, a continued #define and #if 0 stay refused,
+ * each with the rule's finding where the skipped part starts. */
+static void assert_skipped(const char *guard, unsigned refused_line)
+{
+	char src[1024];
+	tg_report *r;
+	const tg_finding *f;
+	snprintf(src, sizeof(src),
+		 "#include <math.h>\n%s\nint main(void) { return M_PI > 3.0 ? 0 : 1; }\n", guard);
+	r = analyze(src);
+	f = find_rule(r, "skipped_code");
+	if (!refused_line) {
+		assert_true(r->pass);
+		assert_int_equal(r->nfindings, 0);
+	} else {
+		assert_false(r->pass);
+		assert_int_equal(r->nfindings, 1);
+		assert_non_null(f);
+		assert_string_equal(f->message,
+				    "this #if block is skipped; dead conditional code is not allowed");
+		assert_int_equal(f->line, refused_line);
+	}
+	tg_report_free(r);
+}
+
+static void test_guard_of_definitions(void **state)
+{
+	(void)state;
+	assert_skipped("#ifndef M_PI\n#define M_PI 3.14159265358979323846\n#endif", 0);
+	assert_skipped("#if !defined(M_PI) // portable\n\n#  define M_PI 3.14159265358979323846\n"
+		       "#define M_PI_2 1.57079632679489661923\n#endif /* M_PI */", 0);
+	assert_skipped("#if !defined M_PI\n#define M_PI (3.14159265358979323846)\n#endif", 0);
+	/* refused: code, an #else part, another macro, a continued line, #if 0 */
+	assert_skipped("#ifndef M_PI\n#define M_PI 3.14\nstatic int spare;\n#endif", 2);
+	assert_skipped("#ifndef M_PI\n#define M_PI 3.14\n#else\n#define TAU 6.28\n#endif", 2);
+	assert_skipped("#ifndef M_PI\n#define PI_ISH 3.14\n#endif", 2);
+	assert_skipped("#ifndef M_PI\n#define M_PI 3.14 \\\n  + 0.0\n#endif", 2);
+	assert_skipped("#if 0\n#define M_PI 3.14\n#endif", 2);
+	assert_skipped("#ifndef M_PI\n#include <stdio.h>\n#define M_PI 3.14\n#endif", 2);
+	assert_skipped("#ifdef M_PI\n#else\n#define M_PI 3.14\n#endif", 3); /* the #else part */
+	/* the text check alone */
+	assert_int_equal(tg_guard_defines_only("#ifndef X\n#define X 1\n#endif", 28), 1);
+	assert_int_equal(tg_guard_defines_only("#ifndef X\n#define X 1\n#endif\nint y;", 35), 0);
+	assert_int_equal(tg_guard_defines_only("#ifndef X\n#define XY 1\n#endif", 29), 0);
+	assert_int_equal(tg_guard_defines_only("#ifndefX\n#define X 1\n#endif", 27), 0);
+	assert_int_equal(tg_guard_defines_only("#ifndef X\n#define X 1\n", 22), 0);
+}
+
 static void test_allowed_attributes_and_macros(void **state)
 {
 	tg_report *r;
@@ -705,6 +755,7 @@ int main(void)
 		cmocka_unit_test(test_sarif_shape),
 		cmocka_unit_test(test_rule_table),
 		cmocka_unit_test(test_workspace_open),
+		cmocka_unit_test(test_guard_of_definitions),
 	};
 	return cmocka_run_group_tests(tests, setup_files, teardown_files);
 }
