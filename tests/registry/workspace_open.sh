@@ -7,6 +7,7 @@
 # on the way), empty and over-long names are refused with the exact reason.
 # A tool opening for writing with only workspace:read, or without any
 # workspace capability, is rejected by the analyzer with the exact finding.
+# `show` names the host folder a workspace capability grants.
 . "$(dirname "$0")/lib.sh"
 
 run tg init
@@ -27,6 +28,12 @@ sed 's/"source": "read_file.c"/"source": "tool.c"/' "$HERE/tools/read_file.json"
 run tg create "$d"
 expect_rc 0 "create read_file"
 expect_out '^read_file v1: pending' "pending its approval"
+run tg show read_file
+expect_out "^workspace:    $ws bound at /workspace, read-only \\(the home's config\\.json\\)\$" \
+	"show names the host folder the approval grants"
+run tg show read_file --json
+expect_out "^    \"host\": \"$ws\",\$" "the host folder in JSON"
+expect_out '^    "access": "read-only"$' "its access in JSON"
 run tg approve read_file@1
 expect_rc 0 "approve"
 
@@ -58,6 +65,15 @@ call_refused "$long" "$long: a component is longer than 255 bytes"
 checks=$((checks + 1))
 tg log --json | grep -q secret && fail "the secret outside the workspace surfaced"
 
+# show without a workspace configured; a tool without a workspace capability
+# shows no workspace line
+cp "$HOME_DIR/config.json" "$WORK/config.saved"
+echo '{}' >"$HOME_DIR/config.json"
+run tg show read_file
+expect_out '^workspace:    none configured: its runs are refused until a person sets "workspace" in the home'"'"'s config\.json$' \
+	"show says no folder is configured"
+cp "$WORK/config.saved" "$HOME_DIR/config.json"
+
 # the analyzer: a mode that writes needs workspace:write; no capability, no call
 w=$WORK/src/writer
 mkdir -p "$w"
@@ -76,5 +92,8 @@ run tg create "$w"
 expect_rc 1 "no workspace capability"
 expect_out '^  finding \[error\] file_access: tg_workspace_open: the tool has no workspace capability \(workspace:read to read, workspace:write to write\) \(source line 10:12, symbol tg_workspace_open\)$' \
 	"the exact finding without a capability"
+run tg show writer@2
+checks=$((checks + 1))
+grep -q '^workspace:' "$OUT" && fail "a tool without a workspace capability shows a workspace"
 
 finish workspace_open
