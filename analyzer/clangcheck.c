@@ -9,7 +9,8 @@
  * expressions, casts to function pointers, calls through non-functions,
  * calls without a prototype and K&R definitions, main's envp, and
  * definitions that would replace library symbols. Printf-family formats are
- * format.c's; the cursor helpers are clangutil.c's.
+ * format.c's, the SDK's tg_workspace_open wsopen.c's; the cursor helpers are
+ * clangutil.c's.
  */
 #include "clangwalk.h"
 
@@ -114,21 +115,6 @@ static int path_ok(ctx *c, const char *path, int write)
 	return 1;
 }
 
-static char *eval_string(CXCursor arg)
-{
-	CXEvalResult r = clang_Cursor_Evaluate(arg);
-	char *s = NULL;
-	if (!r)
-		return NULL;
-	if (clang_EvalResult_getKind(r) == CXEval_StrLiteral) {
-		const char *v = clang_EvalResult_getAsStr(r);
-		if (v)
-			s = strndup(v, 4096);
-	}
-	clang_EvalResult_dispose(r);
-	return s;
-}
-
 static void check_paths(ctx *c, CXCursor call, const char *fn, unsigned mask, where w)
 {
 	int nargs = clang_Cursor_getNumArguments(call);
@@ -136,7 +122,7 @@ static void check_paths(ctx *c, CXCursor call, const char *fn, unsigned mask, wh
 	char shown[80];
 
 	if ((strcmp(fn, "fopen") == 0 || strcmp(fn, "freopen") == 0) && nargs >= 2) {
-		char *mode = eval_string(clang_Cursor_getArgument(call, 1));
+		char *mode = tg_cx_eval_string(clang_Cursor_getArgument(call, 1));
 		if (!mode) {
 			ADD(c, w, "file_access", fn, "%s: the mode must be a string constant", fn);
 			return;
@@ -149,7 +135,7 @@ static void check_paths(ctx *c, CXCursor call, const char *fn, unsigned mask, wh
 		size_t k;
 		if (!(mask & (1u << i)))
 			continue;
-		path = eval_string(clang_Cursor_getArgument(call, (unsigned)i));
+		path = tg_cx_eval_string(clang_Cursor_getArgument(call, (unsigned)i));
 		if (!path) {
 			ADD(c, w, "file_access", fn, "%s: the path must be a string constant", fn);
 			continue;
@@ -597,6 +583,7 @@ static void walk(ctx *c, CXCursor cur, const frame *up, int callee, int depth)
 		break;
 	case CXCursor_DeclRefExpr:
 		tg_cx_check_format_ref(c, clang_getCursorReferenced(cur), callee, w);
+		tg_cx_check_ws_ref(c, clang_getCursorReferenced(cur), callee, w);
 		check_ref(c, clang_getCursorReferenced(cur), callee, w);
 		break;
 	case CXCursor_CallExpr: {
@@ -621,6 +608,7 @@ static void walk(ctx *c, CXCursor cur, const frame *up, int callee, int depth)
 				    "%s is called through a declaration without a prototype, so its arguments are not checked",
 				    fn);
 			tg_cx_check_format_call(c, cur, ref, w);
+			tg_cx_check_ws_call(c, cur, ref, w);
 			clang_disposeString(sn);
 		}
 		break;
@@ -715,13 +703,20 @@ static void skipped(ctx *c)
 	if (!rl)
 		return;
 	for (i = 0; i < rl->count; i++) {
-		CXFile f = NULL;
+		CXFile f = NULL, fe = NULL;
 		where w = { 0, 0, 0, 0 };
+		unsigned a = 0, b = 0;
 		clang_getExpansionLocation(clang_getRangeStart(rl->ranges[i]), &f, &w.line, &w.col,
-					   NULL);
-		if (f && clang_File_isEqual(f, c->main))
-			ADD(c, w, "skipped_code", NULL,
-			    "this #if block is skipped; dead conditional code is not allowed");
+					   &a);
+		clang_getExpansionLocation(clang_getRangeEnd(rl->ranges[i]), &fe, NULL, NULL, &b);
+		if (!f || !clang_File_isEqual(f, c->main))
+			continue;
+		/* #ifndef M_PI / #define M_PI ... / #endif: definitions only */
+		if (fe && clang_File_isEqual(fe, c->main) && a < b && b <= c->job->len &&
+		    tg_guard_defines_only(c->job->source + a, b - a))
+			continue;
+		ADD(c, w, "skipped_code", NULL,
+		    "this #if block is skipped; dead conditional code is not allowed");
 	}
 	clang_disposeSourceRangeList(rl);
 }

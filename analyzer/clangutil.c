@@ -3,7 +3,8 @@
  * which file a cursor stands in (the submitted file, the SDK header or a
  * system header, memoized per file), its position, and a cursor's children
  * through the implicit conversions and parentheses clang wraps around
- * expressions. They call nothing else of the walk.
+ * expressions, and the value of a string constant. They call nothing else
+ * of the walk.
  */
 #include "clangwalk.h"
 
@@ -93,3 +94,18 @@ CXCursor tg_cx_strip(CXCursor e)
 	return e;
 }
 
+
+char *tg_cx_eval_string(CXCursor arg)
+{
+	CXEvalResult r = clang_Cursor_Evaluate(arg);
+	char *s = NULL;
+	if (!r)
+		return NULL;
+	if (clang_EvalResult_getKind(r) == CXEval_StrLiteral) {
+		const char *v = clang_EvalResult_getAsStr(r);
+		if (v)
+			s = strndup(v, 4096);
+	}
+	clang_EvalResult_dispose(r);
+	return s;
+}

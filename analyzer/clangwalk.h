@@ -50,6 +50,9 @@ tg_cx_where tg_cx_locate(tg_cx_ctx *c, CXCursor cur);
 int tg_cx_first_child(CXCursor e, CXCursor *out);
 /* e through implicit conversions and parentheses (one child each). */
 CXCursor tg_cx_strip(CXCursor e);
+/* The value of a string constant expression (at most 4096 bytes; caller
+ * frees), or NULL when arg is not one. */
+char *tg_cx_eval_string(CXCursor arg);
 
 /* ---- format.c --------------------------------------------------------------- */
 
@@ -59,5 +62,14 @@ CXCursor tg_cx_strip(CXCursor e);
 void tg_cx_check_format_call(tg_cx_ctx *c, CXCursor call, CXCursor fn, tg_cx_where w);
 /* A reference to such a function that is not a direct call. */
 void tg_cx_check_format_ref(tg_cx_ctx *c, CXCursor fn, int callee, tg_cx_where w);
+
+/* ---- wsopen.c --------------------------------------------------------------- */
+
+/* A call of the SDK's tg_workspace_open in the submitted file: the tool holds
+ * a workspace capability, the mode is a string constant, and a mode that
+ * writes (w, a, +) needs workspace:write. */
+void tg_cx_check_ws_call(tg_cx_ctx *c, CXCursor call, CXCursor fn, tg_cx_where w);
+/* A reference to tg_workspace_open that is not a direct call. */
+void tg_cx_check_ws_ref(tg_cx_ctx *c, CXCursor fn, int callee, tg_cx_where w);
 
 #endif

@@ -2,7 +2,8 @@
  * analyzer/hints.c: the "what to use instead" of a finding. Every finding
  * carries a short hint naming the allowed alternative where one exists: a
  * symbol-specific one first (system -> compute it in the tool, fopen of a
- * path -> stdin or the workspace capability, socket -> the tool bridge),
+ * path -> stdin or tg_workspace_open with the workspace capability, socket
+ * -> the tool bridge),
  * else the rule's own. The hint is derived from the rule and the symbol
  * only, so the parse child never has to send it and an agent can rely on
  * the same finding always giving the same advice.
@@ -20,7 +21,9 @@ static const char H_PROC[] = "no processes: compute the result in the tool itsel
 static const char H_NET[] =
 	"no network: call another registered tool through the bridge with tg_call_tool() (toolgate/tool.h)";
 static const char H_FILE_OPEN[] =
-	"read the input from stdin (tg_tool_read_args() or fread on stdin); for files ask for the workspace:read capability and fopen(\"/workspace/NAME\", \"r\")";
+	"read the input from stdin (tg_tool_read_args() or fread on stdin); for a file of the workspace ask for the workspace:read capability and open it with tg_workspace_open(name, \"r\") (toolgate/tool.h), which takes a computed name under /workspace";
+static const char H_WS_OPEN[] =
+	"declare \"capabilities\": [\"workspace:read\"] in the manifest (workspace:write for the modes w, a and +) and pass the mode as a string constant: tg_workspace_open(name, \"r\")";
 static const char H_RW[] =
 	"read stdin with fread/fgets/getchar and write stdout with fwrite/fputs/printf";
 static const char H_DIR[] =
@@ -85,6 +88,7 @@ static const sym_hint sym_hints[] = {
 	{ "fopen", H_FILE_OPEN },
 	{ "freopen", H_FILE_OPEN },
 	{ "fopen64", H_FILE_OPEN },
+	{ "tg_workspace_open", H_WS_OPEN },
 	{ "fdopen", "use the standard streams stdin, stdout, stderr" },
 	{ "read", H_RW },
 	{ "write", H_RW },

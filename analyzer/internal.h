@@ -58,14 +58,22 @@ int tg_builtin_allowed(const tg_policy *p, const char *name);
 /* A JSON array of the n strings of v (NULL when out of memory). */
 json_t *tg_strv_json(char *const *v, size_t n);
 
+/* ---- guards.c ------------------------------------------------------------- */
+
+/* 1 when the #if-skipped text (from its #if to its #endif) is a guard of
+ * definitions only: #ifndef NAME (or #if !defined(NAME)), blank lines and
+ * one-line #defines, one of them of NAME, then #endif. */
+int tg_guard_defines_only(const char *text, size_t len);
+
 /* ---- symbol tables (symbols.c) -------------------------------------------- */
 
 /* The built-in allowlist, NULL-terminated (math names get f/l variants). */
 size_t tg_builtin_allowlist(const char ***out);
 /* Category rule id of a known-dangerous name ("process", ...), or NULL. */
 const char *tg_symbol_category(const char *name);
-/* read and write: referenced only by the SDK's bridge functions (fd 3);
- * allowed in toolgate/tool.h and in the object, refused in a tool's code. */
+/* read and write (the SDK's bridge on fd 3), openat, fdopen and close (its
+ * tg_workspace_open): allowed in the SDK's headers and in the object,
+ * refused in a tool's code. */
 int tg_symbol_sdk_io(const char *name);
 /* 1 when an attribute name (without __) is in the small allowed set. */
 int tg_attribute_allowed(const char *name);

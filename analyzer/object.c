@@ -99,8 +99,8 @@ static void check_symbol(obj *o, const Elf64_Sym *s, const char *name)
 		tg_flist_add(o->l, o->p, "not_allowed", 0, 0, nm, "overlong undefined symbol");
 		return;
 	}
-	/* read/write: the SDK's bridge I/O; the source check refused them in
-	 * the tool's own code */
+	/* the SDK's bridge I/O and tg_workspace_open (tg_symbol_sdk_io); the
+	 * source check refused them in the tool's own code */
 	if (!tg_policy_allows_linker(o->p, name) && !tg_symbol_sdk_io(name)) {
 		const char *cat = tg_symbol_category(name);
 		if (cat)

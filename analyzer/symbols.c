@@ -202,7 +202,11 @@ static const struct {
 
 int tg_symbol_sdk_io(const char *name)
 {
-	return name && (strcmp(name, "read") == 0 || strcmp(name, "write") == 0);
+	/* read/write: the bridge on fd 3 (bridge.h); openat, fdopen, close:
+	 * tg_workspace_open (workspace.h) */
+	return name && (strcmp(name, "read") == 0 || strcmp(name, "write") == 0 ||
+			strcmp(name, "openat") == 0 || strcmp(name, "fdopen") == 0 ||
+			strcmp(name, "close") == 0);
 }
 
 const char *tg_symbol_category(const char *name)

@@ -1,8 +1,8 @@
 /*
  * cli/cmd_show.c: `toolgate show NAME[@V]`: one version (the active one, or
  * the newest when none is active) with its status, verdict, commit,
- * capabilities, limits (as written and as applied), findings, test results
- * and source.
+ * capabilities (and the host folder a workspace capability binds), limits
+ * (as written and as applied), findings, test results and source.
  */
 #include "cli.h"
 #include "registry/registry.h"
@@ -72,6 +72,17 @@ int cmd_show(tg_cli *cli, int argc, char **argv)
 		       !src || !strcmp(src, "home") ? "the home's default, config.json"
 		       : !strcmp(src, "tool")	    ? "toolgate backend"
 						    : "toolgate backend --weaken: below the home's");
+	}
+	{
+		/* the host folder its workspace capability grants (config.json) */
+		json_t *ws = json_object_get(res, "workspace");
+		const char *host = json_string_value(json_object_get(ws, "host"));
+		if (ws && host)
+			printf("workspace:    %s bound at /workspace, %s (the home's config.json)\n",
+			       cli_line(host), json_string_value(json_object_get(ws, "access")));
+		else if (ws)
+			printf("workspace:    none configured: its runs are refused until a person sets "
+			       "\"workspace\" in the home's config.json\n");
 	}
 	if (json_string_length(json_object_get(res, "reason"))) {
 		printf("reason:       %s\n", cli_block(json_string_value(json_object_get(res, "reason"))));

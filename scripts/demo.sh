@@ -7,7 +7,8 @@
 # word_pair, which calls word_count through the bridge: pending, approved
 # (this version), called; a one-off program run with the bridge; the
 # history; `toolgate verify`. Each step prints a header and the real
-# command output. Version numbers come from the `--json` output (never
+# command output; a create's header names the version it made (v1 on a new
+# home, v4 on the second run...). Version numbers come from the output (never
 # hard-coded), so the demo can run again and again on the same home; a step
 # that must succeed and does not stops the demo with a non-zero status.
 set -eu
@@ -34,6 +35,11 @@ die() {
 # Show a command, run it with its output going to the terminal and to $out;
 # sets rc to its exit status without stopping the script.
 run() {
+	show "$@"
+	run_quiet "$@"
+	cat "$out"
+}
+show() {
 	printf '$ toolgate'
 	for arg in "$@"; do
 		case "$arg" in
@@ -42,7 +48,17 @@ run() {
 		esac
 	done
 	printf '\n'
-	run_quiet "$@"
+}
+# run_create TITLE DIR: create DIR, then the step's header with the version
+# the create really made in place of TITLE's @V@ (on a home used before,
+# word_count's first version here is v4, v7, ...), the command, its output;
+# the version in $v.
+run_create() {
+	run_quiet create "$2"
+	v=$(created version <"$out")
+	v=${v:-?} # no version: the create failed, as the next check says
+	header "$(printf '%s' "$1" | sed "s/@V@/v$v/g")"
+	show create "$2"
 	cat "$out"
 }
 # The same without printing anything (for checks between the steps).
@@ -77,17 +93,16 @@ header "toolgate init (the default home)"
 run init
 expect_rc 0 "init"
 
-header "Register a good tool: word_count v1 (vetted, built, its 3 tests run in the sandbox)"
-run create "$ex/word_count"
-expect_rc 0 "create word_count v1"
-v1=$(created version <"$out")
-[ "$(created status <"$out")" = active ] || die "word_count v1 is not active"
+run_create "Register a good tool: word_count @V@ (vetted, built, its 3 tests run in the sandbox)" "$ex/word_count"
+expect_rc 0 "create word_count v$v"
+v1=$v
+[ "$(created status <"$out")" = active ] || die "word_count v$v1 is not active"
 echo "-> word_count v$v1 is active"
 
 header "Call it"
 run call word_count '{"text": "the quick brown fox\njumps"}'
-expect_rc 0 "call word_count v1"
-[ "$(json words <"$out")" = 5 ] || die "word_count v1 gave a wrong result"
+expect_rc 0 "call word_count v$v1"
+[ "$(json words <"$out")" = 5 ] || die "word_count v$v1 gave a wrong result"
 
 header "A malicious tool: weather runs curl and opens a socket -> rejected (exit 1 expected)"
 run create "$ex/weather"
@@ -95,27 +110,26 @@ expect_rc 1 "create weather"
 [ "$(created status <"$out")" = rejected ] || die "weather was not rejected"
 echo "-> weather v$(created version <"$out") rejected by the analyzer; it is kept for review but never built or run"
 
-header "A buggy word_count v2: its own tests fail -> not activated (exit 1 expected)"
-run create "$ex/word_count_v2_buggy"
-expect_rc 1 "create buggy word_count v2"
+run_create "A buggy word_count @V@: its own tests fail -> not activated (exit 1 expected)" "$ex/word_count_v2_buggy"
+expect_rc 1 "create buggy word_count v$v"
 status=$(created status <"$out")
-[ "$status" = failed ] || die "the buggy v2 has status '$status', expected failed"
+[ "$status" = failed ] || die "the buggy v$v has status '$status', expected failed"
+vb=$v
 run_quiet --json show word_count
 expect_rc 0 "show word_count"
-[ "$(json version <"$out")" = "$v1" ] || die "the buggy v2 replaced v$v1"
+[ "$(json version <"$out")" = "$v1" ] || die "the buggy v$vb replaced v$v1"
 echo "-> word_count v$(json version <"$out") is still the active version (toolgate show word_count)"
 
-header "A good word_count v2 (adds the longest word) -> activated"
-run create "$ex/word_count_v2"
-expect_rc 0 "create word_count v2"
-v2=$(created version <"$out")
-[ "$(created status <"$out")" = active ] || die "word_count v2 is not active"
+run_create "A good word_count @V@ (adds the longest word) -> activated" "$ex/word_count_v2"
+expect_rc 0 "create word_count v$v"
+v2=$v
+[ "$(created status <"$out")" = active ] || die "word_count v$v2 is not active"
 echo "-> word_count v$v2 is active"
 
-header "Call the new version"
+header "Call the new version, v$v2"
 run call word_count '{"text": "the quick brown fox\njumps"}'
-expect_rc 0 "call word_count v2"
-[ "$(json longest <"$out")" = quick ] || die "word_count v2 gave a wrong result"
+expect_rc 0 "call word_count v$v2"
+[ "$(json longest <"$out")" = quick ] || die "word_count v$v2 gave a wrong result"
 
 header "Roll back to v$v1"
 run rollback word_count --to "$v1"

@@ -1,9 +1,10 @@
 /* file_stats: bytes, lines and words of one of a few known files of the
  * workspace. It needs the workspace:read capability (the workspace folder is
  * bound read-only at /workspace), so a new version stays pending until a
- * person runs `toolgate approve`. The analyzer only allows fopen of constant
- * paths under /workspace for such tools, so each known file has its own
- * literal path; any other name is refused by the tool itself. With
+ * person runs `toolgate approve`. fopen takes only constant paths under
+ * /workspace, so each known file has its own literal path and any other name
+ * is refused by the tool itself (a tool taking any name under /workspace
+ * opens it with tg_workspace_open, docs/SDK.md). With
  * "optional": true a missing file is a result ({"file", "found": false})
  * rather than an error: that is what its test checks, since the tests of a
  * version awaiting approval run against an empty /workspace. */

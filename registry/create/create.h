@@ -1,7 +1,8 @@
 /*
  * registry/create/create.h: a submission's way in, above review/: the create
  * pipeline (pipeline.c), manifests (manifest.c), the sandboxed build and
- * its cache (build.c, cache.c), a test's scratch files (testfiles.c), quotas and disk use (quota.c, usage.c)
+ * its cache (build.c, cache.c), a test's scratch files (testfiles.c), quotas and disk use (quota.c, usage.c),
+ * the refusal of a bad manifest with the analyzer's findings (refusal.c)
  * and the store's upkeep after a create (upkeep.c).
  */
 #ifndef TG_REG_CREATE_H
@@ -160,6 +161,13 @@ int reg_build(tg_registry *r, const char *hash, const char *source, size_t len,
  * NUL, no control characters but tab, newline, CR LF and form feeds, no
  * bidirectional controls. */
 int reg_check_source(const char *source, size_t source_len);
+
+/* ---- refusal.c --------------------------------------------------------- */
+/* The refusal of a submission whose manifest tg_manifest_validate refused
+ * with rc (the message its problems): the analyzer's error findings on the
+ * source appended, or why the source was not analyzed; other errors are
+ * returned as they are. Builds, stores and audits nothing. */
+int reg_manifest_refusal(tg_registry *r, const tg_actor *who, const tg_submission *sub, int rc);
 /* The cached binary of content_hash when cache/<key>/tool still hashes to
  * what was recorded when it was built here; *out = NULL (rc 0) otherwise. */
 int reg_cached_binary(char **out, tg_registry *r, const char *content_hash);

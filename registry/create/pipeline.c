@@ -646,6 +646,8 @@ static int create_version(json_t **out, tg_registry *r, const tg_submission *sub
 		capj = json_object_get(sub->manifest, "capabilities");
 	}
 	rc = tg_manifest_validate(r, sub->manifest, sub->source, sub->source_len);
+	if (rc < 0)
+		rc = reg_manifest_refusal(r, who, sub, rc); /* with the analyzer's findings */
 	if (rc < 0 && added) {
 		char m[1024];
 		snprintf(m, sizeof(m), "%s", tg_error_last()->message);

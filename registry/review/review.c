@@ -89,6 +89,21 @@ int tg_registry_show(json_t **out, tg_registry *r, const char *name, unsigned ve
 							    "home",
 							    reg_backend_name(r->cfg.sandbox_backend)));
 	}
+	{ /* the host folder a workspace capability binds at /workspace (config.json):
+	   what approving it grants; null when the home has none */
+		json_t *caps = json_object_get(o, "capabilities"), *c;
+		size_t i;
+		int rd = 0, wr = 0;
+		json_array_foreach(caps, i, c) {
+			rd |= json_is_string(c) && !strcmp(json_string_value(c), "workspace:read");
+			wr |= json_is_string(c) && !strcmp(json_string_value(c), "workspace:write");
+		}
+		if ((rd || wr) &&
+		    json_object_set_new(o, "workspace",
+					json_pack("{s:s?, s:s}", "host", r->cfg.workspace, "access",
+						  wr ? "read-write" : "read-only")) < 0)
+			return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	}
 	{ /* other hosts' signed decisions not followed here (replica/decisions.c) */
 		json_t *claims = NULL;
 		if ((rc = reg_claims_json(&claims, r, name, version)) < 0)

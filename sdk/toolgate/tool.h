@@ -25,6 +25,7 @@
  *   toolgate/json_get.h    reading values and arguments (tg_arg_*, tg_value_*)
  *   toolgate/json_out.h    writing the result (tg_out_*)
  *   toolgate/bridge.h      calling other tools (tg_args_*, tg_call_tool)
+ *   toolgate/workspace.h   opening a computed path under /workspace (tg_workspace_open)
  * A tool includes <toolgate/tool.h> only: the analyzer allows no other
  * toolgate/ header in a tool's source.
  */
@@ -36,5 +37,6 @@
 #include "json_get.h"
 #include "json_out.h"
 #include "bridge.h"
+#include "workspace.h"
 
 #endif

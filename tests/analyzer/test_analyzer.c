@@ -281,7 +281,7 @@ static void test_positions(void **state)
 	r = analyze("#include <stdio.h>\nint main(void)\n{\n\treturn 0;\n}\n#inc\\\nlude \"/x\"\n");
 	f = find_rule(r, "include");
 	assert_non_null(f);
-	assert_int_equal(f->line, 6);
+	assert_int_equal(f->line, 6); /* the body line */
 	assert_int_equal(f->column, 1);
 	tg_report_free(r);
 }
@@ -314,6 +314,129 @@ static void test_capabilities(void **state)
 	r = analyze_opts("#include <stdio.h>\nint main(void){ FILE *f = fopen(\"/workspace/../etc/passwd\", \"r\"); return f == 0; }\n", &o);
 	assert_false(r->pass);
 	tg_report_free(r);
+}
+
+/* The SDK's tg_workspace_open (the real SDK): a computed path is allowed
+ * with a workspace capability and a constant mode; workspace:write for a
+ * mode that writes; no direct call, no check; a computed fopen path is
+ * still refused and its hint names tg_workspace_open. */
+static tg_report *ws_analyze(const char *body, const char *cap)
+{
+	char src[1024];
+	const char *caps[] = { cap };
+	tg_analyze_opts o = { 0 };
+	snprintf(src, sizeof(src),
+		 "#include <toolgate/tool.h>\nint main(void)\n{\n\ttg_tool_args *a = tg_tool_read_args();\n"
+		 "\tconst char *n = tg_arg_str(a, \"file\", \"\");\n\t%s\n\treturn 0;\n}\n", body);
+	o.capabilities = caps;
+	o.ncapabilities = cap ? 1 : 0;
+	return analyze_opts(src, &o);
+}
+
+static void assert_ws_finding(tg_report *r, const char *message, const char *hint_part)
+{
+	const tg_finding *f = find_rule(r, "file_access");
+	assert_false(r->pass);
+	assert_int_equal(r->nfindings, 1);
+	assert_non_null(f);
+	assert_string_equal(f->message, message);
+	assert_int_equal(f->line, 6); /* the body line */
+	assert_non_null(f->hint);
+	assert_non_null(strstr(f->hint, hint_part));
+	tg_report_free(r);
+}
+
+static void test_workspace_open(void **state)
+{
+	const char *rd = "FILE *f = tg_workspace_open(n, \"r\"); if (f) fclose(f);";
+	const char *wr = "FILE *f = tg_workspace_open(n, \"w\"); if (f) fclose(f);";
+	tg_report *r;
+	(void)state;
+	r = ws_analyze(rd, "workspace:read");
+	assert_true(r->pass);
+	assert_int_equal(r->nfindings, 0);
+	tg_report_free(r);
+	r = ws_analyze(wr, "workspace:write");
+	assert_true(r->pass);
+	tg_report_free(r);
+	r = ws_analyze(rd, "workspace:write");
+	assert_true(r->pass);
+	tg_report_free(r);
+	assert_ws_finding(ws_analyze(rd, NULL),
+			  "tg_workspace_open: the tool has no workspace capability (workspace:read to read, workspace:write to write)",
+			  "\"capabilities\": [\"workspace:read\"]");
+	assert_ws_finding(ws_analyze(wr, "workspace:read"),
+			  "tg_workspace_open: mode \"w\" writes, which needs the workspace:write capability",
+			  "workspace:write for the modes w, a and +");
+	assert_ws_finding(ws_analyze("FILE *f = tg_workspace_open(n, n); if (f) fclose(f);",
+				     "workspace:write"),
+			  "tg_workspace_open: the mode must be a string constant",
+			  "pass the mode as a string constant");
+	assert_ws_finding(ws_analyze("FILE *(*o)(const char *, const char *) = tg_workspace_open; return o == 0;",
+				     "workspace:read"),
+			  "tg_workspace_open is used other than by a direct call, so its mode cannot be checked",
+			  "tg_workspace_open(name, \"r\")");
+	/* fopen of the same computed path: refused, the hint names the function */
+	assert_ws_finding(ws_analyze("FILE *f = fopen(n, \"r\"); if (f) fclose(f);", "workspace:read"),
+			  "fopen: the path must be a string constant",
+			  "open it with tg_workspace_open(name, \"r\") (toolgate/tool.h)");
+	/* the functions it uses stay refused in the tool's own code */
+	r = ws_analyze("int fd = openat(-100, n, 0); close(fd);", "workspace:read");
+	assert_false(r->pass);
+	assert_int_equal(r->nfindings, 2);
+	assert_string_equal(r->findings[0].message, "openat is not allowed (file_access)");
+	assert_string_equal(r->findings[1].message, "close is not allowed (file_access)");
+	tg_report_free(r);
+}
+
+/* Papercut 6 of issue 29: a skipped guard of definitions only passes the
+ * skipped_code rule; a guard around code, a guard with an #else, one that
+ * does not define its macro, a continued #define and #if 0 stay refused,
+ * each with the rule's finding where the skipped part starts. */
+static void assert_skipped(const char *guard, unsigned refused_line)
+{
+	char src[1024];
+	tg_report *r;
+	const tg_finding *f;
+	snprintf(src, sizeof(src),
+		 "#include <math.h>\n%s\nint main(void) { return M_PI > 3.0 ? 0 : 1; }\n", guard);
+	r = analyze(src);
+	f = find_rule(r, "skipped_code");
+	if (!refused_line) {
+		assert_true(r->pass);
+		assert_int_equal(r->nfindings, 0);
+	} else {
+		assert_false(r->pass);
+		assert_int_equal(r->nfindings, 1);
+		assert_non_null(f);
+		assert_string_equal(f->message,
+				    "this #if block is skipped; dead conditional code is not allowed");
+		assert_int_equal(f->line, refused_line);
+	}
+	tg_report_free(r);
+}
+
+static void test_guard_of_definitions(void **state)
+{
+	(void)state;
+	assert_skipped("#ifndef M_PI\n#define M_PI 3.14159265358979323846\n#endif", 0);
+	assert_skipped("#if !defined(M_PI) // portable\n\n#  define M_PI 3.14159265358979323846\n"
+		       "#define M_PI_2 1.57079632679489661923\n#endif /* M_PI */", 0);
+	assert_skipped("#if !defined M_PI\n#define M_PI (3.14159265358979323846)\n#endif", 0);
+	/* refused: code, an #else part, another macro, a continued line, #if 0 */
+	assert_skipped("#ifndef M_PI\n#define M_PI 3.14\nstatic int spare;\n#endif", 2);
+	assert_skipped("#ifndef M_PI\n#define M_PI 3.14\n#else\n#define TAU 6.28\n#endif", 2);
+	assert_skipped("#ifndef M_PI\n#define PI_ISH 3.14\n#endif", 2);
+	assert_skipped("#ifndef M_PI\n#define M_PI 3.14 \\\n  + 0.0\n#endif", 2);
+	assert_skipped("#if 0\n#define M_PI 3.14\n#endif", 2);
+	assert_skipped("#ifndef M_PI\n#include <stdio.h>\n#define M_PI 3.14\n#endif", 2);
+	assert_skipped("#ifdef M_PI\n#else\n#define M_PI 3.14\n#endif", 3); /* the #else part */
+	/* the text check alone */
+	assert_int_equal(tg_guard_defines_only("#ifndef X\n#define X 1\n#endif", 28), 1);
+	assert_int_equal(tg_guard_defines_only("#ifndef X\n#define X 1\n#endif\nint y;", 35), 0);
+	assert_int_equal(tg_guard_defines_only("#ifndef X\n#define XY 1\n#endif", 29), 0);
+	assert_int_equal(tg_guard_defines_only("#ifndefX\n#define X 1\n#endif", 27), 0);
+	assert_int_equal(tg_guard_defines_only("#ifndef X\n#define X 1\n", 22), 0);
 }
 
 static void test_allowed_attributes_and_macros(void **state)
@@ -631,6 +754,8 @@ int main(void)
 		cmocka_unit_test(test_json_shape),
 		cmocka_unit_test(test_sarif_shape),
 		cmocka_unit_test(test_rule_table),
+		cmocka_unit_test(test_workspace_open),
+		cmocka_unit_test(test_guard_of_definitions),
 	};
 	return cmocka_run_group_tests(tests, setup_files, teardown_files);
 }

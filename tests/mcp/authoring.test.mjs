@@ -69,6 +69,8 @@ test('resources: the SDK header, SDK.md and the effective policy', async (t) => 
   const header = await client.readResource({ uri: 'toolgate://sdk/tool.h' });
   assert.equal(header.contents[0].mimeType, 'text/x-c');
   assert.match(header.contents[0].text, /static inline tg_tool_args \*tg_tool_read_args\(void\)/);
+  // every part the header includes, the last one too
+  assert.match(header.contents[0].text, /static inline FILE \*tg_workspace_open\(const char \*path, const char \*mode\)/);
   const doc = await client.readResource({ uri: 'toolgate://docs/SDK.md' });
   assert.match(doc.contents[0].text, /^# The tool SDK: `toolgate\/tool.h`/);
   const pol = JSON.parse((await client.readResource({ uri: 'toolgate://policy' })).contents[0].text);

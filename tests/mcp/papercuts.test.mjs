@@ -5,6 +5,8 @@
 //    that does not exist, and a pending workspace:write tool in a session
 //    with --hide-write-tools, stay -32602 Unknown tool;
 //  - rollback_tool naming the active version succeeds (already_active);
+//  - create_tool's refusal of a manifest holds the analyzer's findings on
+//    the source too (one round), or says why the source was not analyzed;
 //  - create_tool's description says whether the home has a workspace, and
 //    the refusal of a workspace capability without one says a person must
 //    configure it and how.
@@ -139,6 +141,27 @@ test('create_tool says whether a workspace is configured, and who can configure 
   ct = m.result.tools.find((x) => x.name === 'create_tool');
   assert.ok(ct.description.endsWith(WS_YES), ct.description.slice(-400));
   assert.ok(!ct.description.includes('no workspace configured'));
+});
+
+test('create_tool reports the manifest\'s problems and the analyzer\'s findings at once', async (t) => {
+  const h = await home(t, false);
+  const s = await serve(t, h.home);
+  const m = wordCount('both', 'problems on both sides');
+  m.limits = { timeout_ms: 0 };
+  m.source = '#include <toolgate/tool.h>\nint main(void)\n{\n\tchar *h = getenv("HOME");\n' +
+    '\treturn h != 0;\n}\n';
+  let r = await s.call('create_tool', m);
+  assert.equal(r.result.isError, true);
+  assert.equal(r.result.content[0].text, 'create_tool: limits.timeout_ms: must be at least 10; the analyzer also ' +
+    'found 1 error in the source: [environment] 4:12 getenv is not allowed (environment)');
+  m.source = '';
+  r = await s.call('create_tool', m);
+  assert.equal(r.result.content[0].text, 'create_tool: 2 problems in the manifest: limits.timeout_ms: must be at ' +
+    'least 10; source: is empty; the source was not analyzed: it has a problem of its own');
+  const log = JSON.parse(await tg(h.home, 'log', '--json'));
+  // nothing built or stored: the two refusals are the only entries
+  assert.deepEqual(log.filter((e) => e.tool === 'both').map((e) => e.event),
+    ['mcp_create_invalid', 'mcp_create_invalid']);
 });
 
 test('create_tool publishes the whole manifest: calls, every capability, a test\'s files', async (t) => {

@@ -11,7 +11,9 @@
 #  - list aligns names longer than 24 characters;
 #  - doctor names the compiler builds really use (the clang driver);
 #  - a test's expect compares numbers by value: 2 equals 2.0 (docs/SDK.md);
-#  - every problem of a manifest at once; one problem reads as before.
+#  - every problem of a manifest at once; one problem reads as before; the
+#    analyzer's findings in the same round (or why the source was not
+#    analyzed).
 . "$(dirname "$0")/lib.sh"
 
 run tg init
@@ -128,8 +130,8 @@ printf '%s\n' '{"name": "bad", "description": "many problems", "input_schema": {
 	'"capabilities": ["network"], "limits": {"timeout_ms": 0}}' >"$b/tool.json"
 run tg create "$b"
 expect_rc 2 "a manifest with four problems"
-expect_err '^toolgate: create: 4 problems in the manifest: limits.timeout_ms: must be at least 10; capabilities\[0\]: unknown capability \(known: workspace:read, workspace:write, tools:NAME, host:NAME\); tests: no test runs the tool and compares its result: all 1 are "expect_error" \(0 refused by input_schema before the tool runs\); add a test with "expect"; source: is empty$' \
-	"all four, in the manifest's order"
+expect_err '^toolgate: create: 4 problems in the manifest: limits.timeout_ms: must be at least 10; capabilities\[0\]: unknown capability \(known: workspace:read, workspace:write, tools:NAME, host:NAME\); tests: no test runs the tool and compares its result: all 1 are "expect_error" \(0 refused by input_schema before the tool runs\); add a test with "expect"; source: is empty; the source was not analyzed: it has a problem of its own$' \
+	"all four, in the manifest's order, and why the source was not analyzed"
 echo 'int main(void) { return 0; }' >"$b/tool.c"
 sed -i 's/"timeout_ms": 0/"timeout_ms": 100/; s/"expect_error": true/"expect": {}/' "$b/tool.json"
 run tg create "$b"
@@ -138,5 +140,18 @@ expect_err '^toolgate: create: capabilities\[0\]: unknown capability \(known: wo
 	"one problem reads as it is" 
 checks=$((checks + 1))
 tg list --json | grep -q '"bad"' && fail "a refused manifest was stored"
+# a manifest problem and analyzer findings: all in the same round
+printf '%s\n' '#include <toolgate/tool.h>' 'int main(void)' '{' \
+	'	tg_tool_args *a = tg_tool_read_args();' \
+	'	int rc = system(tg_arg_str(a, "cmd", "true"));' \
+	'	FILE *f = fopen(tg_arg_str(a, "file", ""), "r");' \
+	'	return rc + (f != 0);' '}' >"$b/tool.c"
+run tg create "$b"
+expect_rc 2 "a manifest problem and two analyzer findings"
+expect_err '^toolgate: create: capabilities\[0\]: unknown capability \(known: workspace:read, workspace:write, tools:NAME, host:NAME\); the analyzer also found 2 errors in the source: \[process\] 5:11 system is not allowed \(process\); \[file_access\] 6:12 fopen: the path must be a string constant$' \
+	"the manifest's problem and the analyzer's findings at once"
+run tg log --json
+checks=$((checks + 1))
+grep -q '"bad"' "$OUT" && fail "a refused manifest was audited"
 
 finish papercuts

@@ -20,6 +20,14 @@ grep -q -- "-> word_count v4 is active" "$tmp/out2" || { echo "FAIL: round 2 did
 grep -q -- "-> word_count v6 is active" "$tmp/out2" || { echo "FAIL: round 2 did not create v6"; fail=1; }
 grep -q -- "rollback word_count --to 4" "$tmp/out2" || { echo "FAIL: round 2 did not roll back to v4"; fail=1; }
 grep -q "^demo: all 22 steps done" "$tmp/out2" || { echo "FAIL: round 2 incomplete"; fail=1; }
+# the headers name the versions the creates made (issue 29), in both rounds
+for want in "1:== 2. Register a good tool: word_count v1 (" "1:== 5. A buggy word_count v2: " \
+	"1:== 6. A good word_count v3 (" "1:== 7. Call the new version, v3$" \
+	"2:== 2. Register a good tool: word_count v4 (" "2:== 5. A buggy word_count v5: " \
+	"2:== 6. A good word_count v6 (" "2:== 7. Call the new version, v6$"; do
+	grep -q -- "^${want#?:}" "$tmp/out${want%%:*}" ||
+		{ echo "FAIL: round ${want%%:*} lacks the header '${want#?:}'"; fail=1; }
+done
 # a toolgate whose create fails: the demo must stop, loudly, non-zero
 cat >"$tmp/broken" <<'EOS'
 #!/bin/sh
@@ -31,7 +39,7 @@ chmod +x "$tmp/broken"
 if sh "$src/scripts/demo.sh" "$tmp/broken" >"$tmp/out3" 2>&1; then
 	echo "FAIL: the demo succeeded with a broken toolgate"; fail=1
 fi
-grep -q "demo: FAILED at step 2: create word_count v1: exit status 3, expected 0" "$tmp/out3" ||
+grep -q "demo: FAILED at step 2: create word_count v?: exit status 3, expected 0" "$tmp/out3" ||
 	{ echo "FAIL: no clear failure message:"; cat "$tmp/out3"; fail=1; }
 [ "$fail" -eq 0 ] && echo "demo: two rounds on one home and a broken toolgate: ok"
 exit $fail
