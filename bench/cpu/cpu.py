@@ -121,6 +121,9 @@ class Server:
             manifest = json.load(f)
         with open(os.path.join(ex, manifest['source'])) as f:
             manifest['source'] = f.read()
+        # 32 sessions on 2 busy cores: a call may wait for one of the
+        # host's run slots longer than the example's 2 s
+        manifest['limits']['timeout_ms'] = 10000
         r = self.rpc('tools/call', {'name': 'create_tool', 'arguments': manifest}, timeout=300)
         if r.get('isError'):
             raise SystemExit(f'{self.tag}: create_tool failed: {r}')
