@@ -11,8 +11,8 @@
  * removing one cost a mkdir, an rmdir and the period's write per run),
  * otherwise removed; a kept folder gets only its quota written again,
  * which also refills its bandwidth, so a run never starts throttled by
- * the one before it. Folders of dead supervisors are swept once per
- * process.
+ * the one before it; kept folders are removed at exit. Folders of dead
+ * supervisors are swept once per process.
  * Without either, runs are not CPU-limited: sbx_cpu_create says why, and
  * `toolgate status` and `doctor` report it (tg_sandbox_cpu_limit).
  */
@@ -142,6 +142,17 @@ __attribute__((constructor)) static void guard_keep_lock(void)
 static char kept[CPU_KEEP][700];
 static int nkept;
 static pid_t kept_owner;
+
+/* At exit the kept folders go (after a SIGKILL the next process's sweep
+ * removes them); a lock held elsewhere at exit leaves them to the sweep. */
+__attribute__((destructor)) static void drop_kept(void)
+{
+	if (pthread_mutex_trylock(&keep_lock) != 0)
+		return;
+	while (kept_owner == getpid() && nkept > 0)
+		rmdir(kept[--nkept]);
+	pthread_mutex_unlock(&keep_lock);
+}
 
 /* A kept folder into c->dir, 1; 0 if none. */
 static int take_kept(struct sbx_cpu *c)

@@ -9,12 +9,13 @@
  * owned by the host's user namespace, so nothing inside the sandbox has any
  * capability over it (its loopback stays down).
  *
- * A long-lived process (the MCP server) can ask for one namespace to be
- * made ahead (tg_sandbox_prepare): after each run (not during it: on two
- * cores the maker would slow the run down by as much as it saves) a short
- * background thread makes the next one, so that cost leaves the next
- * call's path.
- * A spare serves exactly one run and is never handed to a forked child.
+ * A long-lived process (the MCP server) calls tg_sandbox_prepare: its
+ * filtered runs share one namespace (below); once a run that may not share
+ * came (one without the filter), a namespace is made ahead for the next
+ * such run: after each run (not during it: on two cores the maker would
+ * slow the run down by as much as it saves) a short background thread
+ * makes it, so that cost leaves the next call's path. A spare serves
+ * exactly one run and is never handed to a forked child.
  *
  * Shared: under tg_sandbox_prepare, a run whose seccomp filter is loaded
  * does not get a namespace of its own but enters the process's one shared
@@ -51,7 +52,8 @@ __attribute__((constructor)) static void guard_net_lock(void)
 }
 static int spare_fd = -1;      /* a fresh, unused namespace */
 static pid_t spare_owner;      /* the process that made it */
-static int prepare_on;         /* keep a spare: make one after each run */
+static int prepare_on;         /* share, and keep a spare for the others */
+static int spare_wanted;       /* an unshared run came: keep a spare ready */
 static int refilling;          /* a maker thread is on its way */
 static pid_t refill_owner;     /* ... in this process */
 static unsigned long last_ino; /* tests: the namespace the last run used */
@@ -165,7 +167,7 @@ static void refill(void)
 
 	pthread_mutex_lock(&net_lock);
 	forget_parent();
-	go = prepare_on && spare_fd < 0 && !refilling;
+	go = prepare_on && spare_wanted && spare_fd < 0 && !refilling;
 	if (go) {
 		refilling = 1;
 		refill_owner = getpid();
@@ -191,6 +193,9 @@ int sbx_net_enter(int may_share)
 
 	if (may_share && enter_shared())
 		return 1;
+	pthread_mutex_lock(&net_lock);
+	spare_wanted = prepare_on;
+	pthread_mutex_unlock(&net_lock);
 	fd = take_spare();
 	if (fd >= 0) {
 		ok = setns(fd, CLONE_NEWNET) == 0;
@@ -222,6 +227,8 @@ void tg_sandbox_prepare(int on)
 		fd = spare_fd;
 		spare_fd = -1;
 	}
+	if (!on)
+		spare_wanted = 0;
 	if (!on && shared_fd >= 0) { /* runs in it keep it alive */
 		sfd = shared_fd;
 		shared_fd = -1;
@@ -231,8 +238,6 @@ void tg_sandbox_prepare(int on)
 		close(fd);
 	if (sfd >= 0)
 		close(sfd);
-	if (on && geteuid() == 0)
-		refill();
 }
 
 void sbx_net_test_lock(int take)

@@ -174,9 +174,10 @@ static int hold_net(unsigned long ino)
 	return fd;
 }
 
-/* tg_sandbox_prepare (the MCP server): each run takes the spare made
- * ahead, a different one each time, and the network is as closed as with
- * one made on the spot (the same attacks, seccomp off). */
+/* tg_sandbox_prepare (the MCP server): once a run without the filter came
+ * (it may not share: sandbox_net_shared), each later one takes the spare
+ * made ahead, a different one each time, and the network is as closed as
+ * with one made on the spot (the same attacks, seccomp off). */
 void sandbox_net_prepared(void **state)
 {
 	struct sockaddr_in a;
@@ -198,6 +199,9 @@ void sandbox_net_prepared(void **state)
 	sbx_pool_on = 0;
 	tg_sandbox_pool_stop();
 	tg_sandbox_prepare(1);
+	assert_true(sbx_net_spare_ino() == 0); /* none until one is wanted */
+	expect_exit(run_attack(SBX_TEST_NO_SECCOMP, 0, "net_tcp", port, NULL), 0,
+		    "socket: ok\nconnect: ENETUNREACH\n");
 	n1 = wait_spare();
 	assert_true(n1 != 0);
 	h1 = hold_net(n1); /* so that the next spare cannot get its number */
@@ -251,7 +255,7 @@ void sandbox_net_shared(void **state)
 {
 	struct probe a = { "a", NULL, 0 }, b = { "b", NULL, 0 };
 	pthread_t ta, tb;
-	unsigned long shared;
+	unsigned long shared, spare;
 	long long a0, a1, b0, b1;
 	int pooled;
 
@@ -289,10 +293,15 @@ void sandbox_net_shared(void **state)
 	assert_true(sbx_net_shared_ino() == shared);
 	assert_true(sbx_net_last_ino() == shared);
 
-	/* without the filter a run could make sockets: never the shared one */
+	/* without the filter a run could make sockets: never the shared one
+	 * (the first makes its own, the next takes a spare made for it) */
 	expect_exit(run_attack(SBX_TEST_NO_SECCOMP, 0, "net_tcp", "1", NULL), 0,
 		    "socket: ok\nconnect: ENETUNREACH\n");
-	assert_true(sbx_net_last_ino() != shared);
+	spare = wait_spare();
+	assert_true(spare != 0 && spare != shared);
+	expect_exit(run_attack(SBX_TEST_NO_SECCOMP, 0, "net_tcp", "1", NULL), 0,
+		    "socket: ok\nconnect: ENETUNREACH\n");
+	assert_true(sbx_net_last_ino() == spare);
 	assert_true(sbx_net_shared_ino() == shared);
 	tg_sandbox_prepare(0);
 	assert_true(sbx_net_shared_ino() == 0);
