@@ -6,8 +6,13 @@
  * with cpuacct), the run gets its own folder "tg-<pid>-cpu<n>" next to our
  * cpu cgroup with cpu.cfs_period_us 100000 and cpu.cfs_quota_us QUOTA; the
  * child joins it (its tasks file, like the v1 memory and pids folders)
- * before it tells the supervisor it is ready, and the folder is removed
- * after the run (folders of dead supervisors are swept once per process).
+ * before it tells the supervisor it is ready. After the run an empty
+ * folder is kept for the process's next runs (up to CPU_KEEP; making and
+ * removing one cost a mkdir, an rmdir and the period's write per run),
+ * otherwise removed; a kept folder gets only its quota written again,
+ * which also refills its bandwidth, so a run never starts throttled by
+ * the one before it; kept folders are removed at exit. Folders of dead
+ * supervisors are swept once per process.
  * Without either, runs are not CPU-limited: sbx_cpu_create says why, and
  * `toolgate status` and `doctor` report it (tg_sandbox_cpu_limit).
  */
@@ -126,6 +131,74 @@ static void v1_sweep(void)
 
 static atomic_uint cpu_counter;
 
+/* Empty v1 folders of this process, kept for its next runs. */
+#define CPU_KEEP 4
+static pthread_mutex_t keep_lock = PTHREAD_MUTEX_INITIALIZER;
+/* safe across fork() (forksafe.c) */
+__attribute__((constructor)) static void guard_keep_lock(void)
+{
+	sbx_fork_guard(&keep_lock, NULL);
+}
+static char kept[CPU_KEEP][700];
+static int nkept;
+static pid_t kept_owner;
+
+/* At exit the kept folders go (after a SIGKILL the next process's sweep
+ * removes them); a lock held elsewhere at exit leaves them to the sweep. */
+__attribute__((destructor)) static void drop_kept(void)
+{
+	if (pthread_mutex_trylock(&keep_lock) != 0)
+		return;
+	while (kept_owner == getpid() && nkept > 0)
+		rmdir(kept[--nkept]);
+	pthread_mutex_unlock(&keep_lock);
+}
+
+/* A kept folder into c->dir, 1; 0 if none. */
+static int take_kept(struct sbx_cpu *c)
+{
+	int got = 0;
+
+	pthread_mutex_lock(&keep_lock);
+	if (kept_owner != getpid()) { /* a fork: the parent's folders */
+		nkept = 0;
+		kept_owner = getpid();
+	}
+	if (nkept > 0) {
+		nkept--;
+		memcpy(c->dir, kept[nkept], sizeof(c->dir));
+		got = 1;
+	}
+	pthread_mutex_unlock(&keep_lock);
+	return got;
+}
+
+/* Keep c's folder if it is empty and there is room: 1 if kept. */
+static int keep(const struct sbx_cpu *c)
+{
+	char b;
+	ssize_t k = -1;
+	int fd = open(c->tasks, O_RDONLY | O_CLOEXEC), ok = 0;
+
+	if (fd >= 0) {
+		k = read(fd, &b, 1);
+		close(fd);
+	}
+	if (k != 0) /* a task still in it (or unreadable): not reused */
+		return 0;
+	pthread_mutex_lock(&keep_lock);
+	if (kept_owner != getpid()) {
+		nkept = 0;
+		kept_owner = getpid();
+	}
+	if (nkept < CPU_KEEP) {
+		memcpy(kept[nkept++], c->dir, sizeof(kept[0]));
+		ok = 1;
+	}
+	pthread_mutex_unlock(&keep_lock);
+	return ok;
+}
+
 int sbx_cpu_create(struct sbx_cpu *c, const struct sbx_cgroup *cg, uint32_t percent)
 {
 	char val[64];
@@ -156,15 +229,24 @@ int sbx_cpu_create(struct sbx_cpu *c, const struct sbx_cgroup *cg, uint32_t perc
 		snprintf(c->why, sizeof(c->why), "%s", v1_why);
 		return -1;
 	}
-	snprintf(c->dir, sizeof(c->dir), "%.600s/tg-%d-cpu%u", v1_dir, (int)getpid(),
-		 atomic_fetch_add(&cpu_counter, 1));
-	if (mkdir(c->dir, 0755) != 0) {
-		snprintf(c->why, sizeof(c->why), "cannot create a v1 cpu cgroup: %s", strerror(errno));
-		c->dir[0] = '\0';
-		return -1;
+	if (take_kept(c)) {
+		e = 0; /* its period is ours already */
+	} else {
+		int tries = 0;
+		/* EEXIST: kept by an earlier process of our pid, not swept yet */
+		do
+			snprintf(c->dir, sizeof(c->dir), "%.600s/tg-%d-cpu%u", v1_dir,
+				 (int)getpid(), atomic_fetch_add(&cpu_counter, 1));
+		while ((e = mkdir(c->dir, 0755) == 0 ? 0 : -errno) == -EEXIST && ++tries < 16);
+		if (e < 0) {
+			snprintf(c->why, sizeof(c->why), "cannot create a v1 cpu cgroup: %s",
+				 strerror(-e));
+			c->dir[0] = '\0';
+			return -1;
+		}
+		snprintf(val, sizeof(val), "%u", CPU_PERIOD_US);
+		e = put(c->dir, "cpu.cfs_period_us", val);
 	}
-	snprintf(val, sizeof(val), "%u", CPU_PERIOD_US);
-	e = put(c->dir, "cpu.cfs_period_us", val);
 	snprintf(val, sizeof(val), "%llu", (unsigned long long)percent * CPU_PERIOD_US / 100u);
 	if (e == 0)
 		e = put(c->dir, "cpu.cfs_quota_us", val);
@@ -183,7 +265,7 @@ void sbx_cpu_release(struct sbx_cpu *c)
 {
 	int i;
 
-	if (c->version == 1 && c->dir[0]) {
+	if (c->version == 1 && c->dir[0] && !keep(c)) {
 		/* the run's tree is gone; an exiting task may linger a moment */
 		for (i = 0; i < 50; i++) {
 			if (rmdir(c->dir) == 0 || errno != EBUSY)

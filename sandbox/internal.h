@@ -185,16 +185,19 @@ uint32_t sbx_bpf_eval(const struct sock_fprog *f, const struct seccomp_data *d);
 void sbx_syscall_name(char *buf, size_t n, uint32_t audit_arch, uint64_t nr);
 
 /* Network namespaces (netns.c). Called by a run's tracer thread: puts the
- * thread into a fresh network namespace (a spare made ahead, else a new
- * one) and returns 1, or 0 when it may not (no CAP_SYS_ADMIN: the child
- * then gets CLONE_NEWNET). */
-int sbx_net_enter(void);
+ * thread into the process's shared empty namespace (may_share: the run's
+ * seccomp filter is loaded, and tg_sandbox_prepare is on) or a fresh one
+ * (a spare made ahead, else a new one) and returns 1, or 0 when it may not
+ * (no CAP_SYS_ADMIN: the child then gets CLONE_NEWNET). */
+int sbx_net_enter(int may_share);
 /* After a run: start making the next spare (tg_sandbox_prepare). */
 void sbx_net_after_run(void);
 /* Tests: the inode of the spare namespace now (0: none), and of the spare
  * the last run took. */
 unsigned long sbx_net_spare_ino(void);
 unsigned long sbx_net_last_ino(void);
+/* Tests: the inode of the shared namespace (0: none made yet). */
+unsigned long sbx_net_shared_ino(void);
 
 /* cgroups: memory and pids limits for one run (v2 with controllers, else v1). */
 struct sbx_cgroup {

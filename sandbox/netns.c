@@ -9,13 +9,29 @@
  * owned by the host's user namespace, so nothing inside the sandbox has any
  * capability over it (its loopback stays down).
  *
- * A long-lived process (the MCP server) can ask for one namespace to be
- * made ahead (tg_sandbox_prepare): after each run (not during it: on two
- * cores the maker would slow the run down by as much as it saves) a short
- * background thread makes the next one, so that cost leaves the next
- * call's path.
- * Every namespace still serves exactly one run; a spare is never shared
- * and never handed to a forked child.
+ * A long-lived process (the MCP server) calls tg_sandbox_prepare: its
+ * filtered runs share one namespace (below); once a run that may not share
+ * came (one without the filter), a namespace is made ahead for the next
+ * such run: after each run (not during it: on two cores the maker would
+ * slow the run down by as much as it saves) a short background thread
+ * makes it, so that cost leaves the next call's path. A spare serves
+ * exactly one run and is never handed to a forked child.
+ *
+ * Shared: under tg_sandbox_prepare, a run whose seccomp filter is loaded
+ * does not get a namespace of its own but enters the process's one shared
+ * namespace (made by the first such run, on its tracer thread, and kept
+ * for the life of the process; a forked child makes its own). That saves
+ * making and tearing down a namespace per run (the teardown is the
+ * kernel's deferred cleanup_net, on a kernel worker: bench/cpu). It is
+ * safe because every profile's filter (filter.c) denies socket and
+ * socketpair and allows none of bind, connect, listen, accept, sendto or
+ * sendmsg: nothing a run can do reaches anything that lives in a network
+ * namespace (abstract unix sockets, ports, routes, netfilter), and the
+ * namespace belongs to the host's user namespace, so no run holds
+ * CAP_NET_ADMIN over it (loopback stays down; there is no /proc inside).
+ * A run without the filter (SBX_TEST_NO_SECCOMP) never shares. Without
+ * CAP_SYS_ADMIN (not root) nothing is shared: clone3 makes each run's.
+ * docs/THREAT_MODEL.md has the row; the test is sandbox_net_shared.
  */
 #include "sandbox/internal.h"
 
@@ -36,10 +52,14 @@ __attribute__((constructor)) static void guard_net_lock(void)
 }
 static int spare_fd = -1;      /* a fresh, unused namespace */
 static pid_t spare_owner;      /* the process that made it */
-static int prepare_on;         /* keep a spare: make one after each run */
+static int prepare_on;         /* share, and keep a spare for the others */
+static int spare_wanted;       /* an unshared run came: keep a spare ready */
 static int refilling;          /* a maker thread is on its way */
 static pid_t refill_owner;     /* ... in this process */
-static unsigned long last_ino; /* tests: the spare the last run used */
+static unsigned long last_ino; /* tests: the namespace the last run used */
+static int shared_fd = -1;     /* the shared namespace, made by a run */
+static pid_t shared_owner;
+static int shared_denied;      /* unshare refused (not root): not tried again */
 
 /* State inherited through fork() is the parent's: a spare it may use, a
  * maker thread that does not exist here. Called with net_lock held. */
@@ -51,6 +71,44 @@ static void forget_parent(void)
 	}
 	if (refilling && refill_owner != getpid())
 		refilling = 0;
+	if (shared_fd >= 0 && shared_owner != getpid()) {
+		close(shared_fd);
+		shared_fd = -1;
+	}
+}
+
+static void note_ino(int fd)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) == 0)
+		last_ino = (unsigned long)st.st_ino;
+}
+
+/* The calling (tracer) thread into the shared namespace, made here by the
+ * first run. 1 when in it, 0 when not shared (not prepared, or it could
+ * not be made or entered: the caller's usual path). */
+static int enter_shared(void)
+{
+	int ok = 0;
+
+	pthread_mutex_lock(&net_lock);
+	forget_parent();
+	if (prepare_on && shared_fd >= 0) {
+		ok = setns(shared_fd, CLONE_NEWNET) == 0;
+	} else if (prepare_on && !shared_denied) {
+		/* this thread serves this run only: it stays in the namespace */
+		ok = unshare(CLONE_NEWNET) == 0;
+		shared_denied = !ok && errno == EPERM;
+		if (ok) {
+			shared_fd = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
+			shared_owner = getpid();
+		}
+	}
+	if (ok && shared_fd >= 0)
+		note_ino(shared_fd);
+	pthread_mutex_unlock(&net_lock);
+	return ok;
 }
 
 static int take_spare(void)
@@ -113,7 +171,7 @@ static void refill(void)
 
 	pthread_mutex_lock(&net_lock);
 	forget_parent();
-	go = prepare_on && spare_fd < 0 && !refilling;
+	go = prepare_on && spare_wanted && spare_fd < 0 && !refilling;
 	if (go) {
 		refilling = 1;
 		refill_owner = getpid();
@@ -133,16 +191,21 @@ static void refill(void)
 	pthread_attr_destroy(&at);
 }
 
-int sbx_net_enter(void)
+int sbx_net_enter(int may_share)
 {
-	int fd = take_spare(), ok = 0;
+	int fd, ok = 0;
 
+	if (may_share && enter_shared())
+		return 1;
+	pthread_mutex_lock(&net_lock);
+	spare_wanted = prepare_on;
+	pthread_mutex_unlock(&net_lock);
+	fd = take_spare();
 	if (fd >= 0) {
-		struct stat st;
 		ok = setns(fd, CLONE_NEWNET) == 0;
-		if (ok && fstat(fd, &st) == 0) {
+		if (ok) {
 			pthread_mutex_lock(&net_lock);
-			last_ino = (unsigned long)st.st_ino;
+			note_ino(fd);
 			pthread_mutex_unlock(&net_lock);
 		}
 		close(fd);
@@ -159,19 +222,26 @@ void sbx_net_after_run(void)
 
 void tg_sandbox_prepare(int on)
 {
-	int fd = -1;
+	int fd = -1, sfd = -1;
 
 	pthread_mutex_lock(&net_lock);
+	forget_parent();
 	prepare_on = on;
 	if (!on && spare_fd >= 0) {
 		fd = spare_fd;
 		spare_fd = -1;
 	}
+	if (!on)
+		spare_wanted = 0;
+	if (!on && shared_fd >= 0) { /* runs in it keep it alive */
+		sfd = shared_fd;
+		shared_fd = -1;
+	}
 	pthread_mutex_unlock(&net_lock);
 	if (fd >= 0)
 		close(fd);
-	if (on && geteuid() == 0)
-		refill();
+	if (sfd >= 0)
+		close(sfd);
 }
 
 void sbx_net_test_lock(int take)
@@ -182,16 +252,22 @@ void sbx_net_test_lock(int take)
 		pthread_mutex_unlock(&net_lock);
 }
 
-unsigned long sbx_net_spare_ino(void)
+/* The inode of a namespace this process holds, 0 if none. */
+static unsigned long held_ino(const int *fd, const pid_t *owner)
 {
 	struct stat st;
 	unsigned long r = 0;
 
 	pthread_mutex_lock(&net_lock);
-	if (spare_fd >= 0 && spare_owner == getpid() && fstat(spare_fd, &st) == 0)
+	if (*fd >= 0 && *owner == getpid() && fstat(*fd, &st) == 0)
 		r = (unsigned long)st.st_ino;
 	pthread_mutex_unlock(&net_lock);
 	return r;
+}
+
+unsigned long sbx_net_spare_ino(void)
+{
+	return held_ino(&spare_fd, &spare_owner);
 }
 
 unsigned long sbx_net_last_ino(void)
@@ -202,4 +278,9 @@ unsigned long sbx_net_last_ino(void)
 	r = last_ino;
 	pthread_mutex_unlock(&net_lock);
 	return r;
+}
+
+unsigned long sbx_net_shared_ino(void)
+{
+	return held_ino(&shared_fd, &shared_owner);
 }

@@ -2,9 +2,10 @@
  * sandbox/run.c: the supervisor of one sandboxed execution (sbx_execute).
  *
  * Two threads per run. A tracer thread, started first, enters the run's
- * fresh network namespace (netns.c: a spare made ahead, or its own
- * unshare(), ~250 us of CPU spent while the calling thread sets up cgroups
- * and pipes; without CAP_SYS_ADMIN clone3 makes it instead) and then
+ * empty network namespace (netns.c: the process's shared one for a
+ * filtered run under tg_sandbox_prepare, else a spare made ahead, or its
+ * own unshare(), ~250 us of CPU spent while the calling thread sets up
+ * cgroups and pipes; without CAP_SYS_ADMIN clone3 makes it instead) and then
  * clone3()s the child into it and into fresh user/pid/mount/ipc/uts/cgroup
  * namespaces, straight into its v2 cgroup when there is one (v1 cgroups
  * the child joins itself), maps
@@ -215,11 +216,13 @@ static void *tracer_main(void *arg)
 	char c, map[64];
 	pid_t pid;
 
-	/* This thread's own new network namespace, empty (loopback down), for
-	 * the child to inherit; the thread is used for this run only. With
+	/* An empty network namespace (loopback down) for the child to
+	 * inherit: shared by filtered runs of a prepared process (their filter
+	 * denies every socket call), else new; the thread is used for this run
+	 * only. With
 	 * CAP_SYS_ADMIN (root) only: otherwise clone3 makes it below, after
 	 * the new user namespace. */
-	own_net = sbx_net_enter();
+	own_net = sbx_net_enter(r->child.filter != NULL);
 	pthread_mutex_lock(&r->mu);
 	while (!r->start)
 		pthread_cond_wait(&r->cv, &r->mu);

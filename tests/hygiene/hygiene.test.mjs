@@ -173,8 +173,9 @@ test('toolgate serve: descriptors, threads and children stable over 60 requests'
   srv.stdin.write(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) + '\n');
   const first = await call('rel_tool', {});
   assert.deepEqual(first.result.structuredContent, { v: 1 }, JSON.stringify(first));
-  // the spare net namespace for the next call is made by a short thread
-  const spares = process.getuid() === 0 ? 1 : 0; // spares need CAP_SYS_ADMIN
+  // the shared net namespace of filtered runs, made by the first call
+  // (sandbox/netns.c); no spare: no run without the filter came
+  const spares = process.getuid() === 0 ? 1 : 0; // made by us with CAP_SYS_ADMIN only
   await settle(() => spareFds(srv.pid) === spares && threadCount(srv.pid) === 1);
   const fds0 = fdListStable(srv.pid), threads0 = threadCount(srv.pid);
   assert.deepEqual(childrenOf(srv.pid), [], 'children after the first call');
@@ -200,7 +201,7 @@ test('toolgate serve: descriptors, threads and children stable over 60 requests'
   await settle(() => childrenOf(srv.pid).length === 0 && fdCount(srv.pid) === fds0.length &&
     threadCount(srv.pid) === threads0);
   assert.deepEqual(childrenOf(srv.pid), [], 'children left by the requests');
-  assert.equal(spareFds(srv.pid), spares, 'one spare net namespace (root)');
+  assert.equal(spareFds(srv.pid), spares, 'one net namespace held: the shared one (root)');
   assert.deepEqual(fdListStable(srv.pid), fds0, 'descriptors after 65 requests differ from after the first call');
   assert.equal(threadCount(srv.pid), threads0, 'threads');
   const code = await new Promise((resolve) => { srv.on('close', resolve); srv.stdin.end(); });

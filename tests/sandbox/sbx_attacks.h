@@ -14,6 +14,7 @@ void sandbox_net_udp(void **state);
 void sandbox_net_unix(void **state);
 void sandbox_net_abstract(void **state);
 void sandbox_net_prepared(void **state);
+void sandbox_net_shared(void **state);
 void sandbox_net_other_families(void **state);
 
 /* test_sandbox_proc.c */

@@ -3,7 +3,9 @@
  * folder of its own left by a process, v1 slots reused (empty between runs,
  * limits raised and lowered, an earlier OOM not counted again, the pids
  * limit of a reused folder), slots that outlive their process, belong to
- * one process at a time and are free again after it exits or is killed.
+ * one process at a time and are free again after it exits or is killed;
+ * v1 cpu folders kept for the next run (quota written again) unless a task
+ * is still in them.
  */
 #include "sandbox/internal.h"
 
@@ -419,6 +421,57 @@ static void sandbox_cgroup_slot_limits_other_process(void **state)
 	assert_int_equal(WEXITSTATUS(st), 0);
 }
 
+/* ---- v1 cpu folders kept for the next run ------------------------------ */
+
+static void sandbox_cgroup_cpu_reuse(void **state)
+{
+	struct sbx_cgroup cg;
+	struct sbx_cpu c;
+	char why[200], first[700], buf[64], pid_s[32];
+	pid_t pid;
+	int st;
+
+	(void)state;
+	if (!tg_sandbox_cpu_limit(why, sizeof(why), 100) || !strstr(why, "v1")) {
+		skip();
+		return;
+	}
+	memset(&cg, 0, sizeof(cg));
+	cg.version = 1; /* any but a v2 folder: the v1 cpu hierarchy */
+	assert_int_equal(sbx_cpu_create(&c, &cg, 50), 0);
+	assert_int_equal(c.version, 1);
+	snprintf(first, sizeof(first), "%s", c.dir);
+	read_cg(c.dir, "cpu.cfs_quota_us", buf, sizeof(buf));
+	assert_string_equal(buf, "50000\n");
+	sbx_cpu_release(&c);
+	/* empty: the same folder again, its quota written anew */
+	assert_int_equal(sbx_cpu_create(&c, &cg, 30), 0);
+	assert_string_equal(c.dir, first);
+	read_cg(c.dir, "cpu.cfs_quota_us", buf, sizeof(buf));
+	assert_string_equal(buf, "30000\n");
+	read_cg(c.dir, "cpu.cfs_period_us", buf, sizeof(buf));
+	assert_string_equal(buf, "100000\n");
+	/* a task still in it: not kept, the next run gets another folder */
+	pid = fork();
+	if (pid == 0) {
+		pause();
+		_exit(0);
+	}
+	assert_true(pid > 0);
+	snprintf(pid_s, sizeof(pid_s), "%d", (int)pid);
+	assert_int_equal(tg_file_write_str(c.tasks, pid_s), 0);
+	sbx_cpu_release(&c);
+	assert_int_equal(sbx_cpu_create(&c, &cg, 30), 0);
+	assert_string_not_equal(c.dir, first);
+	kill(pid, SIGKILL);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	sbx_cpu_release(&c);
+	/* the busy folder was left as before (an exiting task); gone now */
+	for (st = 0; st < 100 && rmdir(first) != 0 && errno == EBUSY; st++)
+		usleep(2000);
+	assert_int_equal(access(first, F_OK), -1);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -427,6 +480,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(sandbox_cgroup_slots),
 		cmocka_unit_test(sandbox_cgroup_pids_slot_locked),
 		cmocka_unit_test(sandbox_cgroup_slot_limits_other_process),
+		cmocka_unit_test(sandbox_cgroup_cpu_reuse),
 		cmocka_unit_test(sandbox_cgroups_cleaned),
 	};
 	if (argc == 2 && strcmp(argv[1], "--slot-limits") == 0)

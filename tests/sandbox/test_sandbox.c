@@ -613,6 +613,7 @@ int main(void)
 		cmocka_unit_test(sandbox_net_unix),
 		cmocka_unit_test(sandbox_net_abstract),
 		cmocka_unit_test(sandbox_net_prepared),
+		cmocka_unit_test(sandbox_net_shared),
 		cmocka_unit_test(sandbox_net_other_families),
 		cmocka_unit_test(sandbox_host_files),
 		cmocka_unit_test(sandbox_env_secret),

@@ -2,8 +2,9 @@
  * tests/sandbox/test_sandbox_net.c: the network attacks of sandbox_attacks
  * (main() is in test_sandbox.c). TCP and UDP to a listener on the host's
  * 127.0.0.1, a unix socket at a host path, an abstract socket, the spare
- * net namespaces made ahead by tg_sandbox_prepare, and the other socket
- * families. Each attack also runs with seccomp off where the namespace
+ * net namespaces made ahead by tg_sandbox_prepare, the namespace shared
+ * by filtered runs under it (two runs at once cannot reach each other),
+ * and the other socket families. Each attack also runs with seccomp off where the namespace
  * alone must hold, and the host's listener must receive nothing.
  */
 #include "sandbox/internal.h"
@@ -14,6 +15,7 @@
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <signal.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -172,9 +174,10 @@ static int hold_net(unsigned long ino)
 	return fd;
 }
 
-/* tg_sandbox_prepare (the MCP server): each run takes the spare made
- * ahead, a different one each time, and the network is as closed as with
- * one made on the spot (the same attacks, seccomp off). */
+/* tg_sandbox_prepare (the MCP server): once a run without the filter came
+ * (it may not share: sandbox_net_shared), each later one takes the spare
+ * made ahead, a different one each time, and the network is as closed as
+ * with one made on the spot (the same attacks, seccomp off). */
 void sandbox_net_prepared(void **state)
 {
 	struct sockaddr_in a;
@@ -196,6 +199,9 @@ void sandbox_net_prepared(void **state)
 	sbx_pool_on = 0;
 	tg_sandbox_pool_stop();
 	tg_sandbox_prepare(1);
+	assert_true(sbx_net_spare_ino() == 0); /* none until one is wanted */
+	expect_exit(run_attack(SBX_TEST_NO_SECCOMP, 0, "net_tcp", port, NULL), 0,
+		    "socket: ok\nconnect: ENETUNREACH\n");
 	n1 = wait_spare();
 	assert_true(n1 != 0);
 	h1 = hold_net(n1); /* so that the next spare cannot get its number */
@@ -215,6 +221,93 @@ void sandbox_net_prepared(void **state)
 	/* without a spare, runs make their own again */
 	expect_exit(run_attack(0, 0, "net_tcp", port, NULL), 0, "socket: EACCES\n");
 	assert_true(sbx_net_spare_ino() == 0);
+	if (pooled)
+		assert_int_equal(tg_sandbox_pool_start(2, &sbx_pool_ceilings), 0);
+	sbx_pool_on = pooled;
+}
+
+/* One shared_probe run, from its own thread (sandbox_net_shared). */
+struct probe {
+	const char *name;
+	tg_run_result *r;
+	int rc;
+};
+
+static void *probe_main(void *arg)
+{
+	struct probe *p = arg;
+	const char *argv[] = { "shared_probe", p->name, NULL };
+	tg_sandbox_opts o;
+
+	memset(&o, 0, sizeof(o));
+	o.program = ATTACK("shared_probe");
+	o.argv = argv;
+	o.timeout_ms = 20000;
+	p->rc = tg_sandbox_run(&p->r, &o);
+	return NULL;
+}
+
+/* tg_sandbox_prepare: filtered runs enter one namespace, made by the first
+ * and kept; two of them at once cannot reach each other through it or
+ * otherwise (every socket call denied, no /proc, their own /tmp, their own
+ * pid namespace), and an unfiltered run never gets it. */
+void sandbox_net_shared(void **state)
+{
+	struct probe a = { "a", NULL, 0 }, b = { "b", NULL, 0 };
+	pthread_t ta, tb;
+	unsigned long shared, spare;
+	long long a0, a1, b0, b1;
+	int pooled;
+
+	(void)state;
+	if (geteuid() != 0) {
+		skip(); /* the supervisor makes namespaces itself as root only */
+		return;
+	}
+	pooled = sbx_pool_on;
+	sbx_pool_on = 0;
+	tg_sandbox_pool_stop();
+	tg_sandbox_prepare(1);
+	assert_true(sbx_net_shared_ino() == 0);
+	expect_exit(run_attack(0, 0, "net_tcp", "1", NULL), 0, "socket: EACCES\n");
+	shared = sbx_net_shared_ino();
+	assert_true(shared != 0);
+	assert_true(sbx_net_last_ino() == shared);
+
+	assert_int_equal(pthread_create(&ta, NULL, probe_main, &a), 0);
+	assert_int_equal(pthread_create(&tb, NULL, probe_main, &b), 0);
+	pthread_join(ta, NULL);
+	pthread_join(tb, NULL);
+	assert_int_equal(a.rc, 0);
+	assert_int_equal(b.rc, 0);
+	assert_int_equal(sscanf(a.r->err, "%lld %lld", &a0, &a1), 2);
+	assert_int_equal(sscanf(b.r->err, "%lld %lld", &b0, &b1), 2);
+	if (!(a0 < b1 && b0 < a1))
+		fail_msg("the two runs did not overlap: a %lld-%lld, b %lld-%lld", a0, a1, b0, b1);
+	expect_exit(a.r, 0,
+		    "socket: EACCES\nsocketpair: EACCES\nmark: ok\ntmp_others: 0\nproc: ENOENT\n"
+		    "kill_all: ESRCH\nkill_2: ESRCH\n");
+	expect_exit(b.r, 0,
+		    "socket: EACCES\nsocketpair: EACCES\nmark: ok\ntmp_others: 0\nproc: ENOENT\n"
+		    "kill_all: ESRCH\nkill_2: ESRCH\n");
+	assert_true(sbx_net_shared_ino() == shared);
+	assert_true(sbx_net_last_ino() == shared);
+
+	/* without the filter a run could make sockets: never the shared one
+	 * (the first makes its own, the next takes a spare made for it) */
+	expect_exit(run_attack(SBX_TEST_NO_SECCOMP, 0, "net_tcp", "1", NULL), 0,
+		    "socket: ok\nconnect: ENETUNREACH\n");
+	spare = wait_spare();
+	assert_true(spare != 0 && spare != shared);
+	expect_exit(run_attack(SBX_TEST_NO_SECCOMP, 0, "net_tcp", "1", NULL), 0,
+		    "socket: ok\nconnect: ENETUNREACH\n");
+	assert_true(sbx_net_last_ino() == spare);
+	assert_true(sbx_net_shared_ino() == shared);
+	tg_sandbox_prepare(0);
+	assert_true(sbx_net_shared_ino() == 0);
+	/* not prepared: a run makes its own again */
+	expect_exit(run_attack(0, 0, "net_tcp", "1", NULL), 0, "socket: EACCES\n");
+	assert_true(sbx_net_shared_ino() == 0);
 	if (pooled)
 		assert_int_equal(tg_sandbox_pool_start(2, &sbx_pool_ceilings), 0);
 	sbx_pool_on = pooled;
