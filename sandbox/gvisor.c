@@ -156,8 +156,10 @@ static int gv_spawn(struct gv_run *g, const char *runsc, const char *dir)
 	return g->pidfd < 0 ? tg_error_errno(TG_ERR_IO, errno, "gvisor: pidfd_open") : 0;
 }
 
+#define GV_LOST (-2)
+
 /* The supervisor's loop: output, timeout, cap, cancel; returns the kill
- * reason (-1: runsc ended on its own). */
+ * reason (-1: runsc ended on its own; GV_LOST: a descriptor went bad). */
 static int gv_wait(struct gv_run *g, const struct sbx_spec *s, tg_buf *ob, tg_buf *eb,
 		   uint64_t t0)
 {
@@ -190,6 +192,13 @@ static int gv_wait(struct gv_run *g, const struct sbx_spec *s, tg_buf *ob, tg_bu
 		}
 		if (poll(p, (nfds_t)n, wait) < 0 && errno != EINTR)
 			break;
+		/* a descriptor of this run closed under it (by a bug elsewhere in
+		 * the process): end the run rather than poll a stale number */
+		if (((p[0].revents | (i_out >= 0 ? p[i_out].revents : 0) |
+		      (i_err >= 0 ? p[i_err].revents : 0)) & POLLNVAL)) {
+			gv_kill_all(g);
+			return GV_LOST;
+		}
 		if (i_cancel >= 0 && (p[i_cancel].revents & POLLIN) && tg_cancel_fired(s->cancel))
 			killed = TG_REASON_CANCELLED;
 		if (i_out >= 0 && (p[i_out].revents & (POLLIN | POLLHUP | POLLERR)))
@@ -325,6 +334,10 @@ int sbx_gvisor_execute(tg_run_result **out, const struct sbx_spec *s)
 		goto out;
 	}
 	g.pid = 0;
+	if (killed == GV_LOST) {
+		r = tg_error_set(TG_ERR_IO, "gvisor: a descriptor of the run was closed under it");
+		goto out;
+	}
 	if (killed < 0 && WIFEXITED(g.status) && WEXITSTATUS(g.status) >= 126 &&
 	    WEXITSTATUS(g.status) <= 128 && !sbx_cgroup_oom(&g.cg) && eb.len == 0) {
 		r = tg_error_set(TG_ERR_UNAVAILABLE, "gvisor: cannot start %s", runsc);
