@@ -365,15 +365,43 @@ out:
 	return r;
 }
 
-int sbx_gvisor_run(tg_run_result **out, const tg_sandbox_opts *o, const char *real)
+/* A program runsc cannot load (not an ELF file, or one that needs a
+ * dynamic loader the empty root does not have): reason setup, as a native
+ * exec that fails, decided here rather than read from runsc's own error. */
+static int gv_not_static(tg_run_result **out, const char *display, int elf)
+{
+	tg_buf eb = TG_BUF_INIT(0);
+	tg_run_result *res;
+
+	if (elf == SBX_ELF_STATIC)
+		return 0;
+	res = calloc(1, sizeof(*res));
+	if (!res)
+		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	res->reason = TG_REASON_SETUP;
+	res->exit_code = -1;
+	tg_buf_printf(&eb, "toolgate: sandbox: cannot execute %s: %s\n", display,
+		      elf == SBX_ELF_DYNAMIC ? "a dynamic program (gVisor runs static ones only)"
+			  : "not a 64-bit ELF program");
+	res->err = tg_buf_detach(&eb, &res->err_len);
+	res->out = strdup("");
+	if (!res->err || !res->out) {
+		tg_run_result_free(res);
+		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	}
+	*out = res;
+	return 1;
+}
+
+int sbx_gvisor_run(tg_run_result **out, const tg_sandbox_opts *o, const char *real, int elf)
 {
 	static const char *const empty_env[] = { NULL };
 	const char *argv_default[2], *base;
 	struct sbx_spec *s;
 	int r = gv_refuse(o);
 
-	if (r < 0)
-		return r;
+	if (r < 0 || (r = gv_not_static(out, o->program, elf)) != 0)
+		return r < 0 ? r : 0;
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
