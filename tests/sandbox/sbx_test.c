@@ -27,7 +27,8 @@ void sbx_test_pool_init(void)
 
 	if (b && strcmp(b, "gvisor") == 0) {
 		uint64_t ms = 0;
-		if (tg_sandbox_gvisor_available(&ms) < 0) {
+		char plat[8];
+		if (tg_sandbox_gvisor_available(&ms, plat, sizeof(plat)) < 0) {
 			printf("SKIP: gVisor cannot run here: %s\n", tg_error_last()->message);
 			exit(77);
 		}

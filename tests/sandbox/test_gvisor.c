@@ -291,8 +291,9 @@ int main(void)
 		cmocka_unit_test(gv_concurrent),
 	};
 	uint64_t ms = 0;
+	char plat[8];
 
-	if (tg_sandbox_gvisor_available(&ms) < 0) {
+	if (tg_sandbox_gvisor_available(&ms, plat, sizeof(plat)) < 0) {
 		printf("SKIP: gVisor cannot run here: %s\n", tg_error_last()->message);
 		return 77;
 	}
