@@ -162,8 +162,9 @@ static void check_cpu(struct doc *d, const tg_config *cfg)
 	     "no CPU limit (%s): a spinning tool may use a whole core until its timeout", why);
 }
 
-/* gVisor (docs/SANDBOX.md, "gVisor backend"): installed, and a real run
- * of /bin/true under runsc, timed. Needed only with sandbox_backend gvisor
+/* gVisor (docs/SANDBOX.md, "gVisor backend"): installed, the platform it
+ * uses and why (kvm or ptrace), and a real run of /bin/true under runsc on
+ * it, timed. Needed only with sandbox_backend gvisor
  * or a tool put under gVisor (toolgate backend). */
 static void check_gvisor(struct doc *d, tg_registry *reg)
 {
@@ -171,7 +172,7 @@ static void check_gvisor(struct doc *d, tg_registry *reg)
 	_cleanup_json_ json_t *b = NULL;
 	json_int_t tools = 0;
 	int want = cfg && cfg->sandbox_backend == TG_SANDBOX_GVISOR;
-	char path[512], why[120] = " (only sandbox_backend gvisor needs it)";
+	char path[512], why[120] = " (only sandbox_backend gvisor needs it)", plat[8], pwhy[200];
 	const char *need;
 	uint64_t ms = 0;
 
@@ -194,9 +195,13 @@ static void check_gvisor(struct doc *d, tg_registry *reg)
 		     "runsc is not installed%s", why);
 		return;
 	}
-	if (tg_sandbox_gvisor_available(&ms) == 0) {
-		item(d, "gvisor", OK, NULL, "%s works: runsc do /bin/true in %llu ms%s", path,
-		     (unsigned long long)ms, need);
+	if (tg_sandbox_gvisor_available(&ms, plat, sizeof(plat)) == 0) {
+		/* the platform's reason may quote runsc's state: printed plainly,
+		 * it is ours (gvisor_platform.c), not a tool's */
+		tg_sandbox_gvisor_platform(plat, sizeof(plat), pwhy, sizeof(pwhy));
+		item(d, "gvisor", OK, NULL,
+		     "%s works: platform %s (%s); a run costs about %llu ms "
+		     "(runsc do /bin/true)%s", path, plat, pwhy, (unsigned long long)ms, need);
 		return;
 	}
 	item(d, "gvisor", want ? FAIL : WARN,

@@ -76,7 +76,7 @@ const char *tg_error_code_name(int code);
 
 #define TG_CLEANUP(fn) __attribute__((cleanup(fn)))
 void tg_freep(void *p);          /* free(*(void **)p) */
-void tg_closep(int *fd);         /* close(*fd) if >= 0 */
+void tg_closep(int *fd);         /* close(*fd) if >= 0, then *fd = -1 */
 void tg_fclosep(FILE **f);       /* fclose(*f) if non-NULL */
 void tg_json_decrefp(json_t **j); /* json_decref(*j) */
 #define _cleanup_free_ TG_CLEANUP(tg_freep)

@@ -119,6 +119,7 @@ void tg_closep(int *fd)
 	if (*fd >= 0) {
 		int saved = errno;
 		close(*fd);
+		*fd = -1; /* a second call closes nothing (the number may be another's by then) */
 		errno = saved;
 	}
 }

@@ -118,8 +118,9 @@ static void set_limit(int sfd, int res, uint64_t v, const char *step)
 	CHECK(SX4(__NR_prlimit64, 0, res, &rl, NULL), step);
 }
 
-/* Every rlimit gets its value (sbx_rlimit_value), in this order. */
-static const char *const rlimit_names[RLIM_NLIMITS] = {
+/* Every rlimit gets its value (sbx_rlimit_value), in this order (the
+ * gVisor bundle's spec names them too: gvisor_spec.c). */
+const char *const sbx_rlimit_names[RLIM_NLIMITS] = {
 	"RLIMIT_CPU", "RLIMIT_FSIZE", "RLIMIT_DATA", "RLIMIT_STACK", "RLIMIT_CORE",
 	"RLIMIT_RSS", "RLIMIT_NPROC", "RLIMIT_NOFILE", "RLIMIT_MEMLOCK", "RLIMIT_AS",
 	"RLIMIT_LOCKS", "RLIMIT_SIGPENDING", "RLIMIT_MSGQUEUE", "RLIMIT_NICE",
@@ -127,7 +128,7 @@ static const char *const rlimit_names[RLIM_NLIMITS] = {
 };
 _Static_assert(RLIM_NLIMITS == 16 && RLIMIT_AS == 9 && RLIMIT_SIGPENDING == 11 &&
 		       RLIMIT_RTTIME == 15,
-	       "rlimit_names follows the kernel's numbering");
+	       "sbx_rlimit_names follows the kernel's numbering");
 
 static void write_input(int sfd, const struct sbx_file *f)
 {
@@ -548,7 +549,7 @@ void sbx_child_main(const struct sbx_child_args *a)
 	CHECK(SX2(__NR_sethostname, "toolgate", 8), "sethostname");
 	CHECK(SX2(__NR_setdomainname, "toolgate", 8), "setdomainname");
 	for (i = 0; i < RLIM_NLIMITS; i++)
-		set_limit(sfd, i, sbx_rlimit_value(s, i, a->as_bytes), rlimit_names[i]);
+		set_limit(sfd, i, sbx_rlimit_value(s, i, a->as_bytes), sbx_rlimit_names[i]);
 	CHECK(SX1(__NR_chdir, "/tmp"), "chdir /tmp");
 
 	drop_privileges(sfd);

@@ -1,7 +1,7 @@
 /*
  * sandbox/gvisor.c: the gVisor backend (tg_sandbox_opts.backend =
- * TG_SANDBOX_GVISOR). The tool runs on gVisor's own kernel (runsc, ptrace
- * platform, --network=none) from a private OCI bundle (gvisor_spec.c). The
+ * TG_SANDBOX_GVISOR). The tool runs on gVisor's own kernel (runsc, the
+ * platform gvisor_platform.c decides: kvm or ptrace; --network=none) from a private OCI bundle (gvisor_spec.c). The
  * supervisor here keeps the native contract: runsc and every process it
  * starts (sentry, gofer) run inside a native memory/pids cgroup sized for
  * the tool plus gVisor's own overhead, stdin is a sealed memfd, stdout and
@@ -32,37 +32,13 @@ struct gv_run {
 	struct sbx_cgroup cg;
 	struct sbx_cpu cpu;
 	char procs[3][720];    /* files the runsc process joins (v1: tasks) */
+	char platform[24];     /* --platform=kvm|ptrace (gvisor_platform.c) */
 	int nprocs;
 	pid_t pid;
 	int pidfd, in, outp[2], errp[2];
 	struct rusage ru;
 	int status;
 };
-
-int tg_sandbox_runsc(char *path, size_t n)
-{
-	const char *env = getenv("TG_RUNSC"), *p = getenv("PATH");
-	char dir[512];
-
-	if (env && *env) {
-		snprintf(path, n, "%s", env);
-		return access(path, X_OK) == 0 ? 0 : tg_error_errno(TG_ERR_UNAVAILABLE, errno,
-								     "gvisor: TG_RUNSC=%s", env);
-	}
-	if (!p || !*p)
-		p = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
-	while (*p) {
-		size_t k = strcspn(p, ":");
-		snprintf(dir, sizeof(dir), "%.*s", (int)k, p);
-		snprintf(path, n, "%s/runsc", dir[0] ? dir : ".");
-		if (dir[0] == '/' && access(path, X_OK) == 0)
-			return 0;
-		p += k + (p[k] == ':');
-	}
-	path[0] = '\0';
-	return tg_error_set(TG_ERR_UNAVAILABLE, "gvisor: runsc is not installed (Debian package "
-			    "runsc; or set TG_RUNSC to its path)");
-}
 
 /* What runsc cannot give as the native sandbox does: refused. */
 static int gv_refuse(const tg_sandbox_opts *o)
@@ -117,7 +93,7 @@ static int gv_spawn(struct gv_run *g, const char *runsc, const char *dir)
 	 * the host, since runsc names its control socket after it and two runs
 	 * with one id collide ("address already in use") */
 	const char *id = strrchr(dir, '/') ? strrchr(dir, '/') + 1 : dir;
-	const char *argv[] = { runsc, "--root", root, "--network=none", "--platform=ptrace",
+	const char *argv[] = { runsc, "--root", root, "--network=none", g->platform,
 			       "--rootless=false", "--ignore-cgroups", "--oci-seccomp",
 			       "run", "--bundle", bundle, id, NULL };
 	const char *envp[] = { "PATH=/usr/sbin:/usr/bin:/sbin:/bin", NULL };
@@ -156,8 +132,10 @@ static int gv_spawn(struct gv_run *g, const char *runsc, const char *dir)
 	return g->pidfd < 0 ? tg_error_errno(TG_ERR_IO, errno, "gvisor: pidfd_open") : 0;
 }
 
+#define GV_LOST (-2)
+
 /* The supervisor's loop: output, timeout, cap, cancel; returns the kill
- * reason (-1: runsc ended on its own). */
+ * reason (-1: runsc ended on its own; GV_LOST: a descriptor went bad). */
 static int gv_wait(struct gv_run *g, const struct sbx_spec *s, tg_buf *ob, tg_buf *eb,
 		   uint64_t t0)
 {
@@ -190,6 +168,13 @@ static int gv_wait(struct gv_run *g, const struct sbx_spec *s, tg_buf *ob, tg_bu
 		}
 		if (poll(p, (nfds_t)n, wait) < 0 && errno != EINTR)
 			break;
+		/* a descriptor of this run closed under it (by a bug elsewhere in
+		 * the process): end the run rather than poll a stale number */
+		if (((p[0].revents | (i_out >= 0 ? p[i_out].revents : 0) |
+		      (i_err >= 0 ? p[i_err].revents : 0)) & POLLNVAL)) {
+			gv_kill_all(g);
+			return GV_LOST;
+		}
 		if (i_cancel >= 0 && (p[i_cancel].revents & POLLIN) && tg_cancel_fired(s->cancel))
 			killed = TG_REASON_CANCELLED;
 		if (i_out >= 0 && (p[i_out].revents & (POLLIN | POLLHUP | POLLERR)))
@@ -297,13 +282,16 @@ int sbx_gvisor_execute(tg_run_result **out, const struct sbx_spec *s)
 {
 	struct gv_run g = { .pidfd = -1, .in = -1, .outp = { -1, -1 }, .errp = { -1, -1 } };
 	tg_buf ob = TG_BUF_INIT(0), eb = TG_BUF_INIT(0);
-	char runsc[512], dir[SBX_GVISOR_DIR] = "";
+	char runsc[512], dir[SBX_GVISOR_DIR] = "", plat[8];
 	uint64_t t0 = tg_now_ms();
 	int r, killed;
 
 	*out = NULL;
-	if ((r = tg_sandbox_runsc(runsc, sizeof(runsc))) < 0 || (r = gv_limits(&g, s)) < 0)
+	if ((r = tg_sandbox_runsc(runsc, sizeof(runsc))) < 0 ||
+	    (r = tg_sandbox_gvisor_platform(plat, sizeof(plat), NULL, 0)) < 0 ||
+	    (r = gv_limits(&g, s)) < 0)
 		goto out;
+	snprintf(g.platform, sizeof(g.platform), "--platform=%s", plat);
 	r = sbx_gvisor_bundle(dir, s, sbx_as_bytes(s, g.cg.version));
 	if (r < 0)
 		goto out;
@@ -325,6 +313,10 @@ int sbx_gvisor_execute(tg_run_result **out, const struct sbx_spec *s)
 		goto out;
 	}
 	g.pid = 0;
+	if (killed == GV_LOST) {
+		r = tg_error_set(TG_ERR_IO, "gvisor: a descriptor of the run was closed under it");
+		goto out;
+	}
 	if (killed < 0 && WIFEXITED(g.status) && WEXITSTATUS(g.status) >= 126 &&
 	    WEXITSTATUS(g.status) <= 128 && !sbx_cgroup_oom(&g.cg) && eb.len == 0) {
 		r = tg_error_set(TG_ERR_UNAVAILABLE, "gvisor: cannot start %s", runsc);
@@ -352,15 +344,43 @@ out:
 	return r;
 }
 
-int sbx_gvisor_run(tg_run_result **out, const tg_sandbox_opts *o, const char *real)
+/* A program runsc cannot load (not an ELF file, or one that needs a
+ * dynamic loader the empty root does not have): reason setup, as a native
+ * exec that fails, decided here rather than read from runsc's own error. */
+static int gv_not_static(tg_run_result **out, const char *display, int elf)
+{
+	tg_buf eb = TG_BUF_INIT(0);
+	tg_run_result *res;
+
+	if (elf == SBX_ELF_STATIC)
+		return 0;
+	res = calloc(1, sizeof(*res));
+	if (!res)
+		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	res->reason = TG_REASON_SETUP;
+	res->exit_code = -1;
+	tg_buf_printf(&eb, "toolgate: sandbox: cannot execute %s: %s\n", display,
+		      elf == SBX_ELF_DYNAMIC ? "a dynamic program (gVisor runs static ones only)"
+			  : "not a 64-bit ELF program");
+	res->err = tg_buf_detach(&eb, &res->err_len);
+	res->out = strdup("");
+	if (!res->err || !res->out) {
+		tg_run_result_free(res);
+		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	}
+	*out = res;
+	return 1;
+}
+
+int sbx_gvisor_run(tg_run_result **out, const tg_sandbox_opts *o, const char *real, int elf)
 {
 	static const char *const empty_env[] = { NULL };
 	const char *argv_default[2], *base;
 	struct sbx_spec *s;
 	int r = gv_refuse(o);
 
-	if (r < 0)
-		return r;
+	if (r < 0 || (r = gv_not_static(out, o->program, elf)) != 0)
+		return r < 0 ? r : 0;
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
@@ -378,54 +398,5 @@ int sbx_gvisor_run(tg_run_result **out, const tg_sandbox_opts *o, const char *re
 	s->stdin_len = o->stdin_len;
 	r = sbx_gvisor_execute(out, s);
 	free(s);
-	return r;
-}
-
-int tg_sandbox_gvisor_available(uint64_t *ms)
-{
-	char runsc[512], dir[SBX_GVISOR_DIR], root[SBX_GVISOR_DIR + 16];
-	const char *envp[] = { "PATH=/usr/sbin:/usr/bin:/sbin:/bin", NULL };
-	const char *base = getenv("TMPDIR");
-	uint64_t t0;
-	int r, st = 0, k = 0;
-	pid_t pid;
-
-	*ms = 0;
-	if ((r = tg_sandbox_runsc(runsc, sizeof(runsc))) < 0)
-		return r;
-	if (geteuid() != 0)
-		return tg_error_set(TG_ERR_UNAVAILABLE, "gvisor: runs need root (rootless runsc is not built)");
-	snprintf(dir, sizeof(dir), "%s/tg-gvisor-XXXXXX", base && *base ? base : "/tmp");
-	if (!mkdtemp(dir))
-		return tg_error_errno(TG_ERR_IO, errno, "gvisor: private folder");
-	snprintf(root, sizeof(root), "%s/state", dir);
-	t0 = tg_now_ms();
-	pid = fork();
-	if (pid == 0) {
-		const char *argv[] = { runsc, "--root", root, "--network=none", "--platform=ptrace",
-				       "--ignore-cgroups", "do", "/bin/true", NULL };
-		int nul = open("/dev/null", O_RDWR);
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		setsid();
-		dup2(nul, 0);
-		dup2(nul, 1);
-		dup2(nul, 2);
-		syscall(SYS_close_range, 3, ~0u, 0);
-		execve(runsc, (char *const *)argv, (char *const *)envp);
-		_exit(127);
-	}
-	if (pid < 0)
-		r = tg_error_errno(TG_ERR_IO, errno, "gvisor: fork");
-	while (pid > 0 && (k = waitpid(pid, &st, WNOHANG)) == 0 && tg_now_ms() - t0 < 20000)
-		usleep(5000);
-	*ms = tg_now_ms() - t0;
-	if (pid > 0 && k == 0) {
-		kill(-pid, SIGKILL);
-		waitpid(pid, &st, 0);
-		r = tg_error_set(TG_ERR_UNAVAILABLE, "gvisor: runsc do /bin/true took over 20 s");
-	} else if (pid > 0 && !(WIFEXITED(st) && WEXITSTATUS(st) == 0)) {
-		r = tg_error_set(TG_ERR_UNAVAILABLE, "gvisor: runsc do /bin/true failed (status %#x)", st);
-	}
-	nftw(dir, gv_rm, 16, FTW_DEPTH | FTW_PHYS);
 	return r;
 }

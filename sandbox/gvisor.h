@@ -22,8 +22,16 @@
 int sbx_gvisor_bundle(char dir[SBX_GVISOR_DIR], const struct sbx_spec *s, uint64_t as_bytes);
 /* Run spec s (tool_src, argv, limits, stdin) under runsc. */
 int sbx_gvisor_execute(tg_run_result **out, const struct sbx_spec *s);
+/* What the program at a run's path is (sandbox.c reads its ELF header). */
+enum { SBX_ELF_STATIC = 0, SBX_ELF_DYNAMIC, SBX_ELF_NOT };
 /* tg_sandbox_run with backend = gvisor, for the program at real (resolved
- * host path): refuses (TG_ERR_UNAVAILABLE) what runsc cannot hold. */
-int sbx_gvisor_run(tg_run_result **out, const tg_sandbox_opts *o, const char *real);
+ * host path; elf: SBX_ELF_*): refuses (TG_ERR_UNAVAILABLE) what runsc
+ * cannot hold; a program that is not a static ELF file ends with reason
+ * setup, as a native exec that fails. */
+/* `runsc --platform=P do /bin/true` in a private state folder, killed
+ * (with what it started) after limit_ms; 0 when it exited 0; *ms its wall
+ * time (gvisor_platform.c). */
+int sbx_runsc_true(const char *runsc, const char *platform, uint64_t limit_ms, uint64_t *ms);
+int sbx_gvisor_run(tg_run_result **out, const tg_sandbox_opts *o, const char *real, int elf);
 
 #endif

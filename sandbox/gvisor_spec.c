@@ -6,10 +6,11 @@
  * can: uid/gid 65534, no capability, no_new_privs, an empty environment,
  * working folder /tmp (a tmpfs of tmp_mb, nosuid, nodev, noexec), the root
  * read-only, empty read-only tmpfs over the /proc and /sys runsc always
- * mounts, hostname toolgate, the native rlimits (sbx_rlimit_value) applied
+ * mounts, hostname toolgate, every native rlimit (sbx_rlimit_value) applied
  * by gVisor's own kernel, and OCI seccomp rules (runsc --oci-seccomp):
  * socket and socketpair refused, a few calls the native filter kills killed
- * (killed_calls).
+ * (killed_calls), and W^X: mmap, mprotect, pkey_mprotect asking for
+ * PROT_EXEC killed (wx_rule).
  */
 #include "sandbox/internal.h"
 #include "sandbox/gvisor.h"
@@ -19,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/mman.h>
 #include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -46,19 +48,15 @@ static int copy_tool(const char *src, const char *dst)
 
 static json_t *rlimits_json(const struct sbx_spec *s, uint64_t as_bytes)
 {
-	static const struct { const char *name; int res; } lim[] = {
-		{ "RLIMIT_CPU", RLIMIT_CPU }, { "RLIMIT_AS", RLIMIT_AS },
-		{ "RLIMIT_DATA", RLIMIT_DATA }, { "RLIMIT_FSIZE", RLIMIT_FSIZE },
-		{ "RLIMIT_NOFILE", RLIMIT_NOFILE }, { "RLIMIT_NPROC", RLIMIT_NPROC },
-		{ "RLIMIT_STACK", RLIMIT_STACK }, { "RLIMIT_CORE", RLIMIT_CORE },
-		{ "RLIMIT_MEMLOCK", RLIMIT_MEMLOCK }, { "RLIMIT_MSGQUEUE", RLIMIT_MSGQUEUE },
-	};
 	json_t *a = json_array();
-	size_t i;
+	int i;
 
-	for (i = 0; a && i < sizeof(lim) / sizeof(lim[0]); i++) {
-		json_int_t v = (json_int_t)sbx_rlimit_value(s, lim[i].res, as_bytes);
-		if (json_array_append_new(a, json_pack("{s:s,s:I,s:I}", "type", lim[i].name,
+	/* all of them, as the native child sets them: an rlimit the spec
+	 * leaves out is gVisor's default (RLIMIT_SIGPENDING 0, RLIMIT_RSS
+	 * unlimited), not the contract's */
+	for (i = 0; a && i < RLIM_NLIMITS; i++) {
+		json_int_t v = (json_int_t)sbx_rlimit_value(s, i, as_bytes);
+		if (json_array_append_new(a, json_pack("{s:s,s:I,s:I}", "type", sbx_rlimit_names[i],
 						       "hard", v, "soft", v)) < 0) {
 			json_decref(a);
 			return NULL;
@@ -104,6 +102,16 @@ static json_t *killed_calls(void)
 	return a ? json_pack("{s:o,s:s}", "names", a, "action", "SCMP_ACT_KILL") : NULL;
 }
 
+/* W^X as the native filter has it: a mapping or protection change asking
+ * for PROT_EXEC (arg 2) kills the tool; the program itself is mapped by
+ * gVisor's loader, not by a call of the tool. */
+static json_t *wx_rule(void)
+{
+	return json_pack("{s:[s,s,s],s:s,s:[{s:i,s:i,s:i,s:s}]}", "names", "mmap", "mprotect",
+			 "pkey_mprotect", "action", "SCMP_ACT_KILL", "args", "index", 2, "value",
+			 PROT_EXEC, "valueTwo", PROT_EXEC, "op", "SCMP_CMP_MASKED_EQ");
+}
+
 static json_t *spec_json(const struct sbx_spec *s, uint64_t as_bytes)
 {
 	json_t *args = json_array(), *caps, *j;
@@ -131,11 +139,14 @@ static json_t *spec_json(const struct sbx_spec *s, uint64_t as_bytes)
 		      "type", "mount", "seccomp", "defaultAction", "SCMP_ACT_ALLOW",
 		      "architectures", "SCMP_ARCH_X86_64", "syscalls", "names", "socket",
 		      "socketpair", "action", "SCMP_ACT_ERRNO", "errnoRet", EACCES);
-	if (j && json_array_append_new(json_object_get(json_object_get(json_object_get(j, "linux"),
-								       "seccomp"), "syscalls"),
-				       killed_calls()) < 0) {
-		json_decref(j);
-		return NULL;
+	if (j) {
+		json_t *calls = json_object_get(json_object_get(json_object_get(j, "linux"),
+								"seccomp"), "syscalls");
+		if (json_array_append_new(calls, killed_calls()) < 0 ||
+		    json_array_append_new(calls, wx_rule()) < 0) {
+			json_decref(j);
+			return NULL;
+		}
 	}
 	return j;
 }

@@ -130,6 +130,8 @@ static inline uint64_t sbx_as_bytes(const struct sbx_spec *s, int cg_version)
 #define SBX_RLIMIT_STACK (8ull << 20)
 #define SBX_RLIMIT_SIGPENDING 128u
 #define SBX_RLIMIT_RTTIME 1000000u
+/* "RLIMIT_CPU" .. "RLIMIT_RTTIME", in the kernel's numbering (child.c). */
+extern const char *const sbx_rlimit_names[RLIM_NLIMITS];
 /* The value (soft = hard) of rlimit res in a run of s with RLIMIT_AS
  * as_bytes: every resource has one (docs/SANDBOX.md, "Limits"). The
  * child sets them all before its execve; a pooled run's supervisor lowers

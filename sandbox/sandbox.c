@@ -67,8 +67,11 @@ int sbx_run_with(tg_run_result **out, const tg_sandbox_opts *o, unsigned test_fl
 		return tg_error_set(TG_ERR_INVALID, "sandbox: %s: not a regular file", o->program);
 	if (o->stdin_len > 0 && !o->stdin_data)
 		return tg_error_set(TG_ERR_INVALID, "sandbox: stdin_len without stdin_data");
-	if (o->backend == TG_SANDBOX_GVISOR)
-		return sbx_gvisor_run(out, o, real); /* gvisor.c */
+	if (o->backend == TG_SANDBOX_GVISOR) {
+		int dyn = 0, elf = tg_sandbox_elf_dynamic(&dyn, real) < 0 ? SBX_ELF_NOT
+				   : dyn ? SBX_ELF_DYNAMIC : SBX_ELF_STATIC;
+		return sbx_gvisor_run(out, o, real, elf); /* gvisor.c */
+	}
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");

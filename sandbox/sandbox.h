@@ -162,10 +162,15 @@ int tg_sandbox_pool_ready(char *why, size_t n);
 /* Added, gVisor: the path of runsc (TG_RUNSC, else PATH) or
  * TG_ERR_UNAVAILABLE saying it is not installed. */
 int tg_sandbox_runsc(char *path, size_t n);
-/* Added, gVisor: 0 when `runsc --network=none --platform=ptrace do
- * /bin/true` (a private state folder, 20 s at most) exited 0, *ms its wall
- * time; else TG_ERR_UNAVAILABLE saying why (doctor). */
-int tg_sandbox_gvisor_available(uint64_t *ms);
+/* Added, gVisor: 0 when `runsc --network=none --platform=P do /bin/true`
+ * (a private state folder, 20 s at most) exited 0, *ms its wall time,
+ * platform (n bytes) P; else TG_ERR_UNAVAILABLE saying why (doctor). */
+int tg_sandbox_gvisor_available(uint64_t *ms, char *platform, size_t n);
+/* Added, gVisor: the runsc platform runs use ("kvm" or "ptrace", n bytes)
+ * and why (wn bytes; why may be NULL): TG_GVISOR_PLATFORM, no usable
+ * /dev/kvm, a cached answer, or a KVM probe bounded to 5 s (nested KVM may
+ * hang), cached per boot (docs/SANDBOX.md, "Platform"). */
+int tg_sandbox_gvisor_platform(char *name, size_t n, char *why, size_t wn);
 
 /* 0 if this machine can run the sandbox, else TG_ERR_UNAVAILABLE saying why. */
 int tg_sandbox_available(void);

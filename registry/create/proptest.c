@@ -348,13 +348,8 @@ int reg_proptest(json_t **summary, json_t *tests, char **reason, tg_registry *r,
 	if ((rc = reg_run_prepare(&so, &backend, r, p.tool, binary, p.limits, ws_read, ws_write,
 				  workspace)) < 0)
 		goto free;
+	/* under gVisor too (sandbox_gvisor: runs from four threads at once) */
 	workers = reg_propruns_workers(r, json_array_size(inputs));
-	/* under gVisor one run at a time: concurrent runsc runs from one
-	 * process gave empty outputs and a create that did not end
-	 * (sandbox_gvisor_call); a run there costs ~0.3 s, so the time budget
-	 * bounds how many inputs run */
-	if (backend == TG_SANDBOX_GVISOR)
-		workers = 1;
 	json_object_set_new(sum, "workers", json_integer(workers));
 	if ((rc = reg_propruns_start(&pr, r, &so, inputs, deadline, workers)) < 0)
 		goto free;

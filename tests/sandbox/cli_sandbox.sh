@@ -6,18 +6,10 @@
 set -u
 tg=$1
 at=$2
-fails=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-check() { # name expected actual
-	if [ "$2" != "$3" ]; then
-		echo "FAIL $1: expected [$2] got [$3]"
-		fails=$((fails + 1))
-	else
-		echo "ok   $1"
-	fi
-}
+. "$(dirname "$0")/check.sh"
 
 run() { # args...: sets rc, out, err
 	"$tg" "$@" >"$tmp/out" 2>"$tmp/err" </dev/null

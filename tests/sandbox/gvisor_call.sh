@@ -4,22 +4,15 @@
 # (create) and its calls run under runsc (TG_RUNSC pointing nowhere makes
 # the call fail, naming it), with the same result as native; a one-off
 # program runs, one with bridged calls is refused (native runs it); a bad
-# value is refused. Exits 77 (skipped) when runsc cannot run here.
+# value is refused; property tests run on four worker threads under gVisor
+# and every input passes. Exits 77 (skipped) when runsc cannot run here.
 set -u
 tg=$1
 ex=$2
-fails=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-check() { # name expected actual
-	if [ "$2" != "$3" ]; then
-		echo "FAIL $1: expected [$2] got [$3]"
-		fails=$((fails + 1))
-	else
-		echo "ok   $1"
-	fi
-}
+. "$(dirname "$0")/check.sh"
 
 h=$tmp/home
 "$tg" --home "$h" init >/dev/null 2>&1 || { echo "FAIL init"; exit 1; }
@@ -30,6 +23,17 @@ if ! "$tg" --home "$h" doctor 2>&1 | grep -q '^ok    gvisor'; then
 fi
 "$tg" --home "$h" create "$ex/word_count" >"$tmp/create" 2>&1
 check "create under gvisor (tests pass)" 1 "$(grep -c 'word_count v1: active' "$tmp/create")"
+# property tests under gVisor on four worker threads at once (runs from one
+# process: sandbox_gvisor's gv_concurrent): every input run and passed
+echo '{"sandbox_backend":"gvisor","property_tests":16,"property_test_budget_ms":120000}' >"$h/config.json"
+TOOLGATE_PROPTEST_WORKERS=4 "$tg" --home "$h" create "$ex/csv_to_json" --json >"$tmp/pt" 2>&1
+check "property tests under gvisor, four workers" "active 4 16 16 16 none" "$(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+pt = d.get("property_tests", {})
+print(d.get("status"), pt.get("workers"), pt.get("inputs"), pt.get("passed"), pt.get("runs"), pt.get("budget", "none"))
+' "$tmp/pt" 2>&1)"
+echo '{"sandbox_backend":"gvisor"}' >"$h/config.json"
 out=$("$tg" --home "$h" call word_count '{"text":"a b c"}' 2>&1)
 check "call under gvisor" '{"words":3,"lines":1,"chars":5}' "$out"
 out=$(TG_RUNSC=/nonexistent "$tg" --home "$h" call word_count '{"text":"a b c"}' 2>&1)

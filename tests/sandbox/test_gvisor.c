@@ -3,7 +3,8 @@
  * against the native contract: a result comes back with stdin passed
  * through, no socket, a root of /tool, /tmp and gVisor's /dev only, the
  * timeout, the output cap and the memory limit with their reasons, gVisor's
- * uname, a fork refused, and what runsc cannot hold refused. Exits 77
+ * uname, a fork refused, what runsc cannot hold refused, and runs from
+ * four threads at once each with its own exact result. Exits 77
  * (ctest SKIP_RETURN_CODE) with the reason when runsc is absent or cannot
  * run here (tg_sandbox_gvisor_available).
  */
@@ -15,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <pthread.h>
 
 #include "sandbox/sandbox.h"
 
@@ -207,6 +209,59 @@ static void gv_attacks(void **st)
 	tg_run_result_free(r);
 }
 
+/* Runs from threads of one process at once: each gets its own output,
+ * exactly (stdin echoed, argv[1] on stderr, argv[2] as the exit code). */
+#define GV_PAR 4
+struct gv_par {
+	int i, rc;
+	char in[32], tag[16], code[8], why[1100];
+	tg_run_result *r;
+};
+
+static void *gv_par_one(void *arg)
+{
+	struct gv_par *p = arg;
+	const char *argv[4] = { "echo_stdin", p->tag, p->code, NULL };
+	tg_sandbox_opts o = { .program = ATTACK("echo_stdin"), .argv = argv,
+			      .backend = TG_SANDBOX_GVISOR, .timeout_ms = 60000,
+			      .stdin_data = p->in, .stdin_len = strlen(p->in) };
+
+	p->rc = tg_sandbox_run(&p->r, &o);
+	if (p->rc < 0) /* the error is the thread's own */
+		snprintf(p->why, sizeof(p->why), "%s", tg_error_last()->message);
+	return NULL;
+}
+
+static void gv_concurrent(void **st)
+{
+	struct gv_par p[GV_PAR];
+	pthread_t th[GV_PAR];
+	int i;
+	(void)st;
+	for (i = 0; i < GV_PAR; i++) {
+		memset(&p[i], 0, sizeof(p[i]));
+		p[i].i = i;
+		snprintf(p[i].in, sizeof(p[i].in), "{\"run\":%d}", i);
+		snprintf(p[i].tag, sizeof(p[i].tag), "err%d", i);
+		snprintf(p[i].code, sizeof(p[i].code), "%d", 10 + i);
+		assert_int_equal(pthread_create(&th[i], NULL, gv_par_one, &p[i]), 0);
+	}
+	for (i = 0; i < GV_PAR; i++)
+		assert_int_equal(pthread_join(th[i], NULL), 0);
+	for (i = 0; i < GV_PAR; i++) {
+		char want_err[24];
+		if (p[i].rc < 0)
+			fail_msg("run %d: %s", i, p[i].why);
+		snprintf(want_err, sizeof(want_err), "err%d\n", i);
+		if (p[i].r->reason != TG_REASON_EXITED || strcmp(p[i].r->out, p[i].in) != 0 ||
+		    strcmp(p[i].r->err, want_err) != 0 || p[i].r->exit_code != 10 + i)
+			fail_msg("run %d: reason %s code %d out [%s] err [%s] wall %llu ms", i,
+				 tg_reason_name(p[i].r->reason), p[i].r->exit_code, p[i].r->out,
+				 p[i].r->err, (unsigned long long)p[i].r->wall_ms);
+		tg_run_result_free(p[i].r);
+	}
+}
+
 static void gv_refusals(void **st)
 {
 	tg_sandbox_opts o = { .program = ATTACK("echo_stdin"), .backend = TG_SANDBOX_GVISOR };
@@ -233,10 +288,12 @@ int main(void)
 		cmocka_unit_test(gv_memory),           cmocka_unit_test(gv_memory_reach),
 		cmocka_unit_test(gv_fork_refused),
 		cmocka_unit_test(gv_attacks),          cmocka_unit_test(gv_refusals),
+		cmocka_unit_test(gv_concurrent),
 	};
 	uint64_t ms = 0;
+	char plat[8];
 
-	if (tg_sandbox_gvisor_available(&ms) < 0) {
+	if (tg_sandbox_gvisor_available(&ms, plat, sizeof(plat)) < 0) {
 		printf("SKIP: gVisor cannot run here: %s\n", tg_error_last()->message);
 		return 77;
 	}

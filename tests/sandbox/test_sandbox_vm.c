@@ -62,6 +62,8 @@ void sandbox_shared_vm_faults(void **state)
 	int forked = off && strcmp(off, "1") == 0;
 	long page = sysconf(_SC_PAGESIZE), before, faults;
 	char *buf;
+
+	SBX_NATIVE_ONLY("a native child that shares the supervisor's memory");
 	int i;
 
 	(void)state;
