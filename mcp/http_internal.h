@@ -4,8 +4,9 @@
  * (the backend over the workers, the principals' quotas, the toolset
  * watcher and the request-timeout watchdog), http_guard.c (connections
  * before and after a token: deadlines, eviction, the body budget, revoked
- * tokens), http_stream.c (the SSE streams) and http_live.c (a tools/call's
- * notifications live on its POST's SSE answer).
+ * tokens), http_stream.c (the SSE streams) and http_live.c with
+ * http_liveq.c (a tools/call's notifications live on its POST's SSE
+ * answer, and their bounded queue).
  */
 #ifndef TG_MCP_HTTP_INTERNAL_H
 #define TG_MCP_HTTP_INTERNAL_H
@@ -170,6 +171,25 @@ typedef struct http_outcome {
 } http_outcome;
 int http_respond(struct MHD_Connection *c, tg_buf *out, const http_outcome *oc,
 		 const char *session_hdr);
+/* http_liveq.c: the bounded queue of a live SSE answer: push one line
+ * (a JSON-RPC message; must: the answer, always queued, else within max
+ * bytes pending: a progress past it coalesced, another message dropped and
+ * counted); flush the progress held back; take up to max bytes of SSE
+ * text for the client (0: none pending). */
+typedef struct http_liveq {
+	tg_buf q;         /* SSE text; the bytes before off are taken */
+	size_t off;
+	size_t max;
+	char *held;       /* the latest progress held back past max */
+	size_t held_len;
+	uint64_t dropped; /* messages dropped past max */
+} http_liveq;
+void http_liveq_init(http_liveq *q, size_t max);
+void http_liveq_free(http_liveq *q);
+void http_liveq_push(http_liveq *q, const char *line, size_t n, int must);
+void http_liveq_flush(http_liveq *q);
+size_t http_liveq_take(http_liveq *q, char *buf, size_t max);
+size_t http_liveq_pending(const http_liveq *q);
 /* http_live.c: whether a request of session s (its lock held) is answered
  * live: a tools/call that may send notifications, for a client that
  * accepts SSE. Then run it so, without s's lock (body's content is

@@ -13,9 +13,8 @@
  * is answered as any other request (http.c, http_respond: its status and
  * body unchanged).
  * Bounded: the events not yet written to the client hold at most
- * TG_HTTP_LIVE_MAX bytes. Past it a progress is held back, each newer one
- * replacing it (only the latest is written once the client reads again),
- * and a log message is dropped; the answer is always queued. The run never
+ * TG_HTTP_LIVE_MAX bytes (http_liveq.c: past it a progress is coalesced
+ * into the latest, a log message dropped; the answer always queued). The run never
  * waits for the client: a client that stops reading costs at most that
  * much, until libmicrohttpd's idle timeout closes the connection. The
  * stream ends at once, whatever is queued, when its token is revoked
@@ -33,7 +32,6 @@
 #include <time.h>
 
 #define LIVE_WAIT_MS 100 /* the reader looks at the stream's end this often */
-#define SSE_HEAD "event: message\ndata: "
 
 typedef struct http_live {
 	tg_http *h;
@@ -44,11 +42,7 @@ typedef struct http_live {
 	pthread_t thread;
 	pthread_mutex_t lock; /* guards the rest; taken before h->lock */
 	pthread_cond_t cv;
-	tg_buf q;         /* SSE text; the bytes before off are written */
-	size_t off;
-	char *held;       /* the latest progress held back past the limit */
-	size_t held_len;
-	uint64_t dropped; /* log messages dropped past the limit */
+	http_liveq q;     /* the events not yet written (http_liveq.c) */
 	int streaming;    /* a notification came: the answer is an SSE stream */
 	int done;         /* the run ended: its answer is in q, or in final */
 	tg_buf final;     /* done before streaming: the session's whole output */
@@ -69,71 +63,6 @@ int http_live_wanted(struct MHD_Connection *c, http_session *s, const json_t *ms
 	return s->srv->log_level || json_is_string(t) || json_is_integer(t);
 }
 
-static int is_progress(const char *line, size_t n)
-{
-	_cleanup_json_ json_t *m = json_loadb(line, n, 0, NULL);
-	const char *method = json_string_value(json_object_get(m, "method"));
-
-	return method && strcmp(method, "notifications/progress") == 0;
-}
-
-/* Under l->lock: one line as an SSE event at the end of q. */
-static int append_event(http_live *l, const char *line, size_t n)
-{
-	if (l->off) {
-		memmove(l->q.ptr, l->q.ptr + l->off, l->q.len - l->off);
-		l->q.len -= l->off;
-		l->q.ptr[l->q.len] = '\0';
-		l->off = 0;
-	}
-	if (tg_buf_puts(&l->q, SSE_HEAD) < 0 || tg_buf_append(&l->q, line, n) < 0 ||
-	    tg_buf_puts(&l->q, "\n\n") < 0)
-		return -1;
-	return 0;
-}
-
-/* Under l->lock: the progress held back goes out first (it is older). */
-static void append_held(http_live *l)
-{
-	if (!l->held)
-		return;
-	if (append_event(l, l->held, l->held_len) < 0)
-		tg_error_clear(); /* out of memory: that step is lost, later ones are not */
-	free(l->held);
-	l->held = NULL;
-}
-
-/* Under l->lock: one line of the session's output. The answer (must) is
- * always queued; a notification only within the limit. */
-static void queue_line(http_live *l, const char *line, size_t n, int must)
-{
-	size_t pending = l->q.len - l->off;
-	size_t need = n + sizeof(SSE_HEAD) + 2 + (l->held ? l->held_len + sizeof(SSE_HEAD) + 2 : 0);
-
-	if (!must && pending + need > TG_HTTP_LIVE_MAX) {
-		if (is_progress(line, n)) {
-			char *copy = strndup(line, n);
-			if (copy) {
-				free(l->held); /* coalesced: the newer step stands for both */
-				l->held = copy;
-				l->held_len = n;
-			}
-		} else {
-			l->dropped++;
-		}
-		return;
-	}
-	if (l->held && !must && is_progress(line, n)) {
-		free(l->held); /* this newer step replaces the one held back */
-		l->held = NULL;
-	}
-	append_held(l);
-	if (append_event(l, line, n) < 0) {
-		tg_error_clear();
-		l->dropped++;
-	}
-}
-
 /* The session's live hook (notify.c), and the run's last output (last: its
  * final line is the answer). The lines are moved out of the session's
  * queue. */
@@ -148,11 +77,11 @@ static void push(http_live *l, tg_buf *out, int last)
 		const char *nl = memchr(out->ptr + i, '\n', stop - i);
 		end = nl ? (size_t)(nl - out->ptr) : stop;
 		if (end > i)
-			queue_line(l, out->ptr + i, end - i, last && end == stop);
+			http_liveq_push(&l->q, out->ptr + i, end - i, last && end == stop);
 		i = end + 1;
 	}
 	if (last) {
-		append_held(l);
+		http_liveq_flush(&l->q);
 		l->done = 1;
 	}
 	if (stop)
@@ -223,9 +152,8 @@ static void live_free(http_live *l)
 	http_session_unref(l->h, l->s);
 	json_decref(l->msg);
 	tg_buf_free(&l->body);
-	tg_buf_free(&l->q);
+	http_liveq_free(&l->q);
 	tg_buf_free(&l->final);
-	free(l->held);
 	pthread_cond_destroy(&l->cv);
 	pthread_mutex_destroy(&l->lock);
 	free(l);
@@ -239,9 +167,9 @@ static void live_end(void *cls)
 	http_live *l = cls;
 
 	pthread_join(l->thread, NULL);
-	if (l->dropped) {
+	if (l->q.dropped) {
 		tg_error_set(TG_ERR_LIMIT, "%llu log messages dropped past the stream's %zu bytes",
-			     (unsigned long long)l->dropped, TG_HTTP_LIVE_MAX);
+			     (unsigned long long)l->q.dropped, TG_HTTP_LIVE_MAX);
 		tg_mcp_log_error("notifications/message", NULL);
 	}
 	live_free(l);
@@ -274,18 +202,8 @@ static ssize_t live_read(void *cls, uint64_t pos, char *buf, size_t max)
 			r = MHD_CONTENT_READER_END_OF_STREAM;
 			break;
 		}
-		if (l->off < l->q.len) {
-			size_t n = l->q.len - l->off < max ? l->q.len - l->off : max;
-			memcpy(buf, l->q.ptr + l->off, n);
-			l->off += n;
-			if (l->off == l->q.len) {
-				tg_buf_clear(&l->q);
-				l->off = 0;
-				append_held(l); /* the client reads again: the latest step */
-			}
-			r = (ssize_t)n;
+		if ((r = (ssize_t)http_liveq_take(&l->q, buf, max)) > 0)
 			break;
-		}
 		if (l->done) {
 			r = MHD_CONTENT_READER_END_OF_STREAM;
 			break;
@@ -325,7 +243,7 @@ int http_live_answer(tg_http *h, struct MHD_Connection *c, conn_slot *slot, http
 	body->ptr = NULL;
 	body->len = body->cap = 0;
 	l->msg = json_incref((json_t *)msg);
-	tg_buf_init(&l->q, 0);
+	http_liveq_init(&l->q, TG_HTTP_LIVE_MAX);
 	tg_buf_init(&l->final, 0);
 	pthread_mutex_init(&l->lock, NULL);
 	pthread_cond_init(&l->cv, NULL);
