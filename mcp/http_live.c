@@ -168,7 +168,7 @@ static void live_end(void *cls)
 
 	pthread_join(l->thread, NULL);
 	if (l->q.dropped) {
-		tg_error_set(TG_ERR_LIMIT, "%llu log messages dropped past the stream's %zu bytes",
+		tg_error_set(TG_ERR_LIMIT, "%llu notifications dropped past the stream's %zu bytes",
 			     (unsigned long long)l->q.dropped, TG_HTTP_LIVE_MAX);
 		tg_mcp_log_error("notifications/message", NULL);
 	}
