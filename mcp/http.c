@@ -22,7 +22,8 @@
  * flight are capped; the token is checked as soon as the headers arrive
  * (http_guard.c holds the deadlines, the eviction of unauthenticated
  * connections and the budget; http_pool.c the watcher). SSE streams are
- * http_stream.c's. The registry work runs in worker processes
+ * http_stream.c's; a tools/call whose notifications go out live while it
+ * runs is http_live.c's. The registry work runs in worker processes
  * (http_worker.c).
  * GET /metrics (same Origin and token checks; a token that may approve)
  * answers the home's figures in Prometheus text (http_metrics.c).
@@ -228,19 +229,15 @@ static enum MHD_Result send_events(struct MHD_Connection *c, tg_buf *out, const 
 	return ret;
 }
 
-/* Run one message (or batch) through a session; answer with its output. */
-static enum MHD_Result answer(struct MHD_Connection *c, tg_mcp_server *srv, const char *body,
-			      size_t len, int modern, const char *session_hdr)
+int http_respond(struct MHD_Connection *c, tg_buf *out, const http_outcome *oc,
+		 const char *session_hdr)
 {
-	tg_buf *out = tg_mcp_server_output(srv);
 	_cleanup_json_ json_t *reply = NULL;
 	unsigned status = MHD_HTTP_OK;
 	enum MHD_Result ret;
 	int code = 0;
 
-	srv->forbidden = 0;
-	srv->bad_meta = 0;
-	if (tg_mcp_server_handle(srv, body, len) < 0) {
+	if (oc->failed) {
 		tg_buf_clear(out);
 		return send_rpc_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL,
 				      TG_RPC_INTERNAL_ERROR, "internal error", NULL, NULL);
@@ -265,14 +262,14 @@ static enum MHD_Result answer(struct MHD_Connection *c, tg_mcp_server *srv, cons
 			json_object_get(json_object_get(reply, "error"), "code"));
 	if (json_is_array(reply))
 		status = MHD_HTTP_OK; /* a batch: each element carries its own error */
-	else if (srv->forbidden)
+	else if (oc->forbidden)
 		status = MHD_HTTP_FORBIDDEN;
 	else if (code == TG_RPC_UNSUPPORTED_VERSION || code == TG_RPC_HEADER_MISMATCH ||
-		 (code == TG_RPC_INVALID_PARAMS && srv->bad_meta) ||
+		 (code == TG_RPC_INVALID_PARAMS && oc->bad_meta) ||
 		 code == TG_RPC_PARSE_ERROR ||
 		 (code == TG_RPC_INVALID_REQUEST && json_is_null(json_object_get(reply, "id"))))
 		status = MHD_HTTP_BAD_REQUEST; /* not a request at all */
-	else if (modern && code == TG_RPC_METHOD_NOT_FOUND)
+	else if (oc->modern && code == TG_RPC_METHOD_NOT_FOUND)
 		status = MHD_HTTP_NOT_FOUND;
 	/* strip the stdio framing newline */
 	while (out->len && (out->ptr[out->len - 1] == '\n'))
@@ -282,6 +279,21 @@ static enum MHD_Result answer(struct MHD_Connection *c, tg_mcp_server *srv, cons
 			session_hdr ? "Mcp-Session-Id" : NULL, session_hdr, NULL, NULL);
 	tg_buf_clear(out);
 	return ret;
+}
+
+/* Run one message (or batch) through a session; answer with its output. */
+static enum MHD_Result answer(struct MHD_Connection *c, tg_mcp_server *srv, const char *body,
+			      size_t len, int modern, const char *session_hdr)
+{
+	http_outcome oc = { 0 };
+
+	srv->forbidden = 0;
+	srv->bad_meta = 0;
+	oc.failed = tg_mcp_server_handle(srv, body, len) < 0;
+	oc.forbidden = srv->forbidden;
+	oc.bad_meta = srv->bad_meta;
+	oc.modern = modern;
+	return http_respond(c, tg_mcp_server_output(srv), &oc, session_hdr);
 }
 
 static int header_mismatch(struct MHD_Connection *c, const char *method, const json_t *params,
@@ -297,6 +309,29 @@ static int header_mismatch(struct MHD_Connection *c, const char *method, const j
 		return 0;
 	*ret = send_rpc_error(c, MHD_HTTP_BAD_REQUEST, id, TG_RPC_HEADER_MISMATCH, msg, NULL, NULL);
 	return 1;
+}
+
+/* A tools/call whose notifications go out as they come (http_live.c): the
+ * run goes to a thread of its own, which takes the session's lock. */
+static enum MHD_Result live(tg_http *h, struct MHD_Connection *c, http_req *rq, http_session *s,
+			    const json_t *msg)
+{
+	http_outcome oc = { 0 };
+	tg_buf out = TG_BUF_INIT(0);
+	enum MHD_Result ret;
+	int r;
+
+	pthread_mutex_unlock(&s->lock);
+	r = http_live_answer(h, c, rq->slot, s, &rq->body, msg, &out, &oc);
+	if (r > 0) {
+		ret = oc.queued ? MHD_YES : MHD_NO;
+	} else {
+		oc.failed |= r < 0;
+		ret = http_respond(c, &out, &oc, s->id);
+	}
+	tg_buf_free(&out);
+	http_session_unref(h, s);
+	return ret;
 }
 
 static enum MHD_Result handle_post(tg_http *h, struct MHD_Connection *c, http_req *rq,
@@ -419,6 +454,8 @@ static enum MHD_Result handle_post(tg_http *h, struct MHD_Connection *c, http_re
 		}
 	}
 	http_slot_exempt(h, rq->slot, 1);
+	if (http_live_wanted(c, s, msg))
+		return live(h, c, rq, s, msg);
 	r = http_cancel_begin(h, s, msg);
 	if (r < 0) {
 		pthread_mutex_unlock(&s->lock);

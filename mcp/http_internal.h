@@ -4,7 +4,9 @@
  * (the backend over the workers, the principals' quotas, the toolset
  * watcher and the request-timeout watchdog), http_slots.c (connections
  * before and after a token: deadlines, eviction), http_guard.c (the body
- * budget, revoked tokens) and http_stream.c (the SSE streams).
+ * budget, revoked tokens), http_stream.c (the SSE streams) and http_live.c
+ * with http_liveq.c (a tools/call's notifications live on its POST's SSE
+ * answer, and their bounded queue).
  */
 #ifndef TG_MCP_HTTP_INTERNAL_H
 #define TG_MCP_HTTP_INTERNAL_H
@@ -13,6 +15,8 @@
 
 #define TG_HTTP_MAX_SESSIONS 1024
 #define TG_HTTP_MAX_PRINCIPALS 1024
+/* the bytes of a live tools/call's events not yet written (http_live.c) */
+#define TG_HTTP_LIVE_MAX ((size_t)256 << 10)
 
 struct tg_http;
 
@@ -170,6 +174,46 @@ void http_session_close(tg_http *h, http_session *s);
 /* http_stream.c: answer with an SSE stream (sub_id: a 2026-07-28
  * subscriptions/listen, else sess's GET stream) on this request's slot. */
 struct MHD_Connection;
+/* http.c: answer a request with a session's output (its notifications and
+ * answer, out cleared) and the request's outcome: the status (403, 400,
+ * 404, 500) and, for a client that accepts it, SSE. */
+typedef struct http_outcome {
+	int failed;    /* the session could not handle it: 500 */
+	int forbidden; /* a tool the principal may not use: 403 */
+	int bad_meta;  /* a 2026-07-28 request without its _meta: 400 */
+	int modern;    /* a 2026-07-28 request (unknown method: 404) */
+	int queued;    /* http_live.c: its stream was queued */
+} http_outcome;
+int http_respond(struct MHD_Connection *c, tg_buf *out, const http_outcome *oc,
+		 const char *session_hdr);
+/* http_liveq.c: the bounded queue of a live SSE answer: push one line
+ * (a JSON-RPC message; must: the answer, always queued, else within max
+ * bytes pending: a progress past it coalesced, another message dropped and
+ * counted); flush the progress held back; take up to max bytes of SSE
+ * text for the client (0: none pending). */
+typedef struct http_liveq {
+	tg_buf q;         /* SSE text; the bytes before off are taken */
+	size_t off;
+	size_t max;
+	char *held;       /* the latest progress held back past max */
+	size_t held_len;
+	uint64_t dropped; /* messages dropped past max */
+} http_liveq;
+void http_liveq_init(http_liveq *q, size_t max);
+void http_liveq_free(http_liveq *q);
+void http_liveq_push(http_liveq *q, const char *line, size_t n, int must);
+void http_liveq_flush(http_liveq *q);
+size_t http_liveq_take(http_liveq *q, char *buf, size_t max);
+size_t http_liveq_pending(const http_liveq *q);
+/* http_live.c: whether a request of session s (its lock held) is answered
+ * live: a tools/call that may send notifications, for a client that
+ * accepts SSE. Then run it so, without s's lock (body's content is
+ * taken): 1 when its answer is a live SSE stream (oc->queued: libmicrohttpd
+ * took it); 0 when it ended before any notification: its output in out
+ * and its outcome in oc, for http_respond; <0 it could not start. */
+int http_live_wanted(struct MHD_Connection *c, http_session *s, const json_t *msg);
+int http_live_answer(tg_http *h, struct MHD_Connection *c, conn_slot *slot, http_session *s,
+		     tg_buf *body, const json_t *msg, tg_buf *out, http_outcome *oc);
 int http_open_stream(tg_http *h, struct MHD_Connection *c, conn_slot *slot,
 		     const json_t *sub_id, http_session *sess);
 

@@ -294,6 +294,11 @@ struct tg_mcp_server {
 	int progress_sent;
 	unsigned progress_last, progress_total;
 	size_t progress_mark;    /* the queue's length at begin (0 once written) */
+	/* over HTTP, while a request's answer is a live SSE stream
+	 * (http_live.c): takes each notification as soon as it is queued
+	 * (the queue's lines are moved out); NULL otherwise */
+	void (*live)(void *ctx, tg_buf *out);
+	void *live_ctx;
 	/* refusals.c */
 	struct tg_mcp_refusal_kind refusals[TG_MCP_REFUSAL_KINDS + TG_MCP_REFUSAL_EVENTS];
 	int spent;               /* a budget of this session was spent */

@@ -8,7 +8,8 @@
  * or above that level and, when the tools/call carried
  * _meta.progressToken, notifications/progress with a progress that only
  * grows. Both are queued before the request's answer: on stdio they are
- * written before it, over HTTP the answer becomes an SSE stream (http.c).
+ * written at once, while the request runs; over HTTP the live hook takes
+ * them at once into the request's SSE stream (http_live.c).
  * It calls only session.c.
  */
 #include "mcp/internal.h"
@@ -54,7 +55,15 @@ int tg_mcp_set_level(tg_mcp_server *s, const json_t *id, const json_t *params)
  * cut back to a mark (approve.c). */
 static void sent(tg_mcp_server *s)
 {
-	if (!s->io_rd || s->modern)
+	if (s->modern)
+		return;
+	if (s->live) {
+		/* over HTTP: into the request's SSE stream (http_live.c) */
+		s->live(s->live_ctx, &s->out);
+		s->progress_mark = 0;
+		return;
+	}
+	if (!s->io_rd)
 		return;
 	if (tg_mcp_write_out(s) < 0)
 		tg_mcp_log_error("notifications", NULL);

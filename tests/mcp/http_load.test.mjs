@@ -29,7 +29,7 @@ import http from 'node:http';
 import net from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { tempHome, toolgateBin, serveHttp } from './lib.mjs';
+import { tempHome, toolgateBin, serveHttp, sseRequest } from './lib.mjs';
 import { META_KEYS, MODERN, wcManifest } from './fixtures.mjs';
 import { attackAddrs, idle, ping, pings, slow, summary } from './http_attack.mjs';
 
@@ -192,34 +192,7 @@ test('the keys of hostile load have floors and ceilings: a value outside is exit
   }
 });
 
-// An SSE response read as it arrives: events (parsed data), ended.
-function sse(port, path, headers, body) {
-  const st = { events: [], ended: false, status: 0, headers: {} };
-  st.done = new Promise((resolve) => {
-    const req = http.request({ host: '127.0.0.1', port, path, method: body ? 'POST' : 'GET', agent: false, headers }, (res) => {
-      st.status = res.statusCode;
-      st.headers = res.headers;
-      let buf = '';
-      res.setEncoding('utf8');
-      res.on('data', (d) => {
-        buf += d;
-        let i;
-        while ((i = buf.indexOf('\n\n')) >= 0) {
-          const chunk = buf.slice(0, i);
-          buf = buf.slice(i + 2);
-          const data = chunk.split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('');
-          if (data) st.events.push({ at: Date.now(), msg: JSON.parse(data) });
-        }
-      });
-      res.on('end', () => { st.ended = Date.now(); resolve(); });
-      res.on('error', () => { st.ended = Date.now(); resolve(); });
-    });
-    req.on('error', () => { st.ended = Date.now(); resolve(); });
-    st.req = req;
-    req.end(body);
-  });
-  return st;
-}
+const sse = sseRequest;
 
 async function until(pred, ms) {
   const end = Date.now() + ms;

@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import http from 'node:http';
 
 export function toolgateBin() {
   const bin = process.env.TOOLGATE;
@@ -152,3 +153,35 @@ export function serveHttp(home, { extra = [], t = null, procs = null } = {}) {
   });
 }
 
+// An HTTP request to 127.0.0.1:port whose answer is read as it arrives:
+// status, headers, the whole text, the SSE events (parsed data, each with
+// its arrival time), ended (the time the answer ended, or false); done
+// resolves then; req is the request (destroy() it to hang up).
+export function sseRequest(port, path, headers, body) {
+  const st = { events: [], text: '', ended: false, status: 0, headers: {} };
+  st.done = new Promise((resolve) => {
+    const req = http.request({ host: '127.0.0.1', port, path, method: body ? 'POST' : 'GET', agent: false, headers }, (res) => {
+      st.status = res.statusCode;
+      st.headers = res.headers;
+      let buf = '';
+      res.setEncoding('utf8');
+      res.on('data', (d) => {
+        st.text += d;
+        buf += d;
+        let i;
+        while ((i = buf.indexOf('\n\n')) >= 0) {
+          const chunk = buf.slice(0, i);
+          buf = buf.slice(i + 2);
+          const data = chunk.split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('');
+          if (data) st.events.push({ at: Date.now(), msg: JSON.parse(data) });
+        }
+      });
+      res.on('end', () => { st.ended = Date.now(); resolve(); });
+      res.on('error', () => { st.ended = Date.now(); resolve(); });
+    });
+    req.on('error', () => { st.ended = Date.now(); resolve(); });
+    st.req = req;
+    req.end(body);
+  });
+  return st;
+}
