@@ -268,6 +268,7 @@ void sandbox_net_shared(void **state)
 	int pooled;
 
 	(void)state;
+	SBX_NATIVE_ONLY("the shared empty net namespace (tg_sandbox_prepare) serves native runs");
 	if (geteuid() != 0) {
 		skip(); /* the supervisor makes namespaces itself as root only */
 		return;
