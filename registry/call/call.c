@@ -118,6 +118,20 @@ static int fixture_answer(json_t **out, const reg_bridge *parent, const char *na
 	return *out ? 0 : tg_error_set(TG_ERR_NOMEM, "out of memory");
 }
 
+/* The arguments against the version's input schema. A top-level call's
+ * "$input_responses" (the MCP client's answers to what the tool asked,
+ * added by the MCP server to a retried call: docs/MCP.md, "A tool asking
+ * for input") is not an argument of the schema: it is checked without it. */
+static int schema_check(tg_registry *r, const json_t *schema, const json_t *args, int top)
+{
+	_cleanup_json_ json_t *bare = top ? tg_input_args_bare(args) : NULL;
+
+	if (top && !bare)
+		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	return tg_schema_validate_flags(schema, top ? bare : args, "args",
+					reg_schema_flags(&r->cfg, 0));
+}
+
 /* No active version of name: a top-level call of a tool whose newest
  * version waits for a person's approval says so and names the command
  * (issue 29), once the principal's one decision lets it see that version
@@ -247,7 +261,7 @@ int reg_call_ex(json_t **out, tg_registry *r, const char *name, const json_t *ar
 		return hidden ? tg_error_set(TG_ERR_NOTFOUND, "no active tool named %s", name) : rc;
 	if (rc == REG_RUN_FIXTURE)
 		return fixture_answer(out, parent, name, v);
-	if (!args || !json_is_object(args) || tg_schema_validate_flags(schema, args, "args", reg_schema_flags(&r->cfg, 0)) < 0) {
+	if (!args || !json_is_object(args) || schema_check(r, schema, args, !parent) < 0) {
 		char m[1100];
 		snprintf(m, sizeof(m), "invalid arguments: %s",
 			 args && json_is_object(args) ? tg_error_last()->message
