@@ -33,8 +33,6 @@
 #define APPROVAL_KEY "call_approval"
 #define MAX_GRANTS 16
 #define MAX_ROUNDS 8u /* input_required rounds of one request */
-/* the stdio session's principal in a state: no token name has a colon */
-#define STDIO_PRINCIPAL ":stdio"
 
 int tg_mcp_may_approve(tg_mcp_server *s, const char *callee)
 {
@@ -44,11 +42,6 @@ int tg_mcp_may_approve(tg_mcp_server *s, const char *callee)
 		return 1;
 	tg_error_clear();
 	return 0;
-}
-
-const char *tg_mcp_state_principal(const tg_mcp_server *s)
-{
-	return s->opt.principal ? s->opt.principal : STDIO_PRINCIPAL;
 }
 
 static int same(const json_t *o, const char *key, const char *v)
@@ -111,23 +104,6 @@ int tg_mcp_ask(void *ctx, const tg_call_question *q, const char **why)
 }
 
 /* ---- the request around it ------------------------------------------------ */
-
-static void audit(tg_mcp_server *s, const char *event, const char *tool, json_t *details)
-{
-	if (s->be.audit && details && s->be.audit(s->be.ctx, &s->actor, event, tool, details) < 0)
-		tg_mcp_log_error("audit", event);
-	json_decref(details);
-}
-
-/* -32602 with the reason, audited: 1 (an answer is queued) or < 0. */
-int tg_mcp_state_refuse(tg_mcp_server *s, const json_t *id, const char *tool, const char *why)
-{
-	int r;
-
-	audit(s, "mcp_state_refused", tool, json_pack("{s:s}", "reason", why));
-	r = tg_mcp_reply_error(s, id, TG_RPC_INVALID_PARAMS, "Invalid params: %s", why);
-	return r < 0 ? r : 1;
-}
 
 /* inputResponses.call_approval: {"result":{action,content}} or the result
  * itself. 1 approve, 0 deny, -1 missing or malformed. */
@@ -293,7 +269,7 @@ int tg_mcp_mrtr_end(tg_mcp_server *s, const json_t *id, size_t mark, int r)
 				       tg_error_last()->message);
 		return r;
 	}
-	audit(s, "mcp_input_required", NULL,
+	tg_mcp_audit(s, "mcp_input_required", NULL,
 	      json_pack("{s:O, s:O, s:O, s:I, s:O, s:I}", "callee", json_object_get(q, "callee"),
 			"callee_version", json_object_get(q, "callee_version"), "args_sha256",
 			json_object_get(q, "args_sha256"), "grants",

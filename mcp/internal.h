@@ -185,9 +185,11 @@ int tg_mcp_ask(void *ctx, const tg_call_question *q, const char **why);
 int tg_mcp_mrtr_begin(tg_mcp_server *s, const json_t *id, const char *name, const json_t *args,
 		      const json_t *params);
 int tg_mcp_mrtr_end(tg_mcp_server *s, const json_t *id, size_t mark, int r);
-/* approve.c: a refused requestState or inputResponses: -32602 with the
+/* state.c: a refused requestState or inputResponses: -32602 with the
  * reason, audited "mcp_state_refused" (1: the answer is queued, or < 0);
- * the principal a state is sealed to. */
+ * the principal a state is sealed to; an audit entry of the session
+ * (details taken; a failure is logged, never the request's). */
+void tg_mcp_audit(tg_mcp_server *s, const char *event, const char *tool, json_t *details);
 int tg_mcp_state_refuse(tg_mcp_server *s, const json_t *id, const char *tool, const char *why);
 const char *tg_mcp_state_principal(const tg_mcp_server *s);
 /* tool_input.c: a tool asking its client for input (docs/MCP.md).

@@ -23,13 +23,6 @@
 #define MAX_ROUNDS 8u /* input_required rounds of one tool request */
 #define MAX_CARRIED (16 * 1024) /* bytes of earlier answers a state carries */
 
-static void audit(tg_mcp_server *s, const char *event, const char *tool, json_t *details)
-{
-	if (s->be.audit && details && s->be.audit(s->be.ctx, &s->actor, event, tool, details) < 0)
-		tg_mcp_log_error("audit", event);
-	json_decref(details);
-}
-
 /* Bytes of v as compact JSON (0 for NULL, SIZE_MAX when it cannot be
  * written). */
 static size_t json_size(const json_t *v)
@@ -209,7 +202,7 @@ static int seal_and_reply(tg_mcp_server *s, const json_t *id, const char *name,
 				       tg_error_last()->message);
 		return r < 0 ? r : 1;
 	}
-	audit(s, "mcp_tool_input_required", name,
+	tg_mcp_audit(s, "mcp_tool_input_required", name,
 	      json_pack("{s:O, s:O, s:s, s:I}", "version", json_object_get(res, "version"), "keys",
 			json_object_get(json_object_get(payload, "tool_input"), "keys"),
 			"requests_sha256", digest, "round", round));
