@@ -569,6 +569,8 @@ static int with_progress(tg_mcp_server *s, const json_t *id, const char *name,
 	} else {
 		r = dispatch(s, id, name, args);
 	}
+	/* a retry's answers are this request's only (tool_input.c) */
+	tg_mcp_tool_input_clear(s);
 	snprintf(msg, sizeof(msg), "%s: done", name);
 	if (r >= 0)
 		tg_mcp_progress_end(s, msg);
