@@ -372,9 +372,20 @@ int tg_input_required_check(const json_t *result, char *why, size_t n);
 /* The capability a client declares to answer method ("elicitation",
  * "sampling", "roots"), NULL for an unknown method. */
 const char *tg_input_capability(const char *method);
-/* args as its input_schema sees it: without TG_INPUT_RESPONSES_KEY, which
- * is no argument of the schema (a new reference; NULL on OOM). */
+/* A retried run is pinned to the version that asked: the MCP server adds
+ * this member (an integer) next to the answers, and the registry's call
+ * refuses the run when another version is active, then hides the member
+ * from the tool. */
+#define TG_INPUT_VERSION_KEY "$input_version"
+/* args as its input_schema sees it: without TG_INPUT_RESPONSES_KEY and
+ * TG_INPUT_VERSION_KEY, which are no arguments of the schema (a new
+ * reference; NULL on OOM). */
 json_t *tg_input_args_bare(const json_t *args);
+/* args as the tool reads them: without TG_INPUT_VERSION_KEY (a new
+ * reference; NULL on OOM). */
+json_t *tg_input_args_for_tool(const json_t *args);
+/* 0 when args pins no version or version v; else -1 with the reason. */
+int tg_input_pin_check(const json_t *args, unsigned v, char *why, size_t n);
 
 /* ---- text for a terminal (common/term.c) -------------------------------- */
 

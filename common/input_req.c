@@ -34,16 +34,42 @@ const char *tg_input_capability(const char *method)
 	return NULL;
 }
 
+/* args without the members named (a new reference; NULL on OOM). */
+static json_t *without(const json_t *args, const char *k1, const char *k2)
+{
+	json_t *out;
+
+	if (!json_is_object(args) ||
+	    (!json_object_get(args, k1) && (!k2 || !json_object_get(args, k2))))
+		return json_incref((json_t *)args);
+	out = json_copy((json_t *)args);
+	if (out) {
+		json_object_del(out, k1);
+		if (k2)
+			json_object_del(out, k2);
+	}
+	return out;
+}
+
 json_t *tg_input_args_bare(const json_t *args)
 {
-	json_t *bare;
+	return without(args, TG_INPUT_RESPONSES_KEY, TG_INPUT_VERSION_KEY);
+}
 
-	if (!json_is_object(args) || !json_object_get(args, TG_INPUT_RESPONSES_KEY))
-		return json_incref((json_t *)args);
-	bare = json_copy((json_t *)args);
-	if (bare)
-		json_object_del(bare, TG_INPUT_RESPONSES_KEY);
-	return bare;
+json_t *tg_input_args_for_tool(const json_t *args)
+{
+	return without(args, TG_INPUT_VERSION_KEY, NULL);
+}
+
+int tg_input_pin_check(const json_t *args, unsigned v, char *why, size_t n)
+{
+	const json_t *pin = json_is_object(args) ? json_object_get(args, TG_INPUT_VERSION_KEY)
+						 : NULL;
+
+	if (!pin || (json_is_integer(pin) && json_integer_value(pin) == (json_int_t)v))
+		return 0;
+	return WHY("requestState: issued by v%lld of the tool, but v%u is active now: call "
+		   "again without the state", (long long)json_integer_value(pin), v);
 }
 
 int tg_input_required_has(const json_t *result)

@@ -195,9 +195,9 @@ const char *tg_mcp_state_principal(const tg_mcp_server *s);
 /* tool_input.c: a tool asking its client for input (docs/MCP.md).
  * begin redeems the state of a retry whose answers are not a call approval
  * (1: an error answer was queued, 0: go on with s->tool_input set); args
- * gives the run's arguments with the answers (*run_args NULL when there are
- * none); version is -1 with why when the run was not of the sealed
- * version; ask answers a result with $input_required: 1 replied
+ * gives the run's arguments with the answers and the sealed version
+ * (*run_args NULL when there are none); version is -1 with why when the
+ * registry refused the run because another version is active; ask answers a result with $input_required: 1 replied
  * (input_required), 0 the call's error result is why, < 0 an error; clear
  * forgets the request's. */
 int tg_mcp_tool_input_begin(tg_mcp_server *s, const json_t *id, const char *name,

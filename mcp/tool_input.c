@@ -117,23 +117,21 @@ int tg_mcp_tool_input_args(tg_mcp_server *s, const json_t *args, json_t **run_ar
 		return 0;
 	*run_args = json_copy((json_t *)args);
 	if (!*run_args || json_object_set(*run_args, TG_INPUT_RESPONSES_KEY,
-					  json_object_get(s->tool_input, "responses")) < 0)
+					  json_object_get(s->tool_input, "responses")) < 0 ||
+	    json_object_set(*run_args, TG_INPUT_VERSION_KEY,
+			    json_object_get(s->tool_input, "version")) < 0)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
 	return 0;
 }
 
 int tg_mcp_tool_input_version(tg_mcp_server *s, const json_t *res, char *why, size_t n)
 {
-	json_int_t want, ran = json_integer_value(json_object_get(res, "version"));
+	const char *reason = json_string_value(json_object_get(res, "reason"));
 
-	if (!s->tool_input)
+	/* the registry refused the run: another version is active */
+	if (!s->tool_input || !reason || strcmp(reason, "version_changed") != 0)
 		return 0;
-	want = json_integer_value(json_object_get(s->tool_input, "version"));
-	if (want == ran)
-		return 0;
-	snprintf(why, n, "requestState: issued by v%lld of the tool, but v%lld is active now "
-			 "(its answer is not returned): call again without the state",
-		 (long long)want, (long long)ran);
+	snprintf(why, n, "%s", json_string_value(json_object_get(res, "error")));
 	return -1;
 }
 

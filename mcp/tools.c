@@ -529,13 +529,16 @@ int tg_mcp_tools_call(tg_mcp_server *s, const json_t *id, const json_t *params)
 		return tg_mcp_reply_error(s, id, TG_RPC_INVALID_PARAMS,
 					  "Invalid params: arguments must be an object");
 	}
-	if (args && json_object_get(args, TG_INPUT_RESPONSES_KEY)) {
+	if (args && (json_object_get(args, TG_INPUT_RESPONSES_KEY) ||
+		     json_object_get(args, TG_INPUT_VERSION_KEY))) {
+		const char *k = json_object_get(args, TG_INPUT_RESPONSES_KEY)
+					? TG_INPUT_RESPONSES_KEY
+					: TG_INPUT_VERSION_KEY;
 		audit(s, "mcp_call_invalid", name,
-		      json_pack("{s:s}", "reason", "arguments: " TG_INPUT_RESPONSES_KEY " is reserved"));
+		      json_pack("{s:s, s:s}", "reason", "arguments: a reserved member", "member", k));
 		return tg_mcp_reply_error(s, id, TG_RPC_INVALID_PARAMS,
-					  "Invalid params: arguments: " TG_INPUT_RESPONSES_KEY " is "
-					  "reserved (a retry's answers go in inputResponses, with the "
-					  "requestState)");
+					  "Invalid params: arguments: %s is reserved (a retry's "
+					  "answers go in inputResponses, with the requestState)", k);
 	}
 	if (!args) {
 		empty = json_object();

@@ -204,8 +204,9 @@ int reg_call_ex(json_t **out, tg_registry *r, const char *name, const json_t *ar
 {
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
 	_cleanup_json_ json_t *schema = NULL, *limits = NULL, *caps = NULL, *res = NULL;
-	_cleanup_json_ json_t *oschema = NULL;
+	_cleanup_json_ json_t *oschema = NULL, *tool_args = NULL;
 	_cleanup_free_ char *hash = NULL, *bin = NULL, *commit = NULL;
+	char pinmsg[256];
 	reg_bridge br;
 	reg_tape tape = { 0 };
 	_cleanup_json_ json_t *tape_rec = NULL; /* tape.rec's owner */
@@ -269,6 +270,10 @@ int reg_call_ex(json_t **out, tg_registry *r, const char *name, const json_t *ar
 		tg_error_clear();
 		res = json_pack("{s:b, s:s, s:s, s:i}", "ok", 0, "error", m, "reason",
 				"invalid_args", "wall_ms", 0);
+	} else if (!parent && tg_input_pin_check(args, v, pinmsg, sizeof(pinmsg)) < 0) {
+		/* a retry of a tool's input request runs the version that asked */
+		res = json_pack("{s:b, s:s, s:s, s:i}", "ok", 0, "error", pinmsg, "reason",
+				"version_changed", "wall_ms", 0);
 	} else if ((rc = reg_approval_check(&ap, r, tool_id, name, v)) < 0) {
 		return rc;
 	} else if (!ap.stands) {
@@ -303,7 +308,10 @@ int reg_call_ex(json_t **out, tg_registry *r, const char *name, const json_t *ar
 			return rc;
 		if (!parent)
 			reg_event(r, NULL, "call", 1, 3, "%s v%u: running", name, v);
-		rc = reg_run_tool_ex(&res, r, name, bin, limits, ws_read, ws_write, r->cfg.workspace, args,
+		if (!parent && !(tool_args = tg_input_args_for_tool(args)))
+			return tg_error_set(TG_ERR_NOMEM, "out of memory");
+		rc = reg_run_tool_ex(&res, r, name, bin, limits, ws_read, ws_write, r->cfg.workspace,
+				     parent ? args : tool_args,
 				     bridged ? &br : NULL, parent ? parent->deadline_ms : 0);
 		if (!parent && rc == 0)
 			reg_event(r, NULL, "call", 2, 3, "%s v%u: %s after %lld ms", name, v,

@@ -7,7 +7,8 @@
 // that are too many, too large, of an unknown kind or with a control
 // character are an isError result naming the rule; "$input_responses" in
 // the arguments is refused; only the requests the client's capabilities
-// cover are sent; each run is charged to the call budget and audited. On
+// cover are sent; a retry runs only the version that asked, which the tool
+// never sees; each run is charged to the call budget and audited. On
 // stdio the same round trip, and the initialize era's clear error result.
 // Run: TOOLGATE=build/cli/toolgate node --test tests/mcp/tool_input.test.mjs
 import { test } from 'node:test';
@@ -56,9 +57,9 @@ int main(void)
 		tg_out_input_elicit("user_name", "What is your name?", "name");
 	} else {
 		char text[400];
-		snprintf(text, sizeof(text), "Hello, %.128s (who=%.64s, extra=%d)",
+		snprintf(text, sizeof(text), "Hello, %.128s (who=%.64s, extra=%d, pin=%d)",
 			 name ? name : tg_input_sampled_text(a, "greeting"), tg_arg_str(a, "who", ""),
-			 tg_input_response(a, "extra") != NULL);
+			 tg_input_response(a, "extra") != NULL, tg_arg_has(a, "$input_version"));
 		tg_out_object_begin();
 		tg_out_key_str("text", text);
 	}
@@ -72,10 +73,10 @@ const ASK = { user_name: { method: 'elicitation/create', params: {
   requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } } } };
 const ALICE = { user_name: { action: 'accept', content: { name: 'Alice' } } };
 
-function createAsk(dir, home, name = 'ask') {
+function createAsk(dir, home, name = 'ask', comment = '') {
   const src = join(dir, name);
   mkdirSync(src, { recursive: true });
-  writeFileSync(join(src, 'tool.c'), SOURCE);
+  writeFileSync(join(src, 'tool.c'), SOURCE + comment);
   writeFileSync(join(src, 'tool.json'), JSON.stringify({
     name, description: 'Asks for a name, then greets it',
     input_schema: { type: 'object', properties: { who: { type: 'string' }, mode: { type: 'string' } },
@@ -83,7 +84,7 @@ function createAsk(dir, home, name = 'ask') {
     source: 'tool.c', limits: { timeout_ms: 5000, memory_mb: 32 },
     tests: [{ name: 'asks', args: { who: 'x' }, expect: { $input_required: ASK } },
             { name: 'greets', args: { who: 'x', $input_responses: ALICE },
-              expect: { text: 'Hello, Alice (who=x, extra=0)' } }],
+              expect: { text: 'Hello, Alice (who=x, extra=0, pin=0)' } }],
   }));
   const c = spawnSync(toolgateBin(), ['--home', home, 'create', src], { encoding: 'utf8' });
   assert.equal(c.status, 0, c.stderr + c.stdout);
@@ -127,12 +128,12 @@ test('HTTP: the tool asks, the retry with the answer gets its answer; the state 
   const done = await call(url, 'ask', { who: 'x' }, { inputResponses: ALICE, requestState: first.requestState });
   assert.equal(done.status, 200);
   assert.equal(done.body.result.resultType, 'complete');
-  assert.deepEqual(done.body.result.content, [{ type: 'text', text: '{"text":"Hello, Alice (who=x, extra=0)"}' }]);
+  assert.deepEqual(done.body.result.content, [{ type: 'text', text: '{"text":"Hello, Alice (who=x, extra=0, pin=0)"}' }]);
   // extra answers next to the state are not passed to the tool
   const again = (await call(url, 'ask', { who: 'x' })).body.result;
   const extra = await call(url, 'ask', { who: 'x' }, { inputResponses: { ...ALICE, extra: { action: 'accept', content: {} } },
                                                        requestState: again.requestState });
-  assert.deepEqual(extra.body.result.structuredContent, { text: 'Hello, Alice (who=x, extra=0)' });
+  assert.deepEqual(extra.body.result.structuredContent, { text: 'Hello, Alice (who=x, extra=0, pin=0)' });
   // replayed
   const replay = await call(url, 'ask', { who: 'x' }, { inputResponses: ALICE, requestState: first.requestState });
   assert.deepEqual(replay.body.error, refused('requestState: already used (a requestState is good for one retry)'));
@@ -173,6 +174,21 @@ test('HTTP: a tampered state, another tool\'s or other arguments\' state is refu
   assert.deepEqual(notObj.body.error, refused('inputResponses.user_name: must be an object (the result of the request)'));
   const forged = await call(url, 'ask', { who: 'x', $input_responses: ALICE });
   assert.deepEqual(forged.body.error, refused('arguments: $input_responses is reserved (a retry\'s answers go in inputResponses, with the requestState)'));
+  const pinned = await call(url, 'ask', { who: 'x', $input_version: 1 });
+  assert.deepEqual(pinned.body.error, refused('arguments: $input_version is reserved (a retry\'s answers go in inputResponses, with the requestState)'));
+});
+
+test('HTTP: a retry runs only the version that asked', async (t) => {
+  const { dir, home, procs } = tempHomeWithProcs(t);
+  createAsk(dir, home);
+  const srv = await serveHttp(home, { extra: ['--insecure-no-auth'], procs });
+  const first = (await call(srv.url, 'ask', { who: 'x' })).body.result;
+  createAsk(dir, home, 'ask', '/* v2 */\n');
+  const retry = await call(srv.url, 'ask', { who: 'x' }, { inputResponses: ALICE, requestState: first.requestState });
+  assert.deepEqual(retry.body.error, refused('requestState: issued by v1 of the tool, but v2 is active now: call again without the state'));
+  // the refused retry ran nothing: v2 is recorded as a refused call
+  const runs = log(home).filter((e) => e.event === 'mcp_call' && e.tool === 'ask');
+  assert.deepEqual(runs.map((e) => [e.details.version, e.details.ok]), [[1, true], [2, false]]);
 });
 
 test('HTTP: requests too many, too large, of an unknown kind or with a control character are refused', async (t) => {
@@ -198,7 +214,7 @@ test('HTTP: only the requests the client can answer are sent', async (t) => {
   const done = await call(url, 'ask', { mode: 'both' }, {
     inputResponses: { greeting: { role: 'assistant', content: { type: 'text', text: 'Hi' }, model: 'm' } },
     requestState: r.requestState }, { sampling: {} });
-  assert.deepEqual(done.body.result.structuredContent, { text: 'Hello, Hi (who=, extra=0)' });
+  assert.deepEqual(done.body.result.structuredContent, { text: 'Hello, Hi (who=, extra=0, pin=0)' });
   const none = (await call(url, 'ask', {}, {}, {})).body.result;
   assert.deepEqual(none.content, [{ type: 'text', text: 'ask asked for input this client cannot give (its clientCapabilities declare none of the methods asked)' }]);
 });
@@ -207,7 +223,7 @@ test('HTTP: each run is charged to the call budget', async (t) => {
   const { url } = await setup(t, ['--max-calls', '2']);
   const first = (await call(url, 'ask', { who: 'x' })).body.result;
   const done = await call(url, 'ask', { who: 'x' }, { inputResponses: ALICE, requestState: first.requestState });
-  assert.deepEqual(done.body.result.structuredContent, { text: 'Hello, Alice (who=x, extra=0)' });
+  assert.deepEqual(done.body.result.structuredContent, { text: 'Hello, Alice (who=x, extra=0, pin=0)' });
   const third = (await call(url, 'ask', { who: 'x' })).body.result;
   assert.deepEqual(third.content, [{ type: 'text', text: 'call budget exhausted: this session allows 2 tool calls (--max-calls / session_max_calls)' }]);
 });
@@ -222,7 +238,7 @@ test('stdio: the same round trip in the 2026-07-28 era; an initialize-era sessio
   const first = (await req(1, {})).result;
   assert.deepEqual(first.inputRequests, ASK);
   const done = (await req(2, { inputResponses: ALICE, requestState: first.requestState })).result;
-  assert.deepEqual(done.structuredContent, { text: 'Hello, Alice (who=z, extra=0)' });
+  assert.deepEqual(done.structuredContent, { text: 'Hello, Alice (who=z, extra=0, pin=0)' });
   await s.initialize();
   const legacy = (await s.request({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'ask', arguments: {} } })).result;
   assert.deepEqual(legacy, { content: [{ type: 'text', text: 'ask asked its client for input ($input_required), which only the 2026-07-28 revision of MCP carries: this session speaks an older one' }], isError: true });
