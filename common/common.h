@@ -355,6 +355,8 @@ int tg_content_text_check(const char *where, const json_t *v, char *why, size_t 
  * the retried run as the argument "$input_responses". The limits: */
 #define TG_INPUT_REQUIRED_KEY "$input_required"
 #define TG_INPUT_RESPONSES_KEY "$input_responses"
+/* The key of a per-call approval's request (mcp/approve.c): no tool's. */
+#define TG_INPUT_APPROVAL_KEY "call_approval"
 #define TG_INPUT_MAX_REQUESTS 8
 #define TG_INPUT_MAX_KEY 64               /* bytes of a request's key */
 #define TG_INPUT_MAX_REQUEST (16 * 1024)  /* bytes of one request, as JSON */

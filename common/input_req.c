@@ -165,6 +165,9 @@ int tg_input_required_check(const json_t *result, char *why, size_t n)
 		if (!key_ok(k))
 			return WHY(TG_INPUT_REQUIRED_KEY ": a key must be 1 to %d of "
 				   "[A-Za-z0-9_.-]", TG_INPUT_MAX_KEY);
+		if (strcmp(k, TG_INPUT_APPROVAL_KEY) == 0)
+			return WHY(TG_INPUT_REQUIRED_KEY ": the key " TG_INPUT_APPROVAL_KEY
+				   " is toolgate's (per-call approvals)");
 		if (check_request(k, v, why, n) < 0)
 			return -1;
 	}

@@ -30,7 +30,7 @@
 
 #include <string.h>
 
-#define APPROVAL_KEY "call_approval"
+#define APPROVAL_KEY TG_INPUT_APPROVAL_KEY
 #define MAX_GRANTS 16
 #define MAX_ROUNDS 8u /* input_required rounds of one request */
 

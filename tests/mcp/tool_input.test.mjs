@@ -44,6 +44,9 @@ int main(void)
 	} else if (strcmp(mode, "control") == 0) {
 		tg_out_input_required_begin();
 		tg_out_input_elicit("user_name", "Name? \\033[2J", "name");
+	} else if (strcmp(mode, "approval") == 0) {
+		tg_out_input_required_begin();
+		tg_out_input_roots("call_approval");
 	} else if (strcmp(mode, "method") == 0) {
 		tg_out_input_required_begin();
 		tg_out_input_request_begin("t", "tools/call");
@@ -198,6 +201,7 @@ test('HTTP: requests too many, too large, of an unknown kind or with a control c
     many: `${R}$input_required has 9 requests (at most 8)`,
     big: `${R}$input_required.user_name has 17150 bytes (at most 16384)`,
     control: `${R}$input_required.user_name.params has the control character U+001B at byte 6 (only newline and tab are allowed)`,
+    approval: `${R}$input_required: the key call_approval is toolgate's (per-call approvals)`,
     method: `${R}$input_required.t: method tools/call is not one a tool may ask (elicitation/create, sampling/createMessage, roots/list)`,
   };
   for (const [mode, why] of Object.entries(want)) {
