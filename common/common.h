@@ -344,6 +344,50 @@ int tg_content_check(const json_t *result, char *why, size_t n);
 json_t *tg_content_blocks(const json_t *result);
 /* The result object without $content, NULL when nothing else is in it. */
 json_t *tg_content_rest(const json_t *result);
+/* 0 when v is a string of at most TG_CONTENT_MAX_TEXT bytes with no control
+ * character but newline and tab; else -1 with the reason naming where. */
+int tg_content_text_check(const char *where, const json_t *v, char *why, size_t n);
+
+/* ---- a tool asking its caller for input (input_req.c) ------------------- */
+
+/* A tool's result object {"$input_required": {KEY: {"method", "params"}}}
+ * asks the MCP client for input (docs/SDK.md); the client's answers reach
+ * the retried run as the argument "$input_responses". The limits: */
+#define TG_INPUT_REQUIRED_KEY "$input_required"
+#define TG_INPUT_RESPONSES_KEY "$input_responses"
+/* The key of a per-call approval's request (mcp/approve.c): no tool's. */
+#define TG_INPUT_APPROVAL_KEY "call_approval"
+#define TG_INPUT_MAX_REQUESTS 8
+#define TG_INPUT_MAX_KEY 64               /* bytes of a request's key */
+#define TG_INPUT_MAX_REQUEST (16 * 1024)  /* bytes of one request, as JSON */
+#define TG_INPUT_MAX_RESPONSES (64 * 1024) /* bytes of the answers, as JSON */
+/* 1 when result is an object with a $input_required member. */
+int tg_input_required_has(const json_t *result);
+/* 0 when result's $input_required is valid: an object of 1 to
+ * TG_INPUT_MAX_REQUESTS requests, each key [A-Za-z0-9_.-] of at most
+ * TG_INPUT_MAX_KEY bytes, each value {"method": "elicitation/create" |
+ * "sampling/createMessage" | "roots/list", "params": object} of at most
+ * TG_INPUT_MAX_REQUEST bytes, every string in it free of control characters
+ * but newline and tab, and nothing else in the result; else -1 with the
+ * exact reason in why. */
+int tg_input_required_check(const json_t *result, char *why, size_t n);
+/* The capability a client declares to answer method ("elicitation",
+ * "sampling", "roots"), NULL for an unknown method. */
+const char *tg_input_capability(const char *method);
+/* A retried run is pinned to the version that asked: the MCP server adds
+ * this member (an integer) next to the answers, and the registry's call
+ * refuses the run when another version is active, then hides the member
+ * from the tool. */
+#define TG_INPUT_VERSION_KEY "$input_version"
+/* args as its input_schema sees it: without TG_INPUT_RESPONSES_KEY and
+ * TG_INPUT_VERSION_KEY, which are no arguments of the schema (a new
+ * reference; NULL on OOM). */
+json_t *tg_input_args_bare(const json_t *args);
+/* args as the tool reads them: without TG_INPUT_VERSION_KEY (a new
+ * reference; NULL on OOM). */
+json_t *tg_input_args_for_tool(const json_t *args);
+/* 0 when args pins no version or version v; else -1 with the reason. */
+int tg_input_pin_check(const json_t *args, unsigned v, char *why, size_t n);
 
 /* ---- text for a terminal (common/term.c) -------------------------------- */
 

@@ -102,7 +102,7 @@ static uint32_t next_cp(const unsigned char *s, size_t *l)
 			       (uint32_t)(s[2] & 0x3f) << 6 | (s[3] & 0x3f);
 }
 
-static int check_text(const char *where, const json_t *v, char *why, size_t n)
+int tg_content_text_check(const char *where, const json_t *v, char *why, size_t n)
 {
 	const unsigned char *s = (const unsigned char *)json_string_value(v);
 	size_t len = json_string_length(v), i, l;
@@ -204,7 +204,7 @@ static int check_resource(const char *at, const json_t *res, char *why, size_t n
 		if (check_mime(w, json_object_get(res, "mimeType"), text_mimes, why, n) < 0)
 			return -1;
 		snprintf(w, sizeof(w), "%s: resource.text", at);
-		return check_text(w, text, why, n);
+		return tg_content_text_check(w, text, why, n);
 	}
 	{
 		const char *const *bin = image_mimes;
@@ -237,7 +237,7 @@ static int check_block(size_t i, const json_t *b, char *why, size_t n)
 		snprintf(w, sizeof(w), "%s: text", at);
 		return only_members(at, b, text_members, why, n) < 0
 			       ? -1
-			       : check_text(w, json_object_get(b, "text"), why, n);
+			       : tg_content_text_check(w, json_object_get(b, "text"), why, n);
 	}
 	if (strcmp(type, "resource") == 0)
 		return only_members(at, b, resource_members, why, n) < 0

@@ -30,11 +30,9 @@
 
 #include <string.h>
 
-#define APPROVAL_KEY "call_approval"
+#define APPROVAL_KEY TG_INPUT_APPROVAL_KEY
 #define MAX_GRANTS 16
 #define MAX_ROUNDS 8u /* input_required rounds of one request */
-/* the stdio session's principal in a state: no token name has a colon */
-#define STDIO_PRINCIPAL ":stdio"
 
 int tg_mcp_may_approve(tg_mcp_server *s, const char *callee)
 {
@@ -44,11 +42,6 @@ int tg_mcp_may_approve(tg_mcp_server *s, const char *callee)
 		return 1;
 	tg_error_clear();
 	return 0;
-}
-
-static const char *principal_of(const tg_mcp_server *s)
-{
-	return s->opt.principal ? s->opt.principal : STDIO_PRINCIPAL;
 }
 
 static int same(const json_t *o, const char *key, const char *v)
@@ -112,23 +105,6 @@ int tg_mcp_ask(void *ctx, const tg_call_question *q, const char **why)
 
 /* ---- the request around it ------------------------------------------------ */
 
-static void audit(tg_mcp_server *s, const char *event, const char *tool, json_t *details)
-{
-	if (s->be.audit && details && s->be.audit(s->be.ctx, &s->actor, event, tool, details) < 0)
-		tg_mcp_log_error("audit", event);
-	json_decref(details);
-}
-
-/* -32602 with the reason, audited: 1 (an answer is queued) or < 0. */
-static int refuse(tg_mcp_server *s, const json_t *id, const char *tool, const char *why)
-{
-	int r;
-
-	audit(s, "mcp_state_refused", tool, json_pack("{s:s}", "reason", why));
-	r = tg_mcp_reply_error(s, id, TG_RPC_INVALID_PARAMS, "Invalid params: %s", why);
-	return r < 0 ? r : 1;
-}
-
 /* inputResponses.call_approval: {"result":{action,content}} or the result
  * itself. 1 approve, 0 deny, -1 missing or malformed. */
 static int answer_of(const json_t *responses)
@@ -167,28 +143,32 @@ int tg_mcp_mrtr_begin(tg_mcp_server *s, const json_t *id, const char *name, cons
 	s->replay = NULL;
 	s->journal = NULL;
 	s->round = 0;
+	tg_mcp_tool_input_clear(s);
 	(void)tg_json_digest(s->request_sha256, "toolgate-request-v1", name, args);
 	if (!state && !responses)
 		return 0;
 	if (!json_is_string(state))
-		return refuse(s, id, name, "requestState: must be the string of an input_required "
+		return tg_mcp_state_refuse(s, id, name, "requestState: must be the string of an input_required "
 					   "result (inputResponses came without it)");
+	/* answers that are not a call approval: a tool's own input request */
+	if (!json_object_get(responses, APPROVAL_KEY))
+		return tg_mcp_tool_input_begin(s, id, name, json_string_value(state), responses);
 	if (!tg_mcp_may_approve(s, name)) {
 		snprintf(why, sizeof(why), "requestState: principal %.64s may not answer approvals "
 					   "(its token lacks --may-approve)", s->opt.principal);
-		return refuse(s, id, name, why);
+		return tg_mcp_state_refuse(s, id, name, why);
 	}
 	verdict = answer_of(responses);
 	if (verdict < 0)
-		return refuse(s, id, name, "inputResponses." APPROVAL_KEY ": the answer to the "
+		return tg_mcp_state_refuse(s, id, name, "inputResponses." APPROVAL_KEY ": the answer to the "
 					   "approval request is missing");
 	if (!s->be.state_redeem)
-		return refuse(s, id, name, "requestState: this server issues none");
-	r = s->be.state_redeem(s->be.ctx, &payload, json_string_value(state), principal_of(s),
+		return tg_mcp_state_refuse(s, id, name, "requestState: this server issues none");
+	r = s->be.state_redeem(s->be.ctx, &payload, json_string_value(state), tg_mcp_state_principal(s),
 			       s->request_sha256);
 	if (r == TG_ERR_DENIED) {
 		snprintf(why, sizeof(why), "requestState: %.400s", tg_error_last()->message);
-		return refuse(s, id, name, why);
+		return tg_mcp_state_refuse(s, id, name, why);
 	}
 	if (r < 0) {
 		r = tg_mcp_reply_error(s, id, TG_RPC_INTERNAL_ERROR, "requestState: %s",
@@ -282,14 +262,14 @@ int tg_mcp_mrtr_end(tg_mcp_server *s, const json_t *id, size_t mark, int r)
 		json_decref(q);
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
 	}
-	r = s->be.state_seal(s->be.ctx, &state, payload, principal_of(s), s->request_sha256);
+	r = s->be.state_seal(s->be.ctx, &state, payload, tg_mcp_state_principal(s), s->request_sha256);
 	if (r < 0) {
 		json_decref(q);
 		r = tg_mcp_reply_error(s, id, TG_RPC_INTERNAL_ERROR, "requestState: %s",
 				       tg_error_last()->message);
 		return r;
 	}
-	audit(s, "mcp_input_required", NULL,
+	tg_mcp_audit(s, "mcp_input_required", NULL,
 	      json_pack("{s:O, s:O, s:O, s:I, s:O, s:I}", "callee", json_object_get(q, "callee"),
 			"callee_version", json_object_get(q, "callee_version"), "args_sha256",
 			json_object_get(q, "args_sha256"), "grants",

@@ -185,6 +185,28 @@ int tg_mcp_ask(void *ctx, const tg_call_question *q, const char **why);
 int tg_mcp_mrtr_begin(tg_mcp_server *s, const json_t *id, const char *name, const json_t *args,
 		      const json_t *params);
 int tg_mcp_mrtr_end(tg_mcp_server *s, const json_t *id, size_t mark, int r);
+/* state.c: a refused requestState or inputResponses: -32602 with the
+ * reason, audited "mcp_state_refused" (1: the answer is queued, or < 0);
+ * the principal a state is sealed to; an audit entry of the session
+ * (details taken; a failure is logged, never the request's). */
+void tg_mcp_audit(tg_mcp_server *s, const char *event, const char *tool, json_t *details);
+int tg_mcp_state_refuse(tg_mcp_server *s, const json_t *id, const char *tool, const char *why);
+const char *tg_mcp_state_principal(const tg_mcp_server *s);
+/* tool_input.c: a tool asking its client for input (docs/MCP.md).
+ * begin redeems the state of a retry whose answers are not a call approval
+ * (1: an error answer was queued, 0: go on with s->tool_input set); args
+ * gives the run's arguments with the answers and the sealed version
+ * (*run_args NULL when there are none); version is -1 with why when the
+ * registry refused the run because another version is active; ask answers a result with $input_required: 1 replied
+ * (input_required), 0 the call's error result is why, < 0 an error; clear
+ * forgets the request's. */
+int tg_mcp_tool_input_begin(tg_mcp_server *s, const json_t *id, const char *name,
+			    const char *state, const json_t *responses);
+int tg_mcp_tool_input_args(tg_mcp_server *s, const json_t *args, json_t **run_args);
+int tg_mcp_tool_input_version(tg_mcp_server *s, const json_t *res, char *why, size_t n);
+int tg_mcp_tool_input_ask(tg_mcp_server *s, const json_t *id, const char *name,
+			  const json_t *res, char *why, size_t n);
+void tg_mcp_tool_input_clear(tg_mcp_server *s);
 /* The next line received while an elicitation waited (a request that must
  * be served after the current one), or 0 when none; *line is the caller's
  * to free. */
@@ -281,6 +303,7 @@ struct tg_mcp_server {
 	json_t *replay;          /* the journal the redeemed state carried, or NULL */
 	json_t *journal;         /* this run's journal (tg_call_hooks.journaled) */
 	unsigned round;          /* input_required rounds of this request so far */
+	json_t *tool_input;      /* a tool's redeemed input request (tool_input.c) */
 	/* cancel.c: the request in flight and its cancellation; io_mu guards
 	 * io_rd and the deferred lines while a call runs */
 	pthread_mutex_t io_mu;

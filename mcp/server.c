@@ -81,6 +81,7 @@ void tg_mcp_server_free(tg_mcp_server *s)
 	json_decref(s->question);
 	json_decref(s->replay);
 	json_decref(s->journal);
+	json_decref(s->tool_input);
 	while (tg_mcp_deferred_pop(s, &line, &len))
 		free(line);
 	tg_cancel_free(s->cancel);

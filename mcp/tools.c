@@ -407,13 +407,19 @@ static int unknown_tool(tg_mcp_server *s, const json_t *id, const char *name)
 static int call_registered(tg_mcp_server *s, const json_t *id, const char *name,
 			   const json_t *args)
 {
-	_cleanup_json_ json_t *res = NULL;
+	_cleanup_json_ json_t *res = NULL, *run_args = NULL;
 	const json_t *result;
 	const char *err;
+	char why[1024];
 	int r;
 
 	if (!tg_name_valid(name))
 		return unknown_tool(s, id, name);
+	/* a retry's answers to what the tool asked (tool_input.c) */
+	if ((r = tg_mcp_tool_input_args(s, args, &run_args)) < 0)
+		return r;
+	if (run_args)
+		args = run_args;
 	/* a tool hidden from this session (hide_write_tools) is refused by the
 	 * registry's one decision once the call path knows its capabilities:
 	 * TG_ERR_NOTFOUND, answered as an unknown tool below */
@@ -428,7 +434,6 @@ static int call_registered(tg_mcp_server *s, const json_t *id, const char *name,
 	if (r == TG_ERR_NOTFOUND)
 		return unknown_tool(s, id, name);
 	if (r < 0) {
-		char why[1024];
 		snprintf(why, sizeof(why), "%s", tg_error_last()->message);
 		audit(s, "mcp_call_failed", name, json_pack("{s:s}", "reason", why));
 		tg_error_set(r, "%s", why);
@@ -452,11 +457,20 @@ static int call_registered(tg_mcp_server *s, const json_t *id, const char *name,
 			return reply_failure(s, id, r, name);
 		}
 	}
+	if (tg_mcp_tool_input_version(s, res, why, sizeof(why)) < 0) {
+		audit(s, "mcp_state_refused", name, json_pack("{s:s}", "reason", why));
+		return tg_mcp_reply_error(s, id, TG_RPC_INVALID_PARAMS, "Invalid params: %s", why);
+	}
 	if (json_is_true(json_object_get(res, "ok"))) {
 		_cleanup_free_ char *text = NULL;
 		result = json_object_get(res, "result");
 		if (!result)
 			result = json_null();
+		if (tg_input_required_has(result)) {
+			/* the tool asks its client for input (tool_input.c) */
+			r = tg_mcp_tool_input_ask(s, id, name, res, why, sizeof(why));
+			return r != 0 ? (r > 0 ? 0 : r) : reply_text(s, id, 1, "%s", why);
+		}
 		text = tg_json_dump(result);
 		if (!text)
 			return tg_error_set(TG_ERR_NOMEM, "out of memory");
@@ -515,6 +529,17 @@ int tg_mcp_tools_call(tg_mcp_server *s, const json_t *id, const json_t *params)
 		return tg_mcp_reply_error(s, id, TG_RPC_INVALID_PARAMS,
 					  "Invalid params: arguments must be an object");
 	}
+	if (args && (json_object_get(args, TG_INPUT_RESPONSES_KEY) ||
+		     json_object_get(args, TG_INPUT_VERSION_KEY))) {
+		const char *k = json_object_get(args, TG_INPUT_RESPONSES_KEY)
+					? TG_INPUT_RESPONSES_KEY
+					: TG_INPUT_VERSION_KEY;
+		audit(s, "mcp_call_invalid", name,
+		      json_pack("{s:s, s:s}", "reason", "arguments: a reserved member", "member", k));
+		return tg_mcp_reply_error(s, id, TG_RPC_INVALID_PARAMS,
+					  "Invalid params: arguments: %s is reserved (a retry's "
+					  "answers go in inputResponses, with the requestState)", k);
+	}
 	if (!args) {
 		empty = json_object();
 		if (!empty)
@@ -547,6 +572,8 @@ static int with_progress(tg_mcp_server *s, const json_t *id, const char *name,
 	} else {
 		r = dispatch(s, id, name, args);
 	}
+	/* a retry's answers are this request's only (tool_input.c) */
+	tg_mcp_tool_input_clear(s);
 	snprintf(msg, sizeof(msg), "%s: done", name);
 	if (r >= 0)
 		tg_mcp_progress_end(s, msg);

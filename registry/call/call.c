@@ -118,6 +118,20 @@ static int fixture_answer(json_t **out, const reg_bridge *parent, const char *na
 	return *out ? 0 : tg_error_set(TG_ERR_NOMEM, "out of memory");
 }
 
+/* The arguments against the version's input schema. A top-level call's
+ * "$input_responses" (the MCP client's answers to what the tool asked,
+ * added by the MCP server to a retried call: docs/MCP.md, "A tool asking
+ * for input") is not an argument of the schema: it is checked without it. */
+static int schema_check(tg_registry *r, const json_t *schema, const json_t *args, int top)
+{
+	_cleanup_json_ json_t *bare = top ? tg_input_args_bare(args) : NULL;
+
+	if (top && !bare)
+		return tg_error_set(TG_ERR_NOMEM, "out of memory");
+	return tg_schema_validate_flags(schema, top ? bare : args, "args",
+					reg_schema_flags(&r->cfg, 0));
+}
+
 /* No active version of name: a top-level call of a tool whose newest
  * version waits for a person's approval says so and names the command
  * (issue 29), once the principal's one decision lets it see that version
@@ -190,8 +204,9 @@ int reg_call_ex(json_t **out, tg_registry *r, const char *name, const json_t *ar
 {
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
 	_cleanup_json_ json_t *schema = NULL, *limits = NULL, *caps = NULL, *res = NULL;
-	_cleanup_json_ json_t *oschema = NULL;
+	_cleanup_json_ json_t *oschema = NULL, *tool_args = NULL;
 	_cleanup_free_ char *hash = NULL, *bin = NULL, *commit = NULL;
+	char pinmsg[256];
 	reg_bridge br;
 	reg_tape tape = { 0 };
 	_cleanup_json_ json_t *tape_rec = NULL; /* tape.rec's owner */
@@ -247,7 +262,7 @@ int reg_call_ex(json_t **out, tg_registry *r, const char *name, const json_t *ar
 		return hidden ? tg_error_set(TG_ERR_NOTFOUND, "no active tool named %s", name) : rc;
 	if (rc == REG_RUN_FIXTURE)
 		return fixture_answer(out, parent, name, v);
-	if (!args || !json_is_object(args) || tg_schema_validate_flags(schema, args, "args", reg_schema_flags(&r->cfg, 0)) < 0) {
+	if (!args || !json_is_object(args) || schema_check(r, schema, args, !parent) < 0) {
 		char m[1100];
 		snprintf(m, sizeof(m), "invalid arguments: %s",
 			 args && json_is_object(args) ? tg_error_last()->message
@@ -255,6 +270,10 @@ int reg_call_ex(json_t **out, tg_registry *r, const char *name, const json_t *ar
 		tg_error_clear();
 		res = json_pack("{s:b, s:s, s:s, s:i}", "ok", 0, "error", m, "reason",
 				"invalid_args", "wall_ms", 0);
+	} else if (!parent && tg_input_pin_check(args, v, pinmsg, sizeof(pinmsg)) < 0) {
+		/* a retry of a tool's input request runs the version that asked */
+		res = json_pack("{s:b, s:s, s:s, s:i}", "ok", 0, "error", pinmsg, "reason",
+				"version_changed", "wall_ms", 0);
 	} else if ((rc = reg_approval_check(&ap, r, tool_id, name, v)) < 0) {
 		return rc;
 	} else if (!ap.stands) {
@@ -289,7 +308,10 @@ int reg_call_ex(json_t **out, tg_registry *r, const char *name, const json_t *ar
 			return rc;
 		if (!parent)
 			reg_event(r, NULL, "call", 1, 3, "%s v%u: running", name, v);
-		rc = reg_run_tool_ex(&res, r, name, bin, limits, ws_read, ws_write, r->cfg.workspace, args,
+		if (!parent && !(tool_args = tg_input_args_for_tool(args)))
+			return tg_error_set(TG_ERR_NOMEM, "out of memory");
+		rc = reg_run_tool_ex(&res, r, name, bin, limits, ws_read, ws_write, r->cfg.workspace,
+				     parent ? args : tool_args,
 				     bridged ? &br : NULL, parent ? parent->deadline_ms : 0);
 		if (!parent && rc == 0)
 			reg_event(r, NULL, "call", 2, 3, "%s v%u: %s after %lld ms", name, v,

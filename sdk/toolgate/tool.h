@@ -26,6 +26,7 @@
  *   toolgate/json_out.h    writing the result (tg_out_*)
  *   toolgate/bridge.h      calling other tools (tg_args_*, tg_call_tool)
  *   toolgate/workspace.h   opening a computed path under /workspace (tg_workspace_open)
+ *   toolgate/input.h       asking the MCP client for input (tg_out_input_*, tg_input_response)
  * A tool includes <toolgate/tool.h> only: the analyzer allows no other
  * toolgate/ header in a tool's source.
  */
@@ -38,5 +39,6 @@
 #include "json_out.h"
 #include "bridge.h"
 #include "workspace.h"
+#include "input.h"
 
 #endif

@@ -3,7 +3,9 @@
  * a tool's "$content" blocks: each accepted shape, and each refusal with its
  * exact reason (count, type, members, MIME types per block type, base64
  * length, alphabet, padding and decoded size, text and URI rules), then the
- * blocks and the rest of the object a client is given.
+ * blocks and the rest of the object a client is given. With them, those of
+ * common/input_req.c (below): what a tool asks
+ * its MCP client for.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,8 +16,8 @@
 
 #include "common/common.h"
 
-/* The reason tg_content_check gives for the JSON text, "" when accepted. */
-static const char *why_of(const char *text)
+/* The reason check gives for the JSON text, "" when accepted. */
+static const char *why_by(int (*check)(const json_t *, char *, size_t), const char *text)
 {
 	static char why[512];
 	json_t *v = json_loads(text, 0, NULL);
@@ -23,11 +25,12 @@ static const char *why_of(const char *text)
 
 	assert_non_null(v);
 	why[0] = 0;
-	r = tg_content_check(v, why, sizeof(why));
+	r = check(v, why, sizeof(why));
 	assert_int_equal(r, why[0] ? -1 : 0);
 	json_decref(v);
 	return why;
 }
+#define why_of(text) why_by(tg_content_check, text)
 
 static void test_accepted(void **state)
 {
@@ -157,6 +160,102 @@ static void test_blocks_and_rest(void **state)
 	json_decref(only);
 }
 
+/* ---- common/input_req.c ---- */
+
+#define ir_why(text) why_by(tg_input_required_check, text)
+#define IR "{\"$input_required\":"
+#define ROOTS "{\"method\":\"roots/list\",\"params\":{}}"
+
+static void test_input_accepted(void **state)
+{
+	(void)state;
+	assert_string_equal(ir_why("{\"n\":1}"), "");
+	assert_string_equal(ir_why(IR "{\"a\":" ROOTS "}}"), "");
+	assert_string_equal(ir_why(IR "{\"a.b-c_9\":{\"method\":\"elicitation/create\",\"params\":"
+				   "{\"message\":\"Name?\\n\\tok \\u00e9\"}},\"s\":{\"method\":"
+				   "\"sampling/createMessage\",\"params\":{\"maxTokens\":5}}}}"), "");
+}
+
+static void test_input_refusals(void **state)
+{
+	(void)state;
+	assert_string_equal(ir_why(IR "{\"a\":" ROOTS "},\"x\":1}"),
+			    "$input_required must be the only member of the result");
+	assert_string_equal(ir_why(IR "{}}"),
+			    "$input_required must be an object of at least one request");
+	assert_string_equal(ir_why(IR "[]}"),
+			    "$input_required must be an object of at least one request");
+	assert_string_equal(ir_why(IR "{\"a b\":" ROOTS "}}"),
+			    "$input_required: a key must be 1 to 64 of [A-Za-z0-9_.-]");
+	assert_string_equal(ir_why(IR "{\"call_approval\":" ROOTS "}}"),
+			    "$input_required: the key call_approval is toolgate's (per-call approvals)");
+	assert_string_equal(ir_why(IR "{\"a\":{\"method\":\"roots/list\"}}}"),
+			    "$input_required.a must be {\"method\", \"params\"} and nothing else");
+	assert_string_equal(ir_why(IR "{\"a\":{\"method\":\"roots/list\",\"params\":{},\"x\":1}}}"),
+			    "$input_required.a must be {\"method\", \"params\"} and nothing else");
+	assert_string_equal(ir_why(IR "{\"a\":{\"method\":\"ping\",\"params\":{}}}}"),
+			    "$input_required.a: method ping is not one a tool may ask "
+			    "(elicitation/create, sampling/createMessage, roots/list)");
+	assert_string_equal(ir_why(IR "{\"a\":{\"method\":\"roots/list\",\"params\":[]}}}"),
+			    "$input_required.a.params must be an object");
+	assert_string_equal(ir_why(IR "{\"a\":{\"method\":\"roots/list\",\"params\":{\"m\":[\"\\u001b\"]}}}}"),
+			    "$input_required.a.params has the control character U+001B at byte 0 "
+			    "(only newline and tab are allowed)");
+	assert_string_equal(ir_why(IR "{\"a\":{\"method\":\"roots/list\",\"params\":{\"\\u202e\":1}}}}"),
+			    "$input_required.a.params has the control character U+202E at byte 0 "
+			    "(only newline and tab are allowed)");
+	assert_string_equal(ir_why(IR "{\"a\":{\"method\":\"roots/list\",\"params\":{\"m\":"
+				   "[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]}}}}"),
+			    "$input_required.a.params is nested deeper than 16");
+}
+
+static void test_input_limits(void **state)
+{
+	char *text = malloc(40000), *p;
+	int i;
+
+	(void)state;
+	assert_non_null(text);
+	p = text + sprintf(text, IR "{");
+	for (i = 0; i < 9; i++)
+		p += sprintf(p, "%s\"k%d\":" ROOTS, i ? "," : "", i);
+	sprintf(p, "}}");
+	assert_string_equal(ir_why(text), "$input_required has 9 requests (at most 8)");
+	p = text + sprintf(text, IR "{\"a\":{\"method\":\"roots/list\",\"params\":{\"m\":\"");
+	memset(p, 'x', 16400);
+	sprintf(p + 16400, "\"}}}}");
+	assert_string_equal(ir_why(text), "$input_required.a has 16441 bytes (at most 16384)");
+	free(text);
+}
+
+static void test_input_capability_and_args(void **state)
+{
+	json_t *args = json_pack("{s:i, s:{}, s:i}", "n", 1, TG_INPUT_RESPONSES_KEY,
+				 TG_INPUT_VERSION_KEY, 3);
+	json_t *bare, *tool;
+	char why[256];
+
+	(void)state;
+	assert_string_equal(tg_input_capability("elicitation/create"), "elicitation");
+	assert_string_equal(tg_input_capability("sampling/createMessage"), "sampling");
+	assert_string_equal(tg_input_capability("roots/list"), "roots");
+	assert_null(tg_input_capability("tools/call"));
+	bare = tg_input_args_bare(args);
+	tool = tg_input_args_for_tool(args);
+	assert_int_equal(json_object_size(bare), 1);
+	assert_int_equal(json_object_size(tool), 2);
+	assert_null(json_object_get(tool, TG_INPUT_VERSION_KEY));
+	assert_int_equal(json_object_size(args), 3);
+	assert_int_equal(tg_input_pin_check(args, 3, why, sizeof(why)), 0);
+	assert_int_equal(tg_input_pin_check(args, 4, why, sizeof(why)), -1);
+	assert_string_equal(why, "requestState: issued by v3 of the tool, but v4 is active now: "
+				 "call again without the state");
+	assert_int_equal(tg_input_pin_check(bare, 4, why, sizeof(why)), 0);
+	json_decref(bare);
+	json_decref(tool);
+	json_decref(args);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -164,6 +263,10 @@ int main(void)
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_blocks_and_rest),
+		cmocka_unit_test(test_input_accepted),
+		cmocka_unit_test(test_input_refusals),
+		cmocka_unit_test(test_input_limits),
+		cmocka_unit_test(test_input_capability_and_args),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
