@@ -27,6 +27,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 TOOLS = os.path.join(HERE, "..", "registry", "tools")
 work = tempfile.mkdtemp(prefix="tg_metrics.")
 home = os.path.join(work, "home")
+# The run and build slots are host-wide (/run/toolgate): a test running
+# beside this one holds some, so the gauges are checked on slots of this
+# test's own (every process started here inherits it).
+os.makedirs(os.path.join(work, "run"))
+os.environ["TOOLGATE_RUN_DIR"] = os.path.join(work, "run")
 
 
 def tg(*args, want=0):
