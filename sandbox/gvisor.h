@@ -54,6 +54,8 @@ void sbx_relay_close(struct sbx_relay *r);
 int sbx_relay_poll(struct sbx_relay *r, struct pollfd *p);
 /* After poll: accept, move bytes; -1 when fd 3's peer hung up. */
 int sbx_relay_step(struct sbx_relay *r, const struct pollfd *p);
+/* After the run: take the shim's ready byte if the loop had no turn to. */
+void sbx_relay_finish(struct sbx_relay *r);
 int sbx_gvisor_run(tg_run_result **out, const tg_sandbox_opts *o, const char *real, int elf);
 
 #endif

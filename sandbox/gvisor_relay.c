@@ -125,6 +125,17 @@ static int fill(int from, char *buf, size_t *len, size_t *off, int *eof)
 	return 1;
 }
 
+void sbx_relay_finish(struct sbx_relay *r)
+{
+	char b = 0;
+
+	if (r->c < 0 && r->lis >= 0)
+		r->c = accept4(r->lis, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+	if (r->c >= 0 && !r->ready && !r->c_eof && r->ulen == 0 &&
+	    recv(r->c, &b, 1, MSG_DONTWAIT) == 1)
+		r->ready = b == SBX_SHIM_READY;
+}
+
 int sbx_relay_step(struct sbx_relay *r, const struct pollfd *p)
 {
 	short rf = p[r->i_fd3].revents;
