@@ -18,7 +18,9 @@
 #include <string.h>
 #include <cmocka.h>
 #include <pthread.h>
+#include <errno.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "sandbox/sandbox.h"
@@ -341,6 +343,32 @@ static void gv_bridge_hangup(void **st)
 	tg_run_result_free(r);
 }
 
+/* The bridge's socket path must fit a unix address: refused, not cut. */
+static void gv_bridge_long_path(void **st)
+{
+	char dir[160], *old = getenv("TMPDIR") ? strdup(getenv("TMPDIR")) : NULL;
+	int sp[2];
+	tg_sandbox_opts o = { .program = ATTACK("echo_stdin"), .backend = TG_SANDBOX_GVISOR };
+	tg_run_result *r = NULL;
+	(void)st;
+	snprintf(dir, sizeof(dir), "/tmp/tg-gv-%0100d", 0);
+	assert_true(mkdir(dir, 0700) == 0 || errno == EEXIST);
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp), 0);
+	o.fd3 = sp[1];
+	setenv("TMPDIR", dir, 1);
+	assert_int_equal(tg_sandbox_run(&r, &o), TG_ERR_UNAVAILABLE);
+	if (old)
+		setenv("TMPDIR", old, 1);
+	else
+		unsetenv("TMPDIR");
+	free(old);
+	assert_null(r);
+	assert_non_null(strstr(tg_error_last()->message, "gvisor: the bridge's socket path is too long"));
+	close(sp[0]);
+	close(sp[1]);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -352,6 +380,7 @@ int main(void)
 		cmocka_unit_test(gv_attacks),          cmocka_unit_test(gv_refusals),
 		cmocka_unit_test(gv_concurrent),
 		cmocka_unit_test(gv_bridge),           cmocka_unit_test(gv_bridge_hangup),
+		cmocka_unit_test(gv_bridge_long_path),
 	};
 	uint64_t ms = 0;
 	char plat[8];
