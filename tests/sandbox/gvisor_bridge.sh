@@ -4,7 +4,8 @@
 # governed exactly as a native one's. The same one-off program
 # (tests/bridge/run/caller.c) runs in a native home and in a gvisor home:
 # the same answers (the call cap's "limit", "denied" for a tool outside
-# --calls, "bridge" with no calls at all) and the same audit entries but
+# --calls, "bridge" with no calls at all, two 300 KB requests through the
+# relay's 64 KiB buffers) and the same audit entries but
 # for times, commits and the backend names. A registered tool under gVisor
 # (word_pair, toolgate backend) calls word_count natively: its answer, its
 # bridge_call entries and its call_result. Exits 77 (skipped) when runsc
@@ -43,16 +44,20 @@ for be in native gvisor; do
 	check "$be: a tool outside --calls is denied" '["denied","denied"]' \
 		"$(t run "$P" '{"n":2,"tool":"stats"}' --calls word_count 2>/dev/null)"
 	check "$be: no calls, no bridge" '["bridge"]' "$(t run "$P" '{"n":1}' 2>/dev/null)"
-	check "$be: each run's backend" "$be $be $be $be" \
+	# 300 KB requests, each more than the relay's 64 KiB buffers hold
+	python3 -c 'import json; print(json.dumps({"n": 2, "vals": ["ab " * 100000]}))' >"$tmp/big.json"
+	check "$be: two 300 KB requests" '["ok:100000","ok:100000"]' \
+		"$(t run "$P" - --calls word_count <"$tmp/big.json" 2>/dev/null)"
+	check "$be: each run's backend" "$be $be $be $be $be" \
 		"$(t log --event run | sed 's/.*"backend":"\([a-z]*\)".*/\1/' | tr '\n' ' ' | sed 's/ $//')"
-	check "$be: the callee's backend" "$be $be $be $be $be" \
+	check "$be: the callee's backend" "$be $be $be $be $be $be $be" \
 		"$(t log --event bridge_call | grep '"outcome":"ok"' | sed 's/.*"callee_backend":"\([a-z]*\)".*/\1/' | tr '\n' ' ' | sed 's/ $//')"
 	entries "$h" >"$tmp/$be.log"
 	t verify >/dev/null 2>&1
 	check "$be: verify" 0 $?
 done
 check "the same audit entries natively and under gVisor" "" "$(diff "$tmp/native.log" "$tmp/gvisor.log")"
-check "as many as expected (4 runs, 8 bridged calls, 5 callee calls and results)" 22 "$(wc -l <"$tmp/gvisor.log")"
+check "as many as expected (5 runs, 10 bridged calls, 7 callee calls and results)" 29 "$(wc -l <"$tmp/gvisor.log")"
 check "the refusals audited" "1 2" \
 	"$(grep -c '"outcome":"limit"' "$tmp/gvisor.log") $(grep -c '"callee":"stats".*"outcome":"denied"' "$tmp/gvisor.log")"
 
