@@ -39,8 +39,8 @@ int sbx_relay_open(struct sbx_relay *r, const char *dir, int fd3)
 	r->lis = r->c = -1;
 	r->fd3 = fd3;
 	if (n < 0 || (size_t)n >= sizeof(a.sun_path))
-		return tg_error_set(TG_ERR_UNAVAILABLE, "gvisor: the bridge's socket path is too long "
-							"(%s)", dir);
+		return tg_error_set(TG_ERR_UNAVAILABLE,
+				    "gvisor: the bridge's socket path is too long (%s)", dir);
 	r->up = malloc(SBX_RELAY_BUF);
 	r->down = malloc(SBX_RELAY_BUF);
 	if (!r->up || !r->down)
@@ -76,14 +76,15 @@ int sbx_relay_poll(struct sbx_relay *r, struct pollfd *p)
 	if (r->c >= 0 && !(r->c_eof && r->f_eof && !r->dlen)) {
 		r->i_c = n;
 		p[n].fd = r->c;
-		p[n++].events = (short)((!r->c_eof && !r->ulen ? POLLIN : 0) | (r->dlen ? POLLOUT : 0));
+		p[n++].events =
+			(short)((!r->c_eof && !r->ulen ? POLLIN : 0) | (r->dlen ? POLLOUT : 0));
 	}
 	/* fd 3 is always watched: its hangup (the bridge shut the channel)
 	 * ends the run as natively */
 	r->i_fd3 = n;
 	p[n].fd = r->fd3;
-	p[n++].events = (short)((r->c >= 0 && !r->f_eof && !r->dlen ? POLLIN : 0) |
-				(r->ulen ? POLLOUT : 0));
+	p[n++].events =
+		(short)((r->c >= 0 && !r->f_eof && !r->dlen ? POLLIN : 0) | (r->ulen ? POLLOUT : 0));
 	return n;
 }
 
@@ -131,8 +132,7 @@ void sbx_relay_finish(struct sbx_relay *r)
 
 	if (r->c < 0 && r->lis >= 0)
 		r->c = accept4(r->lis, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
-	if (r->c >= 0 && !r->ready && !r->c_eof && r->ulen == 0 &&
-	    recv(r->c, &b, 1, MSG_DONTWAIT) == 1)
+	if (r->c >= 0 && !r->ready && !r->c_eof && r->ulen == 0 && recv(r->c, &b, 1, MSG_DONTWAIT) == 1)
 		r->ready = b == SBX_SHIM_READY;
 }
 

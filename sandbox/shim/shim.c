@@ -77,12 +77,12 @@ static const struct sock_filter filter[] = {
 	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
 	BPF_STMT(BPF_RET | BPF_K, KILL),
 	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 0 /* nr */),
-	BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000, 8, 0),     /* -> kill */
-	JEQ(__NR_socket, 8),                                         /* -> deny */
-	JEQ(__NR_socketpair, 7),                                     /* -> deny */
-	JEQ(__NR_accept4, 5),                                        /* -> kill */
-	JEQ(__NR_recvmmsg, 4),                                       /* -> kill */
-	JEQ(__NR_sendmmsg, 3),                                       /* -> kill */
+	BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000, 8, 0),      /* -> kill */
+	JEQ(__NR_socket, 8),                                        /* -> deny */
+	JEQ(__NR_socketpair, 7),                                    /* -> deny */
+	JEQ(__NR_accept4, 5),                                       /* -> kill */
+	JEQ(__NR_recvmmsg, 4),                                      /* -> kill */
+	JEQ(__NR_sendmmsg, 3),                                      /* -> kill */
 	BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, __NR_socket, 0, 1),     /* < 41: allow */
 	BPF_JUMP(BPF_JMP | BPF_JGT | BPF_K, __NR_getsockopt, 0, 1), /* 41-55: kill */
 	BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
@@ -101,8 +101,7 @@ __attribute__((noreturn, used)) void shim_main(long *sp)
 	char **argv = (char **)(sp + 1);
 	static char *const envp[] = { NULL };
 	struct s_sockaddr_un a;
-	struct sock_fprog prog = { sizeof(filter) / sizeof(filter[0]),
-				   (struct sock_filter *)filter };
+	struct sock_fprog prog = { sizeof(filter) / sizeof(filter[0]), (struct sock_filter *)filter };
 	const char *path = SBX_SHIM_SOCKET;
 	char ready = SBX_SHIM_READY;
 	int fd, i;
