@@ -6,8 +6,11 @@
  * starts (sentry, gofer) run inside a native memory/pids cgroup sized for
  * the tool plus gVisor's own overhead, stdin is a sealed memfd, stdout and
  * stderr are captured under the output cap, and the wall-clock timeout, the
- * cap, a cancel and the output limit kill the whole cgroup. What runsc
- * cannot hold is refused, never weakened: fd 3 (the bridge), a workspace,
+ * cap, a cancel and the output limit kill the whole cgroup. A bridged run
+ * (fd 3) starts as /shim /tool ARGS with runsc --host-uds=open, and its
+ * bridge goes through a socket in the bundle that gvisor_relay.c accepts
+ * and relays in this loop. What runsc
+ * cannot hold is refused, never weakened: a workspace,
  * dynamic programs, threads or an explicit CPU-seconds limit (this runsc
  * does not enforce RLIMIT_CPU), and a machine without cgroups or root.
  */
@@ -38,6 +41,8 @@ struct gv_run {
 	int pidfd, in, outp[2], errp[2];
 	struct rusage ru;
 	int status;
+	int bridged;           /* fd 3: the shim and the relay */
+	struct sbx_relay relay;
 };
 
 /* What runsc cannot give as the native sandbox does: refused. */
@@ -45,10 +50,7 @@ static int gv_refuse(const tg_sandbox_opts *o)
 {
 	const char *why = NULL;
 
-	if (o->fd3 > 0)
-		why = "a tool with bridged calls (fd 3) cannot run under gVisor: runsc passes no "
-		      "extra descriptor; use sandbox_backend native";
-	else if (o->workspace)
+	if (o->workspace)
 		why = "a workspace cannot be bound under gVisor (not built)";
 	else if (o->dynamic)
 		why = "dynamic programs cannot run under gVisor (not built: static tools only)";
@@ -93,11 +95,19 @@ static int gv_spawn(struct gv_run *g, const char *runsc, const char *dir)
 	 * the host, since runsc names its control socket after it and two runs
 	 * with one id collide ("address already in use") */
 	const char *id = strrchr(dir, '/') ? strrchr(dir, '/') + 1 : dir;
-	const char *argv[] = { runsc, "--root", root, "--network=none", g->platform,
-			       "--rootless=false", "--ignore-cgroups", "--oci-seccomp",
-			       "run", "--bundle", bundle, id, NULL };
+	const char *argv[16] = { runsc, "--root", root, "--network=none", g->platform,
+				 "--rootless=false", "--ignore-cgroups", "--oci-seccomp" };
 	const char *envp[] = { "PATH=/usr/sbin:/usr/bin:/sbin:/bin", NULL };
-	int i;
+	int i, n = 8;
+
+	/* --host-uds=open only for a bridged run: the shim's one connection */
+	if (g->bridged)
+		argv[n++] = "--host-uds=open";
+	argv[n++] = "run";
+	argv[n++] = "--bundle";
+	argv[n++] = bundle;
+	argv[n++] = id;
+	argv[n] = NULL;
 
 	snprintf(root, sizeof(root), "%s/state", dir);
 	snprintf(bundle, sizeof(bundle), "%s", dir);
@@ -144,8 +154,8 @@ static int gv_wait(struct gv_run *g, const struct sbx_spec *s, tg_buf *ob, tg_bu
 	int killed = -1, over = 0, out_eof = 0, err_eof = 0, done = 0;
 
 	while (!(done && ((out_eof && err_eof) || tg_now_ms() >= drain_until))) {
-		struct pollfd p[4];
-		int n = 0, i_out = -1, i_err = -1, i_cancel = -1;
+		struct pollfd p[7];
+		int n = 0, i_out = -1, i_err = -1, i_cancel = -1, i_relay = -1;
 		uint64_t now = tg_now_ms(), until = done ? drain_until : deadline;
 		int wait = now >= until ? 0 : until - now > 60000 ? 60000 : (int)(until - now);
 
@@ -166,8 +176,15 @@ static int gv_wait(struct gv_run *g, const struct sbx_spec *s, tg_buf *ob, tg_bu
 			p[n].fd = tg_cancel_fd(s->cancel);
 			p[n++].events = POLLIN;
 		}
+		if (g->bridged && !done && killed < 0) {
+			i_relay = n;
+			n += sbx_relay_poll(&g->relay, p + n);
+		}
 		if (poll(p, (nfds_t)n, wait) < 0 && errno != EINTR)
 			break;
+		/* the bridge's peer shut the channel: as natively */
+		if (i_relay >= 0 && sbx_relay_step(&g->relay, p + i_relay) < 0 && killed < 0)
+			killed = TG_REASON_BRIDGE_PROTOCOL;
 		/* a descriptor of this run closed under it (by a bug elsewhere in
 		 * the process): end the run rather than poll a stale number */
 		if (((p[0].revents | (i_out >= 0 ? p[i_out].revents : 0) |
@@ -208,6 +225,9 @@ static tg_reason gv_reason(struct gv_run *g, int killed, int *code, int *sig)
 		return (tg_reason)killed;
 	if (sbx_cgroup_oom(&g->cg))
 		return TG_REASON_MEMORY;
+	/* the shim did not say its set-up held: the tool never ran */
+	if (g->bridged && !g->relay.ready)
+		return TG_REASON_SETUP;
 	if (WIFSIGNALED(st)) {
 		*sig = WTERMSIG(st);
 		return TG_REASON_SIGNALED;
@@ -280,7 +300,8 @@ static int gv_result(tg_run_result **out, struct gv_run *g, tg_buf *ob, tg_buf *
 
 int sbx_gvisor_execute(tg_run_result **out, const struct sbx_spec *s)
 {
-	struct gv_run g = { .pidfd = -1, .in = -1, .outp = { -1, -1 }, .errp = { -1, -1 } };
+	struct gv_run g = { .pidfd = -1, .in = -1, .outp = { -1, -1 }, .errp = { -1, -1 },
+			    .bridged = s->fd3 > 0, .relay = { .lis = -1, .c = -1 } };
 	tg_buf ob = TG_BUF_INIT(0), eb = TG_BUF_INIT(0);
 	char runsc[512], dir[SBX_GVISOR_DIR] = "", plat[8];
 	uint64_t t0 = tg_now_ms();
@@ -293,7 +314,7 @@ int sbx_gvisor_execute(tg_run_result **out, const struct sbx_spec *s)
 		goto out;
 	snprintf(g.platform, sizeof(g.platform), "--platform=%s", plat);
 	r = sbx_gvisor_bundle(dir, s, sbx_as_bytes(s, g.cg.version));
-	if (r < 0)
+	if (r < 0 || (g.bridged && (r = sbx_relay_open(&g.relay, dir, s->fd3)) < 0))
 		goto out;
 	g.in = sbx_make_stdin(s->stdin_data ? s->stdin_data : "", s->stdin_len);
 	if (g.in < 0 || pipe2(g.outp, O_CLOEXEC) < 0 || pipe2(g.errp, O_CLOEXEC) < 0) {
@@ -308,6 +329,8 @@ int sbx_gvisor_execute(tg_run_result **out, const struct sbx_spec *s)
 	fcntl(g.errp[0], F_SETFL, O_NONBLOCK);
 	killed = gv_wait(&g, s, &ob, &eb, t0);
 	gv_kill_all(&g);
+	if (g.bridged) /* a ready byte the loop had no turn for */
+		sbx_relay_finish(&g.relay);
 	if (wait4(g.pid, &g.status, 0, &g.ru) < 0) {
 		r = tg_error_errno(TG_ERR_IO, errno, "gvisor: wait");
 		goto out;
@@ -334,6 +357,7 @@ out:
 	tg_closep(&g.outp[1]);
 	tg_closep(&g.errp[0]);
 	tg_closep(&g.errp[1]);
+	sbx_relay_close(&g.relay);
 	if (g.cg.version)
 		sbx_cgroup_release(&g.cg, 1);
 	sbx_cpu_release(&g.cpu);
@@ -396,6 +420,7 @@ int sbx_gvisor_run(tg_run_result **out, const tg_sandbox_opts *o, const char *re
 	s->envp = empty_env;
 	s->stdin_data = o->stdin_data;
 	s->stdin_len = o->stdin_len;
+	s->fd3 = o->fd3 > 0 ? o->fd3 : 0;
 	r = sbx_gvisor_execute(out, s);
 	free(s);
 	return r;

@@ -8,12 +8,14 @@
  * read-only, empty read-only tmpfs over the /proc and /sys runsc always
  * mounts, hostname toolgate, every native rlimit (sbx_rlimit_value) applied
  * by gVisor's own kernel, and OCI seccomp rules (runsc --oci-seccomp):
- * socket and socketpair refused, a few calls the native filter kills killed
+ * socket and socketpair refused (a bridged run: socket(AF_UNIX) allowed
+ * for the shim, /shim in the root and first in args), a few calls the native filter kills killed
  * (killed_calls), and W^X: mmap, mprotect, pkey_mprotect asking for
  * PROT_EXEC killed (wx_rule).
  */
 #include "sandbox/internal.h"
 #include "sandbox/gvisor.h"
+#include "sandbox/shim/shim.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -22,6 +24,7 @@
 #include <sys/resource.h>
 #include <sys/mman.h>
 #include <sys/sendfile.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -112,12 +115,45 @@ static json_t *wx_rule(void)
 			 PROT_EXEC, "valueTwo", PROT_EXEC, "op", "SCMP_CMP_MASKED_EQ");
 }
 
+/* socket refused; in a bridged run all but AF_UNIX, which the shim needs
+ * for its one connection to /bridge.sock before its own filter refuses
+ * every socket call (sandbox/shim/shim.c) */
+static json_t *socket_rule(const struct sbx_spec *s)
+{
+	if (s->fd3 <= 0)
+		return json_pack("{s:[s],s:s,s:i}", "names", "socket", "action", "SCMP_ACT_ERRNO",
+				 "errnoRet", EACCES);
+	return json_pack("{s:[s],s:s,s:i,s:[{s:i,s:i,s:s}]}", "names", "socket", "action",
+			 "SCMP_ACT_ERRNO", "errnoRet", EACCES, "args", "index", 0, "value",
+			 AF_UNIX, "op", "SCMP_CMP_NE");
+}
+
+/* rootfs/shim: the embedded shim, mode 0555 */
+static int write_shim(const char *dst)
+{
+	_cleanup_close_ int out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0555);
+	size_t off = 0;
+
+	if (out < 0)
+		return tg_error_errno(TG_ERR_IO, errno, "gvisor: %s", dst);
+	while (off < sbx_shim_elf_len) {
+		ssize_t k = write(out, sbx_shim_elf + off, sbx_shim_elf_len - off);
+		if (k <= 0)
+			return tg_error_errno(TG_ERR_IO, k < 0 ? errno : EIO, "gvisor: %s", dst);
+		off += (size_t)k;
+	}
+	return 0;
+}
+
 static json_t *spec_json(const struct sbx_spec *s, uint64_t as_bytes)
 {
 	json_t *args = json_array(), *caps, *j;
 	size_t i = 1;
 
-	/* runsc executes args[0]: the tool sees "/tool" as its argv[0] */
+	/* runsc executes args[0]: the tool sees "/tool" as its argv[0]; a
+	 * bridged run starts as /shim /tool ARGS (sandbox/shim/shim.c) */
+	if (args && s->fd3 > 0 && json_array_append_new(args, json_string(SBX_SHIM_PATH)) < 0)
+		json_decref(args), args = NULL;
 	if (args && json_array_append_new(args, json_string("/tool")) < 0)
 		json_decref(args), args = NULL;
 	for (; args && s->argv[0] && s->argv[i]; i++)
@@ -130,19 +166,20 @@ static json_t *spec_json(const struct sbx_spec *s, uint64_t as_bytes)
 	caps = json_pack("{s:[],s:[],s:[],s:[],s:[]}", "bounding", "effective", "inheritable",
 			 "permitted", "ambient");
 	j = json_pack("{s:s,s:{s:b,s:{s:i,s:i},s:o,s:[],s:s,s:o,s:o,s:b},s:{s:s,s:b},s:s,"
-		      "s:o,s:{s:[{s:s},{s:s},{s:s},{s:s},{s:s}],s:{s:s,s:[s],s:[{s:[s,s],s:s,s:i}]}}}",
+		      "s:o,s:{s:[{s:s},{s:s},{s:s},{s:s},{s:s}],s:{s:s,s:[s],s:[{s:[s],s:s,s:i}]}}}",
 		      "ociVersion", "1.0.0", "process", "terminal", 0, "user", "uid", 65534, "gid",
 		      65534, "args", args, "env", "cwd", "/tmp", "capabilities", caps, "rlimits",
 		      rlimits_json(s, as_bytes), "noNewPrivileges", 1, "root", "path", "rootfs",
 		      "readonly", 1, "hostname", "toolgate", "mounts", mounts_json(s), "linux",
 		      "namespaces", "type", "pid", "type", "network", "type", "ipc", "type", "uts",
 		      "type", "mount", "seccomp", "defaultAction", "SCMP_ACT_ALLOW",
-		      "architectures", "SCMP_ARCH_X86_64", "syscalls", "names", "socket",
-		      "socketpair", "action", "SCMP_ACT_ERRNO", "errnoRet", EACCES);
+		      "architectures", "SCMP_ARCH_X86_64", "syscalls", "names", "socketpair",
+		      "action", "SCMP_ACT_ERRNO", "errnoRet", EACCES);
 	if (j) {
 		json_t *calls = json_object_get(json_object_get(json_object_get(j, "linux"),
 								"seccomp"), "syscalls");
-		if (json_array_append_new(calls, killed_calls()) < 0 ||
+		if (json_array_append_new(calls, socket_rule(s)) < 0 ||
+		    json_array_append_new(calls, killed_calls()) < 0 ||
 		    json_array_append_new(calls, wx_rule()) < 0) {
 			json_decref(j);
 			return NULL;
@@ -172,6 +209,9 @@ int sbx_gvisor_bundle(char dir[SBX_GVISOR_DIR], const struct sbx_spec *s, uint64
 	snprintf(path, sizeof(path), "%s/rootfs/tool", dir);
 	r = copy_tool(s->tool_src, path);
 	if (r < 0)
+		return r;
+	snprintf(path, sizeof(path), "%s/rootfs%s", dir, SBX_SHIM_PATH);
+	if (s->fd3 > 0 && (r = write_shim(path)) < 0)
 		return r;
 	j = spec_json(s, as_bytes);
 	if (!j)

@@ -3,8 +3,8 @@
 # (`toolgate backend`, registry/record/backend.c) against the real runsc.
 # word_pair (native) calls word_count put under gVisor: the bridged callee
 # runs under runsc (TG_RUNSC pointing nowhere fails it) and is audited as
-# any bridged call; word_pair itself under gVisor is refused at the call
-# (fd 3 does not pass through runsc). The choice is audited, shown by show
+# any bridged call; word_pair itself under gVisor calls it too (fd 3
+# through the shim and the relay). The choice is audited, shown by show
 # and status and in each call_result entry; native under a gvisor home needs
 # --weaken; an agent's manifest cannot name a backend. Exits 77 (skipped)
 # when runsc cannot run here.
@@ -68,11 +68,13 @@ check "that bridged call audited failed" 1 "$(t log --event bridge_call | tail -
 out=$(TG_RUNSC=/nonexistent t create "$ex/word_count_v2" 2>&1)
 check "a create's tests under the tool's backend" 1 "$(echo "$out" | grep -c 'TG_RUNSC=/nonexistent')"
 
-# word_pair under gVisor: fd 3 cannot pass into runsc: refused at the call
+# word_pair under gVisor too: a bridged caller under gVisor (the shim and
+# the relay) calling a gVisor callee
 check "set word_pair gvisor" "word_pair: gvisor (set for this tool)" "$(t backend word_pair gvisor 2>&1)"
 out=$(t call word_pair '{"a":"x","b":"y"}' 2>&1); rc=$?
-check "a bridged caller under gvisor is refused (exit 3)" "3 toolgate: call: sandbox: gvisor: a tool with bridged calls (fd 3) cannot run under gVisor: runsc passes no extra descriptor; use sandbox_backend native" "$rc $out"
-check "its audit entry says gvisor" 1 "$(t log --event call_result --tool word_pair | tail -1 | grep -c '"reason":"run_failed","backend":"gvisor"')"
+check "a bridged caller under gvisor calls" '0 {"words":2}' "$rc $out"
+check "its audit entry says gvisor" 1 "$(t log --event call_result --tool word_pair | tail -1 | grep -c '"ok":true,.*"reason":"exited","backend":"gvisor"')"
+check "its bridged calls audited ok" 2 "$(t log --event bridge_call | tail -2 | grep -c '"caller":"word_pair@1","callee":"word_count".*"outcome":"ok".*"callee_backend":"gvisor"}$')"
 check "native follows the home again" "word_pair: native (the home's default, config.json sandbox_backend)" "$(t backend word_pair native 2>&1)"
 check "and calls" '{"words":2}' "$(t call word_pair '{"a":"x","b":"y"}' 2>&1)"
 

@@ -3,7 +3,8 @@
  * against the native contract: a result comes back with stdin passed
  * through, no socket, a root of /tool, /tmp and gVisor's /dev only, the
  * timeout, the output cap and the memory limit with their reasons, gVisor's
- * uname, a fork refused, what runsc cannot hold refused, and runs from
+ * uname, a fork refused, what runsc cannot hold refused, the bridge (fd 3)
+ * through the shim with no other socket to be had, and runs from
  * four threads at once each with its own exact result. Exits 77
  * (ctest SKIP_RETURN_CODE) with the reason when runsc is absent or cannot
  * run here (tg_sandbox_gvisor_available).
@@ -17,6 +18,10 @@
 #include <string.h>
 #include <cmocka.h>
 #include <pthread.h>
+#include <errno.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "sandbox/sandbox.h"
 
@@ -267,16 +272,101 @@ static void gv_refusals(void **st)
 	tg_sandbox_opts o = { .program = ATTACK("echo_stdin"), .backend = TG_SANDBOX_GVISOR };
 	tg_run_result *r = NULL;
 	(void)st;
-	o.fd3 = 99;
-	assert_int_equal(tg_sandbox_run(&r, &o), TG_ERR_UNAVAILABLE);
-	assert_non_null(strstr(tg_error_last()->message, "bridged calls (fd 3)"));
-	o.fd3 = 0;
 	o.max_procs = 4;
 	assert_int_equal(tg_sandbox_run(&r, &o), TG_ERR_UNAVAILABLE);
 	o.max_procs = 0;
 	o.workspace = "/tmp";
 	assert_int_equal(tg_sandbox_run(&r, &o), TG_ERR_UNAVAILABLE);
 	assert_null(r);
+}
+
+/* The bridge (fd 3) under gVisor as natively: the shim's socket relayed to
+ * fd 3, its ready byte not passed on; the tool can open no other socket
+ * (EACCES, the shim's own filter), has nothing at fd 4, and connect or
+ * sendmsg kill it (reason seccomp). Each case runs on both backends. */
+static tg_run_result *gv_bridged(tg_sandbox_backend be, const char *arg, char *got, size_t n)
+{
+	const char *argv[3] = { "bridge_socket", arg, NULL };
+	tg_sandbox_opts o = { .timeout_ms = 20000, .program = ATTACK("bridge_socket"),
+			      .argv = argv, .backend = be };
+	tg_run_result *r = NULL;
+	int sp[2];
+	ssize_t k;
+
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp), 0);
+	assert_int_equal(write(sp[0], "pong\n", 5), 5);
+	o.fd3 = sp[1];
+	if (tg_sandbox_run(&r, &o) < 0)
+		fail_msg("bridged run failed: %s", tg_error_last()->message);
+	close(sp[1]);
+	k = read(sp[0], got, n - 1);
+	got[k > 0 ? k : 0] = '\0';
+	close(sp[0]);
+	return r;
+}
+
+static void gv_bridge(void **st)
+{
+	static const char *const args[] = { NULL, "connect", "sendmsg" };
+	static const tg_reason want[] = { TG_REASON_EXITED, TG_REASON_SECCOMP, TG_REASON_SECCOMP };
+	const char *out = "ping: ok\ngot=pong\nunix: EACCES\ninet: EACCES\n"
+			  "socketpair: EACCES\nfd4: EBADF\n";
+	size_t i, b;
+	(void)st;
+	for (i = 0; i < 3; i++)
+		for (b = 0; b < 2; b++) {
+			char got[64];
+			tg_run_result *r = gv_bridged(b ? TG_SANDBOX_GVISOR : TG_SANDBOX_NATIVE,
+						      args[i], got, sizeof(got));
+			if (r->reason != want[i] || strcmp(r->out, out) != 0 ||
+			    strcmp(got, "ping\n") != 0)
+				fail_msg("%s %s: reason %s out [%s] err [%s] fd 3 got [%s]",
+					 b ? "gvisor" : "native", args[i] ? args[i] : "-",
+					 tg_reason_name(r->reason), r->out, r->err, got);
+			tg_run_result_free(r);
+		}
+}
+
+/* The bridge's end shut before the run: bridge_protocol, as natively. */
+static void gv_bridge_hangup(void **st)
+{
+	int sp[2];
+	tg_sandbox_opts o = { .timeout_ms = 20000 };
+	tg_run_result *r;
+	(void)st;
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp), 0);
+	close(sp[0]);
+	o.fd3 = sp[1];
+	r = gv_run(&o, "sleep_forever", NULL);
+	close(sp[1]);
+	assert_int_equal(r->reason, TG_REASON_BRIDGE_PROTOCOL);
+	tg_run_result_free(r);
+}
+
+/* The bridge's socket path must fit a unix address: refused, not cut. */
+static void gv_bridge_long_path(void **st)
+{
+	char dir[160], *old = getenv("TMPDIR") ? strdup(getenv("TMPDIR")) : NULL;
+	int sp[2];
+	tg_sandbox_opts o = { .program = ATTACK("echo_stdin"), .backend = TG_SANDBOX_GVISOR };
+	tg_run_result *r = NULL;
+	(void)st;
+	snprintf(dir, sizeof(dir), "/tmp/tg-gv-%0100d", 0);
+	assert_true(mkdir(dir, 0700) == 0 || errno == EEXIST);
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp), 0);
+	o.fd3 = sp[1];
+	setenv("TMPDIR", dir, 1);
+	assert_int_equal(tg_sandbox_run(&r, &o), TG_ERR_UNAVAILABLE);
+	if (old)
+		setenv("TMPDIR", old, 1);
+	else
+		unsetenv("TMPDIR");
+	free(old);
+	assert_null(r);
+	assert_non_null(strstr(tg_error_last()->message, "gvisor: the bridge's socket path is too long"));
+	close(sp[0]);
+	close(sp[1]);
+	rmdir(dir);
 }
 
 int main(void)
@@ -289,6 +379,8 @@ int main(void)
 		cmocka_unit_test(gv_fork_refused),
 		cmocka_unit_test(gv_attacks),          cmocka_unit_test(gv_refusals),
 		cmocka_unit_test(gv_concurrent),
+		cmocka_unit_test(gv_bridge),           cmocka_unit_test(gv_bridge_hangup),
+		cmocka_unit_test(gv_bridge_long_path),
 	};
 	uint64_t ms = 0;
 	char plat[8];
