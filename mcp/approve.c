@@ -162,19 +162,8 @@ int tg_mcp_mrtr_begin(tg_mcp_server *s, const json_t *id, const char *name, cons
 	if (verdict < 0)
 		return tg_mcp_state_refuse(s, id, name, "inputResponses." APPROVAL_KEY ": the answer to the "
 					   "approval request is missing");
-	if (!s->be.state_redeem)
-		return tg_mcp_state_refuse(s, id, name, "requestState: this server issues none");
-	r = s->be.state_redeem(s->be.ctx, &payload, json_string_value(state), tg_mcp_state_principal(s),
-			       s->request_sha256);
-	if (r == TG_ERR_DENIED) {
-		snprintf(why, sizeof(why), "requestState: %.400s", tg_error_last()->message);
-		return tg_mcp_state_refuse(s, id, name, why);
-	}
-	if (r < 0) {
-		r = tg_mcp_reply_error(s, id, TG_RPC_INTERNAL_ERROR, "requestState: %s",
-				       tg_error_last()->message);
-		return r < 0 ? r : 1;
-	}
+	if ((r = tg_mcp_state_redeem(s, id, name, json_string_value(state), &payload)) != 0)
+		return r;
 	grants = json_object_get(payload, "grants");
 	grants = json_is_array(grants) ? json_deep_copy(grants) : json_array();
 	ask = json_object_get(payload, "ask");

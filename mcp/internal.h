@@ -192,6 +192,11 @@ int tg_mcp_mrtr_end(tg_mcp_server *s, const json_t *id, size_t mark, int r);
 void tg_mcp_audit(tg_mcp_server *s, const char *event, const char *tool, json_t *details);
 int tg_mcp_state_refuse(tg_mcp_server *s, const json_t *id, const char *tool, const char *why);
 const char *tg_mcp_state_principal(const tg_mcp_server *s);
+/* Redeem a requestState sealed to this session's principal: 0 with its
+ * payload (the caller's), else answered (1: refused -32602 and audited, or
+ * -32603) or < 0 when the answer could not be written. */
+int tg_mcp_state_redeem(tg_mcp_server *s, const json_t *id, const char *tool, const char *state,
+			json_t **payload);
 /* tool_input.c: a tool asking its client for input (docs/MCP.md).
  * begin redeems the state of a retry whose answers are not a call approval
  * (1: an error answer was queued, 0: go on with s->tool_input set); args

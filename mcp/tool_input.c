@@ -64,19 +64,8 @@ int tg_mcp_tool_input_begin(tg_mcp_server *s, const json_t *id, const char *name
 			 TG_INPUT_MAX_RESPONSES);
 		return tg_mcp_state_refuse(s, id, name, why);
 	}
-	if (!s->be.state_redeem)
-		return tg_mcp_state_refuse(s, id, name, "requestState: this server issues none");
-	r = s->be.state_redeem(s->be.ctx, &payload, state, tg_mcp_state_principal(s),
-			       s->request_sha256);
-	if (r == TG_ERR_DENIED) {
-		snprintf(why, sizeof(why), "requestState: %.400s", tg_error_last()->message);
-		return tg_mcp_state_refuse(s, id, name, why);
-	}
-	if (r < 0) {
-		r = tg_mcp_reply_error(s, id, TG_RPC_INTERNAL_ERROR, "requestState: %s",
-				       tg_error_last()->message);
-		return r < 0 ? r : 1;
-	}
+	if ((r = tg_mcp_state_redeem(s, id, name, state, &payload)) != 0)
+		return r;
 	ti = json_object_get(payload, "tool_input");
 	if (!json_is_object(ti))
 		return tg_mcp_state_refuse(s, id, name, "inputResponses.call_approval: the answer "
