@@ -175,23 +175,71 @@ static _Noreturn void child_main(int wfd, const tg_policy *p, const char *source
 	_exit(0);
 }
 
-/* Wait for the child's answer until the deadline; 0 with the answer, or a
- * describing finding added to l. */
-static void collect(tg_flist *l, const tg_policy *p, pid_t pid, int rfd, uint64_t deadline)
+/* The CPU time pid has used (user and system, ms), or UINT64_MAX. */
+static uint64_t child_cpu_ms(pid_t pid)
+{
+	char path[64], buf[1024], *c;
+	unsigned long long ut, st;
+	long tick = sysconf(_SC_CLK_TCK);
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return UINT64_MAX;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0 || tick <= 0)
+		return UINT64_MAX;
+	buf[n] = '\0';
+	c = strrchr(buf, ')'); /* fields 14 and 15 follow the command's name */
+	if (!c || sscanf(c + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut,
+			 &st) != 2)
+		return UINT64_MAX;
+	return (ut + st) * 1000u / (unsigned long long)tick;
+}
+
+/* The analysis's budget is its CPU time: a deadline reached while the child
+ * has used less than the budget (a loaded host gave it less of a core) moves
+ * on by what is left, up to four times the budget of wall time. 1 when the
+ * child is out of time. */
+static int out_of_time(pid_t pid, uint64_t *deadline, uint64_t start, uint32_t budget_ms)
+{
+	uint64_t now = tg_now_ms(), hard = start + 4 * (uint64_t)budget_ms, cpu;
+
+	if (now < *deadline)
+		return 0;
+	cpu = child_cpu_ms(pid);
+	if (cpu == UINT64_MAX || cpu + 50 >= budget_ms || now >= hard)
+		return 1;
+	*deadline = now + (budget_ms - cpu > 100 ? budget_ms - cpu : 100);
+	if (*deadline > hard)
+		*deadline = hard;
+	return 0;
+}
+
+/* Wait for the child's answer within its time (out_of_time); 0 with the
+ * answer, or a describing finding added to l. */
+static void collect(tg_flist *l, const tg_policy *p, pid_t pid, int rfd, uint64_t start,
+		    uint32_t budget_ms)
 {
 	tg_buf b = TG_BUF_INIT(TG_MAX_ANSWER);
 	char chunk[16384];
 	int eof = 0, killed = 0, too_big = 0, status = 0;
+	uint64_t deadline = start + budget_ms;
 
 	while (!eof) {
 		uint64_t now = tg_now_ms();
 		struct pollfd pfd = { rfd, POLLIN, 0 };
 		int pr;
-		if (now >= deadline) {
+		if (now >= deadline && out_of_time(pid, &deadline, start, budget_ms)) {
 			kill(pid, SIGKILL);
 			killed = 1;
 			break;
 		}
+		if (now >= deadline)
+			continue; /* moved on by out_of_time */
 		pr = poll(&pfd, 1, (int)(deadline - now));
 		if (pr < 0 && errno == EINTR)
 			continue;
@@ -220,7 +268,7 @@ static void collect(tg_flist *l, const tg_policy *p, pid_t pid, int rfd, uint64_
 			break;
 		}
 		if (w == 0) {
-			if (tg_now_ms() >= deadline) {
+			if (out_of_time(pid, &deadline, start, budget_ms)) {
 				kill(pid, SIGKILL);
 				killed = 1;
 			} else {
@@ -309,7 +357,7 @@ int tg_analyze(tg_report **out, const tg_policy *p, const char *filename, const 
 	}
 	close(fds[1]);
 	fds[1] = -1;
-	collect(&l, p, pid, fds[0], start + timeout_ms);
+	collect(&l, p, pid, fds[0], start, timeout_ms);
 	close(fds[0]);
 	fds[0] = -1;
 done:

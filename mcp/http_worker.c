@@ -534,6 +534,15 @@ static json_t *read_answer(int fd, const tg_call_hooks *hooks)
 	return a;
 }
 
+/* May q be sent again to another worker after one died while serving it?
+ * Only the token check, which reads and changes nothing. */
+static int retry_safe(const json_t *q)
+{
+	const char *op = json_string_value(json_object_get(q, "op"));
+
+	return op && strcmp(op, "token") == 0;
+}
+
 int http_worker_call_hooked(tg_http *h, json_t *q /* stolen */, json_t **out,
 			    const tg_call_hooks *hooks)
 {
@@ -550,17 +559,29 @@ int http_worker_call_hooked(tg_http *h, json_t *q /* stolen */, json_t **out,
 		json_decref(q);
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
 	}
-	i = acquire(h);
-	if (i == (unsigned)-1) {
-		json_decref(q);
-		return tg_error_set(TG_ERR_INTERNAL, "every registry worker of the server died");
-	}
-	http_cancel_worker_take(h, i);
-	if (tg_frame_write(h->wfd[i], q) < 0 || !(a = read_answer(h->wfd[i], hooks))) {
-		json_decref(q);
+	for (;;) {
+		int sent;
+
+		i = acquire(h);
+		if (i == (unsigned)-1) {
+			json_decref(q);
+			return tg_error_set(TG_ERR_INTERNAL,
+					    "every registry worker of the server died");
+		}
+		http_cancel_worker_take(h, i);
+		sent = tg_frame_write(h->wfd[i], q) == 0;
+		if (sent && (a = read_answer(h->wfd[i], hooks)))
+			break;
 		http_cancel_worker_done(h, i);
 		release(h, i, 1);
-		return tg_error_set(TG_ERR_INTERNAL, "a registry worker of the server died");
+		/* a worker found dead (killed, crashed) before it had the
+		 * request, or while checking a token (it only reads), is out
+		 * of the pool: the request goes to another; anything else it
+		 * may have begun is not done twice */
+		if (sent && !retry_safe(q)) {
+			json_decref(q);
+			return tg_error_set(TG_ERR_INTERNAL, "a registry worker of the server died");
+		}
 	}
 	json_decref(q);
 	http_cancel_worker_done(h, i);
