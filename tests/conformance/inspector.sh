@@ -18,14 +18,8 @@ if [ ! -x "$node" ] || [ ! -f "$cli_dir/index.js" ]; then
 	echo "inspector: $here/node_modules is missing: run scripts/install-deps.sh" >&2
 	exit 1
 fi
-work=$(mktemp -d)
-pid=
-cleanup() {
-	[ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
-	rm -rf "$work"
-}
-trap cleanup EXIT
-trap "exit 1" INT TERM
+. "$here/lib.sh"
+work_dir
 
 home="$work/home"
 mkdir "$home"
@@ -86,14 +80,7 @@ unknown "$toolgate" --home "$home" serve
 # HTTP with a bearer token
 token=$("$toolgate" --home "$home" token add inspector 2>"$work/err" | grep -o 'tgt_[0-9a-f]*' | head -1)
 [ -n "$token" ] || fail "token add printed no token"
-"$toolgate" --home "$home" serve --http 127.0.0.1:0 2>"$work/serve.log" &
-pid=$!
-url=
-for _ in $(seq 100); do
-	url=$(sed -n 's/.*listening on \(http:[^ ]*\/mcp\).*/\1/p' "$work/serve.log")
-	[ -n "$url" ] && break
-	sleep 0.1
-done
+serve_http "$toolgate" "$home"
 [ -n "$url" ] || fail "serve did not start: $(cat "$work/serve.log")"
 auth="Authorization: Bearer $token"
 inspect "$url" --transport http --header "$auth" --method tools/list >"$work/list.json" \

@@ -26,14 +26,8 @@ if [ ! -x "$node" ] || [ ! -f "$suite" ]; then
 	echo "conformance: $line/node_modules is missing: run scripts/install-deps.sh" >&2
 	exit 1
 fi
-work=$(mktemp -d)
-pid=
-cleanup() {
-	[ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
-	rm -rf "$work"
-}
-trap cleanup EXIT
-trap "exit 1" INT TERM
+. "$here/lib.sh"
+work_dir
 
 extra=
 [ "$line" != "$here" ] && extra="$line/tools/*/"
@@ -46,14 +40,7 @@ for t in "$here"/tools/*/ $extra; do
 	}
 done
 
-"$toolgate" --home "$work/home" serve --http 127.0.0.1:0 --insecure-no-auth 2>"$work/serve.log" &
-pid=$!
-url=
-for _ in $(seq 100); do
-	url=$(sed -n 's/.*listening on \(http:[^ ]*\/mcp\).*/\1/p' "$work/serve.log")
-	[ -n "$url" ] && break
-	sleep 0.1
-done
+serve_http "$toolgate" "$work/home" --insecure-no-auth
 if [ -z "$url" ]; then
 	cat "$work/serve.log" >&2
 	echo "conformance: serve did not start" >&2
