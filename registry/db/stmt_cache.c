@@ -26,6 +26,9 @@
  * - Fork: a handle belongs to the process that opened it (the HTTP workers
  *   open their own after the fork). A cache hands out statements only in
  *   the process that made it; elsewhere reg_prepare compiles uncached ones.
+ *   The process is told by its id, read once per process (reg_self_pid: a
+ *   pthread_atfork handler forgets it in a forked child) instead of a
+ *   getpid() per statement, some forty per call.
  * - Threads: only the thread that uses the handle touches its cache (a
  *   bridged call's thread uses the handle only while the calling thread
  *   waits for the sandbox run).
@@ -39,6 +42,7 @@
 #include "registry/db/db.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -63,6 +67,32 @@ struct reg_stmt_cache {
 
 static pthread_mutex_t caches_mu = PTHREAD_MUTEX_INITIALIZER;
 static reg_stmt_cache *caches;
+static pthread_once_t pid_once = PTHREAD_ONCE_INIT;
+static _Atomic pid_t cached_pid;
+
+static void pid_forget(void)
+{
+	atomic_store(&cached_pid, 0);
+}
+
+static void pid_hook(void)
+{
+	(void)pthread_atfork(NULL, NULL, pid_forget);
+}
+
+/* This process's id: a forked child forgets its parent's (pid_forget). */
+pid_t reg_self_pid(void)
+{
+	pid_t p;
+
+	pthread_once(&pid_once, pid_hook);
+	p = atomic_load(&cached_pid);
+	if (!p) {
+		p = getpid();
+		atomic_store(&cached_pid, p);
+	}
+	return p;
+}
 
 static reg_stmt_cache *cache_of(sqlite3 *db)
 {
@@ -81,12 +111,12 @@ static reg_stmt_cache *cache_get(tg_registry *r)
 	reg_stmt_cache *c = r->stmts;
 
 	if (c)
-		return c->owner == getpid() ? c : NULL;
+		return c->owner == reg_self_pid() ? c : NULL;
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return NULL;
 	c->db = r->db;
-	c->owner = getpid();
+	c->owner = reg_self_pid();
 	pthread_mutex_lock(&caches_mu);
 	c->next = caches;
 	caches = c;
