@@ -58,9 +58,20 @@ int sbx_run_with(tg_run_result **out, const tg_sandbox_opts *o, unsigned test_fl
 	if (!out || !o || !o->program)
 		return tg_error_set(TG_ERR_INVALID, "sandbox: no program");
 	*out = NULL;
-	/* bind the file itself: /bin/sh may be a link to a relative "dash" */
-	if (!realpath(o->program, real))
-		return tg_error_errno(TG_ERR_NOTFOUND, errno, "sandbox: %s", o->program);
+	/* gVisor binds the file itself (/bin/sh may be a link to a relative
+	 * "dash"), and a relative name would be taken from the wrong folder
+	 * later: both get the real path. A native run only opens an absolute
+	 * name (the pool as a descriptor, child.c's copy to /tool), which
+	 * follows links as realpath would: no readlink per component of a
+	 * cached tool's path on every call. */
+	if (o->backend == TG_SANDBOX_GVISOR || o->program[0] != '/') {
+		if (!realpath(o->program, real))
+			return tg_error_errno(TG_ERR_NOTFOUND, errno, "sandbox: %s", o->program);
+	} else if (strlen(o->program) >= sizeof(real)) {
+		return tg_error_set(TG_ERR_INVALID, "sandbox: %s: name too long", o->program);
+	} else {
+		snprintf(real, sizeof(real), "%s", o->program);
+	}
 	if (stat(real, &st) < 0)
 		return tg_error_errno(TG_ERR_NOTFOUND, errno, "sandbox: %s", o->program);
 	if (!S_ISREG(st.st_mode))

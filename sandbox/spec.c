@@ -3,7 +3,8 @@
  * of a run (struct sbx_spec, internal.h) and what they ask of the kernel
  * first: the default limits of a run (sbx_spec_defaults), its binds (a host
  * file or folder, the system library folders, the three device nodes) and
- * the kernel's Landlock ABI and time namespaces, probed once per process.
+ * the kernel's Landlock ABI and time namespaces, probed once per process
+ * (the device nodes too: sbx_spec_bind_dev).
  * It calls nothing else of the module: sandbox.c, build.c, pool.c and run.c
  * call it.
  */
@@ -80,18 +81,37 @@ int sbx_spec_bind_system(struct sbx_spec *s)
 	return 0;
 }
 
+/* The three device nodes are looked at (an lstat and a stat each) once
+ * per process, the first time a run binds them, and copied into every
+ * later spec: a per-run look found the same host nodes, and it checked
+ * nothing the run does not check again itself, since the child clones
+ * each bind source with open_tree() when it builds the root (child.c),
+ * which fails, and fails the run, if a node is gone by then. A failed
+ * look is not kept: the next run looks again. */
 int sbx_spec_bind_dev(struct sbx_spec *s)
 {
 	static const char *const devs[] = { "/dev/null", "/dev/zero", "/dev/urandom" };
+	static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+	static struct sbx_spec seen; /* only its binds: the nodes as looked at */
+	static int looked;
 	size_t i;
-	int r;
+	int r = 0;
 
-	for (i = 0; i < TG_ARRAY_SIZE(devs); i++) {
-		r = sbx_spec_bind(s, devs[i], devs[i], SBX_BIND_DEV);
-		if (r < 0)
-			return r;
+	pthread_mutex_lock(&mu);
+	if (!looked) {
+		seen.nbinds = 0;
+		for (i = 0; r == 0 && i < TG_ARRAY_SIZE(devs); i++)
+			r = sbx_spec_bind(&seen, devs[i], devs[i], SBX_BIND_DEV);
+		looked = r == 0;
 	}
-	return 0;
+	if (r == 0 && s->nbinds + seen.nbinds > SBX_MAX_BINDS)
+		r = tg_error_set(TG_ERR_LIMIT, "sandbox: too many binds");
+	if (r == 0) {
+		memcpy(&s->binds[s->nbinds], seen.binds, seen.nbinds * sizeof(seen.binds[0]));
+		s->nbinds += seen.nbinds;
+	}
+	pthread_mutex_unlock(&mu);
+	return r;
 }
 
 int sbx_landlock_abi(void)
