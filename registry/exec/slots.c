@@ -52,7 +52,8 @@ static uint64_t now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
-/* One free slot among n, or -1 (errno EWOULDBLOCK when all are held). */
+/* One free slot among n, or -1 (errno EWOULDBLOCK when all are held,
+ * ENOENT when the folder is missing). */
 static int try_slots(const char *dir, const char *kind, uint32_t n)
 {
 	char path[4096];
@@ -62,6 +63,10 @@ static int try_slots(const char *dir, const char *kind, uint32_t n)
 	for (i = 0; i < n; i++) {
 		snprintf(path, sizeof(path), "%s/%s-slot.%u", dir, kind, i);
 		fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0666);
+		if (fd < 0 && errno == ENOENT) { /* no folder: made by the caller */
+			err = ENOENT;
+			break;
+		}
 		if (fd < 0)
 			fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW); /* another user's */
 		if (fd < 0) {
@@ -89,10 +94,14 @@ static int slot_take_in(const char *dir, const tg_cancel *cancel, const char *ki
 	*slot = -1;
 	if (!n)
 		return 0;
-	if (mkdir(dir, 0777) != 0 && errno != EEXIST)
-		return tg_error_errno(TG_ERR_IO, errno, "%s slots: %s", kind, dir);
 	for (;;) {
 		fd = try_slots(dir, kind, n);
+		/* the folder is made when missing, not tried on every take */
+		if (fd < 0 && errno == ENOENT) {
+			if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+				return tg_error_errno(TG_ERR_IO, errno, "%s slots: %s", kind, dir);
+			fd = try_slots(dir, kind, n);
+		}
 		if (fd >= 0) {
 			*slot = fd;
 			return 0;
