@@ -69,6 +69,7 @@ void tg_registry_free(tg_registry *r)
 	}
 	if (r->wal_fd >= 0)
 		close(r->wal_fd);
+	reg_anchor_drop(r);
 	reg_review_drop(r);
 	reg_audit_mirror_free(r);
 	tg_store_free(r->store);
@@ -219,6 +220,7 @@ int tg_registry_open(tg_registry **out, const char *home, int create)
 	if (!r)
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
 	r->wal_fd = -1;
+	r->anchor_fd = -1;
 	r->txn_hooks = &txn_hooks;
 	r->call_tool = reg_call_ex;
 	r->home = strdup(home);

@@ -17,6 +17,7 @@
 #include "store/store.h"
 
 #include <sqlite3.h>
+#include <sys/types.h>
 
 /* What the layers above db/ do at the edges of a transaction (txn.c calls
  * them; registry.c registers them at open, as SQLite's commit and rollback
@@ -62,6 +63,11 @@ struct tg_registry {
 	char *db_path;
 	char *cache_dir;
 	char *anchor_path;
+	int anchor_fd;         /* audit.anchor held open (record/audit_guard.c), or -1 */
+	int anchor_rw;         /* ... opened for writing */
+	pid_t anchor_pid;      /* ... by this process (a fork opens its own) */
+	dev_t anchor_dev;      /* ... and the file it is */
+	ino_t anchor_ino;
 	char *sdk_include;
 	sqlite3 *db;
 	char *store_path;
@@ -135,6 +141,8 @@ void reg_finalizep(sqlite3_stmt **st);
 /* reg_exec of a text holding exactly one statement, compiled once per
  * handle (BEGIN IMMEDIATE, COMMIT); errors as reg_exec's. */
 int reg_exec_cached(tg_registry *r, const char *sql);
+/* This process's id, read once per process (a fork's child reads its own). */
+pid_t reg_self_pid(void);
 /* Statements the handle keeps (tests). */
 size_t reg_stmt_cache_size(const tg_registry *r);
 /* Finalize them all (before the connection closes). */

@@ -244,30 +244,16 @@ int reg_audit_anchor_update(tg_registry *r)
 	return reg_audit_anchor_write(r, r->audit_seq_pending, r->audit_hash_pending);
 }
 
-int reg_audit_anchor_write(tg_registry *r, int64_t seq, const char *hash)
+/* The record written into fd, which the caller holds LOCK_EX on. */
+static int anchor_put(tg_registry *r, int fd, int64_t seq, const char *hash)
 {
-	_cleanup_close_ int fd = -1;
 	_cleanup_json_ json_t *cur = NULL, *next = NULL;
 	_cleanup_free_ char *text = NULL;
 	char rec[REG_ANCHOR_BYTES], old[REG_ANCHOR_BYTES * 4];
 	tg_json_limits lim = { sizeof(old), 8 };
 	ssize_t n;
 	size_t len;
-	int created = 0;
 
-	fd = open(r->anchor_path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0 && errno == ENOENT) {
-		fd = open(r->anchor_path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-		created = fd >= 0;
-		if (fd < 0 && errno == EEXIST)
-			fd = open(r->anchor_path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
-	}
-	if (fd < 0)
-		return tg_error_errno(TG_ERR_IO, errno, "%s", r->anchor_path);
-	while (flock(fd, LOCK_EX) != 0) {
-		if (errno != EINTR)
-			return tg_error_errno(TG_ERR_IO, errno, "lock %s", r->anchor_path);
-	}
 	n = pread(fd, old, sizeof(old), 0);
 	if (n > 0 && tg_json_parse(&cur, old, (size_t)n, &lim) < 0)
 		tg_error_clear(); /* a damaged anchor is replaced; verify reports it before */
@@ -292,6 +278,27 @@ int reg_audit_anchor_write(tg_registry *r, int64_t seq, const char *hash)
 		return tg_error_errno(TG_ERR_IO, errno ? errno : EIO, "write %s", r->anchor_path);
 	if (n > (ssize_t)sizeof(rec) && ftruncate(fd, sizeof(rec)) < 0)
 		return tg_error_errno(TG_ERR_IO, errno, "truncate %s", r->anchor_path);
+	return 0;
+}
+
+int reg_audit_anchor_write(tg_registry *r, int64_t seq, const char *hash)
+{
+	int fd = -1, created = 0, rc;
+
+	/* held open by the handle, the name looked up again (audit_guard.c) */
+	rc = reg_anchor_fd(r, 1, 1, &fd, &created);
+	if (rc == 2)
+		return tg_error_set(TG_ERR_IO, "%s: not a regular file", r->anchor_path);
+	if (rc <= 0)
+		return rc < 0 ? rc : tg_error_set(TG_ERR_IO, "%s: cannot be made", r->anchor_path);
+	while (flock(fd, LOCK_EX) != 0) {
+		if (errno != EINTR)
+			return tg_error_errno(TG_ERR_IO, errno, "lock %s", r->anchor_path);
+	}
+	rc = anchor_put(r, fd, seq, hash);
+	(void)flock(fd, LOCK_UN);
+	if (rc < 0)
+		return rc;
 	/* No fdatasync: the entries it names were made durable first (their
 	 * commit passed the durability barrier, commit.c), so after a power
 	 * loss the record can only lag behind the log, which verify accepts;

@@ -13,6 +13,13 @@
  * transaction, under SQLite's write lock: a missing anchor beside a
  * non-empty log then always means a deletion, never a race with the first
  * commit's anchor write.
+ * The handle holds the anchor open (reg_anchor_fd, also used by audit.c's
+ * writer): an open, a flock and a close per read or write, three times a
+ * call, became a look at the name and a flock. The name is looked up again
+ * at every use (fstatat, links not followed), so a deleted anchor is found
+ * missing and a replaced one (a rename over it, or deleted and made anew:
+ * another inode) is opened afresh; the record is read under its lock every
+ * time, so one rewritten in place is seen as before.
  */
 #include "registry/record/record.h"
 
@@ -22,6 +29,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define GUARD_ANCHOR_MAX 1024
 
@@ -46,32 +55,101 @@ typedef struct {
 	char fp[128]; /* "missing", "bad" or id:seq:hash */
 } guard_anchor;
 
+void reg_anchor_drop(tg_registry *r)
+{
+	/* a descriptor a fork copied is the parent's open file: left to it */
+	if (r->anchor_fd >= 0 && r->anchor_pid == reg_self_pid())
+		close(r->anchor_fd);
+	r->anchor_fd = -1;
+}
+
+static int anchor_fd(tg_registry *r, int write, int create, int *fd, int *created, int tries)
+{
+	struct stat st;
+	int nfd, rw = 1;
+
+	*fd = -1;
+	if (created)
+		*created = 0;
+	if (fstatat(AT_FDCWD, r->anchor_path, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+		int e = errno;
+		reg_anchor_drop(r);
+		if (e != ENOENT)
+			return tg_error_errno(TG_ERR_IO, e, "%s", r->anchor_path);
+		if (!create)
+			return 0;
+		nfd = open(r->anchor_path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
+			   0600);
+		if (nfd < 0 && errno == EEXIST && tries > 0) /* made meanwhile: that one */
+			return anchor_fd(r, write, 0, fd, created, tries - 1);
+		if (created)
+			*created = nfd >= 0;
+	} else if (!S_ISREG(st.st_mode)) {
+		reg_anchor_drop(r);
+		return 2;
+	} else if (r->anchor_fd >= 0 && r->anchor_pid == reg_self_pid() &&
+		   st.st_dev == r->anchor_dev && st.st_ino == r->anchor_ino &&
+		   (r->anchor_rw || !write)) {
+		*fd = r->anchor_fd;
+		return 1;
+	} else {
+		reg_anchor_drop(r);
+		nfd = open(r->anchor_path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+		if (nfd < 0 && !write && (errno == EACCES || errno == EROFS || errno == EPERM)) {
+			rw = 0; /* a home we may only read */
+			nfd = open(r->anchor_path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+		}
+		if (nfd < 0 && errno == ENOENT && tries > 0) /* deleted meanwhile */
+			return anchor_fd(r, write, create, fd, created, tries - 1);
+	}
+	if (nfd < 0)
+		return tg_error_errno(TG_ERR_IO, errno, "%s", r->anchor_path);
+	/* the file opened, which a race may have made another than the one
+	 * looked at: the next use compares the name with this one */
+	if (fstat(nfd, &st) != 0) {
+		int e = errno;
+		close(nfd);
+		return tg_error_errno(TG_ERR_IO, e, "%s", r->anchor_path);
+	}
+	r->anchor_fd = nfd;
+	r->anchor_rw = rw;
+	r->anchor_pid = reg_self_pid();
+	r->anchor_dev = st.st_dev;
+	r->anchor_ino = st.st_ino;
+	*fd = nfd;
+	return 1;
+}
+
+int reg_anchor_fd(tg_registry *r, int write, int create, int *fd, int *created)
+{
+	return anchor_fd(r, write, create, fd, created, 2);
+}
+
 /* Read the anchor under a shared flock (its writer holds LOCK_EX while it
  * rewrites the record in place). */
 static int guard_read_anchor(tg_registry *r, guard_anchor *a)
 {
-	_cleanup_close_ int fd = -1;
 	_cleanup_json_ json_t *j = NULL;
 	char buf[GUARD_ANCHOR_MAX];
 	tg_json_limits lim = { sizeof(buf), 8 };
 	const char *id, *h;
 	ssize_t n;
+	int fd, rc;
 
 	memset(a, 0, sizeof(*a));
 	snprintf(a->fp, sizeof(a->fp), "missing");
-	fd = open(r->anchor_path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0) {
-		if (errno == ENOENT)
-			return 0;
-		return tg_error_errno(TG_ERR_IO, errno, "%s", r->anchor_path);
-	}
+	if ((rc = reg_anchor_fd(r, 0, 0, &fd, NULL)) <= 0)
+		return rc;
+	a->state = -1;
+	snprintf(a->fp, sizeof(a->fp), "bad");
+	if (rc == 2)
+		return 0; /* not a regular file: unreadable */
 	while (flock(fd, LOCK_SH) != 0) {
 		if (errno != EINTR)
 			return tg_error_errno(TG_ERR_IO, errno, "lock %s", r->anchor_path);
 	}
-	a->state = -1;
-	snprintf(a->fp, sizeof(a->fp), "bad");
 	n = pread(fd, buf, sizeof(buf), 0);
+	(void)flock(fd, LOCK_UN);
 	if (n <= 0 || tg_json_parse(&j, buf, (size_t)n, &lim) < 0) {
 		tg_error_clear();
 		return 0;

@@ -150,6 +150,13 @@ void reg_audit_mirror_free(tg_registry *r);
 /* verify: every call's audit entry has its calls row and the reverse. */
 int reg_calls_cross_check(tg_registry *r, json_t *problems);
 /* ---- audit_guard.c ----------------------------------------------------- */
+/* The anchor file as the handle holds it open: 1 and *fd (the handle's,
+ * never to be closed by the caller; unlock what you lock), 0 when no file
+ * has the name (with create: made now, 0600, *created 1), 2 when the name
+ * is not a regular file (*fd -1). Every use looks the name up again. */
+int reg_anchor_fd(tg_registry *r, int write, int create, int *fd, int *created);
+/* Close the held anchor (tg_registry_free). */
+void reg_anchor_drop(tg_registry *r);
 /* Before an append onto head (seq, hash): 1 and *out the details of a
  * chain_break entry when meta or the anchor disagree with it, else 0;
  * *placeholder 1 when no anchor and no entry exist yet (write one). */

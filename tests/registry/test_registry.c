@@ -3,7 +3,8 @@
  * sandbox: manifest validation (every refusal with its message), config.json,
  * NAME@V parsing, schema-version refusal, the audit chain (edit, delete a
  * middle entry, delete the last entry, with and without fixing the meta
- * head), re-index from the store (a deleted registry.db, a ref moved behind
+ * head; the anchor deleted, replaced or rewritten while a handle holds it
+ * open), re-index from the store (a deleted registry.db, a ref moved behind
  * the registry's back), rollback rules and the toolset generation seen
  * from a second connection. Versions are put into the store directly, as
  * the pipeline would have committed them.
@@ -14,8 +15,11 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <sqlite3.h>
 
@@ -416,6 +420,91 @@ static void test_audit_chain(void **state)
 	tgt_home_remove(home);
 }
 
+/* The handle holds audit.anchor open between appends (record/audit_guard.c):
+ * the name is looked up at each append all the same, so an anchor deleted,
+ * replaced by a rename (another inode) or rewritten in place while the
+ * handle stays open is each recorded as a break by the next append. */
+static void put_anchor(const char *path, const char *db_id, int seq, int in_place)
+{
+	_cleanup_free_ char *tmp = NULL;
+	char rec[256];
+	int fd, k;
+
+	memset(rec, ' ', sizeof(rec));
+	k = snprintf(rec, sizeof(rec), "{\"db_id\":\"%s\",\"seq\":%d,\"hash\":\"%064d\"}",
+		     db_id, seq, 0);
+	rec[k] = ' ';
+	rec[sizeof(rec) - 1] = '\n';
+	assert_true(asprintf(&tmp, "%s.new", path) > 0);
+	fd = in_place ? open(path, O_WRONLY) : open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(pwrite(fd, rec, sizeof(rec), 0), (ssize_t)sizeof(rec));
+	close(fd);
+	if (!in_place)
+		assert_int_equal(rename(tmp, path), 0);
+}
+
+/* The anchor put to entry seq with a wrong hash (another inode unless
+ * in_place): the next append records it as a break, entry seq + 1. */
+static void anchor_break(tg_registry *r, const char *path, const char *db_id, int seq,
+			 int in_place)
+{
+	tg_actor who = { "cli", NULL };
+	struct stat before, after;
+	char needle[160];
+
+	assert_int_equal(stat(path, &before), 0);
+	put_anchor(path, db_id, seq, in_place);
+	assert_int_equal(stat(path, &after), 0);
+	assert_int_equal(after.st_ino == before.st_ino, in_place);
+	assert_int_equal(tg_registry_audit(r, &who, "test_event", NULL, NULL), 0);
+	snprintf(needle, sizeof(needle), "entry %d records a broken chain found at an append: "
+		 "entry %d did not match the anchor's hash", seq + 1, seq);
+	assert_true(verify_has(r, needle));
+}
+
+static void test_anchor_held(void **state)
+{
+	char *home = tgt_home_make("tg_registry_unit");
+	_cleanup_free_ char *path = tg_path_join(home, "audit.anchor");
+	tg_registry *r = home_with_audit(home, 3);
+	tg_actor who = { "cli", NULL };
+	json_t *a;
+	struct stat st;
+	char db_id[33];
+
+	(void)state;
+	a = json_load_file(path, 0, NULL);
+	assert_non_null(a);
+	snprintf(db_id, sizeof(db_id), "%s", json_string_value(json_object_get(a, "db_id")));
+	assert_int_equal(json_integer_value(json_object_get(a, "seq")), 3);
+	json_decref(a);
+	assert_true(verify_has(r, NULL));
+
+	/* deleted: found missing (entries 4 break, 5 event), then written again */
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(tg_registry_audit(r, &who, "test_event", NULL, NULL), 0);
+	assert_true(verify_has(r, "entry 4 records a broken chain found at an append: the "
+				  "anchor file was missing beside a log of 3 entries"));
+	assert_int_equal(stat(path, &st), 0);
+
+	/* replaced by a rename, the record naming entry 5 with a wrong hash:
+	 * the new file is read, not the one held (entries 6 break, 7 event);
+	 * then rewritten in place (same inode) naming entry 7 */
+	anchor_break(r, path, db_id, 5, 0);
+	anchor_break(r, path, db_id, 7, 1);
+
+	/* the anchor moved on to the head again; no new break */
+	a = json_load_file(path, 0, NULL);
+	assert_non_null(a);
+	assert_int_equal(json_integer_value(json_object_get(a, "seq")), 9);
+	json_decref(a);
+	assert_int_equal(tg_registry_audit(r, &who, "test_event", NULL, NULL), 0);
+	assert_false(verify_has(r, "entry 10 records a broken chain"));
+	tg_registry_free(r);
+	tgt_home_remove(home);
+}
+
 /* ---- re-index, rollback, generation -------------------------------------- */
 
 static void test_reindex_rollback_generation(void **state)
@@ -718,6 +807,7 @@ int main(void)
 		cmocka_unit_test(test_manifest_mutations),
 		cmocka_unit_test(test_config_and_ref),
 		cmocka_unit_test(test_audit_chain),
+		cmocka_unit_test(test_anchor_held),
 		cmocka_unit_test(test_reindex_rollback_generation),
 		cmocka_unit_test(test_approval_binding),
 	};
