@@ -192,7 +192,7 @@ void sbx_cgroup_sweep(void)
 	sbx_cg_sweep_all();
 }
 
-int sbx_cgroup_oom(const struct sbx_cgroup *cg)
+int sbx_cgroup_oom(struct sbx_cgroup *cg)
 {
 	char path[600], buf[1024], *p;
 
@@ -200,7 +200,10 @@ int sbx_cgroup_oom(const struct sbx_cgroup *cg)
 		return 0;
 	snprintf(path, sizeof(path), "%s/%s", cg->mem,
 		 cg->version == 2 ? "memory.events" : "memory.oom_control");
-	if (sbx_cg_read_small(path, buf, sizeof(buf)) < 0)
+	/* a v1 slot's file is held open (cgroup_v1.c) */
+	if (cg->version == 1 && cg->slot_fd >= 0
+		    ? sbx_cg_slot_read(cg, SBX_CG_OOM, buf, sizeof(buf)) < 0
+		    : sbx_cg_read_small(path, buf, sizeof(buf)) < 0)
 		return 0;
 	p = strstr(buf, "oom_kill ");
 	return p && strtoull(p + 9, NULL, 10) > (cg->version == 1 ? cg->oom_base : 0);

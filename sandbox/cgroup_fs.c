@@ -356,6 +356,7 @@ void sbx_cg_reset(struct sbx_cgroup *cg)
 {
 	memset(cg, 0, sizeof(*cg));
 	cg->v2fd = cg->slot_fd = cg->pids_fd = -1;
+	cg->ctl[0] = cg->ctl[1] = cg->ctl[2] = -1;
 }
 
 int sbx_cg_v2_ctrl(void)

@@ -41,6 +41,11 @@ int sbx_cg_is_v2(const char *path);
 int sbx_cg_v1_limits(struct sbx_cgroup *cg, uint64_t mem_bytes, uint32_t max_pids);
 /* a slot given up: its locks closed, its folders left */
 void sbx_cg_slot_unlock(struct sbx_cgroup *cg);
+/* A slot's held file (SBX_CG_*, sbx_cgroup.ctl), opened at its first read,
+ * read from offset 0 into buf (NUL-terminated); 0 or -errno (-EBADF: not
+ * a slot). */
+enum { SBX_CG_CUR, SBX_CG_OOM, SBX_CG_USAGE };
+int sbx_cg_slot_read(struct sbx_cgroup *cg, int which, char *buf, size_t n);
 /* a slot after its run: kept locked for the next run when empty and there
  * is room, else unlocked (sbx_cgroup_release) */
 void sbx_cg_slot_release(struct sbx_cgroup *cg, int empty);

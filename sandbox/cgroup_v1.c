@@ -7,6 +7,11 @@
  * gets only the limit writes whose value changed. When every slot is
  * taken a run gets its own pair "tg-<pid>-<n>". Calls cgroup.c's helpers
  * (cgroup_int.h) for the file writes, folder making and sweeping.
+ * A slot's three files read at every run (pids.current, memory.oom_control
+ * and memory.usage_in_bytes: slot_check, sbx_cgroup_oom) are opened once,
+ * relative to the slot's locked folders, and held with the slot: each run
+ * reads them again from offset 0, instead of three path lookups and opens
+ * in the cgroup file system per run.
  */
 #include "sandbox/cgroup_int.h"
 
@@ -115,14 +120,41 @@ static int pool_take(struct sbx_cgroup *cg)
 	return got;
 }
 
-static uint64_t read_u64_after(const char *dir, const char *name, const char *key, int *ok)
+/* The files of sbx_cgroup.ctl: in the pids folder or the memory one. */
+static const struct {
+	const char *name;
+	int in_pids;
+} ctl_files[3] = {
+	[SBX_CG_CUR] = { "pids.current", 1 },
+	[SBX_CG_OOM] = { "memory.oom_control", 0 },
+	[SBX_CG_USAGE] = { "memory.usage_in_bytes", 0 },
+};
+
+int sbx_cg_slot_read(struct sbx_cgroup *cg, int which, char *buf, size_t n)
 {
-	char path[600], buf[1024], *p = buf;
+	ssize_t k;
+
+	if (cg->slot_fd < 0 || cg->pids_fd < 0)
+		return -EBADF;
+	if (cg->ctl[which] < 0) {
+		int dir = ctl_files[which].in_pids ? cg->pids_fd : cg->slot_fd;
+		cg->ctl[which] = openat(dir, ctl_files[which].name, O_RDONLY | O_CLOEXEC);
+		if (cg->ctl[which] < 0)
+			return -errno;
+	}
+	k = pread(cg->ctl[which], buf, n - 1, 0);
+	if (k < 0)
+		return -errno;
+	buf[k] = '\0';
+	return 0;
+}
+
+/* The number in buf, after key when key is given; *ok 0 when none. */
+static uint64_t u64_after(const char *buf, const char *key, int *ok)
+{
+	const char *p = buf;
 
 	*ok = 0;
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	if (sbx_cg_read_small(path, buf, sizeof(buf)) < 0)
-		return 0;
 	if (key) {
 		p = strstr(buf, key);
 		if (!p)
@@ -135,14 +167,38 @@ static uint64_t read_u64_after(const char *dir, const char *name, const char *ke
 	return strtoull(p, NULL, 10);
 }
 
+/* A held file of the slot (sbx_cgroup.ctl). */
+static uint64_t read_ctl(struct sbx_cgroup *cg, int which, const char *key, int *ok)
+{
+	char buf[1024];
+
+	*ok = 0;
+	return sbx_cg_slot_read(cg, which, buf, sizeof(buf)) < 0 ? 0 : u64_after(buf, key, ok);
+}
+
+static uint64_t read_u64(const char *dir, const char *name, int *ok)
+{
+	char path[600], buf[1024];
+
+	*ok = 0;
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return sbx_cg_read_small(path, buf, sizeof(buf)) < 0 ? 0 : u64_after(buf, NULL, ok);
+}
+
 /* Give a slot up: unlock it, leave the folders. */
 void sbx_cg_slot_unlock(struct sbx_cgroup *cg)
 {
-	if (cg->slot_fd >= 0)
-		close(cg->slot_fd);
+	int i;
+
 	if (cg->pids_fd >= 0)
 		close(cg->pids_fd);
+	for (i = 0; cg->slot_fd >= 0 && i < 3; i++)
+		if (cg->ctl[i] >= 0)
+			close(cg->ctl[i]);
+	if (cg->slot_fd >= 0)
+		close(cg->slot_fd);
 	cg->slot_fd = cg->pids_fd = -1;
+	cg->ctl[0] = cg->ctl[1] = cg->ctl[2] = -1;
 	cg->mem[0] = cg->pids[0] = '\0';
 	cg->version = 0;
 }
@@ -186,14 +242,14 @@ static int slot_check(struct sbx_cgroup *cg)
 	uint64_t v;
 	int ok;
 
-	v = read_u64_after(cg->pids, "pids.current", NULL, &ok);
+	v = read_ctl(cg, SBX_CG_CUR, NULL, &ok);
 	if (!ok || v != 0)
 		return -1;
-	v = read_u64_after(cg->mem, "memory.oom_control", "oom_kill ", &ok);
+	v = read_ctl(cg, SBX_CG_OOM, "oom_kill ", &ok);
 	if (!ok)
 		return -1;
 	cg->oom_base = v;
-	v = read_u64_after(cg->mem, "memory.usage_in_bytes", NULL, &ok);
+	v = read_ctl(cg, SBX_CG_USAGE, NULL, &ok);
 	if (!ok || v > SBX_POOL_MAX_USAGE)
 		return -2;
 	return 0;
@@ -247,12 +303,12 @@ static int slot_lock(const char *dir)
 static int slot_read_limits(struct sbx_cgroup *cg)
 {
 	int ok;
-	uint64_t v = read_u64_after(cg->mem, "memory.limit_in_bytes", NULL, &ok);
+	uint64_t v = read_u64(cg->mem, "memory.limit_in_bytes", &ok);
 
 	if (!ok)
 		return -1;
 	cg->mem_limit = v;
-	v = read_u64_after(cg->mem, "memory.memsw.limit_in_bytes", NULL, &ok);
+	v = read_u64(cg->mem, "memory.memsw.limit_in_bytes", &ok);
 	cg->memsw = ok;
 	cg->memsw_limit = ok ? v : 0;
 	cg->pids_known = 0; /* written */

@@ -219,6 +219,9 @@ struct sbx_cgroup {
 	int pids_fd;        /* v1 slot: its locked pids folder, else -1 (the pids
 			     * hierarchy may be shared by processes whose memory
 			     * cgroups differ: each lock covers one folder) */
+	int ctl[3];         /* v1 slot: pids.current, memory.oom_control and
+			     * memory.usage_in_bytes held open while the slot is
+			     * (cgroup_v1.c), else -1; only while slot_fd >= 0 */
 };
 int sbx_cgroup_create(struct sbx_cgroup *cg, uint64_t mem_bytes, uint32_t max_pids);
 /* cgroup_cpu.c: the CPU share of one run, in its v2 folder (cpu.max) or a
@@ -235,7 +238,7 @@ void sbx_cpu_release(struct sbx_cpu *c);
  * EACCES): names the sysctl or AppArmor rule to blame, points to doctor. */
 int sbx_userns_error(int e);
 /* 1 if the OOM killer fired in this cgroup (during this run). */
-int sbx_cgroup_oom(const struct sbx_cgroup *cg);
+int sbx_cgroup_oom(struct sbx_cgroup *cg);
 void sbx_cgroup_destroy(struct sbx_cgroup *cg);
 /* After a run whose whole tree is known to be gone (empty = 1: the init was
  * reaped, or never started): a v1 slot stays locked by this process for
