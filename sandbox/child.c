@@ -106,14 +106,26 @@ static long make_point(const char *rel, int is_dir)
 }
 
 /* soft = hard = v, or the current hard limit if v is above it (raising a
- * hard limit is not possible here, and not wanted). */
+ * hard limit is not possible here, and not wanted). One prlimit64 sets v
+ * and returns what it replaced: the usual case, v at or below the hard
+ * limit, costs one call instead of a read and a write. A refused raise
+ * (EPERM), or one a privilege let through, is then set to the old hard
+ * limit, as reading it first did; nothing runs in between. */
 static void set_limit(int sfd, int res, uint64_t v, const char *step)
 {
-	struct rlimit rl;
+	struct rlimit rl, old;
+	long e;
 
-	CHECK(SX4(__NR_prlimit64, 0, res, NULL, &rl), step);
-	if (rl.rlim_max != RLIM_INFINITY && v > (uint64_t)rl.rlim_max)
-		v = (uint64_t)rl.rlim_max;
+	rl.rlim_cur = rl.rlim_max = (rlim_t)v;
+	e = SX4(__NR_prlimit64, 0, res, &rl, &old);
+	if (e == -EPERM)
+		CHECK(SX4(__NR_prlimit64, 0, res, NULL, &old), step);
+	else
+		CHECK(e, step);
+	if (e == 0 && (old.rlim_max == RLIM_INFINITY || v <= (uint64_t)old.rlim_max))
+		return;
+	if (old.rlim_max != RLIM_INFINITY && v > (uint64_t)old.rlim_max)
+		v = (uint64_t)old.rlim_max;
 	rl.rlim_cur = rl.rlim_max = (rlim_t)v;
 	CHECK(SX4(__NR_prlimit64, 0, res, &rl, NULL), step);
 }
