@@ -11,8 +11,13 @@
  * removing one cost a mkdir, an rmdir and the period's write per run),
  * otherwise removed; a kept folder gets only its quota written again,
  * which also refills its bandwidth, so a run never starts throttled by
- * the one before it; kept folders are removed at exit. Folders of dead
- * supervisors are swept once per process.
+ * the one before it; kept folders are removed at exit. A folder's
+ * cpu.cfs_quota_us stays open with it (kept too), written at offset 0 per
+ * run, instead of a path lookup and an open in the cgroup file system per
+ * run. Not its tasks file: a v1 tasks file held open gives back the list
+ * of pids it loaded (for a second or so), not the folder's tasks now, so
+ * the emptiness check opens it anew each time. Folders of dead supervisors
+ * are swept once per process.
  * Without either, runs are not CPU-limited: sbx_cpu_create says why, and
  * `toolgate status` and `doctor` report it (tg_sandbox_cpu_limit).
  */
@@ -139,7 +144,10 @@ __attribute__((constructor)) static void guard_keep_lock(void)
 {
 	sbx_fork_guard(&keep_lock, NULL);
 }
-static char kept[CPU_KEEP][700];
+static struct {
+	char dir[700];
+	int quota_fd;
+} kept[CPU_KEEP];
 static int nkept;
 static pid_t kept_owner;
 
@@ -150,7 +158,7 @@ __attribute__((destructor)) static void drop_kept(void)
 	if (pthread_mutex_trylock(&keep_lock) != 0)
 		return;
 	while (kept_owner == getpid() && nkept > 0)
-		rmdir(kept[--nkept]);
+		rmdir(kept[--nkept].dir);
 	pthread_mutex_unlock(&keep_lock);
 }
 
@@ -166,14 +174,16 @@ static int take_kept(struct sbx_cpu *c)
 	}
 	if (nkept > 0) {
 		nkept--;
-		memcpy(c->dir, kept[nkept], sizeof(c->dir));
+		memcpy(c->dir, kept[nkept].dir, sizeof(c->dir));
+		c->quota_fd = kept[nkept].quota_fd;
 		got = 1;
 	}
 	pthread_mutex_unlock(&keep_lock);
 	return got;
 }
 
-/* Keep c's folder if it is empty and there is room: 1 if kept. */
+/* Keep c's folder (with its open quota file) if it is empty and there
+ * is room: 1 if kept. */
 static int keep(const struct sbx_cpu *c)
 {
 	char b;
@@ -192,11 +202,38 @@ static int keep(const struct sbx_cpu *c)
 		kept_owner = getpid();
 	}
 	if (nkept < CPU_KEEP) {
-		memcpy(kept[nkept++], c->dir, sizeof(kept[0]));
+		memcpy(kept[nkept].dir, c->dir, sizeof(kept[0].dir));
+		kept[nkept++].quota_fd = c->quota_fd;
 		ok = 1;
 	}
 	pthread_mutex_unlock(&keep_lock);
 	return ok;
+}
+
+static void close_files(struct sbx_cpu *c)
+{
+	if (c->quota_fd >= 0)
+		close(c->quota_fd);
+	c->quota_fd = -1;
+}
+
+/* The quota through the folder's open file (opened at its first write). */
+static int put_quota(struct sbx_cpu *c, const char *val)
+{
+	char path[700];
+	size_t n = strlen(val);
+	ssize_t k;
+
+	if (c->quota_fd < 0) {
+		snprintf(path, sizeof(path), "%.600s/cpu.cfs_quota_us", c->dir);
+		c->quota_fd = open(path, O_WRONLY | O_CLOEXEC);
+		if (c->quota_fd < 0)
+			return -errno;
+	}
+	k = pwrite(c->quota_fd, val, n, 0);
+	if (k < 0)
+		return -errno;
+	return k == (ssize_t)n ? 0 : -EIO;
 }
 
 int sbx_cpu_create(struct sbx_cpu *c, const struct sbx_cgroup *cg, uint32_t percent)
@@ -205,6 +242,7 @@ int sbx_cpu_create(struct sbx_cpu *c, const struct sbx_cgroup *cg, uint32_t perc
 	int e;
 
 	memset(c, 0, sizeof(*c));
+	c->quota_fd = -1;
 	if (!percent) {
 		snprintf(c->why, sizeof(c->why), "cpu_percent is 0 (no CPU limit)");
 		return -1;
@@ -249,9 +287,10 @@ int sbx_cpu_create(struct sbx_cpu *c, const struct sbx_cgroup *cg, uint32_t perc
 	}
 	snprintf(val, sizeof(val), "%llu", (unsigned long long)percent * CPU_PERIOD_US / 100u);
 	if (e == 0)
-		e = put(c->dir, "cpu.cfs_quota_us", val);
+		e = put_quota(c, val);
 	if (e < 0) {
 		snprintf(c->why, sizeof(c->why), "v1 cpu.cfs_quota_us: %s", strerror(-e));
+		close_files(c);
 		rmdir(c->dir);
 		c->dir[0] = '\0';
 		return -1;
@@ -266,6 +305,7 @@ void sbx_cpu_release(struct sbx_cpu *c)
 	int i;
 
 	if (c->version == 1 && c->dir[0] && !keep(c)) {
+		close_files(c);
 		/* the run's tree is gone; an exiting task may linger a moment */
 		for (i = 0; i < 50; i++) {
 			if (rmdir(c->dir) == 0 || errno != EBUSY)

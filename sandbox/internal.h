@@ -230,6 +230,8 @@ struct sbx_cpu {
 	int version;        /* 0: not limited (why says why), 1, 2 */
 	char dir[700];      /* v1: the run's cpu folder */
 	char tasks[720];    /* v1: its tasks file */
+	int quota_fd;       /* v1: its cpu.cfs_quota_us held open with the folder
+			     * (cgroup_cpu.c), else -1; only while version == 1 */
 	char why[160];
 };
 int sbx_cpu_create(struct sbx_cpu *c, const struct sbx_cgroup *cg, uint32_t percent);
