@@ -327,6 +327,7 @@ def main():
         rows = {s.tag: [] for s in servers}
         rows['bare'] = []
         per_spawn = []
+        front = {s.tag: [] for s in servers if hasattr(s, 'front')}
         load0 = os.getloadavg()
         for done in range(0, n, bs):
             k = min(bs, n - done)
@@ -334,7 +335,10 @@ def main():
                 def calls(s=s):
                     for _ in range(k):
                         s.call()
+                f0 = s.front() if s.tag in front else 0
                 rows[s.tag].append([x / k for x in block(s.cpu, calls)])
+                if s.tag in front:
+                    front[s.tag].append((s.front() - f0) * 1000 / k)
             spawned = []
 
             def spawns():
@@ -357,6 +361,9 @@ def main():
             print(f'  {tag:9s} {cols[0]}  {cols[1]}  {cols[2]}  {cols[3]}   x bare {ratio:.2f}')
         ms = [x * 1000 for x in per_spawn]
         print(f'  bare per spawn (wait4 rusage): median {q(ms, .5):.3f} ms  p99 {q(ms, .99):.3f} ms')
+        for tag, xs in front.items():
+            print(f'  {tag}: of which the front process (serve itself, not its workers): '
+                  f'median {q(xs, .5):.3f} ms  p99 {q(xs, .99):.3f} ms')
     finally:
         for s in servers:
             s.close()

@@ -177,6 +177,13 @@ class HttpServer:
     def cpu(self):
         return tree_cpu(self.p.pid)
 
+    def front(self):
+        """utime+stime of serve itself (libmicrohttpd's threads, the
+        hand-off to a worker), seconds; perf's under PERF"""
+        with open(f'/proc/{self.p.pid}/stat') as f:
+            rest = f.read().rsplit(')', 1)[1].split()
+        return (int(rest[11]) + int(rest[12])) / TICK
+
     def close(self):
         self.s.close()
         if self.perf:  # serve under perf record: serve ends, perf writes its file
