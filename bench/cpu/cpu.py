@@ -4,9 +4,10 @@
 On a temporary home (config.json sandbox_pool 2, or SANDBOX_POOL=N) it
 starts `toolgate serve` (stdio; TRANSPORT=http: `serve --http` with a
 client of bench/cpu/httpleg.py over one keep-alive connection;
-TRANSPORT=both: one server of each, their blocks interleaved), registers examples/word_count through
-create_tool with a JSON-RPC client of its own (newline-delimited, no SDK: the client
-costs little and its CPU is reported apart), then makes N sequential
+TRANSPORT=both: one server of each, their blocks interleaved), registers
+examples/word_count through create_tool with a JSON-RPC client of its own
+(newline-delimited, no SDK: the client costs little and its CPU is
+reported apart), then makes N sequential
 tools/call in blocks of BLOCK (100) calls, and after each block spawns the
 very binary the registry built (found in <home>/cache) bare BLOCK times
 with the same stdin: both sides see the same load. BASE=OTHER_TOOLGATE adds
@@ -25,16 +26,19 @@ Per block it reads:
     call: everything else the host ran in that time counts as well, so on
     a shared machine it is an upper bound;
   - client: this script's own CPU, per call.
-PERF=FILE: the first server (stdio unless TRANSPORT=http) runs under `perf record -g` (its threads and
-children, whose stage shows in the command name: toolgate is serve and the
-supervisor, memfd:tg-waiter a pooled child up to exec, tool the tool); its
-serve column then counts perf itself, not serve: a profile, not a figure.
+PERF=FILE: the first server (stdio unless TRANSPORT=http) runs under
+`perf record -g` (its threads and children, whose stage shows in the
+command name: toolgate is serve, the HTTP workers and the supervisor,
+MHD-connection libmicrohttpd's threads, memfd:tg-waiter a pooled child up
+to exec, tool the tool); its serve column then counts perf itself, not
+serve: a profile, not a figure.
 SESSIONS=32 [SECONDS=15 ROUNDS=2]: the load figure instead: SESSIONS stdio
 servers on one home (the tool created by the first), each called back to
 back by this one client (select over their pipes) for SECONDS, new and BASE
-alternated ROUNDS times; over HTTP, SESSIONS sessions of one `serve --http`,
-each on its own connection and client thread: calls/s, latency p50/p99, serve CPU per call, this
-client's CPU per call (it runs on the same cores), machine minus client.
+alternated ROUNDS times; over HTTP, SESSIONS sessions of one `serve
+--http`, each on its own connection and client thread: calls/s, latency
+p50/p99, serve CPU per call, this client's CPU per call (it runs on the
+same cores), machine minus client.
 Bare spawns are measured per spawn with wait4's rusage (exact), and per
 block like the rest. Medians and p99 over the blocks (per spawn for bare),
 the load average before and after. No assertion: a benchmark, not a test.
