@@ -296,9 +296,9 @@ def main():
     n = int(sys.argv[2]) if len(sys.argv) > 2 else 2000
     bs = int(os.environ.get('BLOCK', '100'))
     pool = int(os.environ.get('SANDBOX_POOL', '2'))
+    legs = plan(binary)
     tmp = tempfile.mkdtemp(prefix='tg-bench-cpu-')
     servers = []
-    legs = plan(binary)
     if os.environ.get('SESSIONS'):
         sessions, secs = int(os.environ['SESSIONS']), float(os.environ.get('SECONDS', '15'))
         try:
