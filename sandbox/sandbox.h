@@ -185,5 +185,10 @@ int tg_sandbox_cgroups(char *why, size_t n);
  * controller (v2 cpu.max or v1 cpu.cfs_quota_us), 0 when there is none;
  * why (may be NULL) says which. */
 int tg_sandbox_cpu_limit(char *why, size_t n, uint32_t percent);
+/* Added: 1 when runs start from a mount tree prepared once per process
+ * (root in the initial user namespace: sandbox/mnt_template.c), 0 when each
+ * run copies the host's mounts and pivots (not root, TG_SANDBOX_TEMPLATE=0,
+ * or a template could not be made or used); why (may be NULL) says which. */
+int tg_sandbox_mount_template(char *why, size_t n);
 
 #endif
