@@ -208,11 +208,15 @@ unsigned long sbx_net_shared_ino(void);
 
 /* Prepared mount trees (mnt_template.c). The descriptor of the mount
  * namespace whose root is the read-only skeleton of s (its links and binds,
- * empty /tool and /tmp mount points), made once per process on first use;
- * -1 when s takes the usual path (not root in the initial user namespace,
- * TG_SANDBOX_TEMPLATE=0, binds no template may hold, or it could not be
- * made). The process keeps it open for its life. */
+ * empty /tool and /tmp mount points), made once per process (on the
+ * first run under tg_sandbox_prepare, else the second); -1 when s takes
+ * the usual path (not root in the initial user namespace,
+ * TG_SANDBOX_TEMPLATE=0, binds no template may hold, a process's first
+ * run, or it could not be made). The process keeps it open for its life. */
 int sbx_mnt_template_fd(const struct sbx_spec *s);
+/* tg_sandbox_prepare(on) (netns.c): a long-lived process makes its
+ * template on its first run, any other on its second. */
+void sbx_mnt_template_prepare(int on);
 /* A run could not enter or copy the template (error e at step): no run of
  * this process uses one any more. */
 void sbx_mnt_template_failed(int e, const char *step);

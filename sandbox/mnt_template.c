@@ -23,8 +23,11 @@
  * namespaces (child.c, enter_template): a private copy of the small tree
  * whose mounts are locked and whose superblock it has no capability over.
  *
- * It is used by default; TG_SANDBOX_TEMPLATE=0 turns it off (tests of the
- * usual path, benchmarks). A template that could not be made, or that a
+ * It is used by default: under tg_sandbox_prepare (serve) from the first
+ * run, elsewhere from a process's second run that could use one (making
+ * it costs about what one run's own mounts cost: a one-shot command would
+ * pay twice). TG_SANDBOX_TEMPLATE=0 turns it off (tests of the usual
+ * path, benchmarks). A template that could not be made, or that a
  * run could not enter (sbx_mnt_template_failed), turns it off for the
  * process, which then takes the usual path. It calls spec.c
  * (sbx_spec_skeleton_ok) and child.c (sbx_make_point); run.c calls it.
@@ -67,6 +70,8 @@ __attribute__((constructor)) static void guard_tpl_lock(void)
 }
 static struct tpl tpls[TPL_MAX];
 static int ntpl;
+static int prepared;      /* tg_sandbox_prepare: a long-lived process */
+static unsigned seen;     /* runs that could have used a template */
 static int tpl_state = -1; /* -1 not decided, 1 on, 0 off (tpl_why says why) */
 static char tpl_why[200];
 
@@ -258,7 +263,9 @@ int sbx_mnt_template_fd(const struct sbx_spec *s)
 	for (i = 0; tpl_state == 1 && i < ntpl && fd < 0; i++)
 		if (same_skeleton(&tpls[i], s))
 			fd = tpls[i].fd;
-	if (tpl_state == 1 && fd < 0 && ntpl < TPL_MAX) {
+	/* making one costs about what a run's own mounts cost: a process
+	 * that runs once (a CLI command) does not make it */
+	if (tpl_state == 1 && fd < 0 && ntpl < TPL_MAX && (prepared || seen++ > 0)) {
 		fd = make(s);
 		if (fd < 0) {
 			tpl_state = 0;
@@ -274,6 +281,13 @@ int sbx_mnt_template_fd(const struct sbx_spec *s)
 	}
 	pthread_mutex_unlock(&tpl_lock);
 	return fd;
+}
+
+void sbx_mnt_template_prepare(int on)
+{
+	pthread_mutex_lock(&tpl_lock);
+	prepared = on;
+	pthread_mutex_unlock(&tpl_lock);
 }
 
 void sbx_mnt_template_failed(int e, const char *step)
@@ -307,7 +321,9 @@ int tg_sandbox_mount_template(char *why, size_t n)
 	on = tpl_state == 1;
 	if (why && n)
 		snprintf(why, n, "%s",
-			 on ? "runs copy a read-only mount tree prepared once per process" : tpl_why);
+			 on ? "runs copy a read-only mount tree prepared once per process (serve's, and "
+			      "any process's from its second run)"
+			    : tpl_why);
 	pthread_mutex_unlock(&tpl_lock);
 	return on;
 }

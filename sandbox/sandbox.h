@@ -143,7 +143,9 @@ int tg_sandbox_build_inputs(char out[65], const char *sdk_include_dir);
 /* Added: in a long-lived process (the MCP server), on = 1 keeps one fresh
  * network namespace made ahead, in a background thread after each run, so
  * that the next run does not wait for it (root only; each namespace still
- * serves one run). on = 0 stops that and drops the spare. */
+ * serves one run). on = 0 stops that and drops the spare. As root it also
+ * makes the prepared mount tree on the first run rather than the second
+ * (sandbox/mnt_template.c). */
 void tg_sandbox_prepare(int on);
 
 /* Added: sandboxes made ahead, for a long-lived process (toolgate serve;

@@ -10,7 +10,9 @@
  * entering its namespace, is the same before and after those attempts,
  * read-only at the mount and at the superblock. With TG_SANDBOX_TEMPLATE=0
  * (sandbox_template_off) no template is made and the same runs give the
- * same answers on the usual path.
+ * same answers on the usual path. A process's first run takes the usual
+ * path unless tg_sandbox_prepare is on (then a skeleton's first run makes
+ * its template).
  */
 #include "sandbox/internal.h"
 
@@ -162,7 +164,11 @@ static void template_isolation(void **state)
 	int fd;
 
 	(void)state;
-	/* a run first: the template exists once a run used it */
+	/* a process's first run takes the usual path (not prepared: a
+	 * one-shot command would pay for the template and its own mounts);
+	 * the second makes the template and starts from it */
+	expect_exit(probe("write", 0), 0, WRITES_OUT);
+	assert_int_equal(sbx_mnt_template_count(), 0);
 	expect_exit(probe("write", 0), 0, WRITES_OUT);
 	assert_int_equal(sbx_mnt_template_count(), template_on() ? 1 : 0);
 	fd = the_template();
@@ -187,6 +193,27 @@ static void template_isolation(void **state)
 		free(after);
 		free(before);
 	}
+}
+
+/* Under tg_sandbox_prepare (serve) a skeleton's first run makes its
+ * template: a dynamic program's (/usr and the links too), a second one. */
+static void template_prepared(void **state)
+{
+	static const char *const argv[] = { "true", NULL };
+	tg_sandbox_opts o;
+	tg_run_result *r = NULL;
+
+	(void)state;
+	assert_int_equal(sbx_mnt_template_count(), template_on() ? 1 : 0);
+	tg_sandbox_prepare(1);
+	memset(&o, 0, sizeof(o));
+	o.program = "/bin/true";
+	o.argv = argv;
+	o.dynamic = 1;
+	assert_int_equal(tg_sandbox_run(&r, &o), 0);
+	expect_exit(r, 0, "");
+	assert_int_equal(sbx_mnt_template_count(), template_on() ? 2 : 0);
+	tg_sandbox_prepare(0);
 }
 
 static void template_remount(void **state)
@@ -222,6 +249,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(template_isolation),
 		cmocka_unit_test(template_remount),
+		cmocka_unit_test(template_prepared),
 	};
 
 	if (geteuid() != 0) {
