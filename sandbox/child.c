@@ -21,6 +21,14 @@
  * no_new_privs; Landlock (tool runs: writes only beneath /tmp and writable
  * binds); the seccomp filter; execve with an empty environment. Any failure is reported on the sync socket and ends the
  * child before the program ever runs.
+ * With a prepared mount tree (mnt_template.c; a.mnt_template, the last fd
+ * at close_range time) it is cloned into a new pid namespace only: after
+ * setsid it opens the program and its /proc folder, enters the template
+ * (setns), closes it and unshares user, mount, ipc, uts and cgroup
+ * namespaces (a private, locked copy of the read-only tree), says so and
+ * waits for go; the rest as above but the root: /tool is bound from a tmpfs
+ * of its own onto the template's empty file and /tmp mounted on its
+ * folder, with no pivot_root and no remount (enter_template, finish_root).
  * A pooled child (pool.c) writes its time offsets at once (clocks start
  * at 0 when the entry is made), loads its filter and execveat()s the waiter
  * (waiter/waiter.c, a sealed memfd at fd 5), which says ready and waits

@@ -7,8 +7,10 @@
  * own unshare(), ~250 us of CPU spent while the calling thread sets up
  * cgroups and pipes; without CAP_SYS_ADMIN clone3 makes it instead) and then
  * clone3()s the child into it and into fresh user/pid/mount/ipc/uts/cgroup
- * namespaces, straight into its v2 cgroup when there is one (v1 cgroups
- * the child joins itself), maps
+ * namespaces (with a prepared mount tree, mnt_template.c, a pid namespace
+ * only: the child makes the others once in the tree and says so, and the
+ * maps wait for that), straight into its v2 cgroup when there is one (v1
+ * cgroups the child joins itself), maps
  * uid/gid 65534, PTRACE_SEIZEs it (exit, clone and fork events: that is
  * how a seccomp kill is traced back to the denied syscall, since
  * KILL_PROCESS leaves nothing readable in /proc; a pooled run has no exit
