@@ -217,8 +217,9 @@ int sbx_mnt_template_fd(const struct sbx_spec *s);
 /* tg_sandbox_prepare(on) (netns.c): a long-lived process makes its
  * template on its first run, any other on its second. */
 void sbx_mnt_template_prepare(int on);
-/* A run could not enter or copy the template (error e at step): no run of
- * this process uses one any more. */
+/* A run could not enter or copy the template (error e at step: EPERM,
+ * EINVAL or EACCES, a rule of this kernel or its security module): no run
+ * of this process uses one any more. */
 void sbx_mnt_template_failed(int e, const char *step);
 /* The step names of the child's template entry (child.c), which the
  * tracer matches to call sbx_mnt_template_failed. */
@@ -226,6 +227,10 @@ void sbx_mnt_template_failed(int e, const char *step);
 #define SBX_STEP_TEMPLATE_UNSHARE "unshare after the mount template"
 /* Tests: how many templates this process holds. */
 int sbx_mnt_template_count(void);
+/* Tests: every template's descriptor now names a network namespace (the
+ * calling thread's), so that a run's setns into it fails (EINVAL); how
+ * many. */
+int sbx_mnt_template_test_break(void);
 /* The mount attributes of a bind with flags SBX_BIND_* (child.c and
  * mnt_template.c set the same). */
 #include <linux/mount.h>

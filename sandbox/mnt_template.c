@@ -301,6 +301,23 @@ void sbx_mnt_template_failed(int e, const char *step)
 	pthread_mutex_unlock(&tpl_lock);
 }
 
+int sbx_mnt_template_test_break(void)
+{
+	int i, n = 0;
+
+	pthread_mutex_lock(&tpl_lock);
+	for (i = 0; tpl_state == 1 && i < ntpl; i++) {
+		int fd = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (dup3(fd, tpls[i].fd, O_CLOEXEC) == tpls[i].fd)
+			n++;
+		close(fd);
+	}
+	pthread_mutex_unlock(&tpl_lock);
+	return n;
+}
+
 int sbx_mnt_template_count(void)
 {
 	int n;

@@ -227,8 +227,11 @@ static int await_unshared(struct sbx_run *r)
 	if (k == (ssize_t)sizeof(m) && m.type == SBX_MSG_ERROR) {
 		r->msg = m;
 		r->msg.step[sizeof(r->msg.step) - 1] = '\0';
-		if (strcmp(r->msg.step, SBX_STEP_TEMPLATE_SETNS) == 0 ||
-		    strcmp(r->msg.step, SBX_STEP_TEMPLATE_UNSHARE) == 0)
+		/* a rule of this kernel, not a passing shortage (ENOMEM,
+		 * ENOSPC: the user namespace count) */
+		if ((strcmp(r->msg.step, SBX_STEP_TEMPLATE_SETNS) == 0 ||
+		     strcmp(r->msg.step, SBX_STEP_TEMPLATE_UNSHARE) == 0) &&
+		    (m.err == EPERM || m.err == EINVAL || m.err == EACCES))
 			sbx_mnt_template_failed(m.err, r->msg.step);
 	} else {
 		snprintf(r->tracer_err, sizeof(r->tracer_err), "the child went away");
@@ -768,7 +771,14 @@ int sbx_run_wait(tg_run_result **out, struct sbx_run *r, int *tmpfd)
 		goto out;
 	}
 	if (r->msg.type == SBX_MSG_ERROR) {
-		ret = tg_error_errno(TG_ERR_UNAVAILABLE, r->msg.err, "sandbox: %s", r->msg.step);
+		int e = r->msg.err;
+		/* a user namespace refused to the child in the template, as
+		 * clone3's would be on the usual path */
+		if (strcmp(r->msg.step, SBX_STEP_TEMPLATE_UNSHARE) == 0 &&
+		    (e == ENOSPC || e == EPERM || e == EACCES))
+			ret = sbx_userns_error(e);
+		else
+			ret = tg_error_errno(TG_ERR_UNAVAILABLE, e, "sandbox: %s", r->msg.step);
 		goto out;
 	}
 	if (r->tracer_err[0] && !r->exec_done && r->msg.type != SBX_MSG_EXEC) {

@@ -12,7 +12,8 @@
  * (sandbox_template_off) no template is made and the same runs give the
  * same answers on the usual path. A process's first run takes the usual
  * path unless tg_sandbox_prepare is on (then a skeleton's first run makes
- * its template).
+ * its template). A template a run cannot enter fails that run at the step
+ * and sends the process's later runs down the usual path.
  */
 #include "sandbox/internal.h"
 
@@ -244,12 +245,43 @@ static void template_remount(void **state)
 	}
 }
 
+/* A template a run cannot enter (its descriptor made to name a network
+ * namespace): that run fails at the step, naming it; the process takes the
+ * usual path from then on, and the next run goes through. */
+static void template_broken(void **state)
+{
+	const char *argv[] = { "tpl_probe", "a", "write", NULL };
+	tg_sandbox_opts o;
+	tg_run_result *r = NULL;
+
+	(void)state;
+	if (!template_on()) {
+		assert_int_equal(sbx_mnt_template_test_break(), 0);
+		return;
+	}
+	assert_int_equal(sbx_mnt_template_test_break(), 2);
+	memset(&o, 0, sizeof(o));
+	o.program = ATTACK("tpl_probe");
+	o.argv = argv;
+	o.timeout_ms = 20000;
+	assert_true(tg_sandbox_run(&r, &o) < 0);
+	assert_null(r);
+	assert_string_equal(tg_error_last()->message,
+			    "sandbox: setns into the mount template: Invalid argument");
+	assert_int_equal(sbx_mnt_template_count(), 0);
+	assert_int_equal(the_template(), -1);
+	expect_exit(probe("write", 0), 0, WRITES_OUT);
+	expect_exit(probe("write", 0), 0, WRITES_OUT);
+	assert_int_equal(sbx_mnt_template_count(), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(template_isolation),
 		cmocka_unit_test(template_remount),
 		cmocka_unit_test(template_prepared),
+		cmocka_unit_test(template_broken),
 	};
 
 	if (geteuid() != 0) {
