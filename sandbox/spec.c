@@ -3,7 +3,9 @@
  * of a run (struct sbx_spec, internal.h) and what they ask of the kernel
  * first: the default limits of a run (sbx_spec_defaults), its binds (a host
  * file or folder, the system library folders, the three device nodes) and
- * the kernel's Landlock ABI and time namespaces, probed once per process.
+ * the kernel's Landlock ABI and time namespaces, probed once per process,
+ * and whether a spec's binds and links are only the system ones (the
+ * skeleton a prepared mount tree may hold: mnt_template.c).
  * It calls nothing else of the module: sandbox.c, build.c, pool.c and run.c
  * call it.
  */
@@ -64,13 +66,18 @@ int sbx_spec_bind(struct sbx_spec *s, const char *src, const char *dst, unsigned
 	return 0;
 }
 
+/* The system folders and device nodes every run may get, with their flags
+ * (sbx_spec_bind_system, sbx_spec_bind_dev, sbx_spec_skeleton_ok). */
+static const char *const sys_dirs[] = { "/usr", "/lib", "/lib64", "/bin" };
+static const char *const sys_devs[] = { "/dev/null", "/dev/zero", "/dev/urandom" };
+
 int sbx_spec_bind_system(struct sbx_spec *s)
 {
-	static const char *const dirs[] = { "/usr", "/lib", "/lib64", "/bin" };
+	const char *const *dirs = sys_dirs;
 	size_t i;
 	int r;
 
-	for (i = 0; i < TG_ARRAY_SIZE(dirs); i++) {
+	for (i = 0; i < TG_ARRAY_SIZE(sys_dirs); i++) {
 		if (access(dirs[i], F_OK) < 0)
 			continue;
 		r = sbx_spec_bind(s, dirs[i], dirs[i], SBX_BIND_EXEC);
@@ -82,16 +89,48 @@ int sbx_spec_bind_system(struct sbx_spec *s)
 
 int sbx_spec_bind_dev(struct sbx_spec *s)
 {
-	static const char *const devs[] = { "/dev/null", "/dev/zero", "/dev/urandom" };
 	size_t i;
 	int r;
 
-	for (i = 0; i < TG_ARRAY_SIZE(devs); i++) {
-		r = sbx_spec_bind(s, devs[i], devs[i], SBX_BIND_DEV);
+	for (i = 0; i < TG_ARRAY_SIZE(sys_devs); i++) {
+		r = sbx_spec_bind(s, sys_devs[i], sys_devs[i], SBX_BIND_DEV);
 		if (r < 0)
 			return r;
 	}
 	return 0;
+}
+
+static int listed(const char *const *list, size_t n, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(list[i], path) == 0)
+			return 1;
+	return 0;
+}
+
+int sbx_spec_skeleton_ok(const struct sbx_spec *s)
+{
+	size_t k;
+
+	for (k = 0; k < s->nbinds; k++) {
+		const struct sbx_bind *b = &s->binds[k];
+		if (strcmp(b->src, b->dst) != 0)
+			return 0;
+		if (!(b->flags == SBX_BIND_EXEC && listed(sys_dirs, TG_ARRAY_SIZE(sys_dirs), b->dst)) &&
+		    !(b->flags == SBX_BIND_DEV && listed(sys_devs, TG_ARRAY_SIZE(sys_devs), b->dst)))
+			return 0;
+	}
+	for (k = 0; k < s->nlinks; k++) {
+		const char *n = s->links[k].name;
+		size_t i, hit = 0;
+		for (i = 0; i < TG_ARRAY_SIZE(sys_dirs); i++)
+			hit |= strcmp(sys_dirs[i] + 1, n) == 0;
+		if (!hit)
+			return 0;
+	}
+	return 1;
 }
 
 int sbx_landlock_abi(void)

@@ -114,6 +114,9 @@ class Server:
         with open(os.path.join(home, 'config.json'), 'w') as f:
             json.dump({'sandbox_pool': pool}, f)
         env = {'PATH': os.environ.get('PATH', '/usr/bin:/bin')}
+        extra = os.environ.get(tag.upper() + '_ENV') # BASE_ENV, NEW_ENV: e.g. TG_SANDBOX_TEMPLATE=0
+        if extra:
+            env.update(kv.split('=', 1) for kv in extra.split(','))
         if os.environ.get('TG_CALL_PROFILE'): # per-stage stamps (common/prof.c)
             env['TG_CALL_PROFILE'] = os.environ['TG_CALL_PROFILE'] + '.' + tag
         cmd = [binary, '--home', home, 'serve']
