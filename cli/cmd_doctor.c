@@ -99,6 +99,19 @@ static void check_sandbox(struct doc *d)
 		     tg_error_last()->message);
 }
 
+/* Which mount path runs take (after the probe run, which made the
+ * template where one is used): a prepared tree copied per run, or the
+ * host's mounts copied and a root pivoted into per run. Both are safe. */
+static void check_mounts(struct doc *d)
+{
+	char why[200] = "";
+
+	if (tg_sandbox_mount_template(why, sizeof(why)))
+		item(d, "mounts", OK, NULL, "%s", why);
+	else
+		item(d, "mounts", OK, NULL, "each run copies the host's mounts and pivots (%s)", why);
+}
+
 static void check_seccomp(struct doc *d)
 {
 	FILE *f = fopen("/proc/sys/kernel/seccomp/actions_avail", "re");
@@ -370,6 +383,7 @@ int cmd_doctor(tg_cli *cli, int argc, char **argv)
 	check_userns(&d);
 	check_seccomp(&d);
 	check_sandbox(&d);
+	check_mounts(&d);
 	check_cgroups(&d, reg ? tg_registry_config(reg) : NULL);
 	check_cpu(&d, reg ? tg_registry_config(reg) : NULL);
 	check_gvisor(&d, reg);

@@ -21,6 +21,14 @@
  * no_new_privs; Landlock (tool runs: writes only beneath /tmp and writable
  * binds); the seccomp filter; execve with an empty environment. Any failure is reported on the sync socket and ends the
  * child before the program ever runs.
+ * With a prepared mount tree (mnt_template.c; a.mnt_template, the last fd
+ * at close_range time) it is cloned into a new pid namespace only: after
+ * setsid it opens the program and its /proc folder, enters the template
+ * (setns), closes it and unshares user, mount, ipc, uts and cgroup
+ * namespaces (a private, locked copy of the read-only tree), says so and
+ * waits for go; the rest as above but the root: /tool is bound from a tmpfs
+ * of its own onto the template's empty file and /tmp mounted on its
+ * folder, with no pivot_root and no remount (enter_template, finish_root).
  * A pooled child (pool.c) writes its time offsets at once (clocks start
  * at 0 when the entry is made), loads its filter and execveat()s the waiter
  * (waiter/waiter.c, a sealed memfd at fd 5), which says ready and waits
@@ -50,12 +58,6 @@
 #include <string.h>
 #include <time.h>
 
-#ifndef OPEN_TREE_CLONE
-#define OPEN_TREE_CLONE 1
-#endif
-#ifndef MOVE_MOUNT_F_EMPTY_PATH
-#define MOVE_MOUNT_F_EMPTY_PATH 0x00000004
-#endif
 
 static size_t slen(const char *s)
 {
@@ -76,7 +78,7 @@ static size_t slen(const char *s)
 #define OPENAT(path, flags, mode) SX4(__NR_openat, AT_FDCWD, (path), (flags), (mode))
 
 /* Create a mount point (folder or empty file) at rel, with its parents. */
-static long make_point(const char *rel, int is_dir)
+long sbx_make_point(const char *rel, int is_dir)
 {
 	char p[256];
 	size_t i, n = slen(rel);
@@ -158,18 +160,20 @@ static void write_input(int sfd, const struct sbx_file *f)
 	SX1(__NR_close, fd);
 }
 
-/* /tool: a copy of the program (src, the host file) in the root tmpfs,
- * created first (the same inode number in every run), mode 0555, its
- * access and modification times 0, then bound onto itself read-only with
- * exec allowed (the root stays noexec). Its inode, device and times are
- * the run's own: the host file's never reach the tool. */
-static void copy_tool(int sfd, long src)
+/* /tool: a copy of the program (src, the host file) at file, in a tmpfs
+ * of the run's own (its root's, created first: the same inode number in
+ * every run; with a prepared tree, one mounted for it), mode 0555, its
+ * access and modification times 0, then bound at point (file itself, or
+ * the template's empty /tool) read-only with exec allowed (the root stays
+ * noexec). Its inode, device and times are the run's own: the host file's
+ * never reach the tool. */
+static void copy_tool(int sfd, long src, const char *file, const char *point)
 {
 	static const struct timespec epoch[2];
 	struct mount_attr attr;
 	long fd, k, t;
 
-	fd = OPENAT("tool", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0555);
+	fd = OPENAT(file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0555);
 	CHECK(fd, "creating /tool");
 	do
 		k = SX4(__NR_sendfile, fd, src, NULL, 1L << 30);
@@ -179,14 +183,14 @@ static void copy_tool(int sfd, long src)
 	CHECK(SX4(__NR_utimensat, fd, NULL, epoch, 0), "setting the times of /tool");
 	SX1(__NR_close, fd);
 	SX1(__NR_close, src);
-	t = SX3(__NR_open_tree, AT_FDCWD, "tool", OPEN_TREE_CLONE | O_CLOEXEC);
+	t = SX3(__NR_open_tree, AT_FDCWD, file, OPEN_TREE_CLONE | O_CLOEXEC);
 	CHECK(t, "open_tree of /tool");
 	memset(&attr, 0, sizeof(attr));
 	attr.attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
 	attr.attr_clr = MOUNT_ATTR_NOEXEC;
 	CHECK(SX5(__NR_mount_setattr, t, "", AT_EMPTY_PATH, &attr, sizeof(attr)),
 	      "mount_setattr on /tool");
-	CHECK(SX5(__NR_move_mount, t, "", AT_FDCWD, "tool", MOVE_MOUNT_F_EMPTY_PATH),
+	CHECK(SX5(__NR_move_mount, t, "", AT_FDCWD, point, MOVE_MOUNT_F_EMPTY_PATH),
 	      "move_mount of /tool");
 	SX1(__NR_close, t);
 }
@@ -269,13 +273,16 @@ static void confine_writes(int sfd, const struct sbx_spec *s, int abi)
  * start at 0 (offsets computed by the supervisor just before clone). They
  * are frozen when a first process enters the namespace, which an execve
  * does: a pooled child's exec of the waiter, so they are written now. */
-static void own_clocks(int sfd, const char *offsets)
+static void own_clocks(int sfd, const char *offsets, long procdir)
 {
 	size_t n = slen(offsets);
 	long fd, k;
 
 	CHECK(SX1(__NR_unshare, CLONE_NEWTIME), "unshare(CLONE_NEWTIME)");
-	fd = OPENAT("/proc/self/timens_offsets", O_WRONLY | O_CLOEXEC, 0);
+	/* the host's /proc, or (a prepared tree has none) our folder in it,
+	 * opened before we entered the tree */
+	fd = procdir >= 0 ? SX4(__NR_openat, procdir, "timens_offsets", O_WRONLY | O_CLOEXEC, 0)
+			  : OPENAT("/proc/self/timens_offsets", O_WRONLY | O_CLOEXEC, 0);
 	CHECK(fd, "opening timens_offsets");
 	k = SX3(__NR_write, fd, offsets, n);
 	if (k != (long)n)
@@ -364,19 +371,26 @@ static void reset_signals(uint64_t mask)
  * nothing else; with a bridge, 3 the bridge (kept across execve) and the
  * sync socket 4. Pooled: 0 and 3 hold copies of the sync socket until the
  * run brings stdin and fd 3; the sync socket is 4, the waiter 5
- * (close-on-exec). Returns the sync socket's number; nothing to report a
- * failure on yet, so a failure ends the child. */
-static int place_fds(const struct sbx_child_args *a)
+ * (close-on-exec). With a prepared mount tree its namespace comes next,
+ * at *tpl (else -1), closed as soon as it is entered (enter_template).
+ * Returns the sync socket's number; nothing to report a failure on yet,
+ * so a failure ends the child. */
+static int place_fds(const struct sbx_child_args *a, int *tpl)
 {
 	const struct sbx_spec *s = a->spec;
-	int fds[6] = { a->stdin_fd, a->out_fd, a->err_fd, s->fd3 > 0 ? s->fd3 : a->sync_fd,
+	int fds[7] = { a->stdin_fd, a->out_fd, a->err_fd, s->fd3 > 0 ? s->fd3 : a->sync_fd,
 		       a->sync_fd, a->waiter_fd };
 	int i, n = a->pooled ? 6 : s->fd3 > 0 ? 5 : 4;
 	const int sfd = a->pooled ? SBX_POOL_SYNC_FD : n - 1;
-	long hi[6];
+	long hi[7];
 
 	if (a->pooled)
 		fds[0] = fds[3] = a->sync_fd;
+	*tpl = -1;
+	if (a->mnt_template >= 0) {
+		fds[n] = a->mnt_template;
+		*tpl = n++;
+	}
 	for (i = 0; i < n; i++) {
 		hi[i] = SX3(__NR_fcntl, fds[i], F_DUPFD_CLOEXEC, 16);
 		if (hi[i] < 0)
@@ -386,6 +400,7 @@ static int place_fds(const struct sbx_child_args *a)
 		if (SX2(__NR_dup2, hi[i], i) < 0)
 			sbx_raw_die();
 	if (SX3(__NR_fcntl, sfd, F_SETFD, FD_CLOEXEC) < 0 ||
+	    (*tpl >= 0 && SX3(__NR_fcntl, *tpl, F_SETFD, FD_CLOEXEC) < 0) ||
 	    (a->pooled && SX3(__NR_fcntl, SBX_POOL_EXEC_FD, F_SETFD, FD_CLOEXEC) < 0) ||
 	    SX3(__NR_close_range, n, ~0U, 0) < 0)
 		sbx_raw_die();
@@ -413,12 +428,9 @@ static void join_cgroups(int sfd, const struct sbx_child_args *a)
 	}
 }
 
-/* A session of our own, death with the supervisor, then wait until it has
- * mapped our ids and started tracing us. */
-static void wait_for_go(int sfd, const struct sbx_child_args *a)
+/* A session of our own and death with the supervisor. */
+static void own_session(int sfd, const struct sbx_child_args *a)
 {
-	char go;
-
 	CHECK(SX0(__NR_setsid), "setsid");
 	CHECK(SX5(__NR_prctl, PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0), "PR_SET_PDEATHSIG");
 	/* A copy of the supervisor's memory is made dumpable so that an
@@ -429,6 +441,13 @@ static void wait_for_go(int sfd, const struct sbx_child_args *a)
 	 * otherwise run.c shares only a memory whose flag is already set. */
 	if (!a->shared_vm)
 		CHECK(SX5(__NR_prctl, PR_SET_DUMPABLE, 1, 0, 0, 0), "PR_SET_DUMPABLE");
+}
+
+/* Wait until the supervisor has mapped our ids and started tracing us. */
+static void wait_for_go(int sfd)
+{
+	char go;
+
 	/* EOF means the supervisor died (a death after it said go is caught
 	 * by become_sandbox_user, after PDEATHSIG is set again). */
 	if (SX3(__NR_read, sfd, &go, 1) != 1 || go != SBX_MSG_GO)
@@ -465,14 +484,8 @@ static void attach_binds(int sfd, const struct sbx_spec *s, const int *tree)
 		const struct sbx_bind *b = &s->binds[k];
 		struct mount_attr attr;
 		memset(&attr, 0, sizeof(attr));
-		attr.attr_set = MOUNT_ATTR_NOSUID;
-		if (!(b->flags & SBX_BIND_RW))
-			attr.attr_set |= MOUNT_ATTR_RDONLY;
-		if (!(b->flags & SBX_BIND_EXEC))
-			attr.attr_set |= MOUNT_ATTR_NOEXEC;
-		if (!(b->flags & SBX_BIND_DEV))
-			attr.attr_set |= MOUNT_ATTR_NODEV;
-		CHECK(make_point(b->dst + 1, b->is_dir), "creating a mount point");
+		attr.attr_set = sbx_bind_attr(b->flags);
+		CHECK(sbx_make_point(b->dst + 1, b->is_dir), "creating a mount point");
 		CHECK(SX5(__NR_mount_setattr, tree[k], "", AT_EMPTY_PATH, &attr, sizeof(attr)),
 		      "mount_setattr on a bind");
 		CHECK(SX5(__NR_move_mount, tree[k], "", AT_FDCWD, b->dst + 1,
@@ -486,6 +499,8 @@ static void attach_binds(int sfd, const struct sbx_spec *s, const int *tree)
  * >= 0), the links and binds and a capped /tmp (with the input files, its
  * fd sent back when asked), pivoted into, the old root detached, then
  * remounted read-only. The cwd is its / at the end. */
+static void mount_tmp(int sfd, const struct sbx_child_args *a);
+
 static void build_root(int sfd, const struct sbx_child_args *a, const int *tree, long tool)
 {
 	const struct sbx_spec *s = a->spec;
@@ -497,12 +512,28 @@ static void build_root(int sfd, const struct sbx_child_args *a, const int *tree,
 	CHECK(SX1(__NR_chdir, "/tmp"), "chdir to the new root");
 	SX1(__NR_umask, 022); /* the files' modes, and the tool's umask */
 	if (tool >= 0)
-		copy_tool(sfd, tool);
+		copy_tool(sfd, tool, "tool", "tool");
 	for (k = 0; k < s->nlinks; k++)
 		CHECK(SX2(__NR_symlink, s->links[k].target, s->links[k].name),
 		      "symlink in the new root");
 	attach_binds(sfd, s, tree);
-	CHECK(make_point("tmp", 1), "mkdir /tmp");
+	CHECK(sbx_make_point("tmp", 1), "mkdir /tmp");
+	mount_tmp(sfd, a);
+	CHECK(SX2(__NR_pivot_root, ".", "."), "pivot_root");
+	CHECK(SX2(__NR_umount2, ".", MNT_DETACH), "detaching the old root");
+	CHECK(SX1(__NR_chdir, "/"), "chdir /");
+	CHECK(SX5(__NR_mount, NULL, "/", NULL,
+		  MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL),
+	      "remounting the root read-only");
+}
+
+/* The capped /tmp at tmp (the cwd is the new root), with the input files;
+ * its fd sent back when asked. */
+static void mount_tmp(int sfd, const struct sbx_child_args *a)
+{
+	const struct sbx_spec *s = a->spec;
+	size_t k;
+
 	CHECK(SX5(__NR_mount, "tmpfs", "tmp", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
 		  a->tmp_opts),
 	      "mounting /tmp");
@@ -518,46 +549,94 @@ static void build_root(int sfd, const struct sbx_child_args *a, const int *tree,
 		send_fd(sfd, (int)tfd);
 		SX1(__NR_close, tfd);
 	}
-	CHECK(SX2(__NR_pivot_root, ".", "."), "pivot_root");
-	CHECK(SX2(__NR_umount2, ".", MNT_DETACH), "detaching the old root");
-	CHECK(SX1(__NR_chdir, "/"), "chdir /");
-	CHECK(SX5(__NR_mount, NULL, "/", NULL,
-		  MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL),
-	      "remounting the root read-only");
+}
+
+/* The prepared mount tree (mnt_template.c), tpl its namespace: enter it
+ * while still root in the host's user namespace (our root and cwd become
+ * its root: no pivot_root, no walk of the host's tasks, no copy of the
+ * host's mounts), close it, then make our own user, mount, ipc, uts and
+ * cgroup namespaces. The mount namespace is a private copy of the small
+ * tree owned by our user namespace: each mount in it is locked (its flags
+ * and what it covers) and its root's superblock, read-only, is the host's
+ * to change, not ours. Then the supervisor may write our maps. */
+static void enter_template(int sfd, int tpl)
+{
+	CHECK(SX2(__NR_setns, tpl, CLONE_NEWNS), SBX_STEP_TEMPLATE_SETNS);
+	SX1(__NR_close, tpl);
+	CHECK(SX1(__NR_unshare, CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS |
+					CLONE_NEWCGROUP),
+	      SBX_STEP_TEMPLATE_UNSHARE);
+	sbx_raw_say(sfd, SBX_MSG_UNSHARED, 0, NULL);
+}
+
+/* The run's part of a prepared tree (the cwd its root): /tool bound from
+ * a tmpfs of its own, which is then detached (the bind keeps it), and the
+ * capped /tmp on the same mount point. The root and its binds are the
+ * template's, read-only. */
+static void finish_root(int sfd, const struct sbx_child_args *a, long tool)
+{
+	SX1(__NR_umask, 022);
+	if (tool >= 0) {
+		CHECK(SX5(__NR_mount, "tmpfs", "tmp", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+			  a->root_opts),
+		      "mounting the tmpfs of /tool");
+		copy_tool(sfd, tool, "tmp/tool", "tool");
+		CHECK(SX2(__NR_umount2, "tmp", MNT_DETACH), "detaching the tmpfs of /tool");
+	}
+	mount_tmp(sfd, a);
 }
 
 void sbx_child_main(const struct sbx_child_args *a)
 {
 	const struct sbx_spec *s = a->spec;
-	int tree[SBX_MAX_BINDS], sfd, i;
-	long tool = -1, e;
+	int tree[SBX_MAX_BINDS], sfd, i, tpl;
+	long tool = -1, procdir = -1, e;
 	size_t k;
 
 	if (a->shared_vm)
 		reset_signals(a->sigmask);
-	sfd = place_fds(a);
+	sfd = place_fds(a, &tpl);
 	join_cgroups(sfd, a);
-	wait_for_go(sfd, a);
-
-	/* Detached copies of every bind source, and the program to copy,
-	 * taken before anything is covered. */
-	for (k = 0; k < s->nbinds; k++) {
-		long t = SX3(__NR_open_tree, AT_FDCWD, s->binds[k].src, OPEN_TREE_CLONE | O_CLOEXEC);
-		CHECK(t, "open_tree of a bind source");
-		tree[k] = (int)t;
+	own_session(sfd, a);
+	if (tpl < 0) {
+		wait_for_go(sfd);
+		/* Detached copies of every bind source, taken before anything
+		 * is covered. */
+		for (k = 0; k < s->nbinds; k++) {
+			long t = SX3(__NR_open_tree, AT_FDCWD, s->binds[k].src,
+				     OPEN_TREE_CLONE | O_CLOEXEC);
+			CHECK(t, "open_tree of a bind source");
+			tree[k] = (int)t;
+		}
 	}
+	/* The program to copy, from the host's tree. */
 	if (s->tool_src) {
 		tool = OPENAT(s->tool_src, O_RDONLY | O_CLOEXEC | O_NOCTTY, 0);
 		CHECK(tool, "opening the program");
 	}
-	CHECK(SX5(__NR_mount, NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), "making mounts private");
+	if (tpl >= 0) {
+		if (a->timens_offsets[0]) {
+			procdir = OPENAT("/proc/self", O_PATH | O_DIRECTORY | O_CLOEXEC, 0);
+			CHECK(procdir, "opening /proc/self");
+		}
+		enter_template(sfd, tpl);
+		wait_for_go(sfd);
+	} else {
+		CHECK(SX5(__NR_mount, NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL),
+		      "making mounts private");
+	}
 
 	/* Before the id change: it makes us non-dumpable, and our /proc files
 	 * then belong to root. */
 	if (a->timens_offsets[0])
-		own_clocks(sfd, a->timens_offsets);
+		own_clocks(sfd, a->timens_offsets, procdir);
+	if (procdir >= 0)
+		SX1(__NR_close, procdir);
 	become_sandbox_user(sfd, a);
-	build_root(sfd, a, tree, tool);
+	if (tpl >= 0)
+		finish_root(sfd, a, tool);
+	else
+		build_root(sfd, a, tree, tool);
 	CHECK(SX2(__NR_sethostname, "toolgate", 8), "sethostname");
 	CHECK(SX2(__NR_setdomainname, "toolgate", 8), "setdomainname");
 	for (i = 0; i < RLIM_NLIMITS; i++)

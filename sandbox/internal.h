@@ -109,6 +109,11 @@ int sbx_spec_bind_system(struct sbx_spec *s);
 /* Bind /dev/null, /dev/zero and /dev/urandom (device nodes, read-only). */
 int sbx_spec_bind_dev(struct sbx_spec *s);
 
+/* 1 if every bind of s is one of those two functions' (same source and
+ * place, same flags) and every link one of the system folders': a
+ * skeleton a prepared mount tree may hold (mnt_template.c). */
+int sbx_spec_skeleton_ok(const struct sbx_spec *s);
+
 void sbx_spec_defaults(struct sbx_spec *s, const tg_sandbox_opts *o);
 /* The run's RLIMIT_CPU in seconds: cpu_s when asked, else the timeout's
  * whole seconds + 1 (so the wall-clock timeout normally comes first). */
@@ -201,6 +206,56 @@ unsigned long sbx_net_last_ino(void);
 /* Tests: the inode of the shared namespace (0: none made yet). */
 unsigned long sbx_net_shared_ino(void);
 
+/* Prepared mount trees (mnt_template.c). The descriptor of the mount
+ * namespace whose root is the read-only skeleton of s (its links and binds,
+ * empty /tool and /tmp mount points), made once per process (on the
+ * first run under tg_sandbox_prepare, else the second); -1 when s takes
+ * the usual path (not root in the initial user namespace,
+ * TG_SANDBOX_TEMPLATE=0, binds no template may hold, a process's first
+ * run, or it could not be made). The process keeps it open for its life. */
+int sbx_mnt_template_fd(const struct sbx_spec *s);
+/* tg_sandbox_prepare(on) (netns.c): a long-lived process makes its
+ * template on its first run, any other on its second. */
+void sbx_mnt_template_prepare(int on);
+/* A run could not enter or copy the template (error e at step: EPERM,
+ * EINVAL or EACCES, a rule of this kernel or its security module): no run
+ * of this process uses one any more. */
+void sbx_mnt_template_failed(int e, const char *step);
+/* The step names of the child's template entry (child.c), which the
+ * tracer matches to call sbx_mnt_template_failed. */
+#define SBX_STEP_TEMPLATE_SETNS "setns into the mount template"
+#define SBX_STEP_TEMPLATE_UNSHARE "unshare after the mount template"
+/* Tests: how many templates this process holds. */
+int sbx_mnt_template_count(void);
+/* Tests: every template's descriptor now names a network namespace (the
+ * calling thread's), so that a run's setns into it fails (EINVAL); how
+ * many. */
+int sbx_mnt_template_test_break(void);
+/* The mount attributes of a bind with flags SBX_BIND_* (child.c and
+ * mnt_template.c set the same). */
+#include <linux/mount.h>
+#ifndef OPEN_TREE_CLONE
+#define OPEN_TREE_CLONE 1
+#endif
+#ifndef MOVE_MOUNT_F_EMPTY_PATH
+#define MOVE_MOUNT_F_EMPTY_PATH 0x00000004
+#endif
+static inline uint64_t sbx_bind_attr(unsigned flags)
+{
+	uint64_t a = MOUNT_ATTR_NOSUID;
+
+	if (!(flags & SBX_BIND_RW))
+		a |= MOUNT_ATTR_RDONLY;
+	if (!(flags & SBX_BIND_EXEC))
+		a |= MOUNT_ATTR_NOEXEC;
+	if (!(flags & SBX_BIND_DEV))
+		a |= MOUNT_ATTR_NODEV;
+	return a;
+}
+/* child.c: a mount point (folder or empty file) at the relative path rel,
+ * with its parents; raw calls, 0 or -errno. */
+long sbx_make_point(const char *rel, int is_dir);
+
 /* cgroups: memory and pids limits for one run (v2 with controllers, else v1). */
 struct sbx_cgroup {
 	int version;        /* 0 none, 1, 2 */
@@ -277,6 +332,12 @@ struct sbx_child_args {
 					  * sets sigmask, and leaves the dumpable
 					  * flag (the supervisor's) alone */
 	uint64_t sigmask;                /* the tracer's mask before the clone */
+	int mnt_template;                /* >= 0: the prepared mount tree's
+					  * namespace (mnt_template.c), a
+					  * descriptor of the supervisor: the
+					  * child enters it and makes its
+					  * own namespaces (no NEWUSER, NEWNS,
+					  * NEWIPC, NEWUTS, NEWCGROUP at clone3) */
 };
 
 /* spec.c: what this kernel offers (probed once): the Landlock ABI version
@@ -306,6 +367,8 @@ struct sbx_run {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	int start;
+	int cloned;          /* the tracer is past the child's first message
+			      * (mnt_template's handshake), under mu */
 	/* set by the tracer */
 	atomic_int pidfd;
 	atomic_int cancel;      /* set by the caller thread: kill as soon as cloned */
@@ -349,6 +412,11 @@ int sbx_pump(int fd, tg_buf *b, size_t *total, size_t cap, int *over);
  * (waiter_fd >= 0: pooled, the child prepares and then waits for its run as
  * the waiter program at that descriptor). 0 or < 0. */
 int sbx_run_setup(struct sbx_run *r, const struct sbx_spec *s, int waiter_fd);
+/* Wait (up to 5 s) until r's tracer has cloned the child and read what it
+ * reads of the sync socket before go (a child entering a prepared mount
+ * tree says when its maps can be written): the pool reads the socket
+ * after. */
+void sbx_run_await_clone(struct sbx_run *r);
 /* Supervise the started run r until its end; the result or < 0; frees
  * everything r holds (not r itself). */
 int sbx_run_wait(tg_run_result **out, struct sbx_run *r, int *tmpfd);

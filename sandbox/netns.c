@@ -224,6 +224,7 @@ void tg_sandbox_prepare(int on)
 {
 	int fd = -1, sfd = -1;
 
+	sbx_mnt_template_prepare(on);
 	pthread_mutex_lock(&net_lock);
 	forget_parent();
 	prepare_on = on;

@@ -216,6 +216,7 @@ static struct pool_entry *make_entry(int no_seccomp, int idle)
 			(void)boost_entry(e);
 		pthread_mutex_unlock(&mu);
 	}
+	sbx_run_await_clone(&e->r); /* its first message is the tracer's */
 	p.fd = e->r.sync_parent;
 	p.events = POLLIN;
 	if (poll(&p, 1, 5000) != 1) {

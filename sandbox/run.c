@@ -7,8 +7,10 @@
  * own unshare(), ~250 us of CPU spent while the calling thread sets up
  * cgroups and pipes; without CAP_SYS_ADMIN clone3 makes it instead) and then
  * clone3()s the child into it and into fresh user/pid/mount/ipc/uts/cgroup
- * namespaces, straight into its v2 cgroup when there is one (v1 cgroups
- * the child joins itself), maps
+ * namespaces (with a prepared mount tree, mnt_template.c, a pid namespace
+ * only: the child makes the others once in the tree and says so, and the
+ * maps wait for that), straight into its v2 cgroup when there is one (v1
+ * cgroups the child joins itself), maps
  * uid/gid 65534, PTRACE_SEIZEs it (exit, clone and fork events: that is
  * how a seccomp kill is traced back to the denied syscall, since
  * KILL_PROCESS leaves nothing readable in /proc; a pooled run has no exit
@@ -208,6 +210,57 @@ static pid_t clone_child(struct sbx_run *r, struct clone_args *ca)
 	return (pid_t)k;
 }
 
+/* A child entering the prepared mount tree makes its user namespace
+ * itself: wait until it says it has (its maps can be written then). A
+ * failure it reports is the run's (and, at the template's own steps, ends
+ * the use of templates in this process); 0 or -1. */
+static int await_unshared(struct sbx_run *r)
+{
+	struct sbx_msg m;
+	ssize_t k;
+
+	do
+		k = recv(r->sync_parent, &m, sizeof(m), 0);
+	while (k < 0 && errno == EINTR);
+	if (k == (ssize_t)sizeof(m) && m.type == SBX_MSG_UNSHARED)
+		return 0;
+	if (k == (ssize_t)sizeof(m) && m.type == SBX_MSG_ERROR) {
+		r->msg = m;
+		r->msg.step[sizeof(r->msg.step) - 1] = '\0';
+		/* a rule of this kernel, not a passing shortage (ENOMEM,
+		 * ENOSPC: the user namespace count) */
+		if ((strcmp(r->msg.step, SBX_STEP_TEMPLATE_SETNS) == 0 ||
+		     strcmp(r->msg.step, SBX_STEP_TEMPLATE_UNSHARE) == 0) &&
+		    (m.err == EPERM || m.err == EINVAL || m.err == EACCES))
+			sbx_mnt_template_failed(m.err, r->msg.step);
+	} else {
+		snprintf(r->tracer_err, sizeof(r->tracer_err), "the child went away");
+	}
+	return -1;
+}
+
+/* The sync socket is the pool's to read from here on (sbx_run_await_clone). */
+static void mark_cloned(struct sbx_run *r)
+{
+	pthread_mutex_lock(&r->mu);
+	r->cloned = 1;
+	pthread_cond_broadcast(&r->cv);
+	pthread_mutex_unlock(&r->mu);
+}
+
+void sbx_run_await_clone(struct sbx_run *r)
+{
+	struct timespec until;
+
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += 5;
+	pthread_mutex_lock(&r->mu);
+	while (!r->cloned)
+		if (pthread_cond_timedwait(&r->cv, &r->mu, &until) != 0)
+			break;
+	pthread_mutex_unlock(&r->mu);
+}
+
 static void *tracer_main(void *arg)
 {
 	struct sbx_run *r = arg;
@@ -231,12 +284,17 @@ static void *tracer_main(void *arg)
 	if (go < 0) {
 		/* the caller failed before the child's ends were handed over */
 		atomic_store(&r->finished, 1);
+		mark_cloned(r);
 		return NULL;
 	}
 
 	memset(&ca, 0, sizeof(ca));
-	ca.flags = CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS |
-		   CLONE_NEWCGROUP | CLONE_PIDFD;
+	/* with a prepared mount tree the child makes the others itself, once
+	 * in it (child.c, enter_template) */
+	ca.flags = r->child.mnt_template >= 0
+			   ? CLONE_NEWPID | CLONE_PIDFD
+			   : CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS |
+				     CLONE_NEWCGROUP | CLONE_PIDFD;
 	if (!own_net)
 		ca.flags |= CLONE_NEWNET;
 	ca.pidfd = (uint64_t)(uintptr_t)&pidfd;
@@ -254,11 +312,16 @@ static void *tracer_main(void *arg)
 	if (pid < 0) {
 		r->clone_errno = errno;
 		atomic_store(&r->finished, 1);
+		mark_cloned(r);
 		notify(r);
 		return NULL;
 	}
 	__atomic_store_n(&r->pid, pid, __ATOMIC_RELEASE); /* read by the pool (boost_making) */
 	atomic_store(&r->pidfd, pidfd);
+	e = r->child.mnt_template >= 0 ? await_unshared(r) : 0;
+	mark_cloned(r);
+	if (e < 0)
+		goto kill;
 	if (r->child.pooled)
 		r->mntns_fd = hold_mntns(pid);
 	if (atomic_load(&r->cancel))
@@ -511,6 +574,7 @@ int sbx_run_setup(struct sbx_run *r, const struct sbx_spec *s, int waiter_fd)
 	r->child.err_fd = r->errp[1];
 	r->child.sync_fd = r->sp[1];
 	r->child.allow_setgroups = geteuid() == 0;
+	r->child.mnt_template = sbx_mnt_template_fd(s);
 	snprintf(r->child.tmp_opts, sizeof(r->child.tmp_opts), "size=%um,nr_inodes=4096,mode=1777",
 		 s->tmp_mb);
 	/* the root: 256 KB for its folders and links, and the copy of the
@@ -707,7 +771,14 @@ int sbx_run_wait(tg_run_result **out, struct sbx_run *r, int *tmpfd)
 		goto out;
 	}
 	if (r->msg.type == SBX_MSG_ERROR) {
-		ret = tg_error_errno(TG_ERR_UNAVAILABLE, r->msg.err, "sandbox: %s", r->msg.step);
+		int e = r->msg.err;
+		/* a user namespace refused to the child in the template, as
+		 * clone3's would be on the usual path */
+		if (strcmp(r->msg.step, SBX_STEP_TEMPLATE_UNSHARE) == 0 &&
+		    (e == ENOSPC || e == EPERM || e == EACCES))
+			ret = sbx_userns_error(e);
+		else
+			ret = tg_error_errno(TG_ERR_UNAVAILABLE, e, "sandbox: %s", r->msg.step);
 		goto out;
 	}
 	if (r->tracer_err[0] && !r->exec_done && r->msg.type != SBX_MSG_EXEC) {

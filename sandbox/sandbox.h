@@ -143,7 +143,9 @@ int tg_sandbox_build_inputs(char out[65], const char *sdk_include_dir);
 /* Added: in a long-lived process (the MCP server), on = 1 keeps one fresh
  * network namespace made ahead, in a background thread after each run, so
  * that the next run does not wait for it (root only; each namespace still
- * serves one run). on = 0 stops that and drops the spare. */
+ * serves one run). on = 0 stops that and drops the spare. As root it also
+ * makes the prepared mount tree on the first run rather than the second
+ * (sandbox/mnt_template.c). */
 void tg_sandbox_prepare(int on);
 
 /* Added: sandboxes made ahead, for a long-lived process (toolgate serve;
@@ -185,5 +187,10 @@ int tg_sandbox_cgroups(char *why, size_t n);
  * controller (v2 cpu.max or v1 cpu.cfs_quota_us), 0 when there is none;
  * why (may be NULL) says which. */
 int tg_sandbox_cpu_limit(char *why, size_t n, uint32_t percent);
+/* Added: 1 when runs start from a mount tree prepared once per process
+ * (root in the initial user namespace: sandbox/mnt_template.c), 0 when each
+ * run copies the host's mounts and pivots (not root, TG_SANDBOX_TEMPLATE=0,
+ * or a template could not be made or used); why (may be NULL) says which. */
+int tg_sandbox_mount_template(char *why, size_t n);
 
 #endif

@@ -4,7 +4,9 @@
  * first: the default limits of a run (sbx_spec_defaults), its binds (a host
  * file or folder, the system library folders, the three device nodes) and
  * the kernel's Landlock ABI and time namespaces, probed once per process
- * (the device nodes too: sbx_spec_bind_dev).
+ * (the device nodes too: sbx_spec_bind_dev), and whether a spec's binds
+ * and links are only the system ones (the skeleton a prepared mount tree
+ * may hold: mnt_template.c).
  * It calls nothing else of the module: sandbox.c, build.c, pool.c and run.c
  * call it.
  */
@@ -65,13 +67,18 @@ int sbx_spec_bind(struct sbx_spec *s, const char *src, const char *dst, unsigned
 	return 0;
 }
 
+/* The system folders and device nodes every run may get, with their flags
+ * (sbx_spec_bind_system, sbx_spec_bind_dev, sbx_spec_skeleton_ok). */
+static const char *const sys_dirs[] = { "/usr", "/lib", "/lib64", "/bin" };
+static const char *const sys_devs[] = { "/dev/null", "/dev/zero", "/dev/urandom" };
+
 int sbx_spec_bind_system(struct sbx_spec *s)
 {
-	static const char *const dirs[] = { "/usr", "/lib", "/lib64", "/bin" };
+	const char *const *dirs = sys_dirs;
 	size_t i;
 	int r;
 
-	for (i = 0; i < TG_ARRAY_SIZE(dirs); i++) {
+	for (i = 0; i < TG_ARRAY_SIZE(sys_dirs); i++) {
 		if (access(dirs[i], F_OK) < 0)
 			continue;
 		r = sbx_spec_bind(s, dirs[i], dirs[i], SBX_BIND_EXEC);
@@ -84,13 +91,13 @@ int sbx_spec_bind_system(struct sbx_spec *s)
 /* The three device nodes are looked at (an lstat and a stat each) once
  * per process, the first time a run binds them, and copied into every
  * later spec: a per-run look found the same host nodes, and it checked
- * nothing the run does not check again itself, since the child clones
- * each bind source with open_tree() when it builds the root (child.c),
- * which fails, and fails the run, if a node is gone by then. A failed
- * look is not kept: the next run looks again. */
+ * nothing the run does not check again itself: on the usual path the
+ * child clones each bind source with open_tree() when it builds the root
+ * (child.c), which fails the run if a node is gone by then, and a
+ * prepared mount tree (mnt_template.c) bound them once per process
+ * anyway. A failed look is not kept: the next run looks again. */
 int sbx_spec_bind_dev(struct sbx_spec *s)
 {
-	static const char *const devs[] = { "/dev/null", "/dev/zero", "/dev/urandom" };
 	static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 	static struct sbx_spec seen; /* only its binds: the nodes as looked at */
 	static int looked;
@@ -100,8 +107,8 @@ int sbx_spec_bind_dev(struct sbx_spec *s)
 	pthread_mutex_lock(&mu);
 	if (!looked) {
 		seen.nbinds = 0;
-		for (i = 0; r == 0 && i < TG_ARRAY_SIZE(devs); i++)
-			r = sbx_spec_bind(&seen, devs[i], devs[i], SBX_BIND_DEV);
+		for (i = 0; r == 0 && i < TG_ARRAY_SIZE(sys_devs); i++)
+			r = sbx_spec_bind(&seen, sys_devs[i], sys_devs[i], SBX_BIND_DEV);
 		looked = r == 0;
 	}
 	if (r == 0 && s->nbinds + seen.nbinds > SBX_MAX_BINDS)
@@ -112,6 +119,39 @@ int sbx_spec_bind_dev(struct sbx_spec *s)
 	}
 	pthread_mutex_unlock(&mu);
 	return r;
+}
+
+static int listed(const char *const *list, size_t n, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(list[i], path) == 0)
+			return 1;
+	return 0;
+}
+
+int sbx_spec_skeleton_ok(const struct sbx_spec *s)
+{
+	size_t k;
+
+	for (k = 0; k < s->nbinds; k++) {
+		const struct sbx_bind *b = &s->binds[k];
+		if (strcmp(b->src, b->dst) != 0)
+			return 0;
+		if (!(b->flags == SBX_BIND_EXEC && listed(sys_dirs, TG_ARRAY_SIZE(sys_dirs), b->dst)) &&
+		    !(b->flags == SBX_BIND_DEV && listed(sys_devs, TG_ARRAY_SIZE(sys_devs), b->dst)))
+			return 0;
+	}
+	for (k = 0; k < s->nlinks; k++) {
+		const char *n = s->links[k].name;
+		size_t i, hit = 0;
+		for (i = 0; i < TG_ARRAY_SIZE(sys_dirs); i++)
+			hit |= strcmp(sys_dirs[i] + 1, n) == 0;
+		if (!hit)
+			return 0;
+	}
+	return 1;
 }
 
 int sbx_landlock_abi(void)

@@ -2,9 +2,12 @@
 """bench/cpu/cpu.py TOOLGATE [N]: the CPU behind one sandboxed call.
 
 On a temporary home (config.json sandbox_pool 2, or SANDBOX_POOL=N) it
-starts `toolgate serve` (stdio), registers examples/word_count through
-create_tool with a JSON-RPC client of its own (newline-delimited, no SDK: the client
-costs little and its CPU is reported apart), then makes N sequential
+starts `toolgate serve` (stdio; TRANSPORT=http: `serve --http` with a
+client of bench/cpu/httpleg.py over one keep-alive connection;
+TRANSPORT=both: one server of each, their blocks interleaved), registers
+examples/word_count through create_tool with a JSON-RPC client of its own
+(newline-delimited, no SDK: the client costs little and its CPU is
+reported apart), then makes N sequential
 tools/call in blocks of BLOCK (100) calls, and after each block spawns the
 very binary the registry built (found in <home>/cache) bare BLOCK times
 with the same stdin: both sides see the same load. BASE=OTHER_TOOLGATE adds
@@ -12,9 +15,10 @@ a server of that binary (an earlier build), interleaved: before and after
 in one run.
 
 Per block it reads:
-  - serve: utime+stime+cutime+cstime of the serve process from
-    /proc/<pid>/stat (its threads and its reaped children: the pooled and
-    unpooled sandboxes), per call;
+  - serve: utime+stime+cutime+cstime of the serve process and of all its
+    descendants alive (httpleg.tree_cpu: the HTTP worker processes, the
+    waiting pool sandboxes) from /proc/<pid>/stat: their threads and the
+    children they reaped (the sandboxes run), per call;
   - kthreads: the CPU of kernel threads (ppid 2: the deferred namespace
     cleanup, RCU, workqueues) over the block, per call; other users' I/O
     lands there too;
@@ -22,15 +26,19 @@ Per block it reads:
     call: everything else the host ran in that time counts as well, so on
     a shared machine it is an upper bound;
   - client: this script's own CPU, per call.
-PERF=FILE: the first server runs under `perf record -g` (its threads and
-children, whose stage shows in the command name: toolgate is serve and the
-supervisor, memfd:tg-waiter a pooled child up to exec, tool the tool); its
-serve column then counts perf itself, not serve: a profile, not a figure.
+PERF=FILE: the first server (stdio unless TRANSPORT=http) runs under
+`perf record -g` (its threads and children, whose stage shows in the
+command name: toolgate is serve, the HTTP workers and the supervisor,
+MHD-connection libmicrohttpd's threads, memfd:tg-waiter a pooled child up
+to exec, tool the tool); its serve column then counts perf itself, not
+serve: a profile, not a figure.
 SESSIONS=32 [SECONDS=15 ROUNDS=2]: the load figure instead: SESSIONS stdio
 servers on one home (the tool created by the first), each called back to
 back by this one client (select over their pipes) for SECONDS, new and BASE
-alternated ROUNDS times: calls/s, latency p50/p99, serve CPU per call, this
-client's CPU per call (it runs on the same cores), machine minus client.
+alternated ROUNDS times; over HTTP, SESSIONS sessions of one `serve
+--http`, each on its own connection and client thread: calls/s, latency
+p50/p99, serve CPU per call, this client's CPU per call (it runs on the
+same cores), machine minus client.
 Bare spawns are measured per spawn with wait4's rusage (exact), and per
 block like the rest. Medians and p99 over the blocks (per spawn for bare),
 the load average before and after. No assertion: a benchmark, not a test.
@@ -45,6 +53,8 @@ import sys
 import tempfile
 import time
 
+from httpleg import HttpServer, http_load, tree_cpu
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 ARGS = {'text': 'the quick brown fox jumps over the lazy dog'}
 TICK = os.sysconf('SC_CLK_TCK')
@@ -55,13 +65,6 @@ def q(xs, p):
     if not xs:
         return float('nan')
     return xs[min(len(xs) - 1, max(0, int(-(-p * len(xs) // 1)) - 1))]
-
-
-def proc_cpu(pid):
-    """utime+stime+cutime+cstime of pid, seconds"""
-    with open(f'/proc/{pid}/stat') as f:
-        rest = f.read().rsplit(')', 1)[1].split()
-    return sum(int(x) for x in rest[11:15]) / TICK
 
 
 def kthreads_cpu():
@@ -91,18 +94,34 @@ def self_cpu():
     return r.ru_utime + r.ru_stime
 
 
+def manifest():
+    """examples/word_count as create_tool's arguments"""
+    ex = os.path.join(ROOT, 'examples', 'word_count')
+    with open(os.path.join(ex, 'tool.json')) as f:
+        m = json.load(f)
+    with open(os.path.join(ex, m['source'])) as f:
+        m['source'] = f.read()
+    # 32 sessions on 2 busy cores: a call may wait for one of the
+    # host's run slots longer than the example's 2 s
+    m['limits']['timeout_ms'] = 10000
+    return m
+
+
 class Server:
-    def __init__(self, tag, binary, home, pool, create=True):
+    def __init__(self, tag, binary, home, pool, create=True, perf=None):
         self.tag, self.home = tag, home
         os.makedirs(home, exist_ok=True)
         with open(os.path.join(home, 'config.json'), 'w') as f:
             json.dump({'sandbox_pool': pool}, f)
         env = {'PATH': os.environ.get('PATH', '/usr/bin:/bin')}
+        extra = os.environ.get(tag.upper() + '_ENV') # BASE_ENV, NEW_ENV: e.g. TG_SANDBOX_TEMPLATE=0
+        if extra:
+            env.update(kv.split('=', 1) for kv in extra.split(','))
         if os.environ.get('TG_CALL_PROFILE'): # per-stage stamps (common/prof.c)
             env['TG_CALL_PROFILE'] = os.environ['TG_CALL_PROFILE'] + '.' + tag
         cmd = [binary, '--home', home, 'serve']
-        if os.environ.get('PERF') and tag == 'new': # serve and its children sampled
-            cmd = ['perf', 'record', '-q', '-F', '4999', '-g', '-o', os.environ['PERF'], '--'] + cmd
+        if perf:  # serve and its children sampled
+            cmd = ['perf', 'record', '-q', '-F', '4999', '-g', '-o', perf, '--'] + cmd
         self.p = subprocess.Popen(cmd, stdin=subprocess.PIPE,
                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
         self.buf = b''
@@ -116,15 +135,7 @@ class Server:
             self.call()
 
     def create(self):
-        ex = os.path.join(ROOT, 'examples', 'word_count')
-        with open(os.path.join(ex, 'tool.json')) as f:
-            manifest = json.load(f)
-        with open(os.path.join(ex, manifest['source'])) as f:
-            manifest['source'] = f.read()
-        # 32 sessions on 2 busy cores: a call may wait for one of the
-        # host's run slots longer than the example's 2 s
-        manifest['limits']['timeout_ms'] = 10000
-        r = self.rpc('tools/call', {'name': 'create_tool', 'arguments': manifest}, timeout=300)
+        r = self.rpc('tools/call', {'name': 'create_tool', 'arguments': manifest()}, timeout=300)
         if r.get('isError'):
             raise SystemExit(f'{self.tag}: create_tool failed: {r}')
 
@@ -166,6 +177,9 @@ class Server:
     def call(self):
         check(self.tag, self.rpc('tools/call', {'name': 'word_count', 'arguments': ARGS}))
 
+    def cpu(self):
+        return tree_cpu(self.p.pid)
+
     def close(self):
         self.p.stdin.close()
         try:
@@ -186,7 +200,7 @@ def load(tag, binary, home, pool, sessions, secs):
     ss = [Server(f'{tag}{i}', binary, home, pool, create=(i == 0)) for i in range(sessions)]
     try:
         by_fd = {s.p.stdout.fileno(): s for s in ss}
-        cpu0 = sum(proc_cpu(s.p.pid) for s in ss)
+        cpu0 = sum(s.cpu() for s in ss)
         c0, m0 = self_cpu(), machine_busy()
         t0 = time.monotonic()
         sent, lat, done = {}, [], 0
@@ -211,7 +225,7 @@ def load(tag, binary, home, pool, sessions, secs):
                 sent[s.tag] = now
         wall = time.monotonic() - t0
         c1, m1 = self_cpu(), machine_busy()
-        cpu1 = sum(proc_cpu(s.p.pid) for s in ss)
+        cpu1 = sum(s.cpu() for s in ss)
         for s in ss:  # the calls in flight
             while s.answer() is None:
                 select.select([s.p.stdout.fileno()], [], [], 30)
@@ -269,30 +283,50 @@ def block(measure, run):
     return s1 - s0, k1 - k0, (m1 - m0) - (c1 - c0), c1 - c0
 
 
+def plan(binary):
+    """the servers, in the order their blocks run: (tag, binary, http?)
+    for each TRANSPORT (stdio, http or both) and build (BASE)"""
+    t = os.environ.get('TRANSPORT', 'stdio')
+    ts = {'stdio': ['stdio'], 'http': ['http'], 'both': ['stdio', 'http']}.get(t)
+    if ts is None:
+        raise SystemExit(f'TRANSPORT={t}: stdio, http or both')
+    runs = [('new', binary)] + ([('base', os.environ['BASE'])] if os.environ.get('BASE') else [])
+    return [(tag if tr == 'stdio' else f'http-{tag}', b, tr == 'http') for tr in ts for tag, b in runs]
+
+
 def main():
     binary = sys.argv[1]
     n = int(sys.argv[2]) if len(sys.argv) > 2 else 2000
     bs = int(os.environ.get('BLOCK', '100'))
     pool = int(os.environ.get('SANDBOX_POOL', '2'))
+    legs = plan(binary)
     tmp = tempfile.mkdtemp(prefix='tg-bench-cpu-')
     servers = []
     if os.environ.get('SESSIONS'):
         sessions, secs = int(os.environ['SESSIONS']), float(os.environ.get('SECONDS', '15'))
-        runs = [('new', binary)] + ([('base', os.environ['BASE'])] if os.environ.get('BASE') else [])
         try:
             for rnd in range(int(os.environ.get('ROUNDS', '2'))):
-                for tag, b in runs:
+                for tag, b, http in legs:
                     la = os.getloadavg()[0]
-                    r = load(tag, b, os.path.join(tmp, f'{tag}{rnd}'), pool, sessions, secs)
-                    print(f'{tag:5s} {sessions} sessions x {secs:.0f} s (load {la:.1f}): ' +
+                    home = os.path.join(tmp, f'{tag}{rnd}')
+                    if http:
+                        srv = HttpServer(tag, b, home, pool, manifest(), ARGS, check)
+                        try:
+                            r = http_load(srv, sessions, secs, self_cpu, machine_busy, q)
+                        finally:
+                            srv.close()
+                    else:
+                        r = load(tag, b, home, pool, sessions, secs)
+                    print(f'{tag:9s} {sessions} sessions x {secs:.0f} s (load {la:.1f}): ' +
                           ', '.join(f'{k} {v:.2f}' for k, v in r.items()), flush=True)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
         return
     try:
-        servers.append(Server('new', binary, os.path.join(tmp, 'new'), pool))
-        if os.environ.get('BASE'):
-            servers.append(Server('base', os.environ['BASE'], os.path.join(tmp, 'base'), pool))
+        for i, (tag, b, http) in enumerate(legs):
+            home, perf = os.path.join(tmp, tag), (os.environ.get('PERF') if i == 0 else None)
+            servers.append(HttpServer(tag, b, home, pool, manifest(), ARGS, check, perf=perf)
+                           if http else Server(tag, b, home, pool, perf=perf))
         tool = newest_executable(os.path.join(servers[0].home, 'cache'))
         data = json.dumps(ARGS).encode()
         for _ in range(20):
@@ -300,6 +334,7 @@ def main():
         rows = {s.tag: [] for s in servers}
         rows['bare'] = []
         per_spawn = []
+        front = {s.tag: [] for s in servers if hasattr(s, 'front')}
         load0 = os.getloadavg()
         for done in range(0, n, bs):
             k = min(bs, n - done)
@@ -307,7 +342,10 @@ def main():
                 def calls(s=s):
                     for _ in range(k):
                         s.call()
-                rows[s.tag].append([x / k for x in block(lambda s=s: proc_cpu(s.p.pid), calls)])
+                f0 = s.front() if s.tag in front else 0
+                rows[s.tag].append([x / k for x in block(s.cpu, calls)])
+                if s.tag in front:
+                    front[s.tag].append((s.front() - f0) * 1000 / k)
             spawned = []
 
             def spawns():
@@ -327,9 +365,12 @@ def main():
                 xs = [r[i] * 1000 for r in rs]
                 cols.append(f'{q(xs, .5):6.3f} ({q(xs, .99):6.3f})')
             ratio = q([r[0] for r in rs], .5) / bare_med if bare_med > 0 else float('nan')
-            print(f'  {tag:5s} {cols[0]}  {cols[1]}  {cols[2]}  {cols[3]}   x bare {ratio:.2f}')
+            print(f'  {tag:9s} {cols[0]}  {cols[1]}  {cols[2]}  {cols[3]}   x bare {ratio:.2f}')
         ms = [x * 1000 for x in per_spawn]
         print(f'  bare per spawn (wait4 rusage): median {q(ms, .5):.3f} ms  p99 {q(ms, .99):.3f} ms')
+        for tag, xs in front.items():
+            print(f'  {tag}: of which the front process (serve itself, not its workers): '
+                  f'median {q(xs, .5):.3f} ms  p99 {q(xs, .99):.3f} ms')
     finally:
         for s in servers:
             s.close()

@@ -5,7 +5,12 @@ on `toolgate serve` and everything it starts).
 
 Each sample is put in a stage by its command name and the main thread:
   serve       the serve process's main thread (request, registry, reply)
-  supervisor  its other threads (a run's tracer, the pool's refill)
+              and, over HTTP, libmicrohttpd's threads (MHD-connection)
+  worker      over HTTP, the main thread of a registry worker process
+              (another toolgate process with threads of its own; a
+              sandbox child has one thread until exec): the registry
+              work stdio's serve does on its main thread
+  supervisor  their other threads (a run's tracer, the pool's refill)
   child       a sandbox child up to exec (cloned from serve: still named
               toolgate; memfd:tg-waiter: a pooled child waiting, then
               loading the tool)
@@ -25,7 +30,7 @@ SYS = re.compile(r'(?:__x64_sys_|__do_sys_|__se_sys_|ksys_)(\w+)')
 
 
 def samples(path):
-    out = subprocess.run(['perf', 'script', '-i', path, '-F', 'comm,tid,period,ip,sym'],
+    out = subprocess.run(['perf', 'script', '-i', path, '-F', 'comm,pid,tid,period,ip,sym'],
                          capture_output=True, text=True, check=True).stdout
     for block in out.split('\n\n'):
         lines = [l for l in block.split('\n') if l.strip()]
@@ -34,7 +39,7 @@ def samples(path):
         head = lines[0].split()
         try:
             period = int(head[-1])
-            tid = int(head[-2])
+            pid, tid = (int(x) for x in head[-2].split('/'))
             comm = ' '.join(head[:-2])
         except (ValueError, IndexError):
             continue
@@ -43,7 +48,7 @@ def samples(path):
             parts = l.split(None, 1)
             if len(parts) == 2:
                 frames.append((int(parts[0], 16), parts[1]))
-        yield comm, tid, period, frames
+        yield comm, pid, tid, period, frames
 
 
 def kind(frames):
@@ -69,11 +74,25 @@ def main():
     calls = int(sys.argv[2]) if len(sys.argv) > 2 else 0
     main_tid = None
     per = collections.defaultdict(collections.Counter)
-    for comm, tid, period, frames in samples(path):
+    all_samples = list(samples(path))
+    # over HTTP (libmicrohttpd's threads seen), the toolgate processes with
+    # more than one thread: serve and its workers (a stdio profile has no
+    # workers: its create's helpers stay with the supervisor, as before)
+    http = any(c == 'MHD-connection' for c, *_ in all_samples)
+    threaded = {pid for comm, pid, tid, _, _ in all_samples
+                if http and comm == 'toolgate' and tid != pid}
+    for comm, pid, tid, period, frames in all_samples:
         if main_tid is None and comm == 'toolgate':
             main_tid = tid  # perf's first sample of serve: its main thread
         if comm == 'toolgate':
-            stage = 'serve' if tid == main_tid else 'toolgate-other'
+            if tid == main_tid:
+                stage = 'serve'
+            elif tid == pid and pid in threaded:
+                stage = 'worker'
+            else:
+                stage = 'toolgate-other'
+        elif comm == 'MHD-connection':
+            stage = 'serve'
         elif comm.startswith('memfd:tg'):
             stage = 'child'
         elif comm == 'tool':
@@ -90,7 +109,7 @@ def main():
     for k, v in per.pop('toolgate-other', {}).items():
         per['child' if k in child_calls or k == 'ret_from_fork' else 'supervisor'][k] += v
     total = sum(sum(c.values()) for c in per.values())
-    for stage in ('serve', 'supervisor', 'child', 'tool', 'other'):
+    for stage in ('serve', 'worker', 'supervisor', 'child', 'tool', 'other'):
         c = per.get(stage)
         if not c:
             continue

@@ -21,7 +21,9 @@
 
 /* Messages on the sync socket (child -> supervisor). */
 enum { SBX_MSG_GO = 'G', SBX_MSG_ERROR = 'E', SBX_MSG_EXEC = 'X',
-       SBX_MSG_TMPFD = 'D', SBX_MSG_READY = 'R', SBX_MSG_RUN = 'P' };
+       SBX_MSG_TMPFD = 'D', SBX_MSG_READY = 'R', SBX_MSG_RUN = 'P',
+       SBX_MSG_UNSHARED = 'U' /* in the copy of the mount template, in its
+			       * own namespaces: its maps may be written */ };
 struct sbx_msg {
 	char type;
 	int err;          /* errno */

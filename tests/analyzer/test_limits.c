@@ -3,7 +3,10 @@
  * (or `parse`) finding within a few seconds and never take the calling
  * process down: a 50 MB source, a macro-expansion bomb (time and memory),
  * 100k-deep nesting of brackets and of statements (which crashes the
- * parser), and a flood of findings.
+ * parser), and a flood of findings. And the budget's meaning: it is the
+ * parse child's CPU time, so a child stopped (as a starved one on a loaded
+ * host) for longer than the budget still finishes, up to four times the
+ * budget of wall time, after which it is stopped with the same finding.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,7 +16,14 @@
 
 #include "analyzer/analyzer.h"
 
+#include <dirent.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 static tg_report *run(const char *src, size_t len, uint32_t timeout_ms, uint32_t memory_mb,
 		      uint64_t *ms)
@@ -172,6 +182,112 @@ static void test_finding_flood(void **state)
 	free(src);
 }
 
+/* A thread that finds the analysis's parse child (the one child of this
+ * process), SIGSTOPs it for stop_ms and lets it go on: the child gets no
+ * CPU in between, as on a host that starves it. */
+struct stopper {
+	pthread_t t;
+	unsigned stop_ms;
+	int stopped; /* the child was found and stopped */
+};
+
+static pid_t find_child(void)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	pid_t found = 0;
+	assert_non_null(d);
+	while (!found && (e = readdir(d)) != NULL) {
+		char path[300], buf[512], *c;
+		FILE *f;
+		int ppid = 0;
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		c = fgets(buf, sizeof(buf), f) ? strrchr(buf, ')') : NULL;
+		fclose(f);
+		if (c && sscanf(c + 1, " %*c %d", &ppid) == 1 && ppid == getpid())
+			found = (pid_t)atoi(e->d_name);
+	}
+	closedir(d);
+	return found;
+}
+
+static void sleep_ms(unsigned ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+	while (nanosleep(&ts, &ts) != 0)
+		;
+}
+
+static void *stopper_main(void *arg)
+{
+	struct stopper *s = arg;
+	pid_t pid = 0;
+	int i;
+	for (i = 0; i < 2000 && !pid; i++) { /* up to 2 s for the fork */
+		pid = find_child();
+		if (!pid)
+			sleep_ms(1);
+	}
+	if (pid && kill(pid, SIGSTOP) == 0) {
+		s->stopped = 1;
+		sleep_ms(s->stop_ms);
+		kill(pid, SIGCONT); /* ESRCH when the analysis killed it */
+	}
+	return NULL;
+}
+
+static tg_report *run_stopped(const char *src, uint32_t timeout_ms, unsigned stop_ms, uint64_t *ms)
+{
+	struct stopper s = { 0 };
+	tg_report *r;
+	s.stop_ms = stop_ms;
+	assert_int_equal(pthread_create(&s.t, NULL, stopper_main, &s), 0);
+	r = run(src, strlen(src), timeout_ms, 0, ms);
+	assert_int_equal(pthread_join(s.t, NULL), 0);
+	assert_true(s.stopped);
+	return r;
+}
+
+static const char small_tool[] = "int main(void) { return 0; }\n";
+
+/* Stopped for 1.8 s against a budget of 1 s: it used almost no CPU, so the
+ * deadline moves on and the analysis passes. */
+static void test_starved_child_finishes(void **state)
+{
+	uint64_t ms;
+	tg_report *r;
+	(void)state;
+	r = run(small_tool, strlen(small_tool), 0, 0, &ms); /* libclang loaded, probe done */
+	assert_true(r->pass);
+	tg_report_free(r);
+	r = run_stopped(small_tool, 1000, 1800, &ms);
+	assert_true(r->pass);
+	assert_int_equal(r->nfindings, 0);
+	assert_true(ms >= 1800);
+	tg_report_free(r);
+}
+
+/* Stopped for 3 s against a budget of 0.5 s: past four times the budget of
+ * wall time it is killed, with the finding a time bomb gets. */
+static void test_starved_child_hard_limit(void **state)
+{
+	uint64_t ms;
+	tg_report *r;
+	(void)state;
+	r = run_stopped(small_tool, 500, 3000, &ms);
+	assert_false(r->pass);
+	assert_int_equal(r->nfindings, 1);
+	assert_string_equal(r->findings[0].rule, "limits");
+	assert_non_null(strstr(r->findings[0].message, "did not finish in time"));
+	assert_true(ms >= 2000 && ms < 3000);
+	tg_report_free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -181,6 +297,8 @@ int main(void)
 		cmocka_unit_test(test_deep_brackets),
 		cmocka_unit_test(test_deep_statements),
 		cmocka_unit_test(test_finding_flood),
+		cmocka_unit_test(test_starved_child_finishes),
+		cmocka_unit_test(test_starved_child_hard_limit),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

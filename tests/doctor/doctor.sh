@@ -30,11 +30,22 @@ check "fresh home: no fail line" 0 "$(grep -c '^fail' "$tmp/out")"
 check "fresh home: sandbox probe ok" 1 "$(grep -c '^ok    sandbox' "$tmp/out")"
 check "fresh home: registry ok" 1 "$(grep -c '^ok    registry' "$tmp/out")"
 check "fresh home: a cpu line" 1 "$(grep -Ec "^(ok|warn) +cpu" "$tmp/out")"
+# which mount path runs take (sandbox/mnt_template.c): as root a prepared
+# tree, else (and with TG_SANDBOX_TEMPLATE=0) the host's mounts per run
+if [ "$(id -u)" = 0 ]; then
+	check "fresh home: prepared mount trees" 1 \
+		"$(grep -c "^ok    mounts     runs copy a read-only mount tree prepared once per process (serve's, and any process's from its second run)$" "$tmp/out")"
+else
+	check "fresh home: mounts per run" 1 "$(grep -c "^ok    mounts     each run copies the host's mounts and pivots (not root" "$tmp/out")"
+fi
+TG_SANDBOX_TEMPLATE=0 "$tg" --home "$h" doctor >"$tmp/out" 2>&1
+check "TG_SANDBOX_TEMPLATE=0: mounts per run" 1 \
+	"$(grep -c "^ok    mounts     each run copies the host's mounts and pivots (turned off (TG_SANDBOX_TEMPLATE=0))$" "$tmp/out")"
 
 "$tg" --home "$h" --json doctor >"$tmp/out" 2>&1
 check "json: exit 0" 0 "$?"
 check "json: ok true" 1 "$(grep -c '"ok": true' "$tmp/out")"
-check "json: names every item" 11 "$(grep -c '"name": ' "$tmp/out")"
+check "json: names every item" 12 "$(grep -c '"name": ' "$tmp/out")"
 # the compiler is the clang driver the builds use, never gcc (issue 29)
 check "json: the compiler item names clang" 1 "$(grep -c '"detail": "[^"]*clang[^"]*(tools are built with it)"' "$tmp/out")"
 check "json: no gcc" 0 "$(grep -c gcc "$tmp/out")"

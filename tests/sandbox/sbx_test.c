@@ -8,8 +8,10 @@
  */
 #include "sandbox/internal.h"
 
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,4 +43,56 @@ void sbx_test_pool_init(void)
 		exit(1);
 	}
 	sbx_pool_on = atoi(v);
+}
+
+struct pair_run {
+	const char *argv[4];
+	const char *program;
+	tg_run_result *r;
+	int rc;
+};
+
+static void *pair_main(void *arg)
+{
+	struct pair_run *p = arg;
+	tg_sandbox_opts o;
+
+	memset(&o, 0, sizeof(o));
+	o.program = p->program;
+	o.argv = p->argv;
+	o.timeout_ms = 20000;
+	p->rc = tg_sandbox_run(&p->r, &o);
+	return NULL;
+}
+
+/* The start and end on the last line of a run's stderr. */
+static void span(const tg_run_result *r, long long *t0, long long *t1)
+{
+	const char *l = r->err, *nl;
+
+	while ((nl = strchr(l, '\n')) && nl[1])
+		l = nl + 1;
+	assert_int_equal(sscanf(l, "%lld %lld", t0, t1), 2);
+}
+
+void sbx_run_pair(const char *program, const char *name, const char *arg2, tg_run_result **ra,
+		  tg_run_result **rb)
+{
+	struct pair_run a = { { name, "a", arg2, NULL }, program, NULL, 0 };
+	struct pair_run b = { { name, "b", arg2, NULL }, program, NULL, 0 };
+	long long a0, a1, b0, b1;
+	pthread_t ta, tb;
+
+	assert_int_equal(pthread_create(&ta, NULL, pair_main, &a), 0);
+	assert_int_equal(pthread_create(&tb, NULL, pair_main, &b), 0);
+	pthread_join(ta, NULL);
+	pthread_join(tb, NULL);
+	assert_int_equal(a.rc, 0);
+	assert_int_equal(b.rc, 0);
+	span(a.r, &a0, &a1);
+	span(b.r, &b0, &b1);
+	if (!(a0 < b1 && b0 < a1))
+		fail_msg("the two runs did not overlap: a %lld-%lld, b %lld-%lld", a0, a1, b0, b1);
+	*ra = a.r;
+	*rb = b.r;
 }

@@ -21,6 +21,14 @@ static const tg_sandbox_opts sbx_pool_ceilings = { .memory_mb = 512, .max_procs 
 
 void sbx_test_pool_init(void);
 
+/* Two runs at once of one attack program (argv[0] its name, argv[1] each
+ * run's name: a and b), each from a thread of its own (the shared network
+ * namespace, the prepared mount tree): both are run (rc 0), and they
+ * overlapped (the last line of each one's stderr: its start and end,
+ * CLOCK_REALTIME ms). The results go to *ra and *rb. */
+void sbx_run_pair(const char *program, const char *name, const char *arg2, tg_run_result **ra,
+		  tg_run_result **rb);
+
 /* TG_TEST_SANDBOX_BACKEND=gvisor (the *_gvisor ctest entries): every run
  * of the program goes to the gVisor backend (sandbox/gvisor.c); the cases
  * gVisor answers differently say so (sbx_gvisor_on ? ... : ...). A run with

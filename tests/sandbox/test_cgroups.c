@@ -5,10 +5,14 @@
  * limit of a reused folder), slots that outlive their process, belong to
  * one process at a time and are free again after it exits or is killed;
  * v1 cpu folders kept for the next run (quota written again) unless a task
- * is still in them.
+ * is still in them. On v1 the process first moves into a memory and a pids
+ * folder of its own: slots are made beside a process's cgroup, so the 16
+ * there are its own and not taken by other toolgate processes of the host
+ * (a benchmark's pools held all 16 once and these tests failed).
  */
 #include "sandbox/internal.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <fcntl.h>
@@ -472,8 +476,85 @@ static void sandbox_cgroup_cpu_reuse(void **state)
 	assert_int_equal(access(first, F_OK), -1);
 }
 
+/* ---- a cgroup of this test's own (v1) ------------------------------- */
+
+static const char *const v1_ctrl[] = { "memory", "pids" };
+static char v1_home[2][600], v1_own[2][700]; /* paths of cgroup folders */
+
+/* The folder of controller c in /proc/self/cgroup, under /sys/fs/cgroup/c. */
+static int v1_current(const char *c, char *out, size_t n)
+{
+	char line[700], want[40];
+	FILE *f = fopen("/proc/self/cgroup", "r");
+	int found = 0;
+	if (!f)
+		return -1;
+	snprintf(want, sizeof(want), ":%s:", c);
+	while (!found && fgets(line, sizeof(line), f)) {
+		char *p = strstr(line, want);
+		if (!p)
+			continue;
+		p += strlen(want);
+		p[strcspn(p, "\n")] = '\0';
+		snprintf(out, n, "/sys/fs/cgroup/%s%s", c, strcmp(p, "/") == 0 ? "" : p);
+		found = 1;
+	}
+	fclose(f);
+	return found ? 0 : -1;
+}
+
+/* Move into <current>/tg-test-<pid> for memory and pids (v1 only: on v2
+ * runs do not use slots). Nothing happens when it cannot: the tests then
+ * share the host's slots as before. */
+static void v1_enter_own(void)
+{
+	char pid[32];
+	size_t i;
+	struct stat st;
+	if (stat("/sys/fs/cgroup/memory", &st) != 0 || stat("/sys/fs/cgroup/pids", &st) != 0)
+		return;
+	snprintf(pid, sizeof(pid), "%d", (int)getpid());
+	for (i = 0; i < 2; i++) {
+		if (v1_current(v1_ctrl[i], v1_home[i], sizeof(v1_home[i])) < 0)
+			return;
+		snprintf(v1_own[i], sizeof(v1_own[i]), "%s/tg-test-%s", v1_home[i], pid);
+		if ((mkdir(v1_own[i], 0755) < 0 && errno != EEXIST) ||
+		    write_str(v1_own[i], "cgroup.procs", pid) < 0) {
+			v1_own[i][0] = '\0';
+			return;
+		}
+	}
+}
+
+/* Back to where it was, and its folder and the slots in it removed. */
+static void v1_leave_own(void)
+{
+	char pid[32];
+	size_t i;
+	snprintf(pid, sizeof(pid), "%d", (int)getpid());
+	for (i = 0; i < 2; i++) {
+		DIR *d;
+		struct dirent *e;
+		if (!v1_own[i][0])
+			continue;
+		write_str(v1_home[i], "cgroup.procs", pid);
+		d = opendir(v1_own[i]);
+		while (d && (e = readdir(d)) != NULL) {
+			char sub[1800];
+			if (strncmp(e->d_name, "tg-", 3) != 0)
+				continue;
+			snprintf(sub, sizeof(sub), "%s/%s", v1_own[i], e->d_name);
+			rmdir(sub);
+		}
+		if (d)
+			closedir(d);
+		rmdir(v1_own[i]);
+	}
+}
+
 int main(int argc, char **argv)
 {
+	int failed;
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(sandbox_cgroup_pool),
 		cmocka_unit_test(sandbox_cgroup_pool_exit),
@@ -484,6 +565,11 @@ int main(int argc, char **argv)
 		cmocka_unit_test(sandbox_cgroups_cleaned),
 	};
 	if (argc == 2 && strcmp(argv[1], "--slot-limits") == 0)
-		return slot_limits_scenario();
-	return cmocka_run_group_tests(tests, NULL, NULL);
+		return slot_limits_scenario(); /* a child: in its parent's folder */
+	v1_enter_own();
+	failed = cmocka_run_group_tests(tests, NULL, NULL);
+	tg_sandbox_pool_stop();
+	sbx_cgroup_pool_drain();
+	v1_leave_own();
+	return failed;
 }

@@ -234,37 +234,14 @@ void sandbox_net_prepared(void **state)
 	sbx_pool_on = pooled;
 }
 
-/* One shared_probe run, from its own thread (sandbox_net_shared). */
-struct probe {
-	const char *name;
-	tg_run_result *r;
-	int rc;
-};
-
-static void *probe_main(void *arg)
-{
-	struct probe *p = arg;
-	const char *argv[] = { "shared_probe", p->name, NULL };
-	tg_sandbox_opts o;
-
-	memset(&o, 0, sizeof(o));
-	o.program = ATTACK("shared_probe");
-	o.argv = argv;
-	o.timeout_ms = 20000;
-	p->rc = tg_sandbox_run(&p->r, &o);
-	return NULL;
-}
-
 /* tg_sandbox_prepare: filtered runs enter one namespace, made by the first
  * and kept; two of them at once cannot reach each other through it or
  * otherwise (every socket call denied, no /proc, their own /tmp, their own
  * pid namespace), and an unfiltered run never gets it. */
 void sandbox_net_shared(void **state)
 {
-	struct probe a = { "a", NULL, 0 }, b = { "b", NULL, 0 };
-	pthread_t ta, tb;
+	tg_run_result *ra, *rb;
 	unsigned long shared, spare;
-	long long a0, a1, b0, b1;
 	int pooled;
 
 	(void)state;
@@ -283,20 +260,11 @@ void sandbox_net_shared(void **state)
 	assert_true(shared != 0);
 	assert_true(sbx_net_last_ino() == shared);
 
-	assert_int_equal(pthread_create(&ta, NULL, probe_main, &a), 0);
-	assert_int_equal(pthread_create(&tb, NULL, probe_main, &b), 0);
-	pthread_join(ta, NULL);
-	pthread_join(tb, NULL);
-	assert_int_equal(a.rc, 0);
-	assert_int_equal(b.rc, 0);
-	assert_int_equal(sscanf(a.r->err, "%lld %lld", &a0, &a1), 2);
-	assert_int_equal(sscanf(b.r->err, "%lld %lld", &b0, &b1), 2);
-	if (!(a0 < b1 && b0 < a1))
-		fail_msg("the two runs did not overlap: a %lld-%lld, b %lld-%lld", a0, a1, b0, b1);
-	expect_exit(a.r, 0,
+	sbx_run_pair(ATTACK("shared_probe"), "shared_probe", NULL, &ra, &rb);
+	expect_exit(ra, 0,
 		    "socket: EACCES\nsocketpair: EACCES\nmark: ok\ntmp_others: 0\nproc: ENOENT\n"
 		    "kill_all: ESRCH\nkill_2: ESRCH\n");
-	expect_exit(b.r, 0,
+	expect_exit(rb, 0,
 		    "socket: EACCES\nsocketpair: EACCES\nmark: ok\ntmp_others: 0\nproc: ENOENT\n"
 		    "kill_all: ESRCH\nkill_2: ESRCH\n");
 	assert_true(sbx_net_shared_ino() == shared);
