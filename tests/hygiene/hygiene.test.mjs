@@ -56,7 +56,8 @@ const threadCount = (pid) => readdirSync(`/proc/${pid}/task`).length;
 // number is left out too, not that it is one.
 const fdListStable = (pid) => fdList(pid)
   .map((l) => l.replace(/^\d+ -> net:\[\d+\]$/, '* -> net:[spare]')
-    .replace(/\/tg-slot-\d+$/, '/tg-slot-*')).sort();
+    .replace(/\/tg-slot-\d+(\/|$)/, '/tg-slot-*$1')
+    .replace(/\/tg-\d+-cpu\d+\//, '/tg-*-cpu*/')).sort();
 const spareFds = (pid) => fdList(pid).filter((l) => / -> net:\[/.test(l)).length;
 
 function processes() {
@@ -236,10 +237,14 @@ test('toolgate serve with the default pool (sandbox_pool 2): bounded and stable'
   const call = (name, args) => request('tools/call', { name, arguments: args });
   // pipe, socket and pidfd identities change with every entry: counted by
   // kind. The v1 cgroup slots: one per entry, and up to four kept for reuse
-  // by the process once their runs are over (sandbox/cgroup.c): bounded, not
-  // compared.
-  const slotFds = (pid) => fdListStable(pid).filter((l) => /\/tg-slot-\*$/.test(l)).length;
-  const fdKinds = (pid) => fdListStable(pid).filter((l) => !/\/tg-slot-\*$/.test(l))
+  // by the process once their runs are over (sandbox/cgroup.c), each held
+  // with its folders and three control files (cgroup_v1.c); v1 cpu folders:
+  // up to four kept (cgroup_cpu.c), each with its quota file held: bounded,
+  // not compared (a refill under way holds one more of each).
+  const cgHeld = (l) => /\/tg-slot-\*(\/|$)/.test(l) || /\/tg-\*-cpu\*\//.test(l);
+  const slotFds = (pid) => fdListStable(pid).filter((l) => /\/tg-slot-\*(\/|$)/.test(l)).length;
+  const cpuFds = (pid) => fdListStable(pid).filter((l) => /\/tg-\*-cpu\*\//.test(l)).length;
+  const fdKinds = (pid) => fdListStable(pid).filter((l) => !cgHeld(l))
     .map((l) => l.replace(/^\d+ -> /, '').replace(/\[\d+\]$/, '[*]')).sort();
   // a waiting entry's child is the waiter program exec'd from its memfd
   // (sandbox/waiter), not a copy of serve
@@ -275,7 +280,8 @@ test('toolgate serve with the default pool (sandbox_pool 2): bounded and stable'
     'every entry served one run and was replaced');
   assert.equal(threadCount(srv.pid), threads0, 'threads');
   assert.deepEqual(fdKinds(srv.pid), fds0, 'descriptors after the requests differ from after the first call');
-  assert.ok(slotFds(srv.pid) <= 2 * (2 + 4), `cgroup slots held: ${slotFds(srv.pid)}`);
+  assert.ok(slotFds(srv.pid) <= 5 * (2 + 4), `cgroup slots held: ${slotFds(srv.pid)}`);
+  assert.ok(cpuFds(srv.pid) <= 4 + 3, `cpu folders held: ${cpuFds(srv.pid)}`);
   const code = await new Promise((resolve) => { srv.on('close', resolve); srv.stdin.end(); });
   assert.equal(code, 0);
   await settle(() => leftoverCgroups(srv.pid).length === 0 && childrenOf(srv.pid).length === 0);
