@@ -1,7 +1,8 @@
 /*
  * sandbox/child.c: the sandboxed child from clone3() to execve(). It runs
  * as pid 1 of fresh user, pid, mount, net, ipc, uts and cgroup namespaces
- * and only makes system calls, raw ones (rawsys.h): no allocation, no
+ * (the net and ipc ones a serving process's shared ones, netns.c, when
+ * its filter is loaded: a.ipc_shared) and only makes system calls, raw ones (rawsys.h): no allocation, no
  * stdio, no libc wrapper, nothing written outside its own stack. Mostly
  * it shares its supervisor's address space until its execve (CLONE_VM,
  * run.c, sbx_share_vm): it must not write errno (the tracer thread's) or
@@ -559,12 +560,14 @@ static void mount_tmp(int sfd, const struct sbx_child_args *a)
  * tree owned by our user namespace: each mount in it is locked (its flags
  * and what it covers) and its root's superblock, read-only, is the host's
  * to change, not ours. Then the supervisor may write our maps. */
-static void enter_template(int sfd, int tpl)
+static void enter_template(int sfd, int tpl, int ipc_shared)
 {
 	CHECK(SX2(__NR_setns, tpl, CLONE_NEWNS), SBX_STEP_TEMPLATE_SETNS);
 	SX1(__NR_close, tpl);
-	CHECK(SX1(__NR_unshare, CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS |
-					CLONE_NEWCGROUP),
+	/* the ipc namespace is the process's shared one when the tracer
+	 * entered it (netns.c) */
+	CHECK(SX1(__NR_unshare, CLONE_NEWUSER | CLONE_NEWNS | (ipc_shared ? 0 : CLONE_NEWIPC) |
+					CLONE_NEWUTS | CLONE_NEWCGROUP),
 	      SBX_STEP_TEMPLATE_UNSHARE);
 	sbx_raw_say(sfd, SBX_MSG_UNSHARED, 0, NULL);
 }
@@ -619,7 +622,7 @@ void sbx_child_main(const struct sbx_child_args *a)
 			procdir = OPENAT("/proc/self", O_PATH | O_DIRECTORY | O_CLOEXEC, 0);
 			CHECK(procdir, "opening /proc/self");
 		}
-		enter_template(sfd, tpl);
+		enter_template(sfd, tpl, a->ipc_shared);
 		wait_for_go(sfd);
 	} else {
 		CHECK(SX5(__NR_mount, NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL),

@@ -193,9 +193,12 @@ void sbx_syscall_name(char *buf, size_t n, uint32_t audit_arch, uint64_t nr);
 
 /* Network namespaces (netns.c). Called by a run's tracer thread: puts the
  * thread into the process's shared empty namespace (may_share: the run's
- * seccomp filter is loaded, and tg_sandbox_prepare is on) or a fresh one
- * (a spare made ahead, else a new one) and returns 1, or 0 when it may not
- * (no CAP_SYS_ADMIN: the child then gets CLONE_NEWNET). */
+ * seccomp filter is loaded, and tg_sandbox_prepare is on), with the shared
+ * ipc namespace too (SBX_NET_SHARED_IPC: the child then gets no
+ * CLONE_NEWIPC), or a fresh one (a spare made ahead, else a new one:
+ * SBX_NET_OWN), or returns 0 when it may not (no CAP_SYS_ADMIN: the child
+ * then gets CLONE_NEWNET). */
+enum { SBX_NET_OWN = 1, SBX_NET_SHARED_IPC = 2 };
 int sbx_net_enter(int may_share);
 /* After a run: start making the next spare (tg_sandbox_prepare). */
 void sbx_net_after_run(void);
@@ -203,8 +206,11 @@ void sbx_net_after_run(void);
  * the last run took. */
 unsigned long sbx_net_spare_ino(void);
 unsigned long sbx_net_last_ino(void);
-/* Tests: the inode of the shared namespace (0: none made yet). */
+/* Tests: the inode of the shared namespace (0: none made yet), of the
+ * shared ipc namespace, and of the ipc namespace the last shared run got. */
 unsigned long sbx_net_shared_ino(void);
+unsigned long sbx_net_shared_ipc_ino(void);
+unsigned long sbx_net_last_ipc_ino(void);
 
 /* Prepared mount trees (mnt_template.c). The descriptor of the mount
  * namespace whose root is the read-only skeleton of s (its links and binds,
@@ -338,6 +344,9 @@ struct sbx_child_args {
 					  * child enters it and makes its
 					  * own namespaces (no NEWUSER, NEWNS,
 					  * NEWIPC, NEWUTS, NEWCGROUP at clone3) */
+	int ipc_shared;                  /* the tracer is in the process's shared
+					  * ipc namespace (netns.c): the child
+					  * keeps it (no NEWIPC) */
 };
 
 /* spec.c: what this kernel offers (probed once): the Landlock ABI version

@@ -31,7 +31,14 @@
  * CAP_NET_ADMIN over it (loopback stays down; there is no /proc inside).
  * A run without the filter (SBX_TEST_NO_SECCOMP) never shares. Without
  * CAP_SYS_ADMIN (not root) nothing is shared: clone3 makes each run's.
- * docs/THREAT_MODEL.md has the row; the test is sandbox_net_shared.
+ * The same runs share one ipc namespace too, made with the network one: no
+ * profile allows a SysV IPC or POSIX message-queue call (shmget, msgget,
+ * semget, mq_open and the rest are outside every allowlist) nor any mount
+ * (the mqueue file system), so nothing a run can do reaches what lives in
+ * an ipc namespace; it is owned by the host's user namespace. That saves
+ * its sysctl tables and mqueue mount per run. sandbox_filter_shared_ns
+ * checks every profile's filter against those calls; docs/THREAT_MODEL.md
+ * has the row; the test is sandbox_net_shared.
  */
 #include "sandbox/internal.h"
 
@@ -58,7 +65,9 @@ static int refilling;          /* a maker thread is on its way */
 static pid_t refill_owner;     /* ... in this process */
 static unsigned long last_ino; /* tests: the namespace the last run used */
 static int shared_fd = -1;     /* the shared namespace, made by a run */
+static int shared_ipc_fd = -1; /* the shared ipc namespace, made with it */
 static pid_t shared_owner;
+static unsigned long last_ipc_ino; /* tests: the ipc namespace the last shared run used */
 static int shared_denied;      /* unshare refused (not root): not tried again */
 
 /* State inherited through fork() is the parent's: a spare it may use, a
@@ -74,6 +83,9 @@ static void forget_parent(void)
 	if (shared_fd >= 0 && shared_owner != getpid()) {
 		close(shared_fd);
 		shared_fd = -1;
+		if (shared_ipc_fd >= 0)
+			close(shared_ipc_fd);
+		shared_ipc_fd = -1;
 	}
 }
 
@@ -85,30 +97,41 @@ static void note_ino(int fd)
 		last_ino = (unsigned long)st.st_ino;
 }
 
-/* The calling (tracer) thread into the shared namespace, made here by the
- * first run. 1 when in it, 0 when not shared (not prepared, or it could
- * not be made or entered: the caller's usual path). */
+/* The calling (tracer) thread into the shared namespaces, made here by the
+ * first run. SBX_NET_SHARED_IPC when in the shared network and ipc
+ * namespaces, SBX_NET_OWN when in the shared network namespace only (the
+ * ipc one could not be entered: the child gets its own), 0 when not
+ * shared (not prepared, or it could not be made or entered: the caller's
+ * usual path). */
 static int enter_shared(void)
 {
-	int ok = 0;
+	int ok = 0, ipc = 0;
 
 	pthread_mutex_lock(&net_lock);
 	forget_parent();
 	if (prepare_on && shared_fd >= 0) {
 		ok = setns(shared_fd, CLONE_NEWNET) == 0;
+		ipc = ok && shared_ipc_fd >= 0 && setns(shared_ipc_fd, CLONE_NEWIPC) == 0;
 	} else if (prepare_on && !shared_denied) {
-		/* this thread serves this run only: it stays in the namespace */
-		ok = unshare(CLONE_NEWNET) == 0;
+		/* this thread serves this run only: it stays in the namespaces */
+		ok = unshare(CLONE_NEWNET | CLONE_NEWIPC) == 0;
 		shared_denied = !ok && errno == EPERM;
 		if (ok) {
 			shared_fd = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
+			shared_ipc_fd = open("/proc/thread-self/ns/ipc", O_RDONLY | O_CLOEXEC);
 			shared_owner = getpid();
+			ipc = shared_ipc_fd >= 0;
 		}
 	}
 	if (ok && shared_fd >= 0)
 		note_ino(shared_fd);
+	if (ipc) {
+		struct stat st;
+		if (fstat(shared_ipc_fd, &st) == 0)
+			last_ipc_ino = (unsigned long)st.st_ino;
+	}
 	pthread_mutex_unlock(&net_lock);
-	return ok;
+	return ipc ? SBX_NET_SHARED_IPC : ok ? SBX_NET_OWN : 0;
 }
 
 static int take_spare(void)
@@ -193,10 +216,10 @@ static void refill(void)
 
 int sbx_net_enter(int may_share)
 {
-	int fd, ok = 0;
+	int fd, ok = 0, e;
 
-	if (may_share && enter_shared())
-		return 1;
+	if (may_share && (e = enter_shared()) != 0)
+		return e;
 	pthread_mutex_lock(&net_lock);
 	spare_wanted = prepare_on;
 	pthread_mutex_unlock(&net_lock);
@@ -212,7 +235,7 @@ int sbx_net_enter(int may_share)
 	}
 	if (!ok)
 		ok = unshare(CLONE_NEWNET) == 0;
-	return ok;
+	return ok ? SBX_NET_OWN : 0;
 }
 
 void sbx_net_after_run(void)
@@ -222,7 +245,7 @@ void sbx_net_after_run(void)
 
 void tg_sandbox_prepare(int on)
 {
-	int fd = -1, sfd = -1;
+	int fd = -1, sfd = -1, ifd = -1;
 
 	sbx_mnt_template_prepare(on);
 	pthread_mutex_lock(&net_lock);
@@ -237,12 +260,16 @@ void tg_sandbox_prepare(int on)
 	if (!on && shared_fd >= 0) { /* runs in it keep it alive */
 		sfd = shared_fd;
 		shared_fd = -1;
+		ifd = shared_ipc_fd;
+		shared_ipc_fd = -1;
 	}
 	pthread_mutex_unlock(&net_lock);
 	if (fd >= 0)
 		close(fd);
 	if (sfd >= 0)
 		close(sfd);
+	if (ifd >= 0)
+		close(ifd);
 }
 
 void sbx_net_test_lock(int take)
@@ -271,14 +298,30 @@ unsigned long sbx_net_spare_ino(void)
 	return held_ino(&spare_fd, &spare_owner);
 }
 
-unsigned long sbx_net_last_ino(void)
+/* A value noted under net_lock. */
+static unsigned long noted(const unsigned long *v)
 {
 	unsigned long r;
 
 	pthread_mutex_lock(&net_lock);
-	r = last_ino;
+	r = *v;
 	pthread_mutex_unlock(&net_lock);
 	return r;
+}
+
+unsigned long sbx_net_last_ino(void)
+{
+	return noted(&last_ino);
+}
+
+unsigned long sbx_net_shared_ipc_ino(void)
+{
+	return held_ino(&shared_ipc_fd, &shared_owner);
+}
+
+unsigned long sbx_net_last_ipc_ino(void)
+{
+	return noted(&last_ipc_ino);
 }
 
 unsigned long sbx_net_shared_ino(void)

@@ -5,7 +5,9 @@
  * empty network namespace (netns.c: the process's shared one for a
  * filtered run under tg_sandbox_prepare, else a spare made ahead, or its
  * own unshare(), ~250 us of CPU spent while the calling thread sets up
- * cgroups and pipes; without CAP_SYS_ADMIN clone3 makes it instead) and then
+ * cgroups and pipes; without CAP_SYS_ADMIN clone3 makes it instead; with
+ * the shared network namespace it also enters the process's shared ipc
+ * namespace, which the child then keeps) and then
  * clone3()s the child into it and into fresh user/pid/mount/ipc/uts/cgroup
  * namespaces (with a prepared mount tree, mnt_template.c, a pid namespace
  * only: the child makes the others once in the tree and says so, and the
@@ -276,6 +278,7 @@ static void *tracer_main(void *arg)
 	 * CAP_SYS_ADMIN (root) only: otherwise clone3 makes it below, after
 	 * the new user namespace. */
 	own_net = sbx_net_enter(r->child.filter != NULL);
+	r->child.ipc_shared = own_net == SBX_NET_SHARED_IPC;
 	pthread_mutex_lock(&r->mu);
 	while (!r->start)
 		pthread_cond_wait(&r->cv, &r->mu);
@@ -297,6 +300,8 @@ static void *tracer_main(void *arg)
 				     CLONE_NEWCGROUP | CLONE_PIDFD;
 	if (!own_net)
 		ca.flags |= CLONE_NEWNET;
+	if (r->child.ipc_shared)
+		ca.flags &= ~(uint64_t)CLONE_NEWIPC;
 	ca.pidfd = (uint64_t)(uintptr_t)&pidfd;
 	ca.exit_signal = SIGCHLD;
 	if (r->cg.version == 2) {

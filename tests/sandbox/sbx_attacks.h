@@ -27,6 +27,7 @@ void sandbox_pool_bounds(void **state);
 void sandbox_pool_waiter(void **state);
 void sandbox_pool_fork_safe(void **state);
 void sandbox_filter_fresh(void **state);
+void sandbox_filter_shared_ns(void **state);
 
 /* test_sandbox_vm.c */
 void sandbox_shared_vm_faults(void **state);

@@ -711,6 +711,7 @@ int main(void)
 		cmocka_unit_test(sandbox_json_shape),
 		cmocka_unit_test(sandbox_concurrent),
 		cmocka_unit_test(sandbox_filter_fresh),
+		cmocka_unit_test(sandbox_filter_shared_ns),
 		cmocka_unit_test(sandbox_pool_bounds),
 		cmocka_unit_test(sandbox_pool_waiter),
 		cmocka_unit_test(sandbox_pool_fork_safe),

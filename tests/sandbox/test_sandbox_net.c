@@ -241,7 +241,7 @@ void sandbox_net_prepared(void **state)
 void sandbox_net_shared(void **state)
 {
 	tg_run_result *ra, *rb;
-	unsigned long shared, spare;
+	unsigned long shared, shared_ipc, spare;
 	int pooled;
 
 	(void)state;
@@ -259,6 +259,10 @@ void sandbox_net_shared(void **state)
 	shared = sbx_net_shared_ino();
 	assert_true(shared != 0);
 	assert_true(sbx_net_last_ino() == shared);
+	/* the ipc namespace made with it, and entered by the run */
+	shared_ipc = sbx_net_shared_ipc_ino();
+	assert_true(shared_ipc != 0);
+	assert_true(sbx_net_last_ipc_ino() == shared_ipc);
 
 	sbx_run_pair(ATTACK("shared_probe"), "shared_probe", NULL, &ra, &rb);
 	expect_exit(ra, 0,
@@ -269,6 +273,8 @@ void sandbox_net_shared(void **state)
 		    "kill_all: ESRCH\nkill_2: ESRCH\n");
 	assert_true(sbx_net_shared_ino() == shared);
 	assert_true(sbx_net_last_ino() == shared);
+	assert_true(sbx_net_shared_ipc_ino() == shared_ipc);
+	assert_true(sbx_net_last_ipc_ino() == shared_ipc);
 
 	/* without the filter a run could make sockets: never the shared one
 	 * (the first makes its own, the next takes a spare made for it) */
@@ -282,6 +288,7 @@ void sandbox_net_shared(void **state)
 	assert_true(sbx_net_shared_ino() == shared);
 	tg_sandbox_prepare(0);
 	assert_true(sbx_net_shared_ino() == 0);
+	assert_true(sbx_net_shared_ipc_ino() == 0);
 	/* not prepared: a run makes its own again */
 	expect_exit(run_attack(0, 0, "net_tcp", "1", NULL), 0, "socket: EACCES\n");
 	assert_true(sbx_net_shared_ino() == 0);

@@ -16,7 +16,10 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <string.h>
+#include <linux/audit.h>
+#include <linux/seccomp.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <pthread.h>
 #include <time.h>
@@ -306,6 +309,61 @@ void sandbox_pool_waiter(void **state)
 	tg_sandbox_pool_stop();
 	if (sbx_pool_on)
 		assert_int_equal(tg_sandbox_pool_start(2, &sbx_pool_ceilings), 0);
+}
+
+/* What the shared namespaces of a prepared process rest on (netns.c):
+ * every profile's filter denies each call that could reach something in a
+ * network or an ipc namespace, whatever its arguments. Evaluated on the
+ * filters the runs load, with the x86-64 numbers and a few argument sets
+ * (the socket families among them). */
+void sandbox_filter_shared_ns(void **state)
+{
+	static const struct {
+		const char *name;
+		long nr;
+	} calls[] = {
+		{ "socket", SYS_socket },	  { "socketpair", SYS_socketpair },
+		{ "bind", SYS_bind },		  { "connect", SYS_connect },
+		{ "listen", SYS_listen },	  { "accept", SYS_accept },
+		{ "accept4", SYS_accept4 },	  { "sendto", SYS_sendto },
+		{ "sendmsg", SYS_sendmsg },	  { "sendmmsg", SYS_sendmmsg },
+		{ "shmget", SYS_shmget },	  { "shmat", SYS_shmat },
+		{ "shmctl", SYS_shmctl },	  { "shmdt", SYS_shmdt },
+		{ "msgget", SYS_msgget },	  { "msgsnd", SYS_msgsnd },
+		{ "msgrcv", SYS_msgrcv },	  { "msgctl", SYS_msgctl },
+		{ "semget", SYS_semget },	  { "semop", SYS_semop },
+		{ "semtimedop", SYS_semtimedop }, { "semctl", SYS_semctl },
+		{ "mq_open", SYS_mq_open },	  { "mq_unlink", SYS_mq_unlink },
+		{ "mq_timedsend", SYS_mq_timedsend }, { "mq_timedreceive", SYS_mq_timedreceive },
+		{ "mq_notify", SYS_mq_notify },	  { "mq_getsetattr", SYS_mq_getsetattr },
+		{ "mount", SYS_mount },		  { "fsopen", SYS_fsopen },
+		{ "setns", SYS_setns },		  { "unshare", SYS_unshare },
+	};
+	static const uint64_t arg0[] = { 0, 1 /* AF_UNIX */, 2 /* AF_INET */, 3, 10 /* AF_INET6 */,
+					 16 /* AF_NETLINK */, 17 /* AF_PACKET */, 40 /* AF_VSOCK */ };
+	int p;
+	size_t i, k;
+
+	(void)state;
+	for (p = 0; p < SBX_PROFILE_COUNT; p++) {
+		const struct sock_fprog *f = NULL;
+		assert_int_equal(sbx_filter_get(&f, p), 0);
+		for (i = 0; i < TG_ARRAY_SIZE(calls); i++)
+			for (k = 0; k < TG_ARRAY_SIZE(arg0); k++) {
+				struct seccomp_data d;
+				uint32_t act;
+				memset(&d, 0, sizeof(d));
+				d.nr = (int)calls[i].nr;
+				d.arch = AUDIT_ARCH_X86_64;
+				d.args[0] = arg0[k];
+				d.args[1] = 1; /* SOCK_STREAM */
+				d.args[2] = k % 2 ? 3 : 0;
+				act = sbx_bpf_eval(f, &d) & SECCOMP_RET_ACTION_FULL;
+				if (act == SECCOMP_RET_ALLOW || act == SECCOMP_RET_LOG)
+					fail_msg("profile %d allows %s (arg0 %llu)", p, calls[i].name,
+						 (unsigned long long)arg0[k]);
+			}
+	}
 }
 
 /* The build-time BPF is what libseccomp compiles from filter.c today. */
