@@ -1,8 +1,10 @@
 /*
  * sandbox/forksafe.c: the sandbox's process-wide locks across fork().
  * The pool's lock and condition (pool.c), the net namespace maker's
- * (netns.c) and the cgroup slots' lock (cgroup.c) are used by background
- * threads (the refill thread, the maker). A process that forks while one of them holds its lock, or waits
+ * (netns.c), the cgroup slots' lock (cgroup_v1.c), the kept cpu folders'
+ * (cgroup_cpu.c), the mount templates' (mnt_template.c) and the device
+ * nodes' (spec.c) are used by background threads (the refill thread, the
+ * maker) or by several runs at once. A process that forks while one of them holds its lock, or waits
  * on its condition, gives the child a copy that names a thread the child
  * does not have: its first run, or its tg_sandbox_pool_start, waits
  * forever (a test's forked supervisor did, about one run in twenty on a
@@ -17,7 +19,10 @@
  */
 #include "sandbox/internal.h"
 
-#define GUARDS_MAX 4
+/* Room for every lock registered: one more is a programming error that
+ * would leave a lock unguarded, so it stops the process at load (every
+ * test would). */
+#define GUARDS_MAX 16
 
 static struct {
 	pthread_mutex_t *m;
@@ -58,9 +63,9 @@ static void install(void)
 void sbx_fork_guard(pthread_mutex_t *m, pthread_cond_t *c)
 {
 	pthread_once(&once, install);
-	if (nguards < GUARDS_MAX) {
-		guards[nguards].m = m;
-		guards[nguards].c = c;
-		nguards++;
-	}
+	if (nguards >= GUARDS_MAX)
+		abort();
+	guards[nguards].m = m;
+	guards[nguards].c = c;
+	nguards++;
 }

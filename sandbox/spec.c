@@ -7,7 +7,8 @@
  * (the device nodes too: sbx_spec_bind_dev), and whether a spec's binds
  * and links are only the system ones (the skeleton a prepared mount tree
  * may hold: mnt_template.c).
- * It calls nothing else of the module: sandbox.c, build.c, pool.c and run.c
+ * It calls nothing else of the module but forksafe.c (its lock of the
+ * device nodes): sandbox.c, build.c, pool.c and run.c
  * call it.
  */
 #include "sandbox/internal.h"
@@ -88,6 +89,13 @@ int sbx_spec_bind_system(struct sbx_spec *s)
 	return 0;
 }
 
+static pthread_mutex_t dev_lock = PTHREAD_MUTEX_INITIALIZER;
+/* safe across fork() (forksafe.c), as the module's other locks */
+__attribute__((constructor)) static void guard_dev_lock(void)
+{
+	sbx_fork_guard(&dev_lock, NULL);
+}
+
 /* The three device nodes are looked at (an lstat and a stat each) once
  * per process, the first time a run binds them, and copied into every
  * later spec: a per-run look found the same host nodes, and it checked
@@ -98,13 +106,12 @@ int sbx_spec_bind_system(struct sbx_spec *s)
  * anyway. A failed look is not kept: the next run looks again. */
 int sbx_spec_bind_dev(struct sbx_spec *s)
 {
-	static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 	static struct sbx_spec seen; /* only its binds: the nodes as looked at */
 	static int looked;
 	size_t i;
 	int r = 0;
 
-	pthread_mutex_lock(&mu);
+	pthread_mutex_lock(&dev_lock);
 	if (!looked) {
 		seen.nbinds = 0;
 		for (i = 0; r == 0 && i < TG_ARRAY_SIZE(sys_devs); i++)
@@ -117,7 +124,7 @@ int sbx_spec_bind_dev(struct sbx_spec *s)
 		memcpy(&s->binds[s->nbinds], seen.binds, seen.nbinds * sizeof(seen.binds[0]));
 		s->nbinds += seen.nbinds;
 	}
-	pthread_mutex_unlock(&mu);
+	pthread_mutex_unlock(&dev_lock);
 	return r;
 }
 
