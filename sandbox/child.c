@@ -108,29 +108,30 @@ long sbx_make_point(const char *rel, int is_dir)
 	return 0;
 }
 
-/* soft = hard = v, or the current hard limit if v is above it (raising a
- * hard limit is not possible here, and not wanted). One prlimit64 sets v
- * and returns what it replaced: the usual case, v at or below the hard
- * limit, costs one call instead of a read and a write. A refused raise
- * (EPERM), or one a privilege let through, is then set to the old hard
- * limit, as reading it first did; nothing runs in between. */
-static void set_limit(int sfd, int res, uint64_t v, const char *step)
+long sbx_limit_tighten(long pid, int res, uint64_t v)
 {
 	struct rlimit rl, old;
 	long e;
 
 	rl.rlim_cur = rl.rlim_max = (rlim_t)v;
-	e = SX4(__NR_prlimit64, 0, res, &rl, &old);
+	e = SX4(__NR_prlimit64, pid, res, &rl, &old);
 	if (e == -EPERM)
-		CHECK(SX4(__NR_prlimit64, 0, res, NULL, &old), step);
-	else
-		CHECK(e, step);
-	if (e == 0 && (old.rlim_max == RLIM_INFINITY || v <= (uint64_t)old.rlim_max))
-		return;
+		e = SX4(__NR_prlimit64, pid, res, NULL, &old);
+	else if (e == 0 && (old.rlim_max == RLIM_INFINITY || v <= (uint64_t)old.rlim_max))
+		return 0;
+	if (e < 0)
+		return e;
 	if (old.rlim_max != RLIM_INFINITY && v > (uint64_t)old.rlim_max)
 		v = (uint64_t)old.rlim_max;
 	rl.rlim_cur = rl.rlim_max = (rlim_t)v;
-	CHECK(SX4(__NR_prlimit64, 0, res, &rl, NULL), step);
+	return SX4(__NR_prlimit64, pid, res, &rl, NULL);
+}
+
+/* soft = hard = v, or the current hard limit if v is above it (raising a
+ * hard limit is not possible here, and not wanted). */
+static void set_limit(int sfd, int res, uint64_t v, const char *step)
+{
+	CHECK(sbx_limit_tighten(0, res, v), step);
 }
 
 /* Every rlimit gets its value (sbx_rlimit_value), in this order (the
@@ -496,12 +497,34 @@ static void attach_binds(int sfd, const struct sbx_spec *s, const int *tree)
 	}
 }
 
+/* The capped /tmp at tmp (the cwd is the new root), with the input files;
+ * its fd sent back when asked. */
+static void mount_tmp(int sfd, const struct sbx_child_args *a)
+{
+	const struct sbx_spec *s = a->spec;
+	size_t k;
+
+	CHECK(SX5(__NR_mount, "tmpfs", "tmp", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+		  a->tmp_opts),
+	      "mounting /tmp");
+	if (s->nfiles || s->want_tmpfd) {
+		CHECK(SX1(__NR_chdir, "tmp"), "chdir /tmp");
+		for (k = 0; k < s->nfiles; k++)
+			write_input(sfd, &s->files[k]);
+		CHECK(SX1(__NR_chdir, ".."), "chdir /");
+	}
+	if (s->want_tmpfd) {
+		long tfd = OPENAT("tmp", O_PATH | O_DIRECTORY | O_CLOEXEC, 0);
+		CHECK(tfd, "opening /tmp");
+		send_fd(sfd, (int)tfd);
+		SX1(__NR_close, tfd);
+	}
+}
+
 /* The new root: a tiny tmpfs holding /tool (a copy of the program, tool
  * >= 0), the links and binds and a capped /tmp (with the input files, its
  * fd sent back when asked), pivoted into, the old root detached, then
  * remounted read-only. The cwd is its / at the end. */
-static void mount_tmp(int sfd, const struct sbx_child_args *a);
-
 static void build_root(int sfd, const struct sbx_child_args *a, const int *tree, long tool)
 {
 	const struct sbx_spec *s = a->spec;
@@ -528,35 +551,11 @@ static void build_root(int sfd, const struct sbx_child_args *a, const int *tree,
 	      "remounting the root read-only");
 }
 
-/* The capped /tmp at tmp (the cwd is the new root), with the input files;
- * its fd sent back when asked. */
-static void mount_tmp(int sfd, const struct sbx_child_args *a)
-{
-	const struct sbx_spec *s = a->spec;
-	size_t k;
-
-	CHECK(SX5(__NR_mount, "tmpfs", "tmp", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
-		  a->tmp_opts),
-	      "mounting /tmp");
-	if (s->nfiles || s->want_tmpfd) {
-		CHECK(SX1(__NR_chdir, "tmp"), "chdir /tmp");
-		for (k = 0; k < s->nfiles; k++)
-			write_input(sfd, &s->files[k]);
-		CHECK(SX1(__NR_chdir, ".."), "chdir /");
-	}
-	if (s->want_tmpfd) {
-		long tfd = OPENAT("tmp", O_PATH | O_DIRECTORY | O_CLOEXEC, 0);
-		CHECK(tfd, "opening /tmp");
-		send_fd(sfd, (int)tfd);
-		SX1(__NR_close, tfd);
-	}
-}
-
 /* The prepared mount tree (mnt_template.c), tpl its namespace: enter it
  * while still root in the host's user namespace (our root and cwd become
  * its root: no pivot_root, no walk of the host's tasks, no copy of the
- * host's mounts), close it, then make our own user, mount, ipc, uts and
- * cgroup namespaces. The mount namespace is a private copy of the small
+ * host's mounts), close it, then make our own user, mount, ipc (unless we
+ * keep the shared one), uts and cgroup namespaces. The mount namespace is a private copy of the small
  * tree owned by our user namespace: each mount in it is locked (its flags
  * and what it covers) and its root's superblock, read-only, is the host's
  * to change, not ours. Then the supervisor may write our maps. */

@@ -261,6 +261,13 @@ static inline uint64_t sbx_bind_attr(unsigned flags)
 /* child.c: a mount point (folder or empty file) at the relative path rel,
  * with its parents; raw calls, 0 or -errno. */
 long sbx_make_point(const char *rel, int is_dir);
+/* child.c: rlimit res of process pid (0: the caller) set to soft = hard =
+ * v, or to its current hard limit when v is above it: limits only tighten.
+ * One prlimit64 sets v and returns what it replaced, so the usual case (v
+ * at or below the hard limit) costs one call instead of a read and a write;
+ * a raise refused (EPERM), or one a privilege let through, is then set to
+ * the old hard limit. Raw calls (child.c's rules): 0 or -errno. */
+long sbx_limit_tighten(long pid, int res, uint64_t v);
 
 /* cgroups: memory and pids limits for one run (v2 with controllers, else v1). */
 struct sbx_cgroup {

@@ -583,30 +583,12 @@ static int lower_limits(pid_t pid, const struct sbx_spec *s, int cg_version)
 	uint64_t as = sbx_as_bytes(s, cg_version);
 	int res;
 
-	for (res = 0; res < RLIM_NLIMITS; res++) {
-		struct rlimit old, rl;
-		uint64_t v = sbx_rlimit_value(s, res, as);
-		int e;
-		if (!sbx_rlimit_per_run(res))
-			continue;
-		/* one call sets v and returns the limit it replaced; a value
-		 * above the old hard limit (a raise refused, or let through by
-		 * our privilege) is then set to that hard limit: limits only
-		 * tighten, as child.c's set_limit; the waiter runs nothing
-		 * meanwhile */
-		rl.rlim_cur = rl.rlim_max = (rlim_t)v;
-		e = prlimit(pid, (__rlimit_resource_t)res, &rl, &old);
-		if (e < 0 && (errno != EPERM ||
-			      prlimit(pid, (__rlimit_resource_t)res, NULL, &old) < 0))
+	/* as child.c sets them (sbx_limit_tighten); the waiter runs nothing
+	 * meanwhile */
+	for (res = 0; res < RLIM_NLIMITS; res++)
+		if (sbx_rlimit_per_run(res) &&
+		    sbx_limit_tighten(pid, res, sbx_rlimit_value(s, res, as)) < 0)
 			return -1;
-		if (e == 0 && (old.rlim_max == RLIM_INFINITY || v <= (uint64_t)old.rlim_max))
-			continue;
-		if (old.rlim_max != RLIM_INFINITY && v > (uint64_t)old.rlim_max)
-			v = (uint64_t)old.rlim_max;
-		rl.rlim_cur = rl.rlim_max = (rlim_t)v;
-		if (prlimit(pid, (__rlimit_resource_t)res, &rl, NULL) < 0)
-			return -1;
-	}
 	return 0;
 }
 

@@ -75,14 +75,13 @@ static const char *const sys_devs[] = { "/dev/null", "/dev/zero", "/dev/urandom"
 
 int sbx_spec_bind_system(struct sbx_spec *s)
 {
-	const char *const *dirs = sys_dirs;
 	size_t i;
 	int r;
 
 	for (i = 0; i < TG_ARRAY_SIZE(sys_dirs); i++) {
-		if (access(dirs[i], F_OK) < 0)
+		if (access(sys_dirs[i], F_OK) < 0)
 			continue;
-		r = sbx_spec_bind(s, dirs[i], dirs[i], SBX_BIND_EXEC);
+		r = sbx_spec_bind(s, sys_dirs[i], sys_dirs[i], SBX_BIND_EXEC);
 		if (r < 0)
 			return r;
 	}
