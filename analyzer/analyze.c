@@ -1,12 +1,12 @@
 /*
  * analyzer/analyze.c: tg_analyze(), the entry point of source vetting. The
- * pre-scan runs in the calling process; the libclang parse runs in a forked
- * child with an empty environment, no inherited descriptors, RLIMIT_CPU,
- * RLIMIT_AS, no core and no file writes, inside the virtual sysroot. The
- * parent waits on a pipe with a wall-clock deadline, kills the child when it
- * passes, reads at most 1 MiB of findings, and turns a crash, a kill or a
- * garbled answer into a `limits` finding: it never trusts or follows the
- * child's fate.
+ * pre-scan runs in the calling process; the libclang parse runs in a child
+ * (child.c: a fresh image of the program, or a fork) with an empty
+ * environment, no inherited descriptors, RLIMIT_CPU, RLIMIT_AS, no core and
+ * no file writes, inside the virtual sysroot. The parent waits on a pipe
+ * within the child's CPU budget, kills the child when it is spent, reads at
+ * most 1 MiB of findings, and turns a crash, a kill or a garbled answer into
+ * a `limits` finding: it never trusts or follows the child's fate.
  */
 #include "internal.h"
 
@@ -22,73 +22,10 @@
 #include <sys/wait.h>
 #include <time.h>
 
-#if defined(__SANITIZE_ADDRESS__)
-#define TG_UNDER_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define TG_UNDER_ASAN 1
-#endif
-#endif
-
 #define TG_DEFAULT_TIMEOUT_MS 5000u
 #define TG_DEFAULT_MEMORY_MB 1024u
 #define TG_DEFAULT_MAX_SOURCE (1024u * 1024u)
 #define TG_MAX_ANSWER (1024u * 1024u)
-
-static void set_limit(int res, rlim_t v)
-{
-	struct rlimit rl = { v, v };
-	(void)setrlimit(res, &rl);
-}
-
-#ifndef TG_UNDER_ASAN
-/* The address space already mapped (libclang, the caller's heap): the
- * memory limit comes on top of it. */
-static rlim_t mapped_bytes(void)
-{
-	unsigned long pages = 0;
-	FILE *f = fopen("/proc/self/statm", "re");
-	if (!f)
-		return 0;
-	if (fscanf(f, "%lu", &pages) != 1)
-		pages = 0;
-	fclose(f);
-	return (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE);
-}
-#endif
-
-/* The overlay as a file clang can open: a memfd, else an unlinked-after-use
- * temporary file. */
-static int overlay_file(char *path, size_t pathsz, const char *yaml, int *tmp)
-{
-	int fd = memfd_create("toolgate-vfs", 0);
-	*tmp = 0;
-	if (fd >= 0) {
-		snprintf(path, pathsz, "/proc/self/fd/%d", fd);
-		if (tg_fd_write_all(fd, yaml, strlen(yaml)) == 0 && access(path, R_OK) == 0)
-			return fd;
-		close(fd);
-	}
-	snprintf(path, pathsz, "/tmp/toolgate-vfs-XXXXXX");
-	fd = mkstemp(path);
-	if (fd < 0)
-		return -1;
-	*tmp = 1;
-	if (tg_fd_write_all(fd, yaml, strlen(yaml)) < 0) {
-		unlink(path);
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
-/* libclang in the parse child only (tg_analyze_clang_in_child). */
-static atomic_int clang_in_child;
-
-void tg_analyze_clang_in_child(int on)
-{
-	atomic_store(&clang_in_child, on);
-}
 
 /* libclang can be loaded: in this process, or (clang_in_child) once in a
  * throwaway child, so a missing library is still an environment error
@@ -109,70 +46,12 @@ static void probe(void)
 
 static int clang_ready(void)
 {
-	if (!atomic_load(&clang_in_child))
+	if (tg_parse_spawns())
+		return 0; /* a fresh image says when it cannot (TG_PARSE_NO_CLANG) */
+	if (!tg_parse_clang_in_child())
 		return tg_clang_load();
 	pthread_once(&probe_once, probe);
 	return probe_ok ? 0 : tg_clang_load(); /* its error (or it loads after all) */
-}
-
-static _Noreturn void child_main(int wfd, const tg_policy *p, const char *source, size_t len,
-				 const char *yaml, const tg_analyze_opts *o, uint32_t timeout_ms,
-				 uint32_t memory_mb)
-{
-	tg_flist l = { 0 };
-	tg_clang_job job = { 0 };
-	char ovpath[64];
-	char *ans = NULL;
-	size_t anslen = 0;
-	int devnull, ovfd, tmp = 0;
-
-	/* descriptors: 0-2 on /dev/null, the answer pipe on 3, nothing else */
-	devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
-	if (devnull >= 0) {
-		dup2(devnull, 0);
-		dup2(devnull, 1);
-		dup2(devnull, 2);
-	}
-	if (wfd != 3) {
-		if (dup2(wfd, 3) < 0)
-			_exit(120);
-		wfd = 3;
-	}
-	if (close_range(4, ~0u, 0) < 0)
-		for (int fd = 4; fd < 1024; fd++)
-			close(fd);
-	clearenv(); /* CPATH, C_INCLUDE_PATH, COMPILER_PATH, LIBCLANG_* ... */
-	if (chdir("/") < 0)
-		_exit(121);
-	ovfd = overlay_file(ovpath, sizeof(ovpath), yaml, &tmp);
-	if (ovfd < 0)
-		_exit(122);
-	/* loaded here when the parent keeps it out of its own memory (a
-	 * failure leaves it to the parser's own "could not start" finding);
-	 * before the limits, which count only what the parse maps after */
-	if (atomic_load(&clang_in_child))
-		(void)tg_clang_load();
-	set_limit(RLIMIT_CPU, (rlim_t)(timeout_ms / 1000u + 1u));
-#ifndef TG_UNDER_ASAN
-	set_limit(RLIMIT_AS, mapped_bytes() + (rlim_t)memory_mb * 1024u * 1024u);
-#else
-	(void)memory_mb;
-#endif
-	set_limit(RLIMIT_CORE, 0);
-	if (!tmp)
-		set_limit(RLIMIT_FSIZE, 0);
-	job.policy = p;
-	job.source = source;
-	job.len = len;
-	job.overlay_path = ovpath;
-	job.capabilities = o ? o->capabilities : NULL;
-	job.ncapabilities = o ? o->ncapabilities : 0;
-	tg_clang_check(&l, &job);
-	if (tmp)
-		unlink(ovpath);
-	if (tg_flist_serialize(&ans, &anslen, &l) < 0 || tg_fd_write_all(wfd, ans, anslen) < 0)
-		_exit(123);
-	_exit(0);
 }
 
 /* The CPU time pid has used (user and system, ms), or UINT64_MAX. */
@@ -219,9 +98,11 @@ static int out_of_time(pid_t pid, uint64_t *deadline, uint64_t start, uint32_t b
 	return 0;
 }
 
-/* Wait for the child's answer within its time (out_of_time); 0 with the
- * answer, or a describing finding added to l. */
-static void collect(tg_flist *l, const tg_policy *p, pid_t pid, int rfd, uint64_t start,
+/* Wait for the child's answer within its time (out_of_time): the answer,
+ * or a describing finding, added to l. Returns 0, or the exit code of a
+ * fresh image that could not start its parse (TG_PARSE_NO_CLANG,
+ * TG_PARSE_BAD_JOB): the environment's failure, not a verdict. */
+static int collect(tg_flist *l, const tg_policy *p, pid_t pid, int rfd, uint64_t start,
 		    uint32_t budget_ms)
 {
 	tg_buf b = TG_BUF_INIT(TG_MAX_ANSWER);
@@ -291,6 +172,11 @@ static void collect(tg_flist *l, const tg_policy *p, pid_t pid, int rfd, uint64_
 			tg_flist_add(l, p, "limits", 0, 0, NULL,
 				     "the parser crashed on this source (signal %d; too deep or too large?)",
 				     sig);
+	} else if (tg_parse_spawns() && WIFEXITED(status) &&
+		   (WEXITSTATUS(status) == TG_PARSE_NO_CLANG ||
+		    WEXITSTATUS(status) == TG_PARSE_BAD_JOB)) {
+		tg_buf_free(&b);
+		return WEXITSTATUS(status);
 	} else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
 		tg_flist_add(l, p, "limits", 0, 0, NULL,
 			     "the parser stopped abnormally (out of memory?)");
@@ -298,6 +184,7 @@ static void collect(tg_flist *l, const tg_policy *p, pid_t pid, int rfd, uint64_
 		tg_flist_add(l, p, "limits", 0, 0, NULL, "the parser gave no usable answer");
 	}
 	tg_buf_free(&b);
+	return 0;
 }
 
 int tg_analyze(tg_report **out, const tg_policy *p, const char *filename, const char *source,
@@ -345,19 +232,30 @@ int tg_analyze(tg_report **out, const tg_policy *p, const char *filename, const 
 		r = tg_error_errno(TG_ERR_IO, errno, "pipe");
 		goto fail;
 	}
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0) {
-		r = tg_error_errno(TG_ERR_UNAVAILABLE, errno, "fork");
-		goto fail;
+	{
+		tg_parse_job job = { p, ps.clean, len, yaml, opts ? opts->capabilities : NULL,
+				     opts ? opts->ncapabilities : 0, timeout_ms, memory_mb };
+		pid = tg_parse_start(fds[1], &job);
 	}
-	if (pid == 0) {
-		close(fds[0]);
-		child_main(fds[1], p, ps.clean, len, yaml, opts, timeout_ms, memory_mb);
+	if (pid < 0) {
+		r = tg_error_last()->code;
+		goto fail;
 	}
 	close(fds[1]);
 	fds[1] = -1;
-	collect(&l, p, pid, fds[0], start, timeout_ms);
+	r = collect(&l, p, pid, fds[0], start, timeout_ms);
+	if (r == TG_PARSE_NO_CLANG) {
+		/* this process's own try says why (and loads it in the rare case it can) */
+		r = tg_clang_load();
+		if (r == 0)
+			r = tg_error_set(TG_ERR_UNAVAILABLE,
+					 "analysis: the parse child could not load libclang");
+		goto fail;
+	}
+	if (r != 0) {
+		r = tg_error_set(TG_ERR_UNAVAILABLE, "analysis: the parse child got no usable job");
+		goto fail;
+	}
 	close(fds[0]);
 	fds[0] = -1;
 done:

@@ -86,6 +86,15 @@ int tg_analyze(tg_report **out, const tg_policy *p, const char *filename,
  * stays under 64 MB); one-shot commands keep the default 0. */
 void tg_analyze_clang_in_child(int on);
 
+/* Added: for a program's main(), first thing (before any thread). With
+ * argv naming the parse child it runs that child and does not return;
+ * otherwise from then on each parse child is a fresh image of this program
+ * (posix_spawn of /proc/self/exe), not a fork: it holds none of the
+ * caller's memory (a server's tokens) and none of the locks its other
+ * threads held (docs/ANALYZER.md, "The parse child"). A program that does
+ * not call it forks its parse children. */
+void tg_analyze_main(int argc, char **argv);
+
 /* The second, independent check: every undefined symbol of the ELF object
  * file at path must be on the policy's allowlist. */
 int tg_analyze_object(tg_report **out, const tg_policy *p, const char *path,

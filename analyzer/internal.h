@@ -168,6 +168,33 @@ int tg_vfs_yaml(char **out, const char *sdk_dir);
 /* The SDK folder to use for opts (never NULL). */
 const char *tg_vfs_sdk_dir(const tg_analyze_opts *opts);
 
+/* ---- the parse child (child.c) --------------------------------------------- */
+
+/* What one parse needs: the same in a fork and in a fresh image. */
+typedef struct tg_parse_job {
+	const tg_policy *policy;
+	const char *source;
+	size_t len;
+	const char *yaml;           /* the overlay's text */
+	const char *const *capabilities;
+	size_t ncapabilities;
+	uint32_t timeout_ms;
+	uint32_t memory_mb;
+} tg_parse_job;
+
+/* The parse child's exit codes beyond 0 (its answer is on the pipe). */
+#define TG_PARSE_NO_CLANG 124 /* a fresh image could not load libclang */
+#define TG_PARSE_BAD_JOB 125  /* a fresh image got no usable job */
+
+/* Start the parse child, its answer to go to wfd: a fresh image when
+ * tg_analyze_main() ran, else a fork. The child's pid, or -1 with the error
+ * set. */
+pid_t tg_parse_start(int wfd, const tg_parse_job *j);
+/* 1 when parse children are fresh images (tg_analyze_main() ran). */
+int tg_parse_spawns(void);
+/* 1 when tg_analyze_clang_in_child(1) was called. */
+int tg_parse_clang_in_child(void);
+
 /* ---- findings over the pipe (analyze.c) ------------------------------------ */
 
 int tg_flist_serialize(char **out, size_t *len, const tg_flist *l);

@@ -6,6 +6,7 @@
  * command files share are in cli/util.c.
  */
 #include "cli.h"
+#include "analyzer/analyzer.h"
 
 #include <string.h>
 
@@ -210,6 +211,8 @@ int main(int argc, char **argv)
 	int help = 0, i;
 	const char *name;
 
+	/* the analyzer's parse child is this program too (before any thread) */
+	tg_analyze_main(argc, argv);
 	argc = strip_globals(argc, argv, 1, &cli, &help);
 	if (argc < 0) {
 		fprintf(stderr, "toolgate: --home: needs a folder\n");
