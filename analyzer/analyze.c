@@ -168,13 +168,19 @@ static int collect(tg_flist *l, const tg_policy *p, pid_t pid, int rfd, uint64_t
 		if (sig == SIGXCPU || sig == SIGKILL)
 			tg_flist_add(l, p, "limits", 0, 0, NULL,
 				     "the analysis ran out of CPU time or memory");
+		else if (sig == SIGSYS)
+			tg_flist_add(l, p, "limits", 0, 0, NULL,
+				     "the parser made a system call its seccomp filter refuses "
+				     "(signal 31: an exploit of the parser?)");
 		else
 			tg_flist_add(l, p, "limits", 0, 0, NULL,
 				     "the parser crashed on this source (signal %d; too deep or too large?)",
 				     sig);
 	} else if (tg_parse_spawns() && WIFEXITED(status) &&
 		   (WEXITSTATUS(status) == TG_PARSE_NO_CLANG ||
-		    WEXITSTATUS(status) == TG_PARSE_BAD_JOB)) {
+		    WEXITSTATUS(status) == TG_PARSE_BAD_JOB ||
+		    WEXITSTATUS(status) == TG_PARSE_NO_OVERLAY ||
+		    WEXITSTATUS(status) == TG_PARSE_NO_CONFINE)) {
 		tg_buf_free(&b);
 		return WEXITSTATUS(status);
 	} else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
@@ -253,7 +259,10 @@ int tg_analyze(tg_report **out, const tg_policy *p, const char *filename, const 
 		goto fail;
 	}
 	if (r != 0) {
-		r = tg_error_set(TG_ERR_UNAVAILABLE, "analysis: the parse child got no usable job");
+		r = tg_error_set(TG_ERR_UNAVAILABLE, "analysis: the parse child %s",
+				 r == TG_PARSE_BAD_JOB	    ? "got no usable job"
+				 : r == TG_PARSE_NO_OVERLAY ? "could not write its overlay (a memfd)"
+							    : "could not load its seccomp filter");
 		goto fail;
 	}
 	close(fds[0]);

@@ -80,10 +80,11 @@ void tg_policy_free(tg_policy *p);
  * analysis itself could not run (the report is then NULL). */
 int tg_analyze(tg_report **out, const tg_policy *p, const char *filename,
 	       const char *source, size_t len, const tg_analyze_opts *opts);
-/* Added: on = 1 keeps libclang out of this process: each parse child loads
- * it (about 50 ms and 55 MB of mappings there) instead of inheriting it
- * from the caller. A long-lived server sets it (issue 15: `toolgate serve`
- * stays under 64 MB); one-shot commands keep the default 0. */
+/* Added: on = 1 keeps libclang out of this process when parse children
+ * are forks: each loads it (about 50 ms and 55 MB of mappings there)
+ * instead of inheriting it from the caller. A long-lived server sets it
+ * (issue 15: `toolgate serve` stays under 64 MB). A fresh image
+ * (tg_analyze_main) always loads it itself, and this process never. */
 void tg_analyze_clang_in_child(int on);
 
 /* Added: for a program's main(), first thing (before any thread). With
@@ -91,9 +92,13 @@ void tg_analyze_clang_in_child(int on);
  * otherwise from then on each parse child is a fresh image of this program
  * (posix_spawn of /proc/self/exe), not a fork: it holds none of the
  * caller's memory (a server's tokens) and none of the locks its other
- * threads held (docs/ANALYZER.md, "The parse child"). A program that does
- * not call it forks its parse children. */
-void tg_analyze_main(int argc, char **argv);
+ * threads held (docs/ANALYZER.md, "The parse child"). confine (may be
+ * NULL) runs in the child once libclang is loaded and the limits are set,
+ * before the parse: toolgate passes tg_sandbox_confine_parse (its seccomp
+ * filter); a child it fails for ends before parsing, an environment error.
+ * A program that does not call it forks its parse children, unconfined. */
+typedef int (*tg_analyze_confine_fn)(void);
+void tg_analyze_main(int argc, char **argv, tg_analyze_confine_fn confine);
 
 /* The second, independent check: every undefined symbol of the ELF object
  * file at path must be on the policy's allowlist. */

@@ -40,6 +40,7 @@
 #define JOB_MAX_CAPS 64
 
 static atomic_int spawn_self;   /* tg_analyze_main() ran: exec a fresh image */
+static tg_analyze_confine_fn confine_hook; /* its confinement, set before any thread */
 static atomic_int clang_in_child; /* tg_analyze_clang_in_child() */
 
 void tg_analyze_clang_in_child(int on)
@@ -79,7 +80,8 @@ static rlim_t mapped_bytes(void)
 }
 #endif
 
-/* The overlay as a file clang can open: a memfd, else an unlinked-after-use
+/* The overlay as a file clang can open: a memfd, else (a fork only: a
+ * fresh image's filter would refuse the unlink) an unlinked-after-use
  * temporary file. */
 static int overlay_file(char *path, size_t pathsz, const char *yaml, int *tmp)
 {
@@ -91,6 +93,8 @@ static int overlay_file(char *path, size_t pathsz, const char *yaml, int *tmp)
 			return fd;
 		close(fd);
 	}
+	if (tg_parse_spawns())
+		return -1;
 	snprintf(path, pathsz, "/tmp/toolgate-vfs-XXXXXX");
 	fd = mkstemp(path);
 	if (fd < 0)
@@ -116,7 +120,7 @@ static _Noreturn void parse_body(const tg_parse_job *j)
 	int tmp = 0;
 
 	if (overlay_file(ovpath, sizeof(ovpath), j->yaml, &tmp) < 0)
-		_exit(122);
+		_exit(TG_PARSE_NO_OVERLAY);
 	/* loaded here when the caller keeps it out of its own memory; before
 	 * the limits, which count only what the parse maps after. A fresh
 	 * image says a failure (TG_PARSE_NO_CLANG); a fork leaves it to the
@@ -131,6 +135,9 @@ static _Noreturn void parse_body(const tg_parse_job *j)
 	set_limit(RLIMIT_CORE, 0);
 	if (!tmp)
 		set_limit(RLIMIT_FSIZE, 0);
+	/* the seccomp filter last: nothing after it opens for writing */
+	if (confine_hook && confine_hook() < 0)
+		_exit(TG_PARSE_NO_CONFINE);
 	job.policy = j->policy;
 	job.source = j->source;
 	job.len = j->len;
@@ -342,17 +349,16 @@ static int job_read(tg_parse_job *j, json_t **root, char **buf)
 	return memchr(j->yaml, '\0', (size_t)ylen) ? -1 : 0;
 }
 
-void tg_analyze_main(int argc, char **argv)
+void tg_analyze_main(int argc, char **argv, tg_analyze_confine_fn confine)
 {
 	tg_parse_job j = { 0 };
 	json_t *root = NULL;
 	char *buf = NULL;
 
-	if (argc != 2 || strcmp(argv[1], CHILD_ARG) != 0) {
-		atomic_store(&spawn_self, 1);
-		return;
-	}
+	confine_hook = confine;
 	atomic_store(&spawn_self, 1);
+	if (argc != 2 || strcmp(argv[1], CHILD_ARG) != 0)
+		return;
 	if (fcntl(3, F_GETFD) < 0 || fcntl(JOB_FD, F_GETFD) < 0) {
 		fprintf(stderr, "toolgate: %s: the analyzer's parse child, started by toolgate "
 				"itself with its job on descriptor 4\n", CHILD_ARG);

@@ -182,9 +182,12 @@ typedef struct tg_parse_job {
 	uint32_t memory_mb;
 } tg_parse_job;
 
-/* The parse child's exit codes beyond 0 (its answer is on the pipe). */
-#define TG_PARSE_NO_CLANG 124 /* a fresh image could not load libclang */
-#define TG_PARSE_BAD_JOB 125  /* a fresh image got no usable job */
+/* The parse child's exit codes beyond 0 (its answer is on the pipe); a
+ * fresh image's are the environment's failures, not verdicts. */
+#define TG_PARSE_NO_OVERLAY 122  /* no file for the overlay */
+#define TG_PARSE_NO_CLANG 124    /* a fresh image could not load libclang */
+#define TG_PARSE_BAD_JOB 125     /* a fresh image got no usable job */
+#define TG_PARSE_NO_CONFINE 126  /* its confinement hook failed */
 
 /* Start the parse child, its answer to go to wfd: a fresh image when
  * tg_analyze_main() ran, else a fork. The child's pid, or -1 with the error

@@ -7,6 +7,7 @@
  */
 #include "cli.h"
 #include "analyzer/analyzer.h"
+#include "sandbox/sandbox.h"
 
 #include <string.h>
 
@@ -211,8 +212,9 @@ int main(int argc, char **argv)
 	int help = 0, i;
 	const char *name;
 
-	/* the analyzer's parse child is this program too (before any thread) */
-	tg_analyze_main(argc, argv);
+	/* the analyzer's parse child is this program too (before any thread),
+	 * confined by the sandbox's parse filter */
+	tg_analyze_main(argc, argv, tg_sandbox_confine_parse);
 	argc = strip_globals(argc, argv, 1, &cli, &help);
 	if (argc < 0) {
 		fprintf(stderr, "toolgate: --home: needs a folder\n");

@@ -12,7 +12,9 @@
  * ld.so (RUN_DYNAMIC) or the compiler, clone only with the exact pthread flag set, ioctl only
  * TCGETS/FIONREAD compared on 64 bits, fcntl without locks, prlimit64
  * read-only on self. The build profile adds process creation for the
- * compiler driver. This file alone includes seccomp.h.
+ * compiler driver. The parse profile is narrower than any: the analyzer's
+ * parse child (libclang on the agent's text) may read, map and start
+ * threads, and nothing else. This file alone includes seccomp.h.
  *
  * The filters are compiled at build time by gen/genbpf.c (libseccomp's
  * first compile in a process costs ~0.5 ms, a third of a run) and the BPF
@@ -89,9 +91,10 @@ static int rule(scmp_filter_ctx c, uint32_t action, const char *name, unsigned n
 		rule((c), (act), (name), TG_ARRAY_SIZE(_cmp), _cmp);            \
 	})
 
-static int add_common(scmp_filter_ctx c, int profile)
+/* What every profile allows with its arguments checked: futex operations,
+ * madvise advice, fcntl without locks, getrandom. */
+static int add_threads_memory(scmp_filter_ctx c)
 {
-	const uint64_t wx = PROT_WRITE | PROT_EXEC;
 	static const int futex_ops[] = { FUTEX_WAIT, FUTEX_WAKE, FUTEX_REQUEUE,
 					 FUTEX_CMP_REQUEUE, FUTEX_WAKE_OP, FUTEX_WAIT_BITSET,
 					 FUTEX_WAKE_BITSET };
@@ -100,6 +103,84 @@ static int add_common(scmp_filter_ctx c, int profile)
 				      MADV_HUGEPAGE, MADV_NOHUGEPAGE };
 	static const int fcntl_ok[] = { F_GETFD, F_SETFD, F_GETFL, F_SETFL, F_DUPFD,
 					F_DUPFD_CLOEXEC };
+	size_t i;
+	int r = 0;
+
+	for (i = 0; i < TG_ARRAY_SIZE(futex_ops) && r == 0; i++)
+		r = RULEN(c, SCMP_ACT_ALLOW, "futex",
+			  SCMP_A1(SCMP_CMP_MASKED_EQ,
+				  ~(uint64_t)(FUTEX_PRIVATE_FLAG | FUTEX_CLOCK_REALTIME),
+				  (uint64_t)futex_ops[i]));
+	for (i = 0; i < TG_ARRAY_SIZE(advice) && r == 0; i++)
+		r = RULEN(c, SCMP_ACT_ALLOW, "madvise", SCMP_A2(SCMP_CMP_EQ, (uint64_t)advice[i]));
+	for (i = 0; i < TG_ARRAY_SIZE(fcntl_ok) && r == 0; i++)
+		r = RULEN(c, SCMP_ACT_ALLOW, "fcntl", SCMP_A1(SCMP_CMP_EQ, (uint64_t)fcntl_ok[i]));
+	if (r == 0)
+		r = RULEN(c, SCMP_ACT_ALLOW, "getrandom",
+			  SCMP_A2(SCMP_CMP_MASKED_EQ, ~(uint64_t)1 /* GRND_NONBLOCK */, 0));
+	return r;
+}
+
+/* The analyzer's parse child (PARSE), after libclang is loaded: it reads
+ * headers, maps memory, starts threads and writes its answer on a descriptor
+ * it holds. Nothing is opened for writing, created or removed; nothing is
+ * mapped executable; no process, signal, socket, exec or namespace call. */
+static const char *const allow_parse[] = {
+	"read", "readv", "pread64", "write", "writev", "lseek", "close",
+	"stat", "fstat", "lstat", "newfstatat", "statx", "access", "faccessat",
+	"faccessat2", "readlink", "readlinkat", "getdents64", "getcwd",
+	"brk", "munmap", "mremap", "exit", "exit_group",
+	"rt_sigaction", "rt_sigprocmask", "rt_sigreturn", "sigaltstack",
+	"set_robust_list", "set_tid_address", "rseq", "sched_yield", "restart_syscall",
+	"getpid", "gettid", "getuid", "geteuid", "getgid", "getegid",
+	"clock_gettime", "clock_getres", "clock_nanosleep", "nanosleep", "gettimeofday",
+	"getrlimit", "uname", "sysinfo", "sched_getaffinity",
+};
+
+static int add_parse(scmp_filter_ctx c)
+{
+	const uint64_t wr = O_ACCMODE | O_CREAT | O_TRUNC | O_APPEND;
+	size_t i;
+	int r = 0;
+
+	for (i = 0; i < TG_ARRAY_SIZE(allow_parse) && r == 0; i++)
+		r = RULE0(c, SCMP_ACT_ALLOW, allow_parse[i]);
+	if (r == 0)
+		r = add_threads_memory(c);
+	/* the sanitizers' runtime marks its shadow memory out of core dumps */
+	if (r == 0)
+		r = RULEN(c, SCMP_ACT_ALLOW, "madvise", SCMP_A2(SCMP_CMP_EQ, MADV_DONTDUMP));
+	if (r == 0)
+		r = RULEN(c, SCMP_ACT_ALLOW, "madvise", SCMP_A2(SCMP_CMP_EQ, MADV_DODUMP));
+	/* read-only opens (O_TMPFILE needs a writable access mode) */
+	if (r == 0)
+		r = RULEN(c, SCMP_ACT_ALLOW, "openat", SCMP_A2(SCMP_CMP_MASKED_EQ, wr, 0));
+	if (r == 0)
+		r = RULEN(c, SCMP_ACT_ALLOW, "open", SCMP_A1(SCMP_CMP_MASKED_EQ, wr, 0));
+	for (i = 0; i < 2 && r == 0; i++)
+		r = RULEN(c, SCMP_ACT_ALLOW, i == 0 ? "mmap" : "mprotect",
+			  SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, 0));
+	if (r == 0)
+		r = RULEN(c, SCMP_ACT_ALLOW, "prlimit64", SCMP_A0(SCMP_CMP_EQ, 0),
+			  SCMP_A2(SCMP_CMP_EQ, 0));
+	if (r == 0)
+		r = RULEN(c, SCMP_ACT_ALLOW, "clone", SCMP_A0(SCMP_CMP_EQ, (uint64_t)SBX_THREAD_FLAGS));
+	if (r == 0)
+		r = RULEN(c, SCMP_ACT_ALLOW, "arch_prctl", SCMP_A0(SCMP_CMP_EQ, 0x1002 /* SET_FS */));
+	/* what libc tries first and falls back from: clone3 to clone, send on
+	 * the answer pipe to write, isatty's ioctl */
+	if (r == 0)
+		r = RULE0(c, SCMP_ACT_ERRNO(ENOSYS), "clone3");
+	if (r == 0)
+		r = RULE0(c, SCMP_ACT_ERRNO(ENOTSOCK), "sendto");
+	if (r == 0)
+		r = RULE0(c, SCMP_ACT_ERRNO(ENOTTY), "ioctl");
+	return r;
+}
+
+static int add_common(scmp_filter_ctx c, int profile)
+{
+	const uint64_t wx = PROT_WRITE | PROT_EXEC;
 	/* a static tool: RUN, or RUN from a pooled child */
 	int stat = profile == SBX_PROFILE_RUN || profile == SBX_PROFILE_RUN_POOLED;
 	size_t i;
@@ -124,15 +205,8 @@ static int add_common(scmp_filter_ctx c, int profile)
 		if (r == 0)
 			r = RULEN(c, SCMP_ACT_ALLOW, "mprotect", SCMP_A2(SCMP_CMP_MASKED_EQ, wx, v));
 	}
-	for (i = 0; i < TG_ARRAY_SIZE(futex_ops) && r == 0; i++)
-		r = RULEN(c, SCMP_ACT_ALLOW, "futex",
-			  SCMP_A1(SCMP_CMP_MASKED_EQ,
-				  ~(uint64_t)(FUTEX_PRIVATE_FLAG | FUTEX_CLOCK_REALTIME),
-				  (uint64_t)futex_ops[i]));
-	for (i = 0; i < TG_ARRAY_SIZE(advice) && r == 0; i++)
-		r = RULEN(c, SCMP_ACT_ALLOW, "madvise", SCMP_A2(SCMP_CMP_EQ, (uint64_t)advice[i]));
-	for (i = 0; i < TG_ARRAY_SIZE(fcntl_ok) && r == 0; i++)
-		r = RULEN(c, SCMP_ACT_ALLOW, "fcntl", SCMP_A1(SCMP_CMP_EQ, (uint64_t)fcntl_ok[i]));
+	if (r == 0)
+		r = add_threads_memory(c);
 	/* ioctl: full 64-bit compares, so (1 << 32) | TIOCSTI matches nothing. */
 	if (r == 0)
 		r = RULEN(c, SCMP_ACT_ALLOW, "ioctl", SCMP_A1(SCMP_CMP_EQ, (uint64_t)TCGETS));
@@ -142,9 +216,6 @@ static int add_common(scmp_filter_ctx c, int profile)
 		r = RULEN(c, SCMP_ACT_ALLOW, "arch_prctl", SCMP_A0(SCMP_CMP_EQ, 0x1002 /* SET_FS */));
 	if (r == 0) /* other arch_prctl codes (CET status queries): a clean EINVAL */
 		r = RULEN(c, SCMP_ACT_ERRNO(EINVAL), "arch_prctl", SCMP_A0(SCMP_CMP_NE, 0x1002));
-	if (r == 0)
-		r = RULEN(c, SCMP_ACT_ALLOW, "getrandom",
-			  SCMP_A2(SCMP_CMP_MASKED_EQ, ~(uint64_t)1 /* GRND_NONBLOCK */, 0));
 	/* A pooled child (pool.c) runs its program from a descriptor: exactly
 	 * execveat(SBX_POOL_EXEC_FD, "", argv, envp, AT_EMPTY_PATH). The tool
 	 * may make the same call afterwards; that fd is closed at exec, and
@@ -242,7 +313,7 @@ int sbx_filter_compile(struct sock_fprog *out, int profile)
 	if (r == 0)
 		r = seccomp_attr_set(c, SCMP_FLTATR_CTL_OPTIMIZE, 2);
 	if (r == 0)
-		r = add_common(c, profile);
+		r = profile == SBX_PROFILE_PARSE ? add_parse(c) : add_common(c, profile);
 	if (r < 0) {
 		seccomp_release(c);
 		return tg_error_errno(TG_ERR_INTERNAL, -r, "seccomp: building the filter");

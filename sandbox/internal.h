@@ -27,6 +27,8 @@ enum sbx_profile {
 	SBX_PROFILE_RUN_POOLED = 3, /* a static tool in a pooled sandbox: RUN
 				     * plus execveat(SBX_POOL_EXEC_FD, "", ...,
 				     * AT_EMPTY_PATH), the one exec it makes */
+	SBX_PROFILE_PARSE = 4, /* the analyzer's parse child: read-only opens,
+				* threads, no exec, no executable mapping */
 	SBX_PROFILE_COUNT
 };
 

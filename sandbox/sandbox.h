@@ -193,4 +193,10 @@ int tg_sandbox_cpu_limit(char *why, size_t n, uint32_t percent);
  * or a template could not be made or used); why (may be NULL) says which. */
 int tg_sandbox_mount_template(char *why, size_t n);
 
+/* Added: load the parse profile's seccomp filter (sandbox/filter.c) into
+ * every thread of the calling process, with no_new_privs: for the
+ * analyzer's parse child, once libclang is loaded (cli/main.c hands it to
+ * tg_analyze_main as its confinement hook). 0, or TG_ERR_UNAVAILABLE. */
+int tg_sandbox_confine_parse(void);
+
 #endif

@@ -11,7 +11,7 @@
 int main(void)
 {
 	static const char *const names[SBX_PROFILE_COUNT] = { "run", "build", "run_dynamic",
-								     "run_pooled" };
+								     "run_pooled", "parse" };
 	int p;
 	unsigned i;
 

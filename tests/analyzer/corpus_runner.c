@@ -10,7 +10,8 @@
  * the analyzer's own front-end arguments) and tg_analyze_object must pass.
  * With --run (the differential corpus), the binary that the real build made
  * also runs in the tool sandbox and must print the "// output: " line: what
- * the analyser read is what was built.
+ * the analyser read is what was built. Each analysis runs as toolgate's
+ * does: in a fresh image of this program under the parse filter.
  * Usage: analyzer_corpus DIR SDK_DIR [--object|--run] (SDK_DIR "-": the default,
  * i.e. the source tree's sdk/ or the installed one)
  */
@@ -149,6 +150,9 @@ int main(int argc, char **argv)
 	int run = argc > 3 && strcmp(argv[3], "--run") == 0;
 	struct dirent *de;
 	DIR *d;
+
+	/* every file analysed as toolgate does: in a fresh image, confined */
+	tg_analyze_main(argc, argv, tg_sandbox_confine_parse);
 
 	if (argc < 3)
 		return 2;

@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "analyzer/analyzer.h"
+#include "sandbox/sandbox.h"
 #include "parse_child.h"
 
 #include <dirent.h>
@@ -294,7 +295,7 @@ int main(int argc, char **argv)
 {
 #ifdef TG_TEST_SPAWN
 	/* analyzer_limits_spawn: the same bombs in fresh images, as toolgate runs them */
-	tg_analyze_main(argc, argv);
+	tg_analyze_main(argc, argv, tg_sandbox_confine_parse);
 #else
 	(void)argc;
 	(void)argv;

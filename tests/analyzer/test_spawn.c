@@ -7,7 +7,10 @@
  * beside threads that allocate and start threads all finish with their
  * verdict (a fork of this process could copy a lock another thread held, as
  * ASan's allocator has no fork handlers, and wait on it forever); and the
- * entry refuses to run without its descriptors or with a garbled job.
+ * entry refuses to run without its descriptors or with a garbled job. And
+ * the parse filter it runs under (sandbox/filter.c, PARSE): the parse's own
+ * calls pass; opening for writing, creating, unlinking, a socket, exec,
+ * fork, kill and an executable mapping are each killed with SIGSYS.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,6 +19,7 @@
 #include <cmocka.h>
 
 #include "analyzer/analyzer.h"
+#include "sandbox/sandbox.h"
 #include "parse_child.h"
 
 #include <dirent.h>
@@ -27,8 +31,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -53,6 +62,8 @@ struct observer {
 	int has_marker;    /* its maps name the caller's memfd */
 	size_t environ_len;
 	int same_exe;
+	int seccomp;       /* Seccomp: 2 (a filter) */
+	int nnp;           /* NoNewPrivs: 1 */
 };
 
 static void *observer_main(void *arg)
@@ -66,6 +77,16 @@ static void *observer_main(void *arg)
 	for (i = 0; i < 5000 && !pid; i++) {
 		pid = tg_test_find_parse_child(1);
 		if (!pid)
+			nanosleep(&ms, NULL);
+	}
+	/* the filter comes once libclang is loaded: wait for it (up to 5 s) */
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	for (i = 0; pid && i < 5000 && !o->seccomp; i++) {
+		size_t n = tg_test_read_small(path, maps, sizeof(maps) - 1);
+		maps[n] = '\0';
+		o->seccomp = strstr(maps, "\nSeccomp:\t2\n") != NULL;
+		o->nnp = strstr(maps, "\nNoNewPrivs:\t1\n") != NULL;
+		if (!o->seccomp)
 			nanosleep(&ms, NULL);
 	}
 	if (!pid || kill(pid, SIGSTOP) != 0)
@@ -83,7 +104,8 @@ static void *observer_main(void *arg)
 	return NULL;
 }
 
-/* The child holds none of the caller's memory or environment. */
+/* The child holds none of the caller's memory or environment, and parses
+ * under the parse filter with no_new_privs. */
 static void test_fresh_image(void **state)
 {
 	struct observer o = { 0 };
@@ -104,6 +126,8 @@ static void test_fresh_image(void **state)
 	assert_false(o.has_marker);
 	assert_int_equal(o.environ_len, 0);
 	assert_true(o.same_exe);
+	assert_true(o.seccomp);
+	assert_true(o.nnp);
 	/* and the verdict is the analysis's own */
 	assert_int_equal(r->pass, 0);
 	assert_int_equal(r->nfindings, 1);
@@ -221,13 +245,95 @@ static void test_entry_refuses(void **state)
 	close(job);
 }
 
+/* In a fork of this test: load the parse filter, then do one thing. */
+enum { DO_READ, DO_WRITE_OPEN, DO_CREATE, DO_UNLINK, DO_SOCKET, DO_EXEC, DO_FORK, DO_KILL,
+       DO_MAP_EXEC, DO_THREAD, DO_COUNT };
+
+static void *nothing(void *arg)
+{
+	return arg;
+}
+
+static _Noreturn void confined(int what)
+{
+	char buf[16];
+	int fd;
+	if (tg_sandbox_confine_parse() < 0)
+		_exit(100);
+	switch (what) {
+	case DO_READ: /* what the parse does: read-only opens, reads, writes on a held fd */
+		fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+		_exit(fd >= 0 && read(fd, buf, sizeof(buf)) > 0 && write(1, "", 0) == 0 &&
+		      ioctl(1, TCGETS, buf) < 0 && errno == ENOTTY ? 0 : 101);
+	case DO_WRITE_OPEN:
+		open("/proc/self/status", O_WRONLY | O_CLOEXEC);
+		break;
+	case DO_CREATE:
+		openat(AT_FDCWD, "/tmp/tg-parse-filter-probe", O_RDONLY | O_CREAT, 0600);
+		break;
+	case DO_UNLINK:
+		unlink("/tmp/tg-parse-filter-probe");
+		break;
+	case DO_SOCKET:
+		socket(AF_UNIX, SOCK_STREAM, 0);
+		break;
+	case DO_EXEC:
+		execl("/bin/true", "true", (char *)NULL);
+		break;
+	case DO_FORK:
+		syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0);
+		break;
+	case DO_KILL:
+		kill(getppid(), 0);
+		break;
+	case DO_MAP_EXEC:
+		mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		break;
+	case DO_THREAD: { /* threads stay allowed (clone3 falls back to clone) */
+		pthread_t t;
+		_exit(pthread_create(&t, NULL, nothing, NULL) == 0 && pthread_join(t, NULL) == 0 ? 0
+											: 102);
+	}
+	}
+	_exit(103); /* the call was let through */
+}
+
+/* The parse filter: the parse's own calls pass, each escape is killed. */
+static void test_filter_refuses(void **state)
+{
+	static const char *const names[DO_COUNT] = { "read", "open for writing", "create",
+						     "unlink", "socket", "exec", "fork", "kill",
+						     "map executable", "thread" };
+	int what;
+	(void)state;
+	for (what = 0; what < DO_COUNT; what++) {
+		int st = 0, devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
+		pid_t pid = fork();
+		assert_true(pid >= 0);
+		if (pid == 0) {
+			dup2(devnull, 1);
+			confined(what);
+		}
+		close(devnull);
+		assert_int_equal(waitpid(pid, &st, 0), pid);
+		if (what == DO_READ || what == DO_THREAD) {
+			if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+				fail_msg("%s: status %#x", names[what], st);
+		} else if (!WIFSIGNALED(st) || WTERMSIG(st) != SIGSYS) {
+			fail_msg("%s: not killed by the filter (status %#x)", names[what], st);
+		}
+	}
+	assert_int_equal(access("/tmp/tg-parse-filter-probe", F_OK), -1);
+}
+
 int main(int argc, char **argv)
 {
-	tg_analyze_main(argc, argv);
+	tg_analyze_main(argc, argv, tg_sandbox_confine_parse);
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fresh_image),
 		cmocka_unit_test(test_beside_threads),
 		cmocka_unit_test(test_entry_refuses),
+		cmocka_unit_test(test_filter_refuses),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
