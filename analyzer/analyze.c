@@ -13,9 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <pthread.h>
 #include <signal.h>
-#include <stdatomic.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -27,31 +25,11 @@
 #define TG_DEFAULT_MAX_SOURCE (1024u * 1024u)
 #define TG_MAX_ANSWER (1024u * 1024u)
 
-/* libclang can be loaded: in this process, or (clang_in_child) once in a
- * throwaway child, so a missing library is still an environment error
- * here and not a verdict. */
-static pthread_once_t probe_once = PTHREAD_ONCE_INIT;
-static int probe_ok;
-
-static void probe(void)
-{
-	int status = 0;
-	pid_t pid = fork();
-
-	if (pid == 0)
-		_exit(tg_clang_load() < 0 ? 1 : 0);
-	probe_ok = pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
-		   WEXITSTATUS(status) == 0;
-}
-
+/* libclang can be loaded: a fresh image loads it itself and says when it
+ * cannot (TG_PARSE_NO_CLANG); a fork inherits it from this process. */
 static int clang_ready(void)
 {
-	if (tg_parse_spawns())
-		return 0; /* a fresh image says when it cannot (TG_PARSE_NO_CLANG) */
-	if (!tg_parse_clang_in_child())
-		return tg_clang_load();
-	pthread_once(&probe_once, probe);
-	return probe_ok ? 0 : tg_clang_load(); /* its error (or it loads after all) */
+	return tg_parse_spawns() ? 0 : tg_clang_load();
 }
 
 /* The CPU time pid has used (user and system, ms), or UINT64_MAX. */
@@ -229,8 +207,6 @@ int tg_analyze(tg_report **out, const tg_policy *p, const char *filename, const 
 	}
 	if (r < 0)
 		goto fail;
-	/* load libclang here, once per process, so every parse child inherits it
-	 * (unless tg_analyze_clang_in_child: then each child loads it) */
 	r = clang_ready();
 	if (r < 0)
 		goto fail;

@@ -80,12 +80,6 @@ void tg_policy_free(tg_policy *p);
  * analysis itself could not run (the report is then NULL). */
 int tg_analyze(tg_report **out, const tg_policy *p, const char *filename,
 	       const char *source, size_t len, const tg_analyze_opts *opts);
-/* Added: on = 1 keeps libclang out of this process when parse children
- * are forks: each loads it (about 50 ms and 55 MB of mappings there)
- * instead of inheriting it from the caller. A long-lived server sets it
- * (issue 15: `toolgate serve` stays under 64 MB). A fresh image
- * (tg_analyze_main) always loads it itself, and this process never. */
-void tg_analyze_clang_in_child(int on);
 
 /* Added: for a program's main(), first thing (before any thread). With
  * argv naming the parse child it runs that child and does not return;

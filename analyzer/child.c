@@ -41,21 +41,9 @@
 
 static atomic_int spawn_self;   /* tg_analyze_main() ran: exec a fresh image */
 static tg_analyze_confine_fn confine_hook; /* its confinement, set before any thread */
-static atomic_int clang_in_child; /* tg_analyze_clang_in_child() */
-
-void tg_analyze_clang_in_child(int on)
-{
-	atomic_store(&clang_in_child, on);
-}
-
 int tg_parse_spawns(void)
 {
 	return atomic_load(&spawn_self);
-}
-
-int tg_parse_clang_in_child(void)
-{
-	return atomic_load(&clang_in_child);
 }
 
 static void set_limit(int res, rlim_t v)
@@ -121,12 +109,9 @@ static _Noreturn void parse_body(const tg_parse_job *j)
 
 	if (overlay_file(ovpath, sizeof(ovpath), j->yaml, &tmp) < 0)
 		_exit(TG_PARSE_NO_OVERLAY);
-	/* loaded here when the caller keeps it out of its own memory; before
-	 * the limits, which count only what the parse maps after. A fresh
-	 * image says a failure (TG_PARSE_NO_CLANG); a fork leaves it to the
-	 * parser's own "could not start" finding, as its caller probed. */
-	if ((tg_parse_spawns() || tg_parse_clang_in_child()) && tg_clang_load() < 0 &&
-	    tg_parse_spawns())
+	/* a fresh image loads libclang here (a fork has it from its parent),
+	 * before the limits, which count only what the parse maps after */
+	if (tg_parse_spawns() && tg_clang_load() < 0)
 		_exit(TG_PARSE_NO_CLANG);
 	set_limit(RLIMIT_CPU, (rlim_t)(j->timeout_ms / 1000u + 1u));
 #ifndef TG_UNDER_ASAN
@@ -333,6 +318,7 @@ static int job_read(tg_parse_job *j, json_t **root, char **buf)
 	    tg_json_get_array(&caps, *root, "capabilities", 1) < 0)
 		return -1;
 	if (t <= 0 || t > UINT32_MAX || m <= 0 || m > UINT32_MAX || slen < 0 || ylen < 0 ||
+	    (uint64_t)slen > len || (uint64_t)ylen > len ||
 	    (size_t)slen + (size_t)ylen != len - (size_t)(nl + 1 - *buf))
 		return -1;
 	if (!(pjson = tg_json_dump(pol)) ||

@@ -195,8 +195,6 @@ typedef struct tg_parse_job {
 pid_t tg_parse_start(int wfd, const tg_parse_job *j);
 /* 1 when parse children are fresh images (tg_analyze_main() ran). */
 int tg_parse_spawns(void);
-/* 1 when tg_analyze_clang_in_child(1) was called. */
-int tg_parse_clang_in_child(void);
 
 /* ---- findings over the pipe (analyze.c) ------------------------------------ */
 

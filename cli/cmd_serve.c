@@ -305,9 +305,6 @@ int cmd_serve(tg_cli *cli, int argc, char **argv)
 		tg_prof_init(); /* $TG_CALL_PROFILE: off unless set (common/prof.c) */
 		tg_sandbox_prepare(1);
 	}
-	/* a long-lived server keeps libclang (55 MB) out of its own memory:
-	 * each analysis child loads it (issue 15) */
-	tg_analyze_clang_in_child(1);
 	status = cli_limits_gate(reg, "serve");
 	if (status != 0)
 		goto out;
