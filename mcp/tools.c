@@ -126,21 +126,21 @@ static void audit(tg_mcp_server *s, const char *event, const char *tool, json_t 
 	static const char *const refusals[] = { "mcp_denied", "mcp_unknown_tool",
 						"mcp_call_invalid", "mcp_create_invalid" };
 	tg_error saved = *tg_error_last();
+	int counted = 0;
 	size_t i;
 
-	for (i = 0; i < TG_ARRAY_SIZE(refusals); i++) {
-		if (strcmp(event, refusals[i]) == 0 &&
-		    tg_mcp_refusal_counted(s, event, tool, details)) {
-			json_decref(details);
-			return; /* counted into its kind's next mcp_refusals entry */
-		}
-	}
-	if (s->be.audit) {
+	/* a refusal already audited in full this minute is only counted into
+	 * its kind's next mcp_refusals entry */
+	for (i = 0; i < TG_ARRAY_SIZE(refusals) && !counted; i++)
+		counted = strcmp(event, refusals[i]) == 0 &&
+			  tg_mcp_refusal_counted(s, event, tool, details);
+	if (!counted && s->be.audit) {
 		const char *t = tool && tg_name_valid(tool) ? tool : NULL;
 		if (s->be.audit(s->be.ctx, &s->actor, event, t, details) < 0)
 			tg_mcp_log_error("audit", event);
 	}
 	json_decref(details);
+	/* counted or written, the answer still says why */
 	if (saved.code || saved.message[0])
 		tg_error_set(saved.code, "%s", saved.message);
 	else

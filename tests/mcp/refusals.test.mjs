@@ -5,7 +5,9 @@
 // mcp_refusals entry per kind with the count of the others, and an
 // mcp_session_end saying why the session ended; on stdio the server
 // answers the 258th call and stops reading (its stdin still open), over
-// HTTP the session is deleted and its next request is 404.
+// HTTP the session is deleted and its next request is 404. A refusal that
+// is only counted (its kind was audited in full this minute) still answers
+// with its reason, not an empty one.
 // Run: TOOLGATE=build/cli/toolgate node --test tests/mcp/refusals.test.mjs
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -107,4 +109,32 @@ test('stdio: each probe of another tool is seen in full once a minute, up to 16 
   want.push(['mcp_refusals', ['mcp_unknown_tool', 27]]);
   want.push(['mcp_session_end', undefined]);
   assert.deepEqual(auditOf(home), want);
+});
+
+test('stdio: a refusal only counted into mcp_refusals still answers with its reason', async (t) => {
+  const home = tempHome(t);
+  const proc = spawn(toolgateBin(), ['--home', home, 'serve'], { stdio: ['pipe', 'pipe', 'pipe'] });
+  t.after(() => proc.kill('SIGKILL'));
+  let out = '';
+  proc.stdout.setEncoding('utf8').on('data', (d) => { out += d; });
+  const lines = [INIT, { jsonrpc: '2.0', method: 'notifications/initialized' }];
+  // the same bad create_tool three times (one kind: audited once, then counted),
+  // then 20 more kinds (past the 16 slots: the event's catch-all counts them)
+  const bad = (id, name) => ({ jsonrpc: '2.0', id, method: 'tools/call',
+    params: { name: 'create_tool', arguments: { name, description: 'x' } } });
+  let id = 1;
+  for (let i = 0; i < 3; i++) lines.push(bad(id++, 'same'));
+  for (let i = 0; i < 20; i++) lines.push(bad(id++, `k${i}`));
+  proc.stdin.end(lines.map((m) => JSON.stringify(m)).join('\n') + '\n');
+  assert.equal(await new Promise((res) => proc.on('exit', res)), 0);
+  const answers = out.trim().split('\n').map((l) => JSON.parse(l)).filter((m) => m.id >= 1);
+  assert.equal(answers.length, 23);
+  for (const a of answers) {
+    assert.equal(a.result.isError, true);
+    assert.equal(a.result.content[0].text, 'create_tool: arguments: source: is required', `answer ${a.id}`);
+  }
+  const log = auditOf(home);
+  assert.equal(log.filter(([e]) => e === 'mcp_create_invalid').length, 1);
+  assert.deepEqual(log.filter(([e]) => e === 'mcp_refusals').map(([, d]) => d),
+    [['mcp_create_invalid', 22]]);
 });
