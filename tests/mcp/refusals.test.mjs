@@ -87,22 +87,33 @@ test('http: a refused flood is audited in a few rows and the session is deleted'
   assert.deepEqual(auditOf(env.home), WANT);
 });
 
-test('stdio: each probe of another tool is seen in full once a minute, up to 16 kinds', async (t) => {
-  const home = tempHome(t);
+// One stdio session: the handshake, then messages, then end of input; the
+// server's exit code and its answers to requests with an id of 1 or more.
+async function stdioSession(t, home, messages) {
   const proc = spawn(toolgateBin(), ['--home', home, 'serve'], { stdio: ['pipe', 'pipe', 'pipe'] });
   t.after(() => proc.kill('SIGKILL'));
   let out = '';
   proc.stdout.setEncoding('utf8').on('data', (d) => { out += d; });
-  const lines = [INIT, { jsonrpc: '2.0', method: 'notifications/initialized' }];
+  const lines = [INIT, { jsonrpc: '2.0', method: 'notifications/initialized' }, ...messages];
+  proc.stdin.end(lines.map((m) => JSON.stringify(m)).join('\n') + '\n');
+  const code = await new Promise((res) => proc.on('exit', res));
+  return { code, answers: out.trim().split('\n').map((l) => JSON.parse(l)).filter((m) => m.id >= 1) };
+}
+
+test('stdio: each probe of another tool is seen in full once a minute, up to 16 kinds', async (t) => {
+  const home = tempHome(t);
+  const messages = [];
   let id = 1;
   for (let round = 0; round < 2; round++) {
     for (let i = 0; i < 30; i++) {
-      lines.push({ jsonrpc: '2.0', id: id++, method: 'tools/call', params: { name: `t${i}`, arguments: {} } });
+      messages.push({ jsonrpc: '2.0', id: id++, method: 'tools/call', params: { name: `t${i}`, arguments: {} } });
     }
   }
-  proc.stdin.end(lines.map((m) => JSON.stringify(m)).join('\n') + '\n');
-  assert.equal(await new Promise((res) => proc.on('exit', res)), 0);
-  assert.equal(out.trim().split('\n').length, 61);
+  const { code, answers } = await stdioSession(t, home, messages);
+  assert.equal(code, 0);
+  assert.equal(answers.length, 60);
+  // each answer names its tool, audited in full or only counted
+  answers.forEach((a, k) => assert.equal(a.error.message, `Unknown tool: t${k % 30}`));
   const want = [['mcp_session_start', null]];
   for (let i = 0; i <= 16; i++) want.push(['mcp_unknown_tool', `t${i}`]);
   for (let i = 0; i < 16; i++) want.push(['mcp_refusals', ['mcp_unknown_tool', 1]]);
@@ -113,21 +124,16 @@ test('stdio: each probe of another tool is seen in full once a minute, up to 16 
 
 test('stdio: a refusal only counted into mcp_refusals still answers with its reason', async (t) => {
   const home = tempHome(t);
-  const proc = spawn(toolgateBin(), ['--home', home, 'serve'], { stdio: ['pipe', 'pipe', 'pipe'] });
-  t.after(() => proc.kill('SIGKILL'));
-  let out = '';
-  proc.stdout.setEncoding('utf8').on('data', (d) => { out += d; });
-  const lines = [INIT, { jsonrpc: '2.0', method: 'notifications/initialized' }];
-  // the same bad create_tool three times (one kind: audited once, then counted),
-  // then 20 more kinds (past the 16 slots: the event's catch-all counts them)
+  // 23 create_tool without a source: one kind of refusal (the reason is the
+  // same, whatever the name), audited in full once, then only counted
   const bad = (id, name) => ({ jsonrpc: '2.0', id, method: 'tools/call',
     params: { name: 'create_tool', arguments: { name, description: 'x' } } });
+  const messages = [];
   let id = 1;
-  for (let i = 0; i < 3; i++) lines.push(bad(id++, 'same'));
-  for (let i = 0; i < 20; i++) lines.push(bad(id++, `k${i}`));
-  proc.stdin.end(lines.map((m) => JSON.stringify(m)).join('\n') + '\n');
-  assert.equal(await new Promise((res) => proc.on('exit', res)), 0);
-  const answers = out.trim().split('\n').map((l) => JSON.parse(l)).filter((m) => m.id >= 1);
+  for (let i = 0; i < 3; i++) messages.push(bad(id++, 'same'));
+  for (let i = 0; i < 20; i++) messages.push(bad(id++, `k${i}`));
+  const { code, answers } = await stdioSession(t, home, messages);
+  assert.equal(code, 0);
   assert.equal(answers.length, 23);
   for (const a of answers) {
     assert.equal(a.result.isError, true);
