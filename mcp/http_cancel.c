@@ -18,6 +18,8 @@
  * worker's answer is in, under h->lock, so a late cancel never reaches the
  * next request that worker serves. A cancel that comes before the request
  * reached a worker is kept in the session and fired as the worker is taken.
+ * A revoked token's sessions (http_guard.c) have their call in flight
+ * cancelled the same way.
  */
 #include "http_internal.h"
 
@@ -65,10 +67,23 @@ void http_cancel_end(tg_http *h, http_session *s)
 	json_decref(id);
 }
 
+void http_cancel_inflight_locked(tg_http *h, http_session *s)
+{
+	unsigned i;
+
+	if (!s->inflight)
+		return;
+	s->inflight_cancelled = 1;
+	if (s->srv->cancel)
+		tg_cancel_fire(s->srv->cancel);
+	for (i = 0; i < h->nworkers; i++)
+		if (h->wowner[i] == s)
+			tg_cancel_fire(h->wcancel[i]);
+}
+
 int http_cancel_request(tg_http *h, http_session *s, const json_t *msg)
 {
 	const json_t *rid = json_object_get(json_object_get(msg, "params"), "requestId");
-	unsigned i;
 	int hit = 0;
 
 	if (!rid)
@@ -76,11 +91,7 @@ int http_cancel_request(tg_http *h, http_session *s, const json_t *msg)
 	pthread_mutex_lock(&h->lock);
 	if (s->inflight && json_equal(rid, s->inflight)) {
 		hit = 1;
-		s->inflight_cancelled = 1;
-		tg_cancel_fire(s->srv->cancel);
-		for (i = 0; i < h->nworkers; i++)
-			if (h->wowner[i] == s)
-				tg_cancel_fire(h->wcancel[i]);
+		http_cancel_inflight_locked(h, s);
 	}
 	pthread_mutex_unlock(&h->lock);
 	return hit;

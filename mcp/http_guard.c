@@ -6,7 +6,9 @@
  *    past it is read and dropped, and answered 503;
  *  - the tokens of open SSE streams and sessions are checked again every
  *    TG_HTTP_REVOKE_MS (and a stream checks its own before each event): a
- *    revoked one ends its streams and closes its sessions.
+ *    revoked one ends its streams, cancels its sessions' calls in flight
+ *    (http_cancel.c: the worker's build or run is killed) and closes its
+ *    sessions.
  * It calls the worker pool (http_worker.c) for the token checks and
  * http_session.c to close sessions.
  */
@@ -72,7 +74,8 @@ static size_t open_tokens(tg_http *h, char (*out)[TG_TOKEN_LEN + 1], size_t max)
 	return n;
 }
 
-/* Under h->lock: end the streams and close the sessions of token t. */
+/* Under h->lock: end the streams, cancel the calls in flight and close the
+ * sessions of token t. */
 static void revoke_token(tg_http *h, const char *t)
 {
 	http_session *gone[64];
@@ -87,6 +90,8 @@ static void revoke_token(tg_http *h, const char *t)
 		if (s && strcmp(s->secret, t) == 0) {
 			if (n == TG_ARRAY_SIZE(gone))
 				break; /* the rest at the next pass */
+			/* the call it has in flight stops with its authority */
+			http_cancel_inflight_locked(h, s);
 			s->refs++;
 			gone[n++] = s;
 		}

@@ -141,6 +141,10 @@ extern _Thread_local http_session *http_tl_session;
 int http_cancel_begin(tg_http *h, http_session *s, const json_t *msg);
 void http_cancel_end(tg_http *h, http_session *s);
 int http_cancel_request(tg_http *h, http_session *s, const json_t *msg);
+/* Under h->lock: cancel s's tools/call in flight, if any (no answer for it;
+ * its worker's build or run is killed), as for a notifications/cancelled;
+ * http_guard.c's revocation. */
+void http_cancel_inflight_locked(tg_http *h, http_session *s);
 void http_cancel_worker_take(tg_http *h, unsigned i);
 void http_cancel_worker_done(tg_http *h, unsigned i);
 /* http_pool.c */

@@ -10,7 +10,8 @@
 //  - a client that accepts only application/json gets the plain answer
 //    (application/json, no notification);
 //  - a revoked token's live stream ends within 2.5 s of the revocation,
-//    without the answer, while its call would run 4 s more;
+//    without the answer, while its call would run 4 s more, and that call's
+//    run is cancelled (its outcome: reason cancelled, under 3.5 s);
 //  - a notifications/cancelled ends a live stream without an answer;
 //  - the official SDK client (StreamableHTTPClientTransport) gets a slow
 //    call's progress in its onprogress at least 1 s before callTool
@@ -178,6 +179,17 @@ test('a revoked token: its live stream ends at once, without the answer', { time
   assert.ok(st.ended - revoked < 2500, `${st.ended - revoked} ms`);
   assert.ok(st.ended - started < 3500, 'before the 4 s call could end');
   assert.deepEqual(st.events.filter((e) => e.msg.id !== undefined), [], 'no answer to a revoked token');
+  // and the call itself stopped with its authority: the worker's run was
+  // cancelled, not run to its end
+  let outcome;
+  for (const end = Date.now() + 8000; !outcome && Date.now() < end; await sleep(100)) {
+    const log = JSON.parse(await tg(home, 'log', '--json', '--limit', '1000'));
+    outcome = log.find((e) => e.event === 'call_result' && e.tool === 'wc');
+  }
+  assert.ok(outcome, 'the call has an outcome');
+  assert.equal(outcome.details.reason, 'cancelled', JSON.stringify(outcome));
+  assert.equal(outcome.details.ok, false);
+  assert.ok(outcome.details.wall_ms < 3500, `the run lasted ${outcome.details.wall_ms} ms of its 4 s`);
 });
 
 test('notifications/cancelled ends a live stream without an answer', { timeout: 120000 }, async (t) => {
