@@ -5,12 +5,14 @@
  * kernel.unprivileged_userns_clone, Ubuntu's AppArmor restriction) and an
  * end-to-end sandbox probe, seccomp, cgroups (version, memory and pids
  * controllers, a delegated folder), the compiler, libclang, the SDK header,
+ * one analysis end to end (its parse child confined as every submission's),
  * the home's permissions, the store and the registry, the signing key
  * when there is one, and gVisor's runsc (installed, a timed real run; a
  * failure only when config.json's sandbox_backend is gvisor). Exit 0 when nothing
  * fails (warnings allowed), 1 when an item fails.
  */
 #include "cli.h"
+#include "analyzer/analyzer.h"
 #include "registry/registry.h"
 #include "sandbox/sandbox.h"
 
@@ -276,6 +278,32 @@ static void check_sdk(struct doc *d)
 		     tg_error_last()->message);
 }
 
+/* One analysis as every submission gets it: the parse in a fresh image of
+ * toolgate under the parse filter. A host whose libclang makes a call the
+ * filter refuses fails here, not on the first submission. */
+static void check_analysis(struct doc *d)
+{
+	static const char src[] = "#include <stdio.h>\nint main(void) { puts(\"ok\"); return 0; }\n";
+	tg_report *r = NULL;
+	uint64_t t0 = tg_now_ms();
+
+	if (tg_analyze(&r, NULL, "doctor.c", src, sizeof(src) - 1, NULL) < 0)
+		item(d, "analysis", FAIL, "fix the libclang and sdk items", "%s",
+		     tg_error_last()->message);
+	else if (!r->pass)
+		item(d, "analysis", FAIL,
+		     "report it with this line: a known-good source must pass (docs/ANALYZER.md)",
+		     "a known-good source was refused: [%s] %s",
+		     r->nfindings ? r->findings[0].rule : "?",
+		     r->nfindings ? r->findings[0].message : "no finding");
+	else
+		item(d, "analysis", OK, NULL,
+		     "a test source vetted in %llu ms (the parse in a fresh image under the "
+		     "parse filter)",
+		     (unsigned long long)(tg_now_ms() - t0));
+	tg_report_free(r);
+}
+
 /* The signing key, when there is one (config.json signing_key, checked
  * as every open of the store checks it, or the home's from key init). */
 static void check_signing(struct doc *d, tg_registry *reg, const tg_config *cfg)
@@ -390,6 +418,7 @@ int cmd_doctor(tg_cli *cli, int argc, char **argv)
 	check_compiler(&d);
 	check_libclang(&d);
 	check_sdk(&d);
+	check_analysis(&d);
 	tg_registry_free(reg);
 	status = d.worst == FAIL ? TG_EXIT_VERDICT : TG_EXIT_OK;
 	if (d.json) {

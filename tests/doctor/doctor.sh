@@ -6,6 +6,7 @@
 # require_cgroups, and `call` then refuses with exit 3), and with a
 # config.json signing_key that is missing (the signing item fails), and
 # with audit_mirror on (warn without a socket at its path, ok with one).
+# The analysis item vets a source end to end (ok on a fresh home).
 set -u
 tg=$1
 fails=0
@@ -30,6 +31,9 @@ check "fresh home: no fail line" 0 "$(grep -c '^fail' "$tmp/out")"
 check "fresh home: sandbox probe ok" 1 "$(grep -c '^ok    sandbox' "$tmp/out")"
 check "fresh home: registry ok" 1 "$(grep -c '^ok    registry' "$tmp/out")"
 check "fresh home: a cpu line" 1 "$(grep -Ec "^(ok|warn) +cpu" "$tmp/out")"
+# one analysis end to end, its parse child confined (analyzer/child.c)
+check "fresh home: analysis ok" 1 \
+	"$(grep -Ec "^ok    analysis   a test source vetted in [0-9]+ ms \(the parse in a fresh image under the parse filter\)$" "$tmp/out")"
 # which mount path runs take (sandbox/mnt_template.c): as root a prepared
 # tree, else (and with TG_SANDBOX_TEMPLATE=0) the host's mounts per run
 if [ "$(id -u)" = 0 ]; then
@@ -45,7 +49,7 @@ check "TG_SANDBOX_TEMPLATE=0: mounts per run" 1 \
 "$tg" --home "$h" --json doctor >"$tmp/out" 2>&1
 check "json: exit 0" 0 "$?"
 check "json: ok true" 1 "$(grep -c '"ok": true' "$tmp/out")"
-check "json: names every item" 12 "$(grep -c '"name": ' "$tmp/out")"
+check "json: names every item" 13 "$(grep -c '"name": ' "$tmp/out")"
 # the compiler is the clang driver the builds use, never gcc (issue 29)
 check "json: the compiler item names clang" 1 "$(grep -c '"detail": "[^"]*clang[^"]*(tools are built with it)"' "$tmp/out")"
 check "json: no gcc" 0 "$(grep -c gcc "$tmp/out")"
