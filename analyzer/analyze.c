@@ -215,8 +215,9 @@ int tg_analyze(tg_report **out, const tg_policy *p, const char *filename, const 
 		goto fail;
 	}
 	{
-		tg_parse_job job = { p, ps.clean, len, yaml, opts ? opts->capabilities : NULL,
-				     opts ? opts->ncapabilities : 0, timeout_ms, memory_mb };
+		tg_parse_job job = { { p, ps.clean, len, NULL, opts ? opts->capabilities : NULL,
+				       opts ? opts->ncapabilities : 0 },
+				     yaml, timeout_ms, memory_mb };
 		pid = tg_parse_start(fds[1], &job);
 	}
 	if (pid < 0) {

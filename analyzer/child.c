@@ -101,7 +101,7 @@ static int overlay_file(char *path, size_t pathsz, const char *yaml, int *tmp)
 static _Noreturn void parse_body(const tg_parse_job *j)
 {
 	tg_flist l = { 0 };
-	tg_clang_job job = { 0 };
+	tg_clang_job job;
 	char ovpath[64];
 	char *ans = NULL;
 	size_t anslen = 0;
@@ -123,12 +123,8 @@ static _Noreturn void parse_body(const tg_parse_job *j)
 	/* the seccomp filter last: nothing after it opens for writing */
 	if (confine_hook && confine_hook() < 0)
 		_exit(TG_PARSE_NO_CONFINE);
-	job.policy = j->policy;
-	job.source = j->source;
-	job.len = j->len;
+	job = j->clang;
 	job.overlay_path = ovpath;
-	job.capabilities = j->capabilities;
-	job.ncapabilities = j->ncapabilities;
 	tg_clang_check(&l, &job);
 	if (tmp)
 		unlink(ovpath);
@@ -173,18 +169,18 @@ static int job_write(int fd, const tg_parse_job *j)
 	_cleanup_json_ json_t *o = NULL, *pol = NULL;
 	_cleanup_free_ char *line = NULL;
 	size_t ylen = strlen(j->yaml);
-	int r = tg_policy_to_json(&pol, j->policy);
+	int r = tg_policy_to_json(&pol, j->clang.policy);
 
 	if (r < 0)
 		return r;
 	o = json_pack("{s:i,s:O,s:o,s:I,s:I,s:I,s:I}", "v", 1, "policy", pol, "capabilities",
-		      tg_strv_json((char *const *)j->capabilities, j->ncapabilities), "timeout_ms",
+		      tg_strv_json((char *const *)j->clang.capabilities, j->clang.ncapabilities), "timeout_ms",
 		      (json_int_t)j->timeout_ms, "memory_mb", (json_int_t)j->memory_mb, "source",
-		      (json_int_t)j->len, "overlay", (json_int_t)ylen);
+		      (json_int_t)j->clang.len, "overlay", (json_int_t)ylen);
 	if (!o || !(line = tg_json_dump(o)))
 		return tg_error_set(TG_ERR_NOMEM, "out of memory");
 	if (tg_fd_write_all(fd, line, strlen(line)) < 0 || tg_fd_write_all(fd, "\n", 1) < 0 ||
-	    tg_fd_write_all(fd, j->source, j->len) < 0 || tg_fd_write_all(fd, j->yaml, ylen) < 0)
+	    tg_fd_write_all(fd, j->clang.source, j->clang.len) < 0 || tg_fd_write_all(fd, j->yaml, ylen) < 0)
 		return tg_error_errno(TG_ERR_IO, errno, "analysis: write the parse job");
 	return 0;
 }
@@ -322,14 +318,14 @@ static int job_read(tg_parse_job *j, json_t **root, char **buf)
 	    (size_t)slen + (size_t)ylen != len - (size_t)(nl + 1 - *buf))
 		return -1;
 	if (!(pjson = tg_json_dump(pol)) ||
-	    tg_policy_from_json((tg_policy **)&j->policy, pjson, strlen(pjson)) < 0)
+	    tg_policy_from_json((tg_policy **)&j->clang.policy, pjson, strlen(pjson)) < 0)
 		return -1;
-	if (job_strv((const char ***)&j->capabilities, &j->ncapabilities, caps) < 0)
+	if (job_strv((const char ***)&j->clang.capabilities, &j->clang.ncapabilities, caps) < 0)
 		return -1;
 	j->timeout_ms = (uint32_t)t;
 	j->memory_mb = (uint32_t)m;
-	j->source = nl + 1;
-	j->len = (size_t)slen;
+	j->clang.source = nl + 1;
+	j->clang.len = (size_t)slen;
 	/* the overlay ends the job: a text the body reads to its NUL */
 	j->yaml = nl + 1 + slen;
 	return memchr(j->yaml, '\0', (size_t)ylen) ? -1 : 0;

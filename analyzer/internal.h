@@ -170,14 +170,11 @@ const char *tg_vfs_sdk_dir(const tg_analyze_opts *opts);
 
 /* ---- the parse child (child.c) --------------------------------------------- */
 
-/* What one parse needs: the same in a fork and in a fresh image. */
+/* What one parse needs: the same in a fork and in a fresh image. clang's
+ * overlay_path is the child's own (its file of yaml), set there. */
 typedef struct tg_parse_job {
-	const tg_policy *policy;
-	const char *source;
-	size_t len;
+	tg_clang_job clang;
 	const char *yaml;           /* the overlay's text */
-	const char *const *capabilities;
-	size_t ncapabilities;
 	uint32_t timeout_ms;
 	uint32_t memory_mb;
 } tg_parse_job;
