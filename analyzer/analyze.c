@@ -76,10 +76,28 @@ static int out_of_time(pid_t pid, uint64_t *deadline, uint64_t start, uint32_t b
 	return 0;
 }
 
+/* What a fresh image's exit code says failed in its environment (not a
+ * verdict), or NULL for any other code. */
+static const char *env_failure(int code)
+{
+	switch (code) {
+	case TG_PARSE_NO_CLANG:
+		return "could not load libclang";
+	case TG_PARSE_BAD_JOB:
+		return "got no usable job";
+	case TG_PARSE_NO_OVERLAY:
+		return "could not write its overlay (a memfd)";
+	case TG_PARSE_NO_CONFINE:
+		return "could not load its seccomp filter";
+	default:
+		return NULL;
+	}
+}
+
 /* Wait for the child's answer within its time (out_of_time): the answer,
  * or a describing finding, added to l. Returns 0, or the exit code of a
- * fresh image that could not start its parse (TG_PARSE_NO_CLANG,
- * TG_PARSE_BAD_JOB): the environment's failure, not a verdict. */
+ * fresh image that could not start its parse (env_failure): the
+ * environment's failure, not a verdict. */
 static int collect(tg_flist *l, const tg_policy *p, pid_t pid, int rfd, uint64_t start,
 		    uint32_t budget_ms)
 {
@@ -154,11 +172,7 @@ static int collect(tg_flist *l, const tg_policy *p, pid_t pid, int rfd, uint64_t
 			tg_flist_add(l, p, "limits", 0, 0, NULL,
 				     "the parser crashed on this source (signal %d; too deep or too large?)",
 				     sig);
-	} else if (tg_parse_spawns() && WIFEXITED(status) &&
-		   (WEXITSTATUS(status) == TG_PARSE_NO_CLANG ||
-		    WEXITSTATUS(status) == TG_PARSE_BAD_JOB ||
-		    WEXITSTATUS(status) == TG_PARSE_NO_OVERLAY ||
-		    WEXITSTATUS(status) == TG_PARSE_NO_CONFINE)) {
+	} else if (tg_parse_spawns() && WIFEXITED(status) && env_failure(WEXITSTATUS(status))) {
 		tg_buf_free(&b);
 		return WEXITSTATUS(status);
 	} else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
@@ -231,15 +245,13 @@ int tg_analyze(tg_report **out, const tg_policy *p, const char *filename, const 
 		/* this process's own try says why (and loads it in the rare case it can) */
 		r = tg_clang_load();
 		if (r == 0)
-			r = tg_error_set(TG_ERR_UNAVAILABLE,
-					 "analysis: the parse child could not load libclang");
+			r = tg_error_set(TG_ERR_UNAVAILABLE, "analysis: the parse child %s",
+					 env_failure(TG_PARSE_NO_CLANG));
 		goto fail;
 	}
 	if (r != 0) {
 		r = tg_error_set(TG_ERR_UNAVAILABLE, "analysis: the parse child %s",
-				 r == TG_PARSE_BAD_JOB	    ? "got no usable job"
-				 : r == TG_PARSE_NO_OVERLAY ? "could not write its overlay (a memfd)"
-							    : "could not load its seccomp filter");
+				 env_failure(r));
 		goto fail;
 	}
 	close(fds[0]);
